@@ -1,0 +1,222 @@
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import cors from '@fastify/cors';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { Redis } from 'ioredis';
+import type { Config } from './config/config.js';
+import { migrateToLatest, openDatabase, type Database } from './platform/db/database.js';
+import { ChangeFeed } from './platform/db/change-log.js';
+import { getOrCreateSetting } from './platform/db/settings.js';
+import { randomSecret } from './platform/crypto/secrets.js';
+import type { BlobStore } from './platform/blobs/blob-store.js';
+import { FilesystemBlobStore } from './platform/blobs/filesystem-blob-store.js';
+import { registerErrorHandler } from './platform/http/error-handler.js';
+import { registerApiAuth } from './platform/http/api-auth.js';
+import { ErrorBody } from './platform/http/schema-types.js';
+import { createThrottle, type Throttle } from './platform/throttle/throttle.js';
+import { CatalogRepository } from './catalog/catalog.repository.js';
+import { CatalogService } from './catalog/catalog.service.js';
+import { imagesRoutes } from './catalog/images.routes.js';
+import { videosRoutes } from './catalog/videos.routes.js';
+import { eventsRoutes } from './catalog/events.routes.js';
+import { collectionsRoutes } from './catalog/collections.routes.js';
+import { countriesRoutes } from './catalog/countries.routes.js';
+import { MediaService } from './media/media.service.js';
+import { UrlSigner } from './media/url-signer.js';
+import { mediaRoutes } from './media/media.routes.js';
+import { ClientsRepository } from './oauth/clients.repository.js';
+import { ClientsService } from './oauth/clients.service.js';
+import { TokensRepository } from './oauth/tokens.repository.js';
+import { TokensService } from './oauth/tokens.service.js';
+import { UsersRepository } from './oauth/users.repository.js';
+import { UsersService } from './oauth/users.service.js';
+
+/** Everything a running Stockroom is made of; commands and tests reach the services here. */
+export interface Services {
+  config: Config;
+  database: Database;
+  blobs: BlobStore;
+  redis: Redis | undefined;
+  throttle: Throttle;
+  changeFeed: ChangeFeed;
+  catalog: CatalogService;
+  media: MediaService;
+  signer: UrlSigner;
+  clients: ClientsService;
+  tokens: TokensService;
+  users: UsersService;
+  close(): Promise<void>;
+}
+
+export interface ServiceOverrides {
+  /** An open, migrated store to use instead of the configured one (tests). */
+  database?: Database;
+  blobs?: BlobStore;
+  /** How often to read the change log for writes of other processes. */
+  changeFeedIntervalMs?: number;
+}
+
+/** Opens the store (migrating it), the blob store and Redis, and builds every service. */
+export async function createServices(config: Config, overrides: ServiceOverrides = {}): Promise<Services> {
+  const database =
+    overrides.database ??
+    (await openDatabase({ url: config.databaseUrl, sqliteFile: path.join(config.dataDir, 'stockroom.sqlite') }));
+  if (!overrides.database) await migrateToLatest(database);
+  const { db } = database;
+  const blobs = overrides.blobs ?? new FilesystemBlobStore(path.join(config.dataDir, 'blobs'));
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false })
+    : undefined;
+  // A Redis that goes away is reported by its own reconnect loop; requests carry on in memory.
+  redis?.on('error', () => undefined);
+  const throttle = createThrottle(redis ? { redis } : {});
+
+  // Every node signs and checks display URLs with the same key, kept in the store.
+  const signingSecret = await getOrCreateSetting(db, 'display_url_secret', () => randomSecret());
+  const signer = new UrlSigner(signingSecret, config.publicUrl, config.displayUrlTtlSeconds);
+
+  let catalog: CatalogService | undefined;
+  const media = new MediaService({
+    blobs,
+    signer,
+    findOriginal: (assetId) => catalog!.findOriginal(assetId),
+  });
+  catalog = new CatalogService(new CatalogRepository(db), media);
+
+  const changeFeed = new ChangeFeed(db);
+  changeFeed.subscribe((changes) => catalog!.applyChanges(changes));
+  await changeFeed.start(overrides.changeFeedIntervalMs ?? 1000);
+
+  const clients = new ClientsService(new ClientsRepository(db));
+  const tokens = new TokensService(new TokensRepository(db));
+  const users = new UsersService(new UsersRepository(db));
+
+  return {
+    config,
+    database,
+    blobs,
+    redis,
+    throttle,
+    changeFeed,
+    catalog,
+    media,
+    signer,
+    clients,
+    tokens,
+    users,
+    async close() {
+      changeFeed.stop();
+      await throttle.close();
+      if (redis) await redis.quit().catch(() => redis.disconnect());
+      await database.close();
+    },
+  };
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The HTTP application on top of the services. The caller listens (serve) or injects (tests). */
+export async function buildApp(
+  config: Config,
+  overrides: ServiceOverrides & { logger?: FastifyServerOptions['logger'] } = {},
+): Promise<{ app: FastifyInstance; services: Services }> {
+  const services = await createServices(config, overrides);
+  const app = Fastify({
+    logger: overrides.logger ?? { level: config.logLevel },
+    disableRequestLogging: true,
+    requestIdHeader: false,
+    // The caller's X-Request-Id is kept when it is a plain token; otherwise a new one is made.
+    genReqId: (request) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true } },
+    trustProxy: true,
+  });
+  app.addHook('onClose', () => services.close());
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      {
+        method: request.method,
+        url: request.url,
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 100) / 100,
+        client: request.apiClient?.id,
+      },
+      'request',
+    );
+  });
+  registerErrorHandler(app);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Stockroom — Stock Media Licensing API v3',
+        version: '3',
+        description:
+          'Every /v3 request needs the Api-Key header. Fields that need a customer (download_sizes, downloads, ' +
+          'largest_downloads) also need Authorization: Bearer <token>.',
+      },
+      servers: [{ url: config.publicUrl }],
+      components: {
+        securitySchemes: {
+          ApiKey: { type: 'apiKey', in: 'header', name: 'Api-Key' },
+          Bearer: { type: 'http', scheme: 'bearer' },
+        },
+      },
+      security: [{ ApiKey: [] }],
+    },
+  });
+  app.addSchema(ErrorBody);
+
+  const exposedHeaders = [
+    'x-request-id',
+    'x-error-detail',
+    'x-ratelimit-limit-second',
+    'x-ratelimit-remaining-second',
+    'x-ratelimit-limit-day',
+    'x-ratelimit-remaining-day',
+    'x-ratelimit-reset',
+    'retry-after',
+    'www-authenticate',
+  ];
+
+  // The API: CORS, then the key and throttle checks, then the routes of every module.
+  await app.register(
+    async (api) => {
+      await api.register(cors, { origin: '*', exposedHeaders, allowedHeaders: ['Api-Key', 'Authorization', 'Accept-Language', 'Content-Type', 'X-Request-Id'] });
+      registerApiAuth(api, {
+        authenticateKey: (key) => services.clients.authenticate(key),
+        verifyToken: (token, clientId) => services.tokens.verify(token, clientId),
+        throttle: services.throttle,
+        defaultLimits: config.throttle,
+      });
+      const deps = { catalog: services.catalog };
+      await api.register(imagesRoutes, deps);
+      await api.register(videosRoutes, deps);
+      await api.register(eventsRoutes, deps);
+      await api.register(collectionsRoutes, deps);
+      await api.register(countriesRoutes);
+    },
+    { prefix: '/v3' },
+  );
+
+  // Display files: no key and no headers at all, so that <img src> works; the URL's signature is the check.
+  await app.register(async (display) => {
+    await display.register(cors, { origin: '*' });
+    await display.register(mediaRoutes, { media: services.media, signer: services.signer });
+  });
+
+  app.get('/v3/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+  app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/docs'));
+
+  return { app, services };
+}

@@ -1,0 +1,92 @@
+/*
+ * The catalogue as the service layer sees it: what is written (inputs) and what is
+ * read back (records). Field names are the spec's own.
+ */
+
+export type AssetType = 'image' | 'video';
+
+export interface KeywordInput {
+  keyword_id?: string | number | undefined;
+  text: string;
+  type?: string | null | undefined;
+  relevance?: number | null | undefined;
+  entity_uris?: string[] | undefined;
+  entity_types?: string[] | undefined;
+  /** language tag → localized text */
+  translations?: Record<string, string> | undefined;
+}
+
+/** The original file of an asset, already in the blob store. */
+export interface OriginalFile {
+  key: string;
+  media_type: string;
+  width: number;
+  height: number;
+  dpi: number;
+  bytes: number;
+}
+
+export interface AssetInput {
+  asset_type: AssetType;
+  id: string;
+  /** Every other field, validated, in the spec's names (keywords as KeywordInput). */
+  fields: Record<string, unknown>;
+  original?: OriginalFile | undefined;
+}
+
+export interface StoredKeyword {
+  keyword_id: string;
+  text: string;
+  type: string | null;
+  relevance: number | null;
+  entity_uris: string[];
+  entity_types: string[];
+  translations: Record<string, string>;
+}
+
+/** An image or video as read from the store: every field of the spec, null or [] where absent. */
+export interface AssetRecord {
+  id: string;
+  asset_type: AssetType;
+  /** Spec-named fields, including artist, collection_*, keywords (StoredKeyword[]) and event_ids. */
+  fields: Record<string, unknown>;
+  /** Pixel size of the original, the base of every rendition; null without an original. */
+  width: number | null;
+  height: number | null;
+  original: { key: string; media_type: string } | null;
+}
+
+export interface EventInput {
+  id: number;
+  name: string;
+  start_date?: string | null;
+  parent_id?: number | null;
+  type?: string | null;
+  editorial_segments?: string[];
+  hero_image_id?: string | null;
+  location?: { city?: string | null; country?: string | null; state_province?: string | null; venue?: string | null };
+  keywords?: Array<{ keyword_id?: string | null; text: string; type?: string | null }>;
+}
+
+export interface EventRecord {
+  id: number;
+  name: string;
+  start_date: string | null;
+  parent_id: number | null;
+  type: string | null;
+  editorial_segments: string[];
+  hero_image_id: string | null;
+  location: { city: string | null; country: string | null; state_province: string | null; venue: string | null };
+  keywords: Array<{ keyword_id: string | null; text: string; type: string | null }>;
+  child_event_count: number;
+  image_count: number;
+}
+
+export interface CollectionRecord {
+  id: number;
+  code: string;
+  name: string;
+  asset_family: string | null;
+  license_model: string | null;
+  product_types: string[];
+}

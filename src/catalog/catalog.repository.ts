@@ -1,0 +1,395 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Tables } from '../platform/db/tables.js';
+import { recordChange } from '../platform/db/change-log.js';
+import type {
+  AssetInput,
+  AssetRecord,
+  AssetType,
+  CollectionRecord,
+  EventInput,
+  EventRecord,
+  KeywordInput,
+  StoredKeyword,
+} from './catalog.records.js';
+
+type Db = Kysely<Tables> | Transaction<Tables>;
+
+/** Spec fields that live in their own columns or tables rather than in `details`. */
+const NOT_IN_DETAILS = new Set([
+  'asset_family',
+  'title',
+  'caption',
+  'license_model',
+  'orientation',
+  'quality_rank',
+  'date_created',
+  'date_submitted',
+  'max_dimensions',
+  'artist',
+  'collection_code',
+  'collection_name',
+  'collection_id',
+  'keywords',
+  'event_ids',
+]);
+
+const parseJson = <T>(text: string | null, fallback: T): T => (text ? (JSON.parse(text) as T) : fallback);
+const nullable = <T>(value: T | undefined): T | null => (value === undefined ? null : value);
+
+export class CatalogRepository {
+  constructor(private readonly db: Kysely<Tables>) {}
+
+  // ── writes ────────────────────────────────────────────────────────────────
+
+  /** Inserts or replaces one image or video, its keywords and events, and logs the change; all or nothing. */
+  async upsertAsset(input: AssetInput): Promise<'insert' | 'update'> {
+    return this.db.transaction().execute(async (trx) => {
+      const f = input.fields;
+      const existing = await trx.selectFrom('assets').select(['asset_type']).where('id', '=', input.id).executeTakeFirst();
+      if (existing && existing.asset_type !== input.asset_type) {
+        throw new CatalogConflictError(`asset ${input.id} is a ${existing.asset_type}, not a ${input.asset_type}`);
+      }
+      const artistId = typeof f.artist === 'string' && f.artist ? await this.artistId(trx, f.artist) : null;
+      const collectionId = await this.collectionIdFor(trx, f);
+      const details: Record<string, unknown> = {};
+      for (const [name, value] of Object.entries(f)) {
+        if (!NOT_IN_DETAILS.has(name) && value !== undefined) details[name] = value;
+      }
+      const dimensions = f.max_dimensions as { width: number; height: number } | undefined;
+      const row = {
+        asset_type: input.asset_type,
+        asset_family: nullable(f.asset_family as string | undefined),
+        title: nullable(f.title as string | undefined),
+        caption: nullable(f.caption as string | undefined),
+        artist_id: artistId,
+        collection_id: collectionId,
+        license_model: nullable(f.license_model as string | undefined),
+        orientation: nullable(f.orientation as string | undefined),
+        max_width: input.original?.width ?? dimensions?.width ?? null,
+        max_height: input.original?.height ?? dimensions?.height ?? null,
+        quality_rank: nullable(f.quality_rank as number | undefined),
+        date_created: nullable(f.date_created as string | undefined),
+        date_submitted: nullable(f.date_submitted as string | undefined),
+        details: JSON.stringify(details),
+        original_key: input.original?.key ?? null,
+        original_media_type: input.original?.media_type ?? null,
+        updated_at: new Date().toISOString(),
+      };
+      if (existing) {
+        await trx.updateTable('assets').set(row).where('id', '=', input.id).execute();
+        await trx.deleteFrom('asset_keywords').where('asset_id', '=', input.id).execute();
+        await trx.deleteFrom('asset_events').where('asset_id', '=', input.id).execute();
+      } else {
+        await trx.insertInto('assets').values({ id: input.id, ...row }).execute();
+      }
+      const keywords = (f.keywords as KeywordInput[] | undefined) ?? [];
+      const seen = new Set<number>();
+      for (const [position, keyword] of keywords.entries()) {
+        const keywordId = await this.keywordId(trx, keyword);
+        if (seen.has(keywordId)) continue;
+        seen.add(keywordId);
+        await trx
+          .insertInto('asset_keywords')
+          .values({ asset_id: input.id, keyword_id: keywordId, relevance: keyword.relevance ?? null, position })
+          .execute();
+      }
+      const eventIds = [...new Set((f.event_ids as number[] | undefined) ?? [])];
+      if (eventIds.length > 0) {
+        await trx
+          .insertInto('asset_events')
+          .values(eventIds.map((eventId) => ({ asset_id: input.id, event_id: eventId })))
+          .execute();
+      }
+      const operation = existing ? 'update' : 'insert';
+      await recordChange(trx, input.asset_type, input.id, operation);
+      return operation;
+    });
+  }
+
+  async deleteAsset(id: string): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const existing = await trx.selectFrom('assets').select('asset_type').where('id', '=', id).executeTakeFirst();
+      if (!existing) return false;
+      await trx.deleteFrom('asset_keywords').where('asset_id', '=', id).execute();
+      await trx.deleteFrom('asset_events').where('asset_id', '=', id).execute();
+      await trx.deleteFrom('assets').where('id', '=', id).execute();
+      await recordChange(trx, existing.asset_type as AssetType, id, 'delete');
+      return true;
+    });
+  }
+
+  async upsertEvent(input: EventInput): Promise<'insert' | 'update'> {
+    return this.db.transaction().execute(async (trx) => {
+      const existing = await trx.selectFrom('events').select('id').where('id', '=', input.id).executeTakeFirst();
+      const row = {
+        name: input.name,
+        start_date: input.start_date ?? null,
+        parent_id: input.parent_id ?? null,
+        type: input.type ?? null,
+        editorial_segments: JSON.stringify(input.editorial_segments ?? []),
+        hero_image_id: input.hero_image_id ?? null,
+        city: input.location?.city ?? null,
+        country: input.location?.country ?? null,
+        state_province: input.location?.state_province ?? null,
+        venue: input.location?.venue ?? null,
+        keywords: JSON.stringify(
+          (input.keywords ?? []).map((k) => ({ keyword_id: k.keyword_id ?? null, text: k.text, type: k.type ?? null })),
+        ),
+        updated_at: new Date().toISOString(),
+      };
+      if (existing) await trx.updateTable('events').set(row).where('id', '=', input.id).execute();
+      else await trx.insertInto('events').values({ id: input.id, ...row }).execute();
+      const operation = existing ? 'update' : 'insert';
+      await recordChange(trx, 'event', String(input.id), operation);
+      return operation;
+    });
+  }
+
+  private async artistId(trx: Db, name: string): Promise<number> {
+    const found = await trx.selectFrom('artists').select('id').where('name', '=', name).executeTakeFirst();
+    if (found) return found.id;
+    const inserted = await trx.insertInto('artists').values({ name }).returning('id').executeTakeFirstOrThrow();
+    return inserted.id;
+  }
+
+  /** A collection named on a record is created when new; a known code keeps its id. */
+  private async collectionIdFor(trx: Db, f: Record<string, unknown>): Promise<number | null> {
+    const code = f.collection_code as string | undefined;
+    const name = f.collection_name as string | undefined;
+    const requestedId = f.collection_id as number | undefined;
+    if (!code && !name && requestedId === undefined) return null;
+    let query = trx.selectFrom('collections').selectAll();
+    if (code) query = query.where('code', '=', code);
+    else if (requestedId !== undefined) query = query.where('id', '=', requestedId);
+    else query = query.where('name', '=', name!);
+    const found = await query.executeTakeFirst();
+    if (found) {
+      if (requestedId !== undefined && requestedId !== found.id) {
+        throw new CatalogConflictError(`collection ${found.code} has id ${found.id}, not ${requestedId}`);
+      }
+      if (name && name !== found.name) {
+        await trx.updateTable('collections').set({ name }).where('id', '=', found.id).execute();
+        await recordChange(trx, 'collection', String(found.id), 'update');
+      }
+      return found.id;
+    }
+    const id = requestedId ?? (await this.nextId(trx, 'collections'));
+    const derivedCode = code ?? (name ?? `collection-${id}`).replace(/[^A-Za-z0-9]+/g, '').slice(0, 12).toUpperCase();
+    await trx
+      .insertInto('collections')
+      .values({
+        id,
+        code: derivedCode,
+        name: name ?? derivedCode,
+        asset_family: nullable(f.asset_family as string | undefined),
+        license_model: nullable(f.license_model as string | undefined),
+        product_types: JSON.stringify((f.product_types as string[] | undefined) ?? []),
+      })
+      .execute();
+    await recordChange(trx, 'collection', String(id), 'insert');
+    return id;
+  }
+
+  private async nextId(trx: Db, table: 'collections' | 'keywords'): Promise<number> {
+    const row = await trx.selectFrom(table).select((eb) => eb.fn.max('id').as('max')).executeTakeFirst();
+    return Number(row?.max ?? 0) + 1;
+  }
+
+  /** A keyword is one record shared by every asset tagged with it: same id, same translations. */
+  private async keywordId(trx: Db, keyword: KeywordInput): Promise<number> {
+    const values = {
+      text: keyword.text,
+      type: keyword.type ?? null,
+      entity_uris: JSON.stringify(keyword.entity_uris ?? []),
+      entity_types: JSON.stringify(keyword.entity_types ?? []),
+      translations: JSON.stringify(keyword.translations ?? {}),
+    };
+    const explicitId = keyword.keyword_id === undefined ? undefined : Number(keyword.keyword_id);
+    let id = explicitId;
+    if (id === undefined) {
+      let query = trx.selectFrom('keywords').selectAll().where('text', '=', keyword.text);
+      query = keyword.type ? query.where('type', '=', keyword.type) : query.where('type', 'is', null);
+      const found = await query.executeTakeFirst();
+      if (found) {
+        // Only what the record says is changed: a bare string keyword keeps the stored translations.
+        const changes: Partial<typeof values> = {};
+        if (keyword.entity_uris) changes.entity_uris = values.entity_uris;
+        if (keyword.entity_types) changes.entity_types = values.entity_types;
+        if (keyword.translations) changes.translations = values.translations;
+        if (Object.keys(changes).length > 0) await trx.updateTable('keywords').set(changes).where('id', '=', found.id).execute();
+        return found.id;
+      }
+      id = await this.nextId(trx, 'keywords');
+      await trx.insertInto('keywords').values({ id, ...values }).execute();
+      return id;
+    }
+    const found = await trx.selectFrom('keywords').select('id').where('id', '=', id).executeTakeFirst();
+    if (found) await trx.updateTable('keywords').set(values).where('id', '=', id).execute();
+    else await trx.insertInto('keywords').values({ id, ...values }).execute();
+    return id;
+  }
+
+  // ── reads ─────────────────────────────────────────────────────────────────
+
+  /** The assets of one type among ids, in no particular order; unknown ids are simply absent. */
+  async findAssets(assetType: AssetType, ids: readonly string[]): Promise<AssetRecord[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('assets')
+      .leftJoin('artists', 'artists.id', 'assets.artist_id')
+      .leftJoin('collections', 'collections.id', 'assets.collection_id')
+      .select([
+        'assets.id',
+        'assets.asset_type',
+        'assets.asset_family',
+        'assets.title',
+        'assets.caption',
+        'assets.license_model',
+        'assets.orientation',
+        'assets.max_width',
+        'assets.max_height',
+        'assets.quality_rank',
+        'assets.date_created',
+        'assets.date_submitted',
+        'assets.details',
+        'assets.original_key',
+        'assets.original_media_type',
+        'artists.name as artist',
+        'collections.id as collection_id',
+        'collections.code as collection_code',
+        'collections.name as collection_name',
+      ])
+      .where('assets.asset_type', '=', assetType)
+      .where('assets.id', 'in', ids)
+      .execute();
+    if (rows.length === 0) return [];
+    const found = rows.map((r) => r.id);
+    const keywordRows = await this.db
+      .selectFrom('asset_keywords')
+      .innerJoin('keywords', 'keywords.id', 'asset_keywords.keyword_id')
+      .select([
+        'asset_keywords.asset_id',
+        'asset_keywords.relevance',
+        'keywords.id',
+        'keywords.text',
+        'keywords.type',
+        'keywords.entity_uris',
+        'keywords.entity_types',
+        'keywords.translations',
+      ])
+      .where('asset_keywords.asset_id', 'in', found)
+      .orderBy('asset_keywords.asset_id')
+      .orderBy('asset_keywords.position')
+      .execute();
+    const eventRows = await this.db
+      .selectFrom('asset_events')
+      .select(['asset_id', 'event_id'])
+      .where('asset_id', 'in', found)
+      .orderBy('event_id')
+      .execute();
+    const keywordsOf = new Map<string, StoredKeyword[]>();
+    for (const k of keywordRows) {
+      const list = keywordsOf.get(k.asset_id) ?? [];
+      list.push({
+        keyword_id: String(k.id),
+        text: k.text,
+        type: k.type,
+        relevance: k.relevance,
+        entity_uris: parseJson(k.entity_uris, []),
+        entity_types: parseJson(k.entity_types, []),
+        translations: parseJson(k.translations, {}),
+      });
+      keywordsOf.set(k.asset_id, list);
+    }
+    const eventsOf = new Map<string, number[]>();
+    for (const e of eventRows) {
+      const list = eventsOf.get(e.asset_id) ?? [];
+      list.push(e.event_id);
+      eventsOf.set(e.asset_id, list);
+    }
+    return rows.map((r) => {
+      const fields: Record<string, unknown> = {
+        ...parseJson<Record<string, unknown>>(r.details, {}),
+        asset_family: r.asset_family,
+        title: r.title,
+        caption: r.caption,
+        license_model: r.license_model,
+        orientation: r.orientation,
+        quality_rank: r.quality_rank,
+        date_created: r.date_created,
+        date_submitted: r.date_submitted,
+        max_dimensions: r.max_width !== null && r.max_height !== null ? { height: r.max_height, width: r.max_width } : null,
+        artist: r.artist,
+        collection_id: r.collection_id,
+        collection_code: r.collection_code,
+        collection_name: r.collection_name,
+        keywords: keywordsOf.get(r.id) ?? [],
+        event_ids: eventsOf.get(r.id) ?? [],
+      };
+      return {
+        id: r.id,
+        asset_type: r.asset_type as AssetType,
+        fields,
+        width: r.max_width,
+        height: r.max_height,
+        original: r.original_key ? { key: r.original_key, media_type: r.original_media_type ?? 'image/jpeg' } : null,
+      };
+    });
+  }
+
+  async findOriginalKey(id: string): Promise<string | undefined> {
+    const row = await this.db.selectFrom('assets').select('original_key').where('id', '=', id).executeTakeFirst();
+    return row?.original_key ?? undefined;
+  }
+
+  async findEvents(ids: readonly number[]): Promise<EventRecord[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('events')
+      .selectAll('events')
+      .select((eb) => [
+        eb
+          .selectFrom('events as children')
+          .select((c) => c.fn.countAll<number>().as('n'))
+          .whereRef('children.parent_id', '=', 'events.id')
+          .as('child_event_count'),
+        eb
+          .selectFrom('asset_events')
+          .innerJoin('assets', 'assets.id', 'asset_events.asset_id')
+          .select((c) => c.fn.countAll<number>().as('n'))
+          .whereRef('asset_events.event_id', '=', 'events.id')
+          .where('assets.asset_type', '=', 'image')
+          .as('image_count'),
+      ])
+      .where('events.id', 'in', ids)
+      .execute();
+    return rows.map((r) => ({
+      id: r.id,
+      name: r.name,
+      start_date: r.start_date,
+      parent_id: r.parent_id,
+      type: r.type,
+      editorial_segments: parseJson(r.editorial_segments, []),
+      hero_image_id: r.hero_image_id,
+      location: { city: r.city, country: r.country, state_province: r.state_province, venue: r.venue },
+      keywords: parseJson(r.keywords, []),
+      child_event_count: Number(r.child_event_count ?? 0),
+      image_count: Number(r.image_count ?? 0),
+    }));
+  }
+
+  async listCollections(): Promise<CollectionRecord[]> {
+    const rows = await this.db.selectFrom('collections').selectAll().orderBy('name').execute();
+    return rows.map((r) => ({ ...r, product_types: parseJson(r.product_types, []) }));
+  }
+
+  async countAssets(): Promise<number> {
+    const row = await this.db.selectFrom('assets').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+}
+
+/** A write that contradicts what is stored (an id reused for another type, a collection id clash). */
+export class CatalogConflictError extends Error {
+  override name = 'CatalogConflictError';
+}

@@ -1,0 +1,290 @@
+import type { Change } from '../platform/db/change-log.js';
+import { notFound } from '../platform/http/errors.js';
+import type { FieldSelection } from '../platform/http/fields.js';
+import type { CatalogRepository } from './catalog.repository.js';
+import type {
+  AssetInput,
+  AssetRecord,
+  AssetType,
+  CollectionRecord,
+  EventInput,
+  EventRecord,
+  StoredKeyword,
+} from './catalog.records.js';
+import { localizedText } from './localize.js';
+
+/** What the caller is: the language it reads and whether a valid bearer token came with the request. */
+export interface ReadContext {
+  language: string;
+  authorized: boolean;
+}
+
+export interface DisplaySizeView {
+  name: string;
+  width: number;
+  height: number;
+  is_watermarked: boolean;
+  uri: string;
+}
+
+/** The media module's part in a read: signed display URIs for an asset's renditions. */
+export interface DisplaySizeProvider {
+  displaySizes(
+    asset: { id: string; width: number | null; height: number | null; hasOriginal: boolean },
+    names: readonly string[],
+  ): DisplaySizeView[];
+}
+
+export interface DownloadLink {
+  product_id: string | null;
+  product_type: string;
+  uri: string;
+  agreement_name: string | null;
+}
+
+/**
+ * The licensing module's part in a read: the download links a customer may use for
+ * one size of an asset. Until products exist, no customer holds one and the list is empty.
+ */
+export interface DownloadLinkProvider {
+  linksFor(asset: AssetRecord, size: Record<string, unknown>): DownloadLink[];
+}
+
+const noDownloadLinks: DownloadLinkProvider = { linksFor: () => [] };
+
+const ASSET_CACHE_LIMIT = 20_000;
+
+const NOT_FOUND_CODES: Record<AssetType, string> = { image: 'ImageNotFound', video: 'VideosNotFound' };
+
+/** Reads and writes the catalogue: images, videos, events and collections. */
+export class CatalogService {
+  private readonly assetCache = new Map<string, AssetRecord>();
+  private readonly downloads: DownloadLinkProvider;
+
+  constructor(
+    private readonly repository: CatalogRepository,
+    private readonly media: DisplaySizeProvider,
+    downloads?: DownloadLinkProvider,
+  ) {
+    this.downloads = downloads ?? noDownloadLinks;
+  }
+
+  // ── writes ────────────────────────────────────────────────────────────────
+
+  async upsertAsset(input: AssetInput): Promise<'insert' | 'update'> {
+    const operation = await this.repository.upsertAsset(input);
+    this.assetCache.delete(cacheKey(input.asset_type, input.id));
+    return operation;
+  }
+
+  async deleteAsset(assetType: AssetType, id: string): Promise<boolean> {
+    this.assetCache.delete(cacheKey(assetType, id));
+    return this.repository.deleteAsset(id);
+  }
+
+  upsertEvent(input: EventInput): Promise<'insert' | 'update'> {
+    return this.repository.upsertEvent(input);
+  }
+
+  /** Drops cached records that another process changed; fed by the change log. */
+  applyChanges(changes: readonly Change[]): void {
+    for (const change of changes) {
+      if (change.entity_type === 'image' || change.entity_type === 'video') {
+        this.assetCache.delete(cacheKey(change.entity_type, change.entity_id));
+      } else if (change.entity_type === 'collection') {
+        // A renamed collection shows in every asset of it.
+        this.assetCache.clear();
+      }
+    }
+  }
+
+  countAssets(): Promise<number> {
+    return this.repository.countAssets();
+  }
+
+  /** Where the original file of an asset is, for the media module. */
+  async findOriginal(assetId: string): Promise<{ originalKey: string } | undefined> {
+    const key = await this.repository.findOriginalKey(assetId);
+    return key ? { originalKey: key } : undefined;
+  }
+
+  // ── reads ─────────────────────────────────────────────────────────────────
+
+  /** Records of one type in the order asked, each id once; unknown ids come back in notFound. */
+  async findAssets(assetType: AssetType, ids: readonly string[]): Promise<{ found: AssetRecord[]; notFound: string[] }> {
+    const unique = [...new Set(ids)];
+    const byId = new Map<string, AssetRecord>();
+    const missing: string[] = [];
+    for (const id of unique) {
+      const cached = this.assetCache.get(cacheKey(assetType, id));
+      if (cached) byId.set(id, cached);
+      else missing.push(id);
+    }
+    if (missing.length > 0) {
+      for (const record of await this.repository.findAssets(assetType, missing)) {
+        byId.set(record.id, record);
+        this.remember(record);
+      }
+    }
+    const found: AssetRecord[] = [];
+    const notFoundIds: string[] = [];
+    for (const id of unique) {
+      const record = byId.get(id);
+      if (record) found.push(record);
+      else notFoundIds.push(id);
+    }
+    return { found, notFound: notFoundIds };
+  }
+
+  async getAssets(assetType: AssetType, ids: readonly string[], selection: FieldSelection, context: ReadContext) {
+    const { found, notFound: missing } = await this.findAssets(assetType, ids);
+    return { assets: found.map((record) => this.project(record, selection, context)), notFound: missing };
+  }
+
+  async getAsset(assetType: AssetType, id: string, selection: FieldSelection, context: ReadContext) {
+    const { found } = await this.findAssets(assetType, [id]);
+    const record = found[0];
+    if (!record) throw notFound(NOT_FOUND_CODES[assetType], `${assetType === 'image' ? 'Image' : 'Video'} not found: ${id}`);
+    return this.project(record, selection, context);
+  }
+
+  async getEvents(ids: readonly number[], selection: FieldSelection, context: ReadContext) {
+    const unique = [...new Set(ids)];
+    const records = await this.repository.findEvents(unique);
+    const byId = new Map(records.map((r) => [r.id, r]));
+    const events = [];
+    const missing: number[] = [];
+    for (const id of unique) {
+      const record = byId.get(id);
+      if (record) events.push(await this.projectEvent(record, selection, context));
+      else missing.push(id);
+    }
+    return { events, notFound: missing };
+  }
+
+  async getEvent(id: number, selection: FieldSelection, context: ReadContext) {
+    const { events } = await this.getEvents([id], selection, context);
+    const event = events[0];
+    if (!event) throw notFound('EventNotFound', `Event not found: ${id}`);
+    return event;
+  }
+
+  listCollections(): Promise<CollectionRecord[]> {
+    return this.repository.listCollections();
+  }
+
+  // ── shaping ───────────────────────────────────────────────────────────────
+
+  private remember(record: AssetRecord): void {
+    if (this.assetCache.size >= ASSET_CACHE_LIMIT) {
+      // Oldest first: a Map iterates in insertion order.
+      const oldest = this.assetCache.keys().next().value;
+      if (oldest !== undefined) this.assetCache.delete(oldest);
+    }
+    this.assetCache.set(cacheKey(record.asset_type, record.id), record);
+  }
+
+  /** The response object: id, then exactly the selected fields, null where the record has no value. */
+  private project(record: AssetRecord, selection: FieldSelection, context: ReadContext): Record<string, unknown> {
+    const out: Record<string, unknown> = { id: record.id };
+    const fields = record.fields;
+    for (const name of selection.fields) {
+      switch (name) {
+        case 'id':
+          break;
+        case 'keywords':
+          out.keywords = localizeKeywords(fields.keywords as StoredKeyword[], context.language);
+          break;
+        case 'download_sizes':
+        case 'downloads':
+        case 'largest_downloads':
+          if (context.authorized) this.addDownloads(out, record, name);
+          break;
+        case 'display_sizes':
+          break;
+        case 'key_frames':
+          out.key_frames = fields.key_frames ?? [];
+          break;
+        default:
+          out[name] = fields[name] ?? null;
+      }
+    }
+    if (selection.displaySizes.length > 0) {
+      out.display_sizes = this.media.displaySizes(
+        { id: record.id, width: record.width, height: record.height, hasOriginal: record.original !== null },
+        selection.displaySizes,
+      );
+    }
+    return out;
+  }
+
+  private addDownloads(out: Record<string, unknown>, record: AssetRecord, name: string): void {
+    const sizes = (record.fields.download_sizes as Array<Record<string, unknown>> | undefined) ?? [];
+    if (name === 'download_sizes') {
+      // download_sizes lists the sizes without links; `downloads` adds them.
+      if (!('download_sizes' in out)) out.download_sizes = sizes.map((size) => withoutDownloads(size));
+      return;
+    }
+    const withLinks = sizes.map((size) => ({ ...size, downloads: this.downloads.linksFor(record, size) }));
+    if (name === 'downloads') out.download_sizes = withLinks;
+    else out.largest_downloads = withLinks.length > 0 ? [largest(withLinks)] : [];
+  }
+
+  private async projectEvent(record: EventRecord, selection: FieldSelection, context: ReadContext) {
+    const out: Record<string, unknown> = { id: record.id };
+    for (const name of selection.fields) {
+      switch (name) {
+        case 'id':
+          break;
+        case 'hero_image':
+          out.hero_image = await this.heroImage(record.hero_image_id);
+          break;
+        case 'keywords':
+          out.keywords = record.keywords;
+          break;
+        default:
+          out[name] = (record as unknown as Record<string, unknown>)[name] ?? null;
+      }
+    }
+    void context;
+    return out;
+  }
+
+  private async heroImage(id: string | null) {
+    if (!id) return null;
+    const { found } = await this.findAssets('image', [id]);
+    const hero = found[0];
+    if (!hero) return { id, display_sizes: [] };
+    const sizes = this.media.displaySizes(
+      { id, width: hero.width, height: hero.height, hasOriginal: hero.original !== null },
+      ['comp', 'preview', 'thumb'],
+    );
+    return { id, display_sizes: sizes.map(({ name, is_watermarked, uri }) => ({ name, is_watermarked, uri })) };
+  }
+}
+
+function cacheKey(assetType: AssetType, id: string): string {
+  return `${assetType}:${id}`;
+}
+
+function localizeKeywords(keywords: readonly StoredKeyword[] | undefined, language: string) {
+  if (!keywords) return [];
+  return keywords.map((k) => ({
+    keyword_id: k.keyword_id,
+    text: localizedText(k.text, k.translations, language),
+    type: k.type,
+    relevance: k.relevance,
+    entity_uris: k.entity_uris,
+    entity_types: k.entity_types,
+  }));
+}
+
+function withoutDownloads(size: Record<string, unknown>): Record<string, unknown> {
+  const { downloads: _ignored, ...rest } = size;
+  return rest;
+}
+
+function largest(sizes: Array<Record<string, unknown>>): Record<string, unknown> {
+  const area = (size: Record<string, unknown>) => Number(size.width ?? 0) * Number(size.height ?? 0) || Number(size.bytes ?? 0);
+  return sizes.reduce((best, size) => (area(size) > area(best) ? size : best));
+}

@@ -1,0 +1,100 @@
+import path from 'node:path';
+
+/** Every setting of Stockroom, read once from the environment, validated, then frozen. */
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir: string;
+  /** PostgreSQL connection string; absent means the embedded SQLite file under dataDir. */
+  readonly databaseUrl: string | undefined;
+  /** Redis connection string; absent means in-memory throttle counters and caches. */
+  readonly redisUrl: string | undefined;
+  /** Base of every hypermedia link the API returns (display URIs, download links). */
+  readonly publicUrl: string;
+  readonly logLevel: LogLevel;
+  /** Default limits for a key that has none of its own. */
+  readonly throttle: { readonly perSecond: number; readonly perDay: number };
+  /** How long a display URI stays valid. */
+  readonly displayUrlTtlSeconds: number;
+  /** Seed the demo catalogue when `serve` finds an empty store. */
+  readonly seedDemoOnEmptyStore: boolean;
+}
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** A setting that cannot be used; the message names it, in one line. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got '${raw}'`);
+  }
+  const value = Number(raw.trim());
+  if (value < min || value > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got '${raw}'`);
+  }
+  return value;
+}
+
+function url(env: Env, name: string, protocols: readonly string[]): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL (${protocols.join(', ')}), got '${raw}'`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got '${parsed.protocol}'`);
+  }
+  return raw;
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got '${raw}'`);
+}
+
+/** Reads and validates every setting; throws ConfigError naming the first bad one. */
+export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
+  const port = integer(env, 'PORT', 3000, 0, 65535);
+  const host = env.HOST?.trim() || '127.0.0.1';
+  const dataDir = path.resolve(cwd, env.STOCKROOM_DATA_DIR?.trim() || './data');
+  const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:']);
+  const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  const publicUrl = (
+    url(env, 'STOCKROOM_PUBLIC_URL', ['http:', 'https:']) ??
+    `http://${displayHost.includes(':') ? `[${displayHost}]` : displayHost}:${port}`
+  ).replace(/\/+$/, '');
+  const logLevel = (env.STOCKROOM_LOG_LEVEL?.trim() || 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`STOCKROOM_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got '${logLevel}'`);
+  }
+  return Object.freeze({
+    port,
+    host,
+    dataDir,
+    databaseUrl,
+    redisUrl,
+    publicUrl,
+    logLevel,
+    throttle: Object.freeze({
+      perSecond: integer(env, 'STOCKROOM_THROTTLE_PER_SECOND', 50, 1, 1_000_000_000),
+      perDay: integer(env, 'STOCKROOM_THROTTLE_PER_DAY', 100_000, 1, 1_000_000_000),
+    }),
+    displayUrlTtlSeconds: integer(env, 'STOCKROOM_DISPLAY_URL_TTL', 24 * 3600, 60, 366 * 24 * 3600),
+    seedDemoOnEmptyStore: boolean(env, 'STOCKROOM_SEED_DEMO', true),
+  });
+}

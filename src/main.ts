@@ -1,0 +1,176 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { ConfigError, loadConfig, type Config } from './config/config.js';
+import { buildApp, createServices, type Services } from './app.js';
+import { DEFAULT_DEMO, seedDemo } from './catalog/demo/demo-catalog.js';
+import { IngestService } from './catalog/ingest/ingest.service.js';
+import { ensureDemoAccess } from './cli/demo-access.js';
+import { progressBar } from './cli/progress.js';
+
+function count(value: string): number {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('must be a whole number');
+  return Number(value);
+}
+
+function positive(value: string): number {
+  const n = count(value);
+  if (n < 1) throw new InvalidArgumentError('must be at least 1');
+  return n;
+}
+
+/** Runs a command with the services of the configured store, closing them afterwards. */
+async function withServices<T>(run: (services: Services, config: Config) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const services = await createServices(config);
+  try {
+    return await run(services, config);
+  } finally {
+    await services.close();
+  }
+}
+
+async function seed(services: Services, amounts: { images: number; videos: number; events: number }) {
+  const bar = progressBar('Seeding demo catalogue');
+  try {
+    return await seedDemo({ catalog: services.catalog, blobs: services.blobs }, { ...amounts, onProgress: bar.update });
+  } finally {
+    bar.stop();
+  }
+}
+
+async function serve(): Promise<void> {
+  const config = loadConfig();
+  const { app, services } = await buildApp(config);
+  if (config.seedDemoOnEmptyStore && (await services.catalog.countAssets()) === 0) {
+    const started = Date.now();
+    const seeded = await seed(services, DEFAULT_DEMO);
+    app.log.info({ ...seeded, seconds: (Date.now() - started) / 1000 }, 'seeded the demo catalogue');
+  }
+  const demo = config.seedDemoOnEmptyStore ? await ensureDemoAccess(services) : undefined;
+  await app.listen({ port: config.port, host: config.host });
+  const lines = [
+    '',
+    `Stockroom is serving the Stock Media Licensing API v3 at ${config.publicUrl}/v3`,
+    `  store: ${config.databaseUrl ? 'PostgreSQL' : `SQLite in ${config.dataDir}`}${config.redisUrl ? ', Redis' : ''}`,
+    `  docs:  ${config.publicUrl}/docs`,
+  ];
+  if (demo) {
+    lines.push(
+      `  demo API key:    ${demo.api_key}`,
+      `  demo API secret: ${demo.api_secret}`,
+      `  demo user:       ${demo.username} / ${demo.password}`,
+      '',
+      'Try:',
+      `  curl -H 'Api-Key: ${demo.api_key}' '${config.publicUrl}/v3/images?ids=1000001,1000002&fields=detail_set,thumb'`,
+    );
+  }
+  process.stdout.write(`${lines.join('\n')}\n\n`);
+  const shutdown = () => {
+    void app.close().then(() => process.exit(0));
+  };
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+}
+
+const program = new Command()
+  .name('stockroom')
+  .description('A self-hostable server that speaks the Stock Media Licensing API v3.')
+  .showHelpAfterError();
+
+program
+  .command('serve')
+  .description('start the API server (seeds the demo catalogue on an empty store)')
+  .action(serve);
+
+program
+  .command('seed-demo')
+  .description('add the deterministic demo catalogue to the store')
+  .option('--images <n>', 'number of images', count, DEFAULT_DEMO.images)
+  .option('--videos <n>', 'number of videos', count, DEFAULT_DEMO.videos)
+  .option('--events <n>', 'number of events', count, DEFAULT_DEMO.events)
+  .action(async (options: { images: number; videos: number; events: number }) => {
+    await withServices(async (services) => {
+      const seeded = await seed(services, options);
+      const demo = await ensureDemoAccess(services);
+      process.stdout.write(
+        `Seeded ${seeded.images} images, ${seeded.videos} videos and ${seeded.events} events.\n` +
+          `Demo API key: ${demo.api_key}\n`,
+      );
+    });
+  });
+
+program
+  .command('ingest')
+  .description('add or update catalogue records from a JSON-lines manifest')
+  .argument('<manifest>', 'file with one JSON object per line')
+  .option('--media <dir>', 'folder that the records’ `file` paths are relative to')
+  .action(async (manifest: string, options: { media?: string }) => {
+    await withServices(async (services) => {
+      const ingest = new IngestService({ catalog: services.catalog, blobs: services.blobs });
+      const bar = progressBar('Ingesting');
+      let report;
+      try {
+        report = await ingest.ingestFile(manifest, { mediaDir: options.media, onProgress: bar.update });
+      } finally {
+        bar.stop();
+      }
+      for (const failure of report.failed) process.stderr.write(`line ${failure.line}: ${failure.reason}\n`);
+      process.stdout.write(
+        `${report.inserted} inserted, ${report.updated} updated, ${report.failed.length} failed\n`,
+      );
+      if (report.failed.length > 0) process.exitCode = 1;
+    });
+  });
+
+const admin = program.command('admin').description('manage API clients');
+const client = admin.command('client').description('API clients (applications that hold an API key)');
+
+client
+  .command('create')
+  .description('create an API client; prints its key and secret once')
+  .requiredOption('--name <name>', 'name of the application')
+  .option('--sandbox', 'a sandbox application (client-credentials grant only)', false)
+  .option('--qps <n>', 'calls allowed per second (default: STOCKROOM_THROTTLE_PER_SECOND)', positive)
+  .option('--per-day <n>', 'calls allowed per day (default: STOCKROOM_THROTTLE_PER_DAY)', positive)
+  .option('--json', 'print {"api_key": …, "api_secret": …}', false)
+  .action(async (options: { name: string; sandbox: boolean; qps?: number; perDay?: number; json: boolean }) => {
+    await withServices(async (services) => {
+      const created = await services.clients.create({
+        name: options.name,
+        sandbox: options.sandbox,
+        queriesPerSecond: options.qps ?? null,
+        queriesPerDay: options.perDay ?? null,
+      });
+      if (options.json) {
+        process.stdout.write(`${JSON.stringify({ api_key: created.apiKey, api_secret: created.apiSecret })}\n`);
+      } else {
+        process.stdout.write(
+          `Created client ${created.client.id} “${created.client.name}”${created.client.sandbox ? ' (sandbox)' : ''}.\n` +
+            `API key:    ${created.apiKey}\nAPI secret: ${created.apiSecret}\n` +
+            'Keep them now: only their hashes are stored.\n',
+        );
+      }
+    });
+  });
+
+client
+  .command('disable')
+  .description('disable the client holding an API key; its requests answer 403 Account Inactive')
+  .argument('<key>', 'the API key')
+  .action(async (key: string) => {
+    await withServices(async (services) => {
+      if (!(await services.clients.disable(key))) {
+        process.stderr.write('stockroom: no client holds that API key\n');
+        process.exitCode = 1;
+        return;
+      }
+      process.stdout.write('Disabled.\n');
+    });
+  });
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  // One line, no stack: a bad setting or a busy port is the operator's to fix, not a crash.
+  process.stderr.write(`stockroom: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(error instanceof ConfigError ? 2 : 1);
+}

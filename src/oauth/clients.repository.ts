@@ -1,0 +1,33 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { ApiClientsTable, Tables } from '../platform/db/tables.js';
+
+export type ApiClientRow = Selectable<ApiClientsTable>;
+
+export class ClientsRepository {
+  constructor(private readonly db: Kysely<Tables>) {}
+
+  async insert(values: Omit<ApiClientRow, 'id'>): Promise<ApiClientRow> {
+    return this.db.insertInto('api_clients').values(values).returningAll().executeTakeFirstOrThrow();
+  }
+
+  findByKeyHash(keyHash: string): Promise<ApiClientRow | undefined> {
+    return this.db.selectFrom('api_clients').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
+  }
+
+  findById(id: number): Promise<ApiClientRow | undefined> {
+    return this.db.selectFrom('api_clients').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  async setDisabled(keyHash: string, disabled: boolean): Promise<boolean> {
+    const result = await this.db
+      .updateTable('api_clients')
+      .set({ disabled: disabled ? 1 : 0 })
+      .where('key_hash', '=', keyHash)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  list(): Promise<ApiClientRow[]> {
+    return this.db.selectFrom('api_clients').selectAll().orderBy('id').execute();
+  }
+}

@@ -1,0 +1,19 @@
+import type { Readable } from 'node:stream';
+
+/** Where original files and cached renditions live: a local folder by default. */
+export interface BlobStore {
+  put(key: string, data: Buffer): Promise<void>;
+  /** The whole blob, or undefined when there is none under that key. */
+  get(key: string): Promise<Buffer | undefined>;
+  /** A stream of the blob, or undefined when there is none. */
+  stream(key: string): Promise<Readable | undefined>;
+  size(key: string): Promise<number | undefined>;
+  delete(key: string): Promise<void>;
+}
+
+/** Keys are slash-separated words; nothing that could climb out of the store. */
+export function assertSafeBlobKey(key: string): void {
+  if (!/^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*$/.test(key) || key.split('/').some((part) => part === '..' || part === '.')) {
+    throw new Error(`unsafe blob key: ${key}`);
+  }
+}

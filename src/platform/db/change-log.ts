@@ -1,0 +1,92 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Tables } from './tables.js';
+
+export type ChangeEntityType = 'image' | 'video' | 'event' | 'collection';
+export type ChangeOperation = 'insert' | 'update' | 'delete';
+
+export interface Change {
+  seq: number;
+  entity_type: ChangeEntityType;
+  entity_id: string;
+  operation: ChangeOperation;
+  changed_at: string;
+}
+
+/** Appends one numbered entry; call it inside the transaction that made the change. */
+export async function recordChange(
+  trx: Transaction<Tables> | Kysely<Tables>,
+  entityType: ChangeEntityType,
+  entityId: string,
+  operation: ChangeOperation,
+): Promise<void> {
+  await trx
+    .insertInto('change_log')
+    .values({ entity_type: entityType, entity_id: entityId, operation, changed_at: new Date().toISOString() })
+    .execute();
+}
+
+export async function readChangesAfter(db: Kysely<Tables>, afterSeq: number, limit = 1000): Promise<Change[]> {
+  const rows = await db
+    .selectFrom('change_log')
+    .selectAll()
+    .where('seq', '>', afterSeq)
+    .orderBy('seq')
+    .limit(limit)
+    .execute();
+  return rows as Change[];
+}
+
+export async function latestChangeSeq(db: Kysely<Tables>): Promise<number> {
+  const row = await db.selectFrom('change_log').select((eb) => eb.fn.max('seq').as('seq')).executeTakeFirst();
+  return Number(row?.seq ?? 0);
+}
+
+export type ChangeListener = (changes: readonly Change[]) => void;
+
+/**
+ * Follows the change log: every node polls it, so caches and indexes converge on
+ * writes made by other processes (another node, or the `ingest` command).
+ */
+export class ChangeFeed {
+  private lastSeq = 0;
+  private readonly listeners = new Set<ChangeListener>();
+  private timer: NodeJS.Timeout | undefined;
+  private polling: Promise<void> | undefined;
+
+  constructor(private readonly db: Kysely<Tables>) {}
+
+  /** Starts from the current end of the log: what is already there has been read by the caller. */
+  async start(intervalMs: number): Promise<void> {
+    this.lastSeq = await latestChangeSeq(this.db);
+    this.timer = setInterval(() => void this.poll().catch(() => undefined), intervalMs);
+    this.timer.unref();
+  }
+
+  subscribe(listener: ChangeListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Reads what is new since the last poll and tells every listener; one poll at a time. */
+  poll(): Promise<void> {
+    this.polling ??= this.readNew().finally(() => {
+      this.polling = undefined;
+    });
+    return this.polling;
+  }
+
+  private async readNew(): Promise<void> {
+    for (;;) {
+      const changes = await readChangesAfter(this.db, this.lastSeq);
+      if (changes.length === 0) return;
+      this.lastSeq = changes[changes.length - 1]!.seq;
+      for (const listener of this.listeners) listener(changes);
+      if (changes.length < 1000) return;
+    }
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+}

@@ -1,0 +1,81 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import pg from 'pg';
+import {
+  Kysely,
+  Migrator,
+  PostgresDialect,
+  SqliteDialect,
+  type Migration,
+  type MigrationProvider,
+} from 'kysely';
+import type { Tables } from './tables.js';
+import { foundation } from './migrations/0001-foundation.js';
+
+export type SqlDialect = 'sqlite' | 'postgres';
+
+/** The store: one Kysely instance over SQLite or PostgreSQL. */
+export interface Database {
+  readonly db: Kysely<Tables>;
+  readonly dialect: SqlDialect;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** postgres://… ; absent means SQLite at sqliteFile. */
+  url?: string | undefined;
+  sqliteFile?: string;
+  /** PostgreSQL schema to live in (tests use one schema per suite). */
+  pgSchema?: string;
+}
+
+// PostgreSQL returns int8 (bigserial, count(*)) as strings; every such value here fits a JS number.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  if (options.url) return openPostgres(options.url, options.pgSchema);
+  const file = options.sqliteFile ?? ':memory:';
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  const sqlite = new SqliteDatabase(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return { db, dialect: 'sqlite', close: () => db.destroy() };
+}
+
+async function openPostgres(url: string, schema: string | undefined): Promise<Database> {
+  const poolOptions: pg.PoolConfig = { connectionString: url, max: 10 };
+  if (schema) {
+    if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid schema name ${schema}`);
+    const setup = new pg.Client({ connectionString: url });
+    await setup.connect();
+    try {
+      await setup.query(`create schema if not exists ${schema}`);
+    } finally {
+      await setup.end();
+    }
+    poolOptions.options = `-c search_path=${schema}`;
+  }
+  const pool = new pg.Pool(poolOptions);
+  // A failed idle connection must not crash the process; the next query reports it.
+  pool.on('error', () => undefined);
+  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  return { db, dialect: 'postgres', close: () => db.destroy() };
+}
+
+/** Applies every migration not yet applied; run at boot by every command. */
+export async function migrateToLatest(database: Database): Promise<void> {
+  const migrations: Record<string, Migration> = {
+    '0001-foundation': foundation(database.dialect),
+  };
+  const provider: MigrationProvider = { getMigrations: async () => migrations };
+  const migrator = new Migrator({ db: database.db, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error');
+    throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);
+  }
+}

@@ -1,0 +1,95 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError, accountInactive, tokenRequired } from './errors.js';
+import type { Throttle, ThrottleLimits } from '../throttle/throttle.js';
+import { throttleRefusal } from '../throttle/throttle.js';
+
+/** The calling application, as the API-key check found it. */
+export interface AuthenticatedClient {
+  id: number;
+  sandbox: boolean;
+  queriesPerSecond: number | null;
+  queriesPerDay: number | null;
+}
+
+/** Who a bearer token speaks for. */
+export interface BearerGrant {
+  clientId: number;
+  userId: number | null;
+  grantType: string;
+  issuedAt: Date;
+  expiresAt: Date;
+}
+
+export interface ApiAuthOptions {
+  authenticateKey(apiKey: string | undefined): Promise<AuthenticatedClient | undefined>;
+  verifyToken(token: string, clientId: number): Promise<{ valid: true; grant: BearerGrant } | { valid: false; reason: string }>;
+  throttle: Throttle;
+  defaultLimits: ThrottleLimits;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the API-key check on every /v3 request. */
+    apiClient: AuthenticatedClient;
+    /** The bearer grant, or 401 with the Bearer challenge when the token is missing or bad. */
+    requireBearer(): Promise<BearerGrant>;
+    /** The bearer grant when a token came with the request (a bad one is still a 401), else undefined. */
+    optionalBearer(): Promise<BearerGrant | undefined>;
+  }
+}
+
+function bearerToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (!header) return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match ? match[1] : '';
+}
+
+/**
+ * The checks every API request passes: a known, enabled API key (403 Account Inactive
+ * otherwise), then its per-second and per-day allowance (403 with X-Error-Detail).
+ * Register inside the encapsulated context of the API routes only.
+ */
+export function registerApiAuth(app: FastifyInstance, options: ApiAuthOptions): void {
+  const { authenticateKey, verifyToken, throttle, defaultLimits } = options;
+
+  app.decorateRequest('apiClient', null as unknown as AuthenticatedClient);
+
+  async function resolveBearer(request: FastifyRequest, required: boolean): Promise<BearerGrant | undefined> {
+    const token = bearerToken(request);
+    if (token === undefined) {
+      if (!required) return undefined;
+      throw tokenRequired('AuthorizationTokenRequired', 'An access token is required for this request');
+    }
+    if (token === '') throw tokenRequired('Unauthorized', 'The Authorization header must be: Bearer <access token>');
+    const check = await verifyToken(token, request.apiClient.id);
+    if (!check.valid) throw tokenRequired('Unauthorized', check.reason);
+    return check.grant;
+  }
+
+  app.decorateRequest('requireBearer', async function (this: FastifyRequest) {
+    return (await resolveBearer(this, true))!;
+  });
+  app.decorateRequest('optionalBearer', function (this: FastifyRequest) {
+    return resolveBearer(this, false);
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    // Preflight requests carry no key; CORS answers them.
+    if (request.method === 'OPTIONS') return;
+    const header = request.headers['api-key'];
+    const client = await authenticateKey(Array.isArray(header) ? header[0] : header);
+    if (!client) throw accountInactive();
+    request.apiClient = client;
+    const decision = await throttle.consume(String(client.id), {
+      perSecond: client.queriesPerSecond ?? defaultLimits.perSecond,
+      perDay: client.queriesPerDay ?? defaultLimits.perDay,
+    });
+    reply.headers(decision.headers);
+    if (!decision.allowed) {
+      const refusal = throttleRefusal(decision);
+      const code = decision.exceeded === 'second' ? 'AccountOverQueriesPerSecondLimit' : 'AccountOverRateLimit';
+      throw new ApiError(403, code, refusal.message, { 'x-error-detail': refusal.detail });
+    }
+  });
+}

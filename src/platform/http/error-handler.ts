@@ -1,0 +1,63 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { ApiError } from './errors.js';
+
+interface ValidationIssue {
+  instancePath?: string;
+  keyword?: string;
+  params?: Record<string, unknown>;
+  message?: string;
+}
+
+/** Parameters whose bad values have a named code of their own in the spec. */
+const PARAMETER_CODES: Readonly<Record<string, string>> = {
+  page: 'InvalidPage',
+  page_size: 'InvalidPageSize',
+  pageSize: 'InvalidPageSize',
+};
+
+/** The parameter a schema-validation failure is about, for the error message. */
+function parameterOf(issue: ValidationIssue | undefined): string {
+  if (!issue) return 'request';
+  const missing = issue.params?.missingProperty ?? issue.params?.additionalProperty;
+  if (typeof missing === 'string') return missing;
+  return issue.instancePath?.split('/').filter(Boolean)[0] ?? 'request';
+}
+
+/**
+ * One place turns every failure into `{ message, code }`: named API errors as they are,
+ * validation failures as 400 naming the parameter, and anything unexpected as a 500
+ * that shows nothing of the inside (the log has the details).
+ */
+export function registerErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
+    if (error instanceof ApiError) {
+      return reply.code(error.statusCode).headers(error.headers).send({ message: error.message, code: error.code });
+    }
+    const fastifyError = error as FastifyError & { validation?: ValidationIssue[]; validationContext?: string };
+    if (fastifyError.validation) {
+      const issue = fastifyError.validation[0];
+      const parameter = parameterOf(issue);
+      const isMissing = issue?.keyword === 'required';
+      const isUnknown = issue?.keyword === 'additionalProperties';
+      const message = isMissing
+        ? `Missing required parameter '${parameter}'`
+        : isUnknown
+          ? `Unknown parameter '${parameter}'`
+          : `Invalid value for parameter '${parameter}': ${issue?.message ?? 'not allowed'}`;
+      const code = isUnknown ? 'MalformedRequest' : (PARAMETER_CODES[parameter] ?? 'InvalidParameterValue');
+      return reply.code(400).send({ message, code });
+    }
+    const status = fastifyError.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      // Fastify's own client errors: unreadable body, wrong content type, too large.
+      const code = status === 415 ? 'UnsupportedMediaType' : status === 413 ? 'PayloadTooLarge' : 'MalformedRequest';
+      return reply.code(status).send({ message: fastifyError.message, code });
+    }
+    request.log.error({ err: error }, 'request failed');
+    return reply.code(500).send({ message: 'An internal error occurred', code: 'InternalServerError' });
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    reply.code(404).send({ message: `No route for ${request.method} ${request.url.split('?')[0]}`, code: 'NotFound' });
+  });
+}

@@ -1,0 +1,43 @@
+/**
+ * One error hierarchy for the API. Every error carries its HTTP status and the
+ * spec's named code; the error handler turns it into `{ message, code }`.
+ */
+export class ApiError extends Error {
+  override name = 'ApiError';
+  constructor(
+    readonly statusCode: number,
+    readonly code: string,
+    message: string,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(message);
+  }
+}
+
+/** 400 for a parameter whose value is not allowed; the message names the parameter. */
+export function invalidParameter(parameter: string, detail: string): ApiError {
+  return new ApiError(400, 'InvalidParameterValue', `Invalid value for parameter '${parameter}': ${detail}`);
+}
+
+export function badRequest(code: string, message: string): ApiError {
+  return new ApiError(400, code, message);
+}
+
+export function notFound(code: string, message: string): ApiError {
+  return new ApiError(404, code, message);
+}
+
+export const REALM = 'Stockroom';
+
+/** 401 with the Bearer challenge of RFC 6750. */
+export function tokenRequired(code: 'AuthorizationTokenRequired' | 'Unauthorized', description: string): ApiError {
+  const error = code === 'AuthorizationTokenRequired' ? 'invalid_request' : 'invalid_token';
+  return new ApiError(401, code, description, {
+    'www-authenticate': `Bearer realm="${REALM}", error="${error}", error_description="${description.replace(/"/g, "'")}"`,
+  });
+}
+
+/** 403 for a missing, unknown or disabled API key: the spec's fixed message. */
+export function accountInactive(): ApiError {
+  return new ApiError(403, 'AccountInactive', 'Account Inactive');
+}

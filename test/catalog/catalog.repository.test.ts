@@ -1,0 +1,138 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CatalogConflictError, CatalogRepository } from '../../src/catalog/catalog.repository.js';
+import { readChangesAfter } from '../../src/platform/db/change-log.js';
+import { getOrCreateSetting } from '../../src/platform/db/settings.js';
+import { fullImageFields } from '../helpers/catalog-fixtures.js';
+import { STORES, openTestStore, type TestStore } from '../helpers/test-store.js';
+
+const original = { key: 'originals/abc.jpg', media_type: 'image/jpeg', width: 1200, height: 800, dpi: 300, bytes: 123456 };
+
+describe.each(STORES)('catalogue store on $name', ({ url }) => {
+  let store: TestStore;
+  let repository: CatalogRepository;
+
+  beforeEach(async () => {
+    store = await openTestStore(url);
+    repository = new CatalogRepository(store.database.db);
+  });
+  afterEach(async () => {
+    await store.drop();
+  });
+
+  it('stores every image_detail field and reads it back', async () => {
+    const fields = fullImageFields('1001');
+    await repository.upsertAsset({ asset_type: 'image', id: '1001', fields, original });
+    const [record] = await repository.findAssets('image', ['1001']);
+    expect(record).toBeDefined();
+    const { keywords, max_dimensions, ...rest } = record!.fields;
+    for (const [name, value] of Object.entries(fields)) {
+      if (name === 'keywords') continue;
+      expect(rest[name], name).toEqual(value);
+    }
+    expect(max_dimensions).toEqual({ width: 1200, height: 800 });
+    expect(keywords).toEqual([
+      { keyword_id: expect.any(String), text: 'harbour', type: 'Concept', relevance: 5, entity_uris: [], entity_types: [], translations: { de: 'Hafen', fr: 'port' } },
+      { keyword_id: expect.any(String), text: 'boat', type: 'Object', relevance: 3, entity_uris: ['https://example.org/boat'], entity_types: ['thing'], translations: {} },
+    ]);
+    expect(record!.original).toEqual({ key: original.key, media_type: 'image/jpeg' });
+  });
+
+  it('keeps collections and artists as records shared by their assets', async () => {
+    await repository.upsertAsset({ asset_type: 'image', id: '1', fields: fullImageFields('1') });
+    await repository.upsertAsset({ asset_type: 'image', id: '2', fields: { ...fullImageFields('2'), collection_id: undefined } });
+    const collections = await repository.listCollections();
+    expect(collections).toEqual([
+      { id: 7, code: 'NWS', name: 'News Wire', asset_family: 'editorial', license_model: 'rightsmanaged', product_types: ['editorialsubscription', 'premiumaccess'] },
+    ]);
+    const artists = await store.database.db.selectFrom('artists').selectAll().execute();
+    expect(artists.map((a) => a.name)).toEqual(['Ada Lens']);
+    const records = await repository.findAssets('image', ['1', '2']);
+    expect(records.map((r) => r.fields.collection_id)).toEqual([7, 7]);
+  });
+
+  it('gives one keyword one id across assets', async () => {
+    await repository.upsertAsset({ asset_type: 'image', id: '1', fields: { keywords: [{ text: 'boat' }] } });
+    await repository.upsertAsset({ asset_type: 'image', id: '2', fields: { keywords: [{ text: 'boat' }, { text: 'sea' }] } });
+    const [one, two] = await repository.findAssets('image', ['1', '2']).then((list) => list.sort((a, b) => a.id.localeCompare(b.id)));
+    const idOf = (record: typeof one, text: string) =>
+      (record!.fields.keywords as Array<{ keyword_id: string; text: string }>).find((k) => k.text === text)!.keyword_id;
+    expect(idOf(one, 'boat')).toBe(idOf(two, 'boat'));
+    expect(idOf(two, 'sea')).not.toBe(idOf(two, 'boat'));
+  });
+
+  it('replaces an asset on re-write, keywords and events included', async () => {
+    await repository.upsertAsset({ asset_type: 'image', id: '1', fields: fullImageFields('1') });
+    const operation = await repository.upsertAsset({
+      asset_type: 'image',
+      id: '1',
+      fields: { title: 'New title', keywords: [{ text: 'lighthouse' }], event_ids: [5] },
+    });
+    expect(operation).toBe('update');
+    const [record] = await repository.findAssets('image', ['1']);
+    expect(record!.fields.title).toBe('New title');
+    expect((record!.fields.keywords as Array<{ text: string }>).map((k) => k.text)).toEqual(['lighthouse']);
+    expect(record!.fields.event_ids).toEqual([5]);
+    expect(record!.fields.caption).toBeNull();
+  });
+
+  it('numbers every change in a monotonic log: insert, update, delete', async () => {
+    await repository.upsertAsset({ asset_type: 'image', id: '1', fields: { title: 'a' } });
+    await repository.upsertAsset({ asset_type: 'image', id: '1', fields: { title: 'b' } });
+    await repository.upsertAsset({ asset_type: 'video', id: 'v1', fields: { title: 'c' } });
+    await repository.upsertEvent({ id: 44, name: 'Harbour festival' });
+    expect(await repository.deleteAsset('1')).toBe(true);
+    const changes = await readChangesAfter(store.database.db, 0);
+    expect(changes.map((c) => [c.entity_type, c.entity_id, c.operation])).toEqual([
+      ['image', '1', 'insert'],
+      ['image', '1', 'update'],
+      ['video', 'v1', 'insert'],
+      ['event', '44', 'insert'],
+      ['image', '1', 'delete'],
+    ]);
+    const seqs = changes.map((c) => c.seq);
+    expect([...seqs].sort((a, b) => a - b)).toEqual(seqs);
+    expect(new Set(seqs).size).toBe(seqs.length);
+    expect(await readChangesAfter(store.database.db, seqs[2]!)).toHaveLength(2);
+  });
+
+  it('writes nothing of a record that conflicts with the store', async () => {
+    await repository.upsertAsset({ asset_type: 'image', id: '1', fields: { collection_code: 'NWS', collection_id: 7 } });
+    const before = await readChangesAfter(store.database.db, 0);
+    await expect(
+      repository.upsertAsset({ asset_type: 'image', id: '2', fields: { collection_code: 'NWS', collection_id: 8, keywords: [{ text: 'x' }] } }),
+    ).rejects.toBeInstanceOf(CatalogConflictError);
+    expect(await repository.findAssets('image', ['2'])).toEqual([]);
+    expect(await readChangesAfter(store.database.db, 0)).toHaveLength(before.length);
+    const keywords = await store.database.db.selectFrom('keywords').selectAll().execute();
+    expect(keywords).toEqual([]);
+  });
+
+  it('refuses to turn an image id into a video', async () => {
+    await repository.upsertAsset({ asset_type: 'image', id: '1', fields: {} });
+    await expect(repository.upsertAsset({ asset_type: 'video', id: '1', fields: {} })).rejects.toThrow(/is a image/);
+  });
+
+  it('counts the images and child events of an event', async () => {
+    await repository.upsertEvent({ id: 10, name: 'Festival', start_date: '2024-06-01T00:00:00Z', editorial_segments: ['entertainment'], location: { city: 'Porto', venue: 'Park' } });
+    await repository.upsertEvent({ id: 11, name: 'Day one', parent_id: 10 });
+    await repository.upsertEvent({ id: 12, name: 'Day two', parent_id: 10 });
+    await repository.upsertAsset({ asset_type: 'image', id: '1', fields: { event_ids: [10] } });
+    await repository.upsertAsset({ asset_type: 'image', id: '2', fields: { event_ids: [10, 11] } });
+    await repository.upsertAsset({ asset_type: 'video', id: 'v1', fields: { event_ids: [10] } });
+    const [festival] = await repository.findEvents([10]);
+    expect(festival).toMatchObject({
+      id: 10,
+      name: 'Festival',
+      child_event_count: 2,
+      image_count: 2,
+      editorial_segments: ['entertainment'],
+      location: { city: 'Porto', venue: 'Park', country: null, state_province: null },
+    });
+  });
+
+  it('creates a setting once and returns the same value to every caller', async () => {
+    const first = await getOrCreateSetting(store.database.db, 'k', () => 'one');
+    const second = await getOrCreateSetting(store.database.db, 'k', () => 'two');
+    expect([first, second]).toEqual(['one', 'one']);
+  });
+});
