@@ -1,14 +1,40 @@
+import pg from 'pg';
+import { Redis } from 'ioredis';
+
 /**
  * Says, once per run, which backend suites are skipped for want of a database or Redis,
- * so that a green run on a machine without them is not mistaken for a full one.
+ * so that a green run on a machine without them is not mistaken for a full one. Under CI
+ * (STOCKROOM_REQUIRE_BACKENDS=1) an unreachable backend fails the run instead.
  */
-export default function announceSkippedSuites(): void {
-  const skipped: string[] = [];
-  if (!process.env.STOCKROOM_TEST_DATABASE_URL) {
-    skipped.push('PostgreSQL suites (set STOCKROOM_TEST_DATABASE_URL=postgres://… to run them)');
+export default async function announceSkippedSuites(): Promise<void> {
+  const required = process.env.STOCKROOM_REQUIRE_BACKENDS === '1';
+  const databaseUrl = process.env.STOCKROOM_TEST_DATABASE_URL;
+  const redisUrl = process.env.STOCKROOM_TEST_REDIS_URL;
+  if (!databaseUrl) console.log('stockroom tests: skipped the PostgreSQL suites (STOCKROOM_TEST_DATABASE_URL is not set)');
+  if (!redisUrl) console.log('stockroom tests: skipped the Redis suites (STOCKROOM_TEST_REDIS_URL is not set)');
+  if (required && (!databaseUrl || !redisUrl)) {
+    throw new Error('STOCKROOM_REQUIRE_BACKENDS=1 needs STOCKROOM_TEST_DATABASE_URL and STOCKROOM_TEST_REDIS_URL');
   }
-  if (!process.env.STOCKROOM_TEST_REDIS_URL) {
-    skipped.push('Redis suites (set STOCKROOM_TEST_REDIS_URL=redis://… to run them)');
+  if (databaseUrl) {
+    const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 5000 });
+    try {
+      await client.connect();
+      await client.query('select 1');
+    } catch (error) {
+      throw new Error(`PostgreSQL at STOCKROOM_TEST_DATABASE_URL is unreachable: ${String(error)}`);
+    } finally {
+      await client.end().catch(() => undefined);
+    }
   }
-  for (const line of skipped) console.log(`stockroom tests: skipped ${line}`);
+  if (redisUrl) {
+    const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 5000 });
+    try {
+      await redis.connect();
+      await redis.ping();
+    } catch (error) {
+      throw new Error(`Redis at STOCKROOM_TEST_REDIS_URL is unreachable: ${String(error)}`);
+    } finally {
+      redis.disconnect();
+    }
+  }
 }

@@ -4,6 +4,7 @@ import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 import {
   Kysely,
+  sql,
   Migrator,
   PostgresDialect,
   SqliteDialect,
@@ -72,7 +73,13 @@ export async function migrateToLatest(database: Database): Promise<void> {
     '0001-foundation': foundation(database.dialect),
   };
   const provider: MigrationProvider = { getMigrations: async () => migrations };
-  const migrator = new Migrator({ db: database.db, provider });
+  // On PostgreSQL the migrator must look for its bookkeeping tables in our own schema only:
+  // a database may hold other Stockroom schemas (one per test suite, or per tenant).
+  const migrationTableSchema =
+    database.dialect === 'postgres'
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db)).rows[0]?.schema
+      : undefined;
+  const migrator = new Migrator({ db: database.db, provider, ...(migrationTableSchema ? { migrationTableSchema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');

@@ -1,0 +1,169 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STORES, createTestApp, type TestApp } from '../helpers/test-app.js';
+import { addImage } from '../helpers/catalog-fixtures.js';
+
+describe.each(STORES)('image metadata endpoints on $name', ({ url }) => {
+  let t: TestApp;
+  const get = (path: string, headers: Record<string, string> = {}) =>
+    t.app.inject({ method: 'GET', url: path, headers: { 'api-key': t.apiKey, ...headers } });
+
+  beforeAll(async () => {
+    t = await createTestApp({ databaseUrl: url });
+    await addImage(t.services, '1001');
+    await addImage(t.services, '1002', { width: 600, height: 900, fields: { title: 'Tall one' } });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('answers summary_set by default, id always included', async () => {
+    const response = await get('/v3/images/1001');
+    expect(response.statusCode).toBe(200);
+    expect(Object.keys(response.json()).sort()).toEqual(
+      ['id', 'artist', 'asset_family', 'caption', 'collection_code', 'collection_id', 'collection_name', 'license_model', 'max_dimensions', 'title'].sort(),
+    );
+    expect(response.json()).toMatchObject({ id: '1001', artist: 'Ada Lens', collection_id: 7, max_dimensions: { width: 1200, height: 800 } });
+  });
+
+  it('returns one image_detail from /images/{id}, not a wrapper', async () => {
+    const body = (await get('/v3/images/1001')).json();
+    expect(body.images).toBeUndefined();
+    expect(body.id).toBe('1001');
+  });
+
+  it('answers detail_set with every field of the set', async () => {
+    const body = (await get('/v3/images/1001?fields=detail_set')).json();
+    for (const field of ['allowed_use', 'artist_title', 'call_for_image', 'city', 'color_type', 'copyright', 'country', 'credit_line', 'date_created', 'date_submitted', 'editorial_segments', 'event_ids', 'graphical_style', 'orientation', 'prestige', 'product_types', 'quality_rank', 'referral_destinations', 'state_province']) {
+      expect(body, field).toHaveProperty(field);
+    }
+    // download_sizes reaches detail_set only with a token.
+    expect(body).not.toHaveProperty('download_sizes');
+  });
+
+  it('combines sets, single fields and display sizes freely', async () => {
+    const body = (await get('/v3/images/1001?fields=id,keywords,people,thumb,comp_webp,partner_licenses')).json();
+    expect(Object.keys(body).sort()).toEqual(['display_sizes', 'id', 'keywords', 'partner_licenses', 'people']);
+    expect(body.display_sizes.map((d: { name: string }) => d.name)).toEqual(['thumb', 'comp_webp']);
+    expect(body.keywords[0]).toEqual({ keyword_id: expect.any(String), text: 'harbour', type: 'Concept', relevance: 5, entity_uris: [], entity_types: [] });
+  });
+
+  it('offers every display size with signed URIs that carry a file extension', async () => {
+    const body = (await get('/v3/images/1001?fields=display_set')).json();
+    const names = body.display_sizes.map((d: { name: string }) => d.name);
+    expect(names).toEqual(['thumb', 'preview', 'comp', 'mid_res_comp', 'high_res_comp', 'comp_webp', 'mid_res_comp_webp', 'high_res_comp_webp']);
+    for (const size of body.display_sizes) {
+      expect(size.uri).toMatch(/^http:\/\/stockroom\.test\/display\/1001\/[a-z_]+\.(jpg|webp)\?expires=\d+&signature=/);
+      expect(size.width).toBeGreaterThan(0);
+    }
+    const preview = body.display_sizes.find((d: { name: string }) => d.name === 'preview');
+    const comp = body.display_sizes.find((d: { name: string }) => d.name === 'comp');
+    expect(preview.uri).toBe(comp.uri);
+    expect(body.display_sizes.find((d: { name: string }) => d.name === 'thumb').is_watermarked).toBe(false);
+    expect(comp.is_watermarked).toBe(true);
+  });
+
+  it('rejects an unknown field with 400 InvalidParameterValue naming it', async () => {
+    const response = await get('/v3/images/1001?fields=title,colour');
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toEqual({ code: 'InvalidParameterValue', message: expect.stringContaining("'colour'") });
+  });
+
+  it('localizes keyword text by Accept-Language, en-US by default', async () => {
+    const german = (await get('/v3/images/1001?fields=keywords', { 'accept-language': 'de-DE,de;q=0.9' })).json();
+    expect(german.keywords.map((k: { text: string }) => k.text)).toEqual(['Hafen', 'boat']);
+    const french = (await get('/v3/images/1001?fields=keywords', { 'accept-language': 'fr' })).json();
+    expect(french.keywords[0].text).toBe('port');
+    const plain = (await get('/v3/images/1001?fields=keywords')).json();
+    expect(plain.keywords[0].text).toBe('harbour');
+  });
+
+  it('lists several images and the unknown ids in images_not_found', async () => {
+    const response = await get('/v3/images?ids=1002,nope,1001&fields=title');
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({
+      images: [
+        { id: '1002', title: 'Tall one' },
+        { id: '1001', title: 'Title of 1001' },
+      ],
+      images_not_found: ['nope'],
+    });
+  });
+
+  it('requires ids: 400 ImageIdMustBeSpecified', async () => {
+    const response = await get('/v3/images');
+    expect(response.statusCode).toBe(400);
+    expect(response.json().code).toBe('ImageIdMustBeSpecified');
+  });
+
+  it('refuses more than 100 ids with 400', async () => {
+    const ids = Array.from({ length: 101 }, (_, i) => String(i)).join(',');
+    const response = await get(`/v3/images?ids=${ids}`);
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({ code: 'InvalidParameterValue', message: expect.stringContaining('ids') });
+  });
+
+  it('answers 404 ImageNotFound naming an unknown id', async () => {
+    const response = await get('/v3/images/999999');
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toEqual({ code: 'ImageNotFound', message: expect.stringContaining('999999') });
+  });
+
+  it('pages through ids with page and page_size', async () => {
+    const body = (await get('/v3/images?ids=1001,1002&fields=id&page=2&page_size=1')).json();
+    expect(body.images).toEqual([{ id: '1002' }]);
+  });
+
+  it('answers 400 InvalidPage and InvalidPageSize for bad paging', async () => {
+    expect((await get('/v3/images?ids=1001&page=0')).json().code).toBe('InvalidPage');
+    expect((await get('/v3/images?ids=1001&page_size=abc')).json().code).toBe('InvalidPageSize');
+  });
+
+  it('answers 400 naming a misspelled parameter', async () => {
+    const response = await get('/v3/images?ids=1001&feilds=title');
+    expect(response.statusCode).toBe(400);
+    expect(response.json().message).toContain('feilds');
+  });
+
+  describe('download information needs a bearer token', () => {
+    for (const field of ['download_sizes', 'downloads', 'largest_downloads']) {
+      it(`answers 401 with the Bearer challenge for ${field} without a token`, async () => {
+        const response = await get(`/v3/images/1001?fields=${field}`);
+        expect(response.statusCode).toBe(401);
+        expect(response.json().code).toBe('AuthorizationTokenRequired');
+        expect(response.headers['www-authenticate']).toMatch(/^Bearer realm="[^"]+", error="[a-z_]+", error_description="[^"]+"$/);
+      });
+    }
+
+    it('answers 401 Unauthorized with error="invalid_token" for an unknown token', async () => {
+      const response = await get('/v3/images/1001?fields=download_sizes', { authorization: 'Bearer not-a-token' });
+      expect(response.statusCode).toBe(401);
+      expect(response.json().code).toBe('Unauthorized');
+      expect(response.headers['www-authenticate']).toContain('error="invalid_token"');
+    });
+
+    it('answers 401 for an expired token', async () => {
+      const token = await t.issueToken(-1);
+      const response = await get('/v3/images/1001?fields=download_sizes', { authorization: `Bearer ${token}` });
+      expect(response.statusCode).toBe(401);
+      expect(response.json().message).toMatch(/expired/);
+    });
+
+    it('returns download sizes derived from the original with a valid token', async () => {
+      const token = await t.issueToken();
+      const body = (await get('/v3/images/1001?fields=download_sizes,largest_downloads', { authorization: `Bearer ${token}` })).json();
+      expect(body.download_sizes.length).toBeGreaterThan(0);
+      for (const size of body.download_sizes) {
+        expect(size).toEqual({ bytes: expect.any(Number), height: expect.any(Number), width: expect.any(Number), media_type: expect.any(String), name: expect.any(String), dpi: expect.any(Number) });
+      }
+      const largest = body.download_sizes.reduce((a: { width: number }, b: { width: number }) => (b.width > a.width ? b : a));
+      expect(body.largest_downloads).toEqual([{ ...largest, downloads: [] }]);
+      expect(largest).toMatchObject({ width: 1200, height: 800 });
+    });
+
+    it('adds download_sizes to detail_set when a token is present', async () => {
+      const token = await t.issueToken();
+      const body = (await get('/v3/images/1001?fields=detail_set', { authorization: `Bearer ${token}` })).json();
+      expect(body.download_sizes.length).toBeGreaterThan(0);
+    });
+  });
+});

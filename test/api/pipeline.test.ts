@@ -1,0 +1,111 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { addImage } from '../helpers/catalog-fixtures.js';
+
+describe('the request pipeline', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+    await addImage(t.services, '1001');
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('answers 403 Account Inactive without an Api-Key', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/v3/images/1001' });
+    expect(response.statusCode).toBe(403);
+    expect(response.json()).toEqual({ message: 'Account Inactive', code: 'AccountInactive' });
+  });
+
+  it('answers 403 Account Inactive for an unknown Api-Key', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/v3/images/1001', headers: { 'api-key': 'nobody' } });
+    expect(response.statusCode).toBe(403);
+    expect(response.json().message).toBe('Account Inactive');
+  });
+
+  it('answers 403 Account Inactive for a disabled key', async () => {
+    const { apiKey } = await t.services.clients.create({ name: 'short-lived' });
+    expect((await t.app.inject({ method: 'GET', url: '/v3/countries', headers: { 'api-key': apiKey } })).statusCode).toBe(200);
+    await t.services.clients.disable(apiKey);
+    const response = await t.app.inject({ method: 'GET', url: '/v3/countries', headers: { 'api-key': apiKey } });
+    expect(response.statusCode).toBe(403);
+    expect(response.json().message).toBe('Account Inactive');
+  });
+
+  it('stores API keys and secrets only as hashes', async () => {
+    const { apiKey, apiSecret } = await t.services.clients.create({ name: 'hash check' });
+    const rows = await t.services.database.db.selectFrom('api_clients').selectAll().execute();
+    const dump = JSON.stringify(rows);
+    expect(dump).not.toContain(apiKey);
+    expect(dump).not.toContain(apiSecret);
+    expect(await t.services.clients.verifySecret(apiKey, apiSecret)).toBeDefined();
+    expect(await t.services.clients.verifySecret(apiKey, `${apiSecret}x`)).toBeUndefined();
+  });
+
+  it('echoes the caller’s X-Request-Id and makes one when absent', async () => {
+    const echoed = await t.app.inject({ method: 'GET', url: '/v3/countries', headers: { 'api-key': t.apiKey, 'x-request-id': 'abc-123' } });
+    expect(echoed.headers['x-request-id']).toBe('abc-123');
+    const made = await t.app.inject({ method: 'GET', url: '/v3/countries', headers: { 'api-key': t.apiKey } });
+    expect(made.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    const refused = await t.app.inject({ method: 'GET', url: '/v3/countries' });
+    expect(refused.headers['x-request-id']).toBeDefined();
+  });
+
+  it('sends CORS headers on the API and answers preflight without a key', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/v3/countries', headers: { 'api-key': t.apiKey, origin: 'https://app.example' } });
+    expect(response.headers['access-control-allow-origin']).toBe('*');
+    const preflight = await t.app.inject({
+      method: 'OPTIONS',
+      url: '/v3/images/1001',
+      headers: { origin: 'https://app.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'api-key' },
+    });
+    expect(preflight.statusCode).toBe(204);
+    expect(String(preflight.headers['access-control-allow-headers']).toLowerCase()).toContain('api-key');
+  });
+
+  it('answers unknown paths with a JSON 404', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/v3/nothing-here', headers: { 'api-key': t.apiKey } });
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toMatchObject({ code: 'NotFound' });
+  });
+
+  it('carries rate-limit headers on successful responses', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/v3/countries', headers: { 'api-key': t.apiKey } });
+    expect(response.headers['x-ratelimit-limit-second']).toBe('100000');
+    expect(Number(response.headers['x-ratelimit-remaining-day'])).toBeLessThan(10_000_000);
+  });
+
+  it('serves an OpenAPI 3.1 document generated from the route schemas', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/v3/openapi.json' });
+    expect(response.statusCode).toBe(200);
+    const document = response.json();
+    expect(document.openapi).toBe('3.1.0');
+    for (const path of ['/v3/images', '/v3/images/{id}', '/v3/videos', '/v3/videos/{id}', '/v3/events', '/v3/events/{id}', '/v3/collections', '/v3/countries']) {
+      expect(document.paths, path).toHaveProperty(path);
+    }
+    const parameters = document.paths['/v3/images'].get.parameters.map((p: { name: string }) => p.name);
+    expect(parameters).toEqual(expect.arrayContaining(['ids', 'fields', 'page', 'page_size']));
+  });
+
+  it('serves interactive docs at /docs', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/docs/' });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toContain('text/html');
+  });
+});
+
+describe('a failure inside the server', () => {
+  it('answers 500 with no internals in the body', async () => {
+    const t = await createTestApp();
+    // The store going away mid-flight is the kind of failure a client must not see the inside of.
+    await t.services.database.db.schema.dropTable('asset_keywords').execute();
+    await t.services.database.db.schema.dropTable('asset_events').execute();
+    await t.services.database.db.schema.dropTable('assets').execute();
+    const response = await t.app.inject({ method: 'GET', url: '/v3/images/1', headers: { 'api-key': t.apiKey } });
+    expect(response.statusCode).toBe(500);
+    expect(response.json()).toEqual({ message: 'An internal error occurred', code: 'InternalServerError' });
+    expect(response.body).not.toMatch(/assets|sqlite|stack|at /i);
+    await t.close();
+  });
+});
