@@ -77,16 +77,15 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   const signingSecret = await getOrCreateSetting(db, 'display_url_secret', () => randomSecret());
   const signer = new UrlSigner(signingSecret, config.publicUrl, config.displayUrlTtlSeconds);
 
-  let catalog: CatalogService | undefined;
-  const media = new MediaService({
-    blobs,
-    signer,
-    findOriginal: (assetId) => catalog!.findOriginal(assetId),
+  // The catalogue shows media's display URIs and media finds originals through the catalogue;
+  // each reaches the other through a small interface, wired here.
+  const catalog: CatalogService = new CatalogService(new CatalogRepository(db), {
+    displaySizes: (asset, names) => media.displaySizes(asset, names),
   });
-  catalog = new CatalogService(new CatalogRepository(db), media);
+  const media = new MediaService({ blobs, signer, findOriginal: (assetId) => catalog.findOriginal(assetId) });
 
   const changeFeed = new ChangeFeed(db);
-  changeFeed.subscribe((changes) => catalog!.applyChanges(changes));
+  changeFeed.subscribe((changes) => catalog.applyChanges(changes));
   await changeFeed.start(overrides.changeFeedIntervalMs ?? 1000);
 
   const clients = new ClientsService(new ClientsRepository(db));

@@ -1,0 +1,83 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import readline from 'node:readline';
+import autocannon from 'autocannon';
+
+export interface LoadResult {
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+}
+
+export interface LoadOptions {
+  url: string;
+  paths: readonly string[];
+  headers?: Record<string, string>;
+  seconds: number;
+  connections: number;
+}
+
+/** Drives one server with autocannon, rotating over the given paths; a short warm-up first. */
+export async function load(options: LoadOptions): Promise<LoadResult> {
+  const run = (seconds: number) =>
+    autocannon({
+      url: options.url,
+      connections: options.connections,
+      pipelining: 1,
+      duration: seconds,
+      headers: options.headers,
+      requests: [
+        {
+          setupRequest: (request) => {
+            request.path = options.paths[Math.floor(Math.random() * options.paths.length)]!;
+            return request;
+          },
+        },
+      ],
+    });
+  await run(2);
+  const result = await run(options.seconds);
+  return {
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+  };
+}
+
+/** Starts a process and waits for the first stdout line that `ready` accepts. */
+export function startProcess(
+  command: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  ready: (line: string) => boolean,
+): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const lines = readline.createInterface({ input: child.stdout! });
+    const timer = setTimeout(() => reject(new Error(`${args.join(' ')} did not start in time`)), 120_000);
+    lines.on('line', (line) => {
+      if (ready(line)) {
+        clearTimeout(timer);
+        resolve(child);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
+  });
+}
+
+export function stop(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+export function table(headers: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: readonly string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+  return [line(headers), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)].join('\n');
+}

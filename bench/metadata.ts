@@ -1,0 +1,111 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../src/config/config.js';
+import { createServices } from '../src/app.js';
+import { DEFAULT_DEMO, seedDemo } from '../src/catalog/demo/demo-catalog.js';
+import { progressBar } from '../src/cli/progress.js';
+import { load, startProcess, stop, table, type LoadResult } from './harness.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const port = (server.address() as net.AddressInfo).port;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * GET /v3/images/{id} and GET /v3/images?ids=(30 ids) on a seeded store, each beside a bare
+ * node:http server answering a JSON body of the same size, in the same run.
+ */
+export async function metadataBenchmark(): Promise<void> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stockroom-bench-'));
+  const port = await freePort();
+  const env = {
+    ...process.env,
+    STOCKROOM_DATA_DIR: dataDir,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    STOCKROOM_SEED_DEMO: 'false',
+    STOCKROOM_LOG_LEVEL: process.env.STOCKROOM_LOG_LEVEL ?? 'info',
+  };
+  const children = [];
+  try {
+    // 1. A seeded store and a client whose limits the load cannot reach.
+    const services = await createServices(loadConfig(env));
+    const bar = progressBar('Seeding');
+    await seedDemo({ catalog: services.catalog, blobs: services.blobs }, { ...DEFAULT_DEMO, onProgress: bar.update });
+    bar.stop();
+    const { apiKey } = await services.clients.create({ name: 'bench', queriesPerSecond: 1_000_000_000, queriesPerDay: 1_000_000_000 });
+    const imageIds = (
+      await services.database.db.selectFrom('assets').select('id').where('asset_type', '=', 'image').orderBy('id').execute()
+    ).map((row) => row.id);
+    await services.close();
+
+    // 2. Stockroom in its own process, as `npm start` runs it (request log to a discarded stdout).
+    const stockroom = await startProcess(process.execPath, [path.join(root, 'bin/stockroom.js'), 'serve'], env, (line) =>
+      line.includes('Stockroom is serving'),
+    );
+    children.push(stockroom);
+    const base = `http://127.0.0.1:${port}`;
+    const headers = { 'api-key': apiKey };
+    const singlePaths = imageIds.map((id) => `/v3/images/${id}`);
+    const batches: string[] = [];
+    for (let i = 0; i + 30 <= imageIds.length; i += 30) batches.push(`/v3/images?ids=${imageIds.slice(i, i + 30).join(',')}`);
+
+    // 3. The reference answers bodies of the same sizes.
+    const single = await (await fetch(`${base}${singlePaths[0]}`, { headers })).text();
+    const batch = await (await fetch(`${base}${batches[0]}`, { headers })).text();
+    const bodiesFile = path.join(dataDir, 'bare-bodies.json');
+    fs.writeFileSync(bodiesFile, JSON.stringify({ '/single': single, '/batch': batch }));
+    let barePort = 0;
+    const bare = await startProcess(process.execPath, [path.join(root, 'bin/run-ts.js'), path.join(root, 'bench/bare-server.ts'), bodiesFile], process.env, (line) => {
+      barePort = (JSON.parse(line) as { port: number }).port;
+      return true;
+    });
+    children.push(bare);
+    const bareBase = `http://127.0.0.1:${barePort}`;
+
+    // 4. Load, one after another so they do not share the two cores.
+    const run = (url: string, paths: readonly string[], extraHeaders?: Record<string, string>) =>
+      load({ url, paths, headers: extraHeaders, seconds: SECONDS, connections: CONNECTIONS });
+    const results: Array<[string, number, LoadResult, LoadResult | undefined]> = [];
+    const bareSingle = await run(bareBase, ['/single']);
+    results.push(['bare node:http, same body as one image', single.length, bareSingle, undefined]);
+    results.push(['GET /v3/images/{id}', single.length, await run(base, singlePaths, headers), bareSingle]);
+    const bareBatch = await run(bareBase, ['/batch']);
+    results.push(['bare node:http, same body as 30 images', batch.length, bareBatch, undefined]);
+    results.push(['GET /v3/images?ids=(30 ids)', batch.length, await run(base, batches, headers), bareBatch]);
+
+    const rows = results.map(([name, bytes, r, reference]) => [
+      name,
+      String(bytes),
+      Math.round(r.requestsPerSecond).toLocaleString('en-US'),
+      r.p50.toFixed(1),
+      r.p99.toFixed(1),
+      reference ? `${Math.round((100 * r.requestsPerSecond) / reference.requestsPerSecond)}%` : '—',
+      String(r.errors + r.non2xx),
+    ]);
+    process.stdout.write(
+      `\nmetadata benchmark: ${imageIds.length} seeded images, ${CONNECTIONS} connections, ${SECONDS} s per row, node ${process.version}, ${os.cpus().length} cores\n\n` +
+        `${table(['scenario', 'body bytes', 'req/s', 'p50 ms', 'p99 ms', 'vs bare', 'errors'], rows)}\n\n`,
+    );
+    const ratio = results[1]![2].requestsPerSecond / bareSingle.requestsPerSecond;
+    process.stdout.write(
+      `target: GET /v3/images/{id} at ≥ 50% of the bare server's requests/s — ${ratio >= 0.5 ? 'met' : 'NOT met'} (${Math.round(ratio * 100)}%)\n`,
+    );
+  } finally {
+    for (const child of children.reverse()) await stop(child);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,16 @@
+/**
+ * `npm run bench -- <name>`: reproducible benchmarks that print a table beside a reference.
+ */
+import { metadataBenchmark } from './metadata.js';
+
+const benchmarks: Record<string, () => Promise<void>> = {
+  metadata: metadataBenchmark,
+};
+
+const name = process.argv[2];
+const run = name ? benchmarks[name] : undefined;
+if (!run) {
+  process.stderr.write(`usage: npm run bench -- <${Object.keys(benchmarks).join('|')}>\n`);
+  process.exit(2);
+}
+await run();

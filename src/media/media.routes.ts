@@ -1,0 +1,97 @@
+import { createHash } from 'node:crypto';
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { ApiError } from '../platform/http/errors.js';
+import { displayPath, type MediaService } from './media.service.js';
+import type { UrlSigner } from './url-signer.js';
+
+export interface MediaRoutesOptions {
+  media: MediaService;
+  signer: UrlSigner;
+}
+
+/** Browsers and shared caches may keep a file at most a day, however long its URL lives. */
+const MAX_CACHE_SECONDS = 86_400;
+
+// Loose on purpose: a malformed id or file name must get the same 403/404 as any
+// other unsigned or unknown URL, not a 400 that reveals which part was wrong.
+const DisplayParams = Type.Object({
+  assetId: Type.String({ maxLength: 200, description: 'Image id' }),
+  file: Type.String({ maxLength: 64, description: 'Rendition file, e.g. comp.jpg or mid_res_comp.webp' }),
+});
+
+// Both optional so that a URL missing them is refused as tampered (403), not as malformed (400).
+const DisplayQuery = Type.Object({
+  expires: Type.Optional(Type.String({ maxLength: 20, description: 'Unix time the URL stops working' })),
+  signature: Type.Optional(Type.String({ maxLength: 100, description: 'HMAC of the path and expiry' })),
+});
+
+const ErrorBody = Type.Object(
+  { message: Type.String(), code: Type.String() },
+  { additionalProperties: true },
+);
+
+const binaryImage = { schema: { type: 'string', format: 'binary' } };
+
+/**
+ * Serves display renditions at `GET /display/:assetId/:file`. No API key: these
+ * URLs end up in `<img src>`, which sends no headers. The signed, expiring query
+ * string is the authorization instead.
+ */
+export async function mediaRoutes(app: FastifyInstance, options: MediaRoutesOptions): Promise<void> {
+  const { media, signer } = options;
+
+  app.get<{ Params: Static<typeof DisplayParams>; Querystring: Static<typeof DisplayQuery> }>(
+    '/display/:assetId/:file',
+    {
+      schema: {
+        tags: ['media'],
+        summary: 'A display image (thumb, comp, preview, …) from a signed display_sizes URI',
+        description:
+          'Use the uri of a display_size exactly as returned; its format may change. No API key is needed: the URL carries its own signature and expiry.',
+        // No Api-Key here, whatever the document's default security says.
+        security: [],
+        params: DisplayParams,
+        querystring: DisplayQuery,
+        response: {
+          200: {
+            description: 'The image',
+            content: { 'image/jpeg': binaryImage, 'image/webp': binaryImage },
+          },
+          304: { description: 'Not modified (If-None-Match matched the ETag)', type: 'null' },
+          403: { ...ErrorBody, description: 'Signature invalid, missing or expired' },
+          404: { ...ErrorBody, description: 'No such image or display file' },
+        },
+      },
+    },
+    async (request, reply) => {
+      const { assetId, file } = request.params;
+      const { expires, signature } = request.query;
+      const verdict = signer.verify(displayPath(assetId, file), { expires, signature });
+      if (verdict === 'invalid') throw new ApiError(403, 'InvalidSignature', 'Invalid or tampered display URL');
+      if (verdict === 'expired') throw new ApiError(403, 'DisplayUrlExpired', 'Display URL expired');
+
+      const image = await media.render(assetId, file);
+      if (image === undefined) throw new ApiError(404, 'ImageNotFound', `Image ${assetId} has no display file ${file}`);
+
+      // A verified URL always has a numeric expires; a cache must not outlive it.
+      const maxAge = Math.min(signer.secondsUntilExpiry(expires ?? ''), MAX_CACHE_SECONDS);
+      const etag = `"${createHash('sha256').update(image.body).digest('base64url').slice(0, 27)}"`;
+      void reply
+        .header('cache-control', `public, max-age=${maxAge}`)
+        .header('etag', etag)
+        .header('x-content-type-options', 'nosniff');
+      if (matchesEtag(request.headers['if-none-match'], etag)) return reply.code(304).send();
+      return reply.type(image.contentType).send(image.body);
+    },
+  );
+}
+
+/** If-None-Match may list several tags, weak or strong, or `*`; a weak match is enough for GET (RFC 9110 §13.1.2). */
+function matchesEtag(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (ifNoneMatch === undefined) return false;
+  return ifNoneMatch.split(',').some((candidate) => {
+    const tag = candidate.trim();
+    return tag === '*' || tag.replace(/^W\//, '') === etag;
+  });
+}

@@ -1,0 +1,145 @@
+import sharp from 'sharp';
+import type { BlobStore } from '../platform/blobs/blob-store.js';
+import {
+  DISPLAY_SIZES,
+  fitWithinLongEdge,
+  isDisplaySizeName,
+  renditionForFile,
+  type Rendition,
+} from './display-sizes.js';
+import type { UrlSigner } from './url-signer.js';
+import { applyWatermark } from './watermark.js';
+
+export interface DisplaySize {
+  name: string;
+  width: number;
+  height: number;
+  is_watermarked: boolean;
+  uri: string;
+}
+
+export interface RenderedImage {
+  body: Buffer;
+  contentType: string;
+}
+
+export interface MediaServiceDeps {
+  blobs: BlobStore;
+  signer: UrlSigner;
+  /** Where the asset's original file sits in the blob store; undefined for an unknown asset. */
+  findOriginal: (assetId: string) => Promise<{ originalKey: string } | undefined>;
+}
+
+const JPEG_QUALITY = 82;
+const WEBP_QUALITY = 80;
+/** Comps are shown on white pages, so transparent originals are flattened onto white for JPEG. */
+const JPEG_BACKGROUND = '#ffffff';
+
+/** The URL path of a display rendition, the exact string the signature covers. */
+export function displayPath(assetId: string, file: string): string {
+  return `/display/${encodeURIComponent(assetId)}/${encodeURIComponent(file)}`;
+}
+
+/**
+ * Where a rendition is cached: one folder per original, named after its key.
+ * Escaping '_' before turning '/' into '__' keeps distinct keys distinct
+ * ('a/b' → 'a__b', 'a_b' → 'a_-b'), so one asset can never be served another's comp.
+ */
+export function renditionBlobKey(originalKey: string, file: string): string {
+  const folder = originalKey.replace(/_/g, '_-').replace(/\//g, '__');
+  return `renditions/${folder}/${file}`;
+}
+
+/**
+ * Display renditions of image originals: signed URLs for `display_sizes`, and
+ * the rendered, watermarked, cached files behind them.
+ */
+export class MediaService {
+  private readonly blobs: BlobStore;
+  private readonly signer: UrlSigner;
+  private readonly findOriginal: MediaServiceDeps['findOriginal'];
+  /** Renders under way, by cache key, so simultaneous first requests share one render. */
+  private readonly inFlight = new Map<string, Promise<RenderedImage | undefined>>();
+
+  constructor(deps: MediaServiceDeps) {
+    this.blobs = deps.blobs;
+    this.signer = deps.signer;
+    this.findOriginal = deps.findOriginal;
+  }
+
+  /**
+   * The `display_sizes` entries for the requested names, in the order asked,
+   * skipping unknown names and repeats. No I/O: sizes follow from the original's
+   * dimensions and the URL is signed in memory. Empty when there is no original.
+   */
+  displaySizes(
+    asset: { id: string; width: number | null; height: number | null; hasOriginal: boolean },
+    names: readonly string[],
+  ): DisplaySize[] {
+    const { id, width, height, hasOriginal } = asset;
+    if (!hasOriginal || width === null || height === null || !(width > 0 && height > 0)) return [];
+    const seen = new Set<string>();
+    const sizes: DisplaySize[] = [];
+    for (const name of names) {
+      if (seen.has(name) || !isDisplaySizeName(name)) continue;
+      seen.add(name);
+      const rendition = DISPLAY_SIZES[name];
+      sizes.push({
+        name,
+        ...fitWithinLongEdge(width, height, rendition.longEdge),
+        is_watermarked: rendition.watermarked,
+        uri: this.signer.sign(displayPath(id, rendition.file)),
+      });
+    }
+    return sizes;
+  }
+
+  /**
+   * The bytes of one display file (`comp.jpg`, `thumb.jpg`, …) of an asset,
+   * from the rendition cache or freshly rendered from the original. Undefined
+   * for an unknown file name, an unknown asset, or an original missing from the store.
+   */
+  async render(assetId: string, fileName: string): Promise<RenderedImage | undefined> {
+    const rendition = renditionForFile(fileName);
+    if (rendition === undefined) return undefined;
+    const original = await this.findOriginal(assetId);
+    if (original === undefined) return undefined;
+    const cacheKey = renditionBlobKey(original.originalKey, rendition.file);
+    // The cache read happens inside the shared promise too: a request arriving just
+    // after a render finished then finds the stored file instead of rendering again.
+    let pending = this.inFlight.get(cacheKey);
+    if (pending === undefined) {
+      pending = this.loadOrRender(original.originalKey, rendition, cacheKey).finally(() => {
+        this.inFlight.delete(cacheKey);
+      });
+      this.inFlight.set(cacheKey, pending);
+    }
+    return pending;
+  }
+
+  private async loadOrRender(originalKey: string, rendition: Rendition, cacheKey: string): Promise<RenderedImage | undefined> {
+    const cached = await this.blobs.get(cacheKey);
+    if (cached !== undefined) return { body: cached, contentType: rendition.contentType };
+    const originalBytes = await this.blobs.get(originalKey);
+    if (originalBytes === undefined) return undefined;
+    const body = await renderRendition(originalBytes, rendition);
+    await this.blobs.put(cacheKey, body);
+    return { body, contentType: rendition.contentType };
+  }
+}
+
+/**
+ * Resizes an original into a rendition. The target size is computed with the same
+ * rule `displaySizes` advertises and applied exactly (fit 'fill' on an already
+ * aspect-correct size), so the file always matches the width and height in the API.
+ */
+async function renderRendition(original: Buffer, rendition: Rendition): Promise<Buffer> {
+  const metadata = await sharp(original).metadata();
+  const { width, height } = fitWithinLongEdge(metadata.autoOrient.width, metadata.autoOrient.height, rendition.longEdge);
+  let image = sharp(original).autoOrient().resize(width, height, { fit: 'fill' });
+  if (rendition.format === 'jpeg') image = image.flatten({ background: JPEG_BACKGROUND });
+  if (rendition.watermarked) image = applyWatermark(image, width, height);
+  return rendition.format === 'jpeg'
+    ? image.jpeg({ quality: JPEG_QUALITY, progressive: true }).toBuffer()
+    : image.webp({ quality: WEBP_QUALITY }).toBuffer();
+}

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config/config.js';
+
+describe('configuration', () => {
+  it('has a default for every setting', () => {
+    const config = loadConfig({}, '/srv/app');
+    expect(config).toMatchObject({
+      port: 3000,
+      host: '127.0.0.1',
+      dataDir: '/srv/app/data',
+      databaseUrl: undefined,
+      redisUrl: undefined,
+      publicUrl: 'http://127.0.0.1:3000',
+      throttle: { perSecond: 50, perDay: 100_000 },
+      seedDemoOnEmptyStore: true,
+    });
+  });
+
+  it('reads every documented variable', () => {
+    const config = loadConfig(
+      {
+        PORT: '8080',
+        HOST: '0.0.0.0',
+        STOCKROOM_DATA_DIR: '/var/lib/stockroom',
+        DATABASE_URL: 'postgres://db/stockroom',
+        REDIS_URL: 'redis://cache:6379',
+        STOCKROOM_PUBLIC_URL: 'https://media.example.com/',
+        STOCKROOM_THROTTLE_PER_SECOND: '5',
+        STOCKROOM_THROTTLE_PER_DAY: '5000',
+      },
+      '/srv/app',
+    );
+    expect(config).toMatchObject({
+      port: 8080,
+      host: '0.0.0.0',
+      dataDir: '/var/lib/stockroom',
+      databaseUrl: 'postgres://db/stockroom',
+      redisUrl: 'redis://cache:6379',
+      publicUrl: 'https://media.example.com',
+      throttle: { perSecond: 5, perDay: 5000 },
+    });
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['DATABASE_URL', 'not a url'],
+    ['REDIS_URL', 'http://cache'],
+    ['STOCKROOM_PUBLIC_URL', 'ftp://x'],
+    ['STOCKROOM_THROTTLE_PER_SECOND', '0'],
+    ['STOCKROOM_SEED_DEMO', 'maybe'],
+    ['STOCKROOM_LOG_LEVEL', 'loud'],
+  ])('stops with one line naming %s when it is %s', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^${name} `));
+  });
+
+  it('is frozen once read', () => {
+    const config = loadConfig({});
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.throttle)).toBe(true);
+  });
+});
