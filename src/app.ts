@@ -66,11 +66,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   if (!overrides.database) await migrateToLatest(database);
   const { db } = database;
   const blobs = overrides.blobs ?? new FilesystemBlobStore(path.join(config.dataDir, 'blobs'));
-  const redis = config.redisUrl
-    ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false })
-    : undefined;
-  // A Redis that goes away is reported by its own reconnect loop; requests carry on in memory.
-  redis?.on('error', () => undefined);
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
   const throttle = createThrottle(redis ? { redis } : {});
 
   // Every node signs and checks display URLs with the same key, kept in the store.
@@ -112,6 +108,31 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       await database.close();
     },
   };
+}
+
+/**
+ * Redis for shared throttle counters. A stalled command gives up after a short time so the
+ * throttle's in-memory fallback answers instead; an unreachable Redis at boot stops the boot.
+ */
+async function connectRedis(url: string): Promise<Redis> {
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    commandTimeout: 200,
+    connectTimeout: 5000,
+    enableAutoPipelining: true,
+  });
+  // A Redis that goes away later is reported by its own reconnect loop; requests carry on in memory.
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch (error) {
+    redis.disconnect();
+    throw new Error(`REDIS_URL: cannot reach Redis (${error instanceof Error ? error.message : String(error)})`);
+  }
+  return redis;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;

@@ -1,0 +1,101 @@
+import { execFile, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+const CLI = path.resolve('bin/stockroom.js');
+
+describe('the stockroom command', () => {
+  let dataDir: string;
+  let env: NodeJS.ProcessEnv;
+  beforeAll(() => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stockroom-cli-'));
+    env = { ...process.env, STOCKROOM_DATA_DIR: dataDir, STOCKROOM_LOG_LEVEL: 'silent', DATABASE_URL: '', REDIS_URL: '' };
+  });
+  afterAll(() => {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+  const stockroom = (...args: string[]) => run(process.execPath, [CLI, ...args], { env });
+
+  it('lists its commands in --help', async () => {
+    const { stdout } = await stockroom('--help');
+    for (const command of ['serve', 'seed-demo', 'ingest', 'admin']) expect(stdout).toContain(command);
+  });
+
+  it('creates a client and prints its key and secret once as JSON', async () => {
+    const { stdout } = await stockroom('admin', 'client', 'create', '--name', 'Partner app', '--qps', '7', '--per-day', '700', '--json');
+    const credentials = JSON.parse(stdout);
+    expect(credentials).toEqual({ api_key: expect.stringMatching(/^[a-z0-9]{24}$/), api_secret: expect.any(String) });
+  });
+
+  it('disables a client by its key and says so; an unknown key is an error', async () => {
+    const { stdout } = await stockroom('admin', 'client', 'create', '--name', 'Doomed', '--json');
+    const { api_key } = JSON.parse(stdout);
+    expect((await stockroom('admin', 'client', 'disable', api_key)).stdout).toContain('Disabled');
+    await expect(stockroom('admin', 'client', 'disable', 'no-such-key')).rejects.toMatchObject({ code: 1 });
+  });
+
+  it('stops with one line naming a bad setting', async () => {
+    const failure = await run(process.execPath, [CLI, 'admin', 'client', 'create', '--name', 'x'], {
+      env: { ...env, PORT: 'eighty' },
+    }).catch((error: { code: number; stderr: string }) => error);
+    expect(failure).toMatchObject({ code: 2 });
+    expect((failure as { stderr: string }).stderr.trim().split('\n')).toEqual([expect.stringMatching(/^stockroom: PORT must be/)]);
+  });
+
+  it('refuses a malformed option value', async () => {
+    await expect(stockroom('admin', 'client', 'create', '--name', 'x', '--qps', 'many')).rejects.toMatchObject({ code: 1 });
+  });
+});
+
+describe('stockroom serve on an empty store', () => {
+  it('seeds the demo, prints the base URL and demo credentials, and the printed key works', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stockroom-serve-'));
+    const port = await freePort();
+    const child = spawn(process.execPath, [CLI, 'serve'], {
+      env: { ...process.env, STOCKROOM_DATA_DIR: dataDir, PORT: String(port), STOCKROOM_LOG_LEVEL: 'warn', DATABASE_URL: '', REDIS_URL: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      let output = '';
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on('data', (chunk: Buffer) => {
+          output += chunk.toString();
+          if (output.includes('Try:')) resolve();
+        });
+        child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${output}`)));
+      });
+      const key = /demo API key:\s+(\S+)/.exec(output)?.[1];
+      expect(key).toBeDefined();
+      expect(output).toMatch(/demo API secret:\s+\S+/);
+      expect(output).toMatch(/demo user:\s+\S+ \/ \S+/);
+      expect(output).toContain(`serving the Stock Media Licensing API v3 at http://127.0.0.1:${port}/v3`);
+      const response = await fetch(`http://127.0.0.1:${port}/v3/images?ids=1000001,1000002&fields=title,thumb`, {
+        headers: { 'api-key': key! },
+      });
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as { images: Array<{ title: string; display_sizes: Array<{ uri: string }> }> };
+      expect(body.images).toHaveLength(2);
+      const thumb = await fetch(body.images[0]!.display_sizes[0]!.uri);
+      expect(thumb.status).toBe(200);
+      expect(thumb.headers.get('content-type')).toBe('image/jpeg');
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
