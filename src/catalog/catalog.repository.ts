@@ -173,7 +173,12 @@ export class CatalogRepository {
       }
       return found.id;
     }
-    const id = requestedId ?? (await this.nextId(trx, 'collections'));
+    if (requestedId !== undefined) {
+      const holder = await trx.selectFrom('collections').select('code').where('id', '=', requestedId).executeTakeFirst();
+      if (holder) throw new CatalogConflictError(`collection id ${requestedId} belongs to collection ${holder.code}`);
+    }
+    // Ids the store picks start above 1000, leaving the low ones to catalogues that number their own.
+    const id = requestedId ?? Math.max(await this.nextId(trx, 'collections'), 1001);
     const derivedCode = code ?? (name ?? `collection-${id}`).replace(/[^A-Za-z0-9]+/g, '').slice(0, 12).toUpperCase();
     await trx
       .insertInto('collections')

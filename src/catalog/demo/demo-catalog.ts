@@ -1,0 +1,627 @@
+import type { BlobStore } from '../../platform/blobs/blob-store.js';
+import { drawDemoImage, type DemoImageRequest } from '../../media/draw-demo-image.js';
+import type { CatalogService } from '../catalog.service.js';
+import { IngestService } from '../ingest/ingest.service.js';
+import {
+  ARTISTS,
+  CAMERAS,
+  COLLECTIONS,
+  EVENT_TEMPLATES,
+  FIRST_NAMES,
+  FRAME_RATES,
+  KEYWORD_TRANSLATIONS,
+  LAST_NAMES,
+  MONOCHROME_PALETTE,
+  PLACES,
+  SHOT_SPEEDS,
+  THEMES,
+  TIMES,
+  VIDEO_FORMATS,
+  type Artist,
+  type Collection,
+  type EventTemplate,
+  type Place,
+  type Theme,
+} from './demo-data.js';
+
+/*
+ * The demo catalogue: believable images, videos and events, the same on every run.
+ * Every value comes from a seeded generator keyed by the asset's position, and the
+ * records are written in a fixed order, so ids, titles, keyword ids and pictures never
+ * change. Records go through IngestService.ingestRecord, the very path a manifest line
+ * takes: validated by the manifest schema, the picture probed and stored, sizes derived.
+ */
+
+export const DEFAULT_DEMO = { images: 240, videos: 24, events: 16 } as const;
+
+export interface DemoOptions {
+  images: number;
+  videos: number;
+  events: number;
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface DemoCounts {
+  images: number;
+  videos: number;
+  events: number;
+}
+
+export const FIRST_IMAGE_ID = 1_000_001;
+export const FIRST_VIDEO_ID = 2_000_001;
+export const FIRST_EVENT_ID = 500_001;
+
+/** Pictures rendered at once; sharp renders off the main thread, and two cores gain nothing from more. */
+const RENDER_CONCURRENCY = 3;
+
+/** One asset of the plan: its manifest record and the picture to draw for it. */
+export interface DemoAsset {
+  record: Record<string, unknown>;
+  picture: DemoImageRequest;
+}
+
+export interface DemoPlan {
+  images: DemoAsset[];
+  videos: DemoAsset[];
+  events: Array<Record<string, unknown>>;
+}
+
+/** Seeds the demo catalogue into the store; running it again rewrites the same records. */
+export async function seedDemo(
+  deps: { catalog: CatalogService; blobs: BlobStore },
+  options: DemoOptions,
+): Promise<DemoCounts> {
+  const plan = planDemoCatalog(options);
+  const ingest = new IngestService(deps);
+  const total = plan.images.length + plan.videos.length + plan.events.length;
+  let done = 0;
+  const tick = () => {
+    done += 1;
+    options.onProgress?.(done, total);
+  };
+  await renderAndStoreInOrder([...plan.images, ...plan.videos], async (asset, picture) => {
+    await ingest.ingestRecord(asset.record, picture);
+    tick();
+  });
+  for (const event of plan.events) {
+    await ingest.ingestRecord(event);
+    tick();
+  }
+  return { images: plan.images.length, videos: plan.videos.length, events: plan.events.length };
+}
+
+/**
+ * Draws up to RENDER_CONCURRENCY pictures ahead while the records are stored one by one
+ * in plan order; the order keeps keyword and artist ids the same from run to run.
+ */
+async function renderAndStoreInOrder(
+  assets: readonly DemoAsset[],
+  store: (asset: DemoAsset, picture: Buffer) => Promise<void>,
+): Promise<void> {
+  const pending: Array<Promise<Buffer>> = [];
+  let next = 0;
+  const fill = () => {
+    while (next < assets.length && pending.length < RENDER_CONCURRENCY) {
+      const rendering = drawDemoImage(assets[next]!.picture);
+      // Awaited below in order; this only keeps an early failure from being reported as unhandled.
+      rendering.catch(() => undefined);
+      pending.push(rendering);
+      next += 1;
+    }
+  };
+  for (const asset of assets) {
+    fill();
+    const picture = await pending.shift()!;
+    fill();
+    await store(asset, picture);
+  }
+}
+
+// ── the plan ────────────────────────────────────────────────────────────────
+
+/** The whole demo as data, without drawing or storing anything. */
+export function planDemoCatalog(options: { images: number; videos: number; events: number }): DemoPlan {
+  for (const [name, value] of Object.entries({ images: options.images, videos: options.videos, events: options.events })) {
+    if (!Number.isInteger(value) || value < 0) throw new RangeError(`${name} must be a whole number ≥ 0, got ${value}`);
+  }
+  const events = planEvents(options.events);
+  const images = planImages(options.images, events);
+  const videos = planVideos(options.videos, events);
+  return { images, videos, events: events.map(eventRecord) };
+}
+
+interface PlannedEvent {
+  id: number;
+  name: string;
+  template: EventTemplate;
+  theme: Theme;
+  place: Place;
+  start: Date;
+  parentId: number | undefined;
+  /** The person most pictured at the event. */
+  star: string;
+  heroImageId: string | undefined;
+}
+
+/** Every fourth event is a session of the one before it (a child event). */
+function planEvents(count: number): PlannedEvent[] {
+  const events: PlannedEvent[] = [];
+  let topLevel = 0;
+  for (let index = 0; index < count; index += 1) {
+    const id = FIRST_EVENT_ID + index;
+    const random = seededRandom(hashSeed('event', index));
+    const parent = index % 4 === 3 ? events[index - 1] : undefined;
+    if (parent) {
+      events.push({
+        ...parent,
+        id,
+        name: `${parent.name}: ${parent.template.childLabel}`,
+        start: new Date(parent.start.getTime() + 26 * HOUR),
+        parentId: parent.id,
+        star: personName(random),
+        heroImageId: undefined,
+      });
+      continue;
+    }
+    const round = Math.floor(topLevel / EVENT_TEMPLATES.length);
+    const template = EVENT_TEMPLATES[topLevel % EVENT_TEMPLATES.length]!;
+    const year = 2021 + ((topLevel + round * 2) % 5);
+    const start = new Date(Date.UTC(year, (topLevel * 5 + round) % 12, 1 + ((topLevel * 7 + round * 3) % 27), 8 + (topLevel % 6), 0, 0));
+    events.push({
+      id,
+      name: `${template.name} ${year}`,
+      template,
+      theme: themeByKey(template.theme),
+      place: PLACES[template.place]!,
+      start,
+      parentId: undefined,
+      star: personName(random),
+      heroImageId: undefined,
+    });
+    topLevel += 1;
+  }
+  return events;
+}
+
+function eventRecord(event: PlannedEvent): Record<string, unknown> {
+  return {
+    asset_type: 'event',
+    id: event.id,
+    name: event.name,
+    start_date: isoSeconds(event.start),
+    ...(event.parentId === undefined ? {} : { parent_id: event.parentId }),
+    type: event.template.type,
+    editorial_segments: [...event.theme.segments],
+    ...(event.heroImageId === undefined ? {} : { hero_image_id: event.heroImageId }),
+    location: {
+      city: event.place.city,
+      country: event.place.country,
+      state_province: event.place.state_province,
+      venue: event.template.venue,
+    },
+    keywords: [
+      { text: event.theme.keywords[0]!, type: 'Concept' },
+      { text: event.place.city, type: 'Location' },
+      event.template.type.toLowerCase(),
+    ],
+  };
+}
+
+type Orientation = 'Horizontal' | 'Vertical' | 'Square' | 'PanoramicHorizontal' | 'PanoramicVertical';
+
+/** Mostly landscape, like any photo library; the first five cover every orientation. */
+const ORIENTATION_CYCLE: readonly Orientation[] = [
+  'Horizontal',
+  'Vertical',
+  'Square',
+  'PanoramicHorizontal',
+  'PanoramicVertical',
+  'Horizontal',
+  'Horizontal',
+  'Vertical',
+  'Horizontal',
+  'Horizontal',
+  'Square',
+  'Vertical',
+];
+
+/** Pixel sizes per orientation: long edge 1600, panoramas 2400 × 800 (orientation is derived from these). */
+const PICTURE_SIZES: Readonly<Record<Orientation, ReadonlyArray<readonly [number, number]>>> = {
+  Horizontal: [
+    [1600, 1067],
+    [1600, 900],
+    [1600, 1200],
+  ],
+  Vertical: [
+    [1067, 1600],
+    [1200, 1600],
+  ],
+  Square: [[1400, 1400]],
+  PanoramicHorizontal: [[2400, 800]],
+  PanoramicVertical: [[800, 2400]],
+};
+
+/** About 40 % editorial: positions 1 and 3 of every five. */
+const isEditorialPosition = (index: number) => index % 5 === 1 || index % 5 === 3;
+
+function planImages(count: number, events: PlannedEvent[]): DemoAsset[] {
+  const assets: DemoAsset[] = [];
+  let editorialCount = 0;
+  let creativeCount = 0;
+  for (let index = 0; index < count; index += 1) {
+    const id = String(FIRST_IMAGE_ID + index);
+    const random = seededRandom(hashSeed('image', index));
+    const editorial = isEditorialPosition(index);
+    const event = editorial && events.length > 0 ? events[editorialCount % events.length] : undefined;
+    const theme = event?.theme ?? pick(random, THEMES);
+    const place = event?.place ?? pick(random, PLACES);
+    const monochrome = index % 11 === 7;
+    const prestige = !editorial && creativeCount % 9 === 4;
+    const collection = editorial ? collectionByCode(theme.editorialCollection) : creativeCollection(random, prestige);
+    const artist = ARTISTS[pick(random, editorial ? theme.editorialArtists : theme.creativeArtists)]!;
+    const people = editorial ? peopleFor(random, event) : [];
+    const title = editorial ? editorialTitle(random, theme, event, people[0]!, place) : creativeTitle(random, theme, place);
+    const created = event ? new Date(event.start.getTime() + between(random, 0.5, 9) * HOUR) : creativeDate(random);
+    const submitted = new Date(created.getTime() + (editorial ? between(random, 1, 20) * HOUR : between(random, 3, 60) * DAY));
+    const record: Record<string, unknown> = {
+      asset_type: 'image',
+      id,
+      title,
+      caption: editorial ? editorialCaption(title, place, event, created, artist, collection) : creativeCaption(random, theme, title),
+      artist: artist.name,
+      artist_title: artist.title,
+      asset_family: collection.family,
+      collection_id: collection.id,
+      collection_code: collection.code,
+      collection_name: collection.name,
+      license_model: collection.license_model,
+      product_types: [...collection.product_types],
+      call_for_image: collection.code === 'ENT' && random() < 0.25,
+      city: place.city,
+      state_province: place.state_province,
+      country: place.country,
+      color_type: monochrome ? 'black_and_white' : 'color',
+      graphical_style: index % 17 === 5 ? 'Fine Art' : index % 29 === 13 ? 'Illustration' : 'Photography',
+      copyright: `© ${created.getUTCFullYear()} ${artist.name}`,
+      credit_line: `${artist.name}/${collection.name}`,
+      date_created: isoSeconds(created),
+      date_submitted: isoSeconds(submitted),
+      quality_rank: Math.floor(random() * 4),
+      allowed_use: allowedUse(collection),
+      keywords: keywordsFor(random, theme, place, people, event, monochrome),
+      referral_destinations: [
+        { site_name: 'stockroom', uri: `https://www.stockroom.example/photos/${slug(title)}/${id}` },
+      ],
+      links: event
+        ? [{ rel: 'event', uri: `https://www.stockroom.example/events/${event.id}` }]
+        : [{ rel: 'artist', uri: `https://www.stockroom.example/artists/${slug(artist.name)}` }],
+    };
+    if (editorial) {
+      record.editorial_segments = [...theme.segments];
+      record.editorial_source = { id: collection.id, name: collection.name };
+      record.people = people;
+      record.date_camera_shot = record.date_created;
+      if (event) record.event_ids = [event.id];
+      if (event && event.heroImageId === undefined) event.heroImageId = id;
+      editorialCount += 1;
+    } else {
+      const signature = collection.code === 'LUM' || (collection.code === 'VIS' && random() < 0.3);
+      record.partner_collection = signature ? 'signature' : 'essentials';
+      record.partner_licenses = signature
+        ? [
+            { license_type: 'Standard', credits: 3 },
+            { license_type: 'Multiseat', credits: 6 },
+            { license_type: 'Unlimited', credits: 12 },
+            { license_type: 'Indemnification', credits: 2 },
+          ]
+        : [
+            { license_type: 'Standard', credits: 1 },
+            { license_type: 'Multiseat', credits: 2 },
+            { license_type: 'Unlimited', credits: 4 },
+          ];
+      record.is_ai_editable = true;
+      if (prestige) record.prestige = true;
+      if (random() < 0.5) record.date_camera_shot = record.date_created;
+      creativeCount += 1;
+    }
+    // Both accepted forms of alternative_ids appear.
+    if (index % 7 === 2) record.alternative_ids = { legacy_id: `LGC-${(index * 7919) % 100000}` };
+    if (index % 7 === 5) record.alternative_ids = [{ Key: 'original_filename', Value: `DSC_${String(1000 + ((index * 37) % 9000))}.jpg` }];
+    const [width, height] = pick(random, PICTURE_SIZES[ORIENTATION_CYCLE[index % ORIENTATION_CYCLE.length]!]);
+    assets.push({
+      record,
+      picture: {
+        seed: hashSeed('picture', index),
+        width,
+        height,
+        title,
+        palette: [...(monochrome ? MONOCHROME_PALETTE : pick(random, theme.palettes))],
+      },
+    });
+  }
+  return assets;
+}
+
+function planVideos(count: number, events: PlannedEvent[]): DemoAsset[] {
+  const assets: DemoAsset[] = [];
+  let editorialCount = 0;
+  for (let index = 0; index < count; index += 1) {
+    const id = `v${FIRST_VIDEO_ID + index}`;
+    const random = seededRandom(hashSeed('video', index));
+    const editorial = isEditorialPosition(index);
+    const vertical = index % 6 === 2;
+    // Editorial videos start half-way round the events, so they cover others than the first images do.
+    const event =
+      editorial && events.length > 0 ? events[(editorialCount + Math.floor(events.length / 2)) % events.length] : undefined;
+    const theme = event?.theme ?? pick(random, THEMES);
+    const place = event?.place ?? pick(random, PLACES);
+    const collection = editorial ? collectionByCode(theme.editorialCollection) : collectionByCode(random() < 0.6 ? 'VIS' : 'STK');
+    const artist = ARTISTS[random() < 0.5 ? 9 : pick(random, editorial ? theme.editorialArtists : theme.creativeArtists)]!;
+    const people = editorial ? peopleFor(random, event) : [];
+    const shotSpeed = pick(random, SHOT_SPEEDS);
+    const baseTitle = editorial ? editorialTitle(random, theme, event, people[0]!, place) : creativeTitle(random, theme, place);
+    const title = shotSpeed === 'Slow Motion' ? `${baseTitle}, slow motion` : shotSpeed === 'Time Lapse' ? `Time lapse: ${baseTitle}` : baseTitle;
+    const frameRate = pick(random, FRAME_RATES);
+    const seconds = 8 + Math.floor(random() * 38);
+    const frames = Math.floor(random() * Math.round(frameRate));
+    const formats = editorial ? VIDEO_FORMATS.slice(1) : VIDEO_FORMATS;
+    const created = event ? new Date(event.start.getTime() + between(random, 0.5, 9) * HOUR) : creativeDate(random);
+    const record: Record<string, unknown> = {
+      asset_type: 'video',
+      id,
+      title,
+      caption: editorial ? editorialCaption(baseTitle, place, event, created, artist, collection, 'Video') : creativeCaption(random, theme, baseTitle),
+      artist: artist.name,
+      asset_family: collection.family,
+      collection_id: collection.id,
+      collection_code: collection.code,
+      collection_name: collection.name,
+      license_model: collection.license_model,
+      product_types: [...collection.product_types],
+      call_for_image: false,
+      city: place.city,
+      state_province: place.state_province,
+      country: place.country,
+      color_type: 'color',
+      copyright: `© ${created.getUTCFullYear()} ${artist.name}`,
+      date_created: isoSeconds(created),
+      date_submitted: isoSeconds(new Date(created.getTime() + between(random, 1, 30) * DAY)),
+      quality_rank: Math.floor(random() * 5),
+      allowed_use: allowedUse(collection),
+      keywords: keywordsFor(random, theme, place, people, event, false),
+      referral_destinations: [
+        { site_name: 'stockroom', uri: `https://www.stockroom.example/videos/${slug(baseTitle)}/${id}` },
+      ],
+      clip_length: clipLength(seconds, frames),
+      aspect_ratio: vertical ? '9:16' : '16:9',
+      era: '2020s',
+      shot_speed: shotSpeed,
+      mastered_to: `${formats[0]!.name} ${formats[0]!.compression}`,
+      originally_shot_on: pick(random, CAMERAS),
+      download_sizes: formats.map((format) => {
+        const width = vertical ? format.height : format.width;
+        const height = vertical ? format.width : format.height;
+        return {
+          name: format.name,
+          width,
+          height,
+          bytes: Math.round(((seconds + frames / frameRate) * format.mbps * (frameRate / 30) * 1_000_000) / 8),
+          bit_depth: format.bit_depth,
+          compression: format.compression,
+          content_type: format.content_type,
+          format: format.format,
+          frame_rate: frameRate,
+          frame_size: `${width}x${height}`,
+          interlaced: false,
+          description: `${format.name} ${width}x${height} ${frameRate}p ${format.compression}`,
+        };
+      }),
+    };
+    if (editorial) {
+      record.editorial_segments = [...theme.segments];
+      record.people = people;
+      record.source = collection.name;
+      if (event) record.event_ids = [event.id];
+      editorialCount += 1;
+    } else {
+      record.partner_collection = random() < 0.3 ? 'signature' : 'essentials';
+      record.is_ai_editable = false;
+    }
+    assets.push({
+      record,
+      picture: {
+        seed: hashSeed('poster', index),
+        width: vertical ? 720 : 1280,
+        height: vertical ? 1280 : 720,
+        title,
+        palette: [...pick(random, theme.palettes)],
+      },
+    });
+  }
+  return assets;
+}
+
+// ── pieces of records ───────────────────────────────────────────────────────
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+function themeByKey(key: string): Theme {
+  return THEMES.find((theme) => theme.key === key)!;
+}
+
+function collectionByCode(code: string): Collection {
+  return COLLECTIONS.find((collection) => collection.code === code)!;
+}
+
+function creativeCollection(random: () => number, prestige: boolean): Collection {
+  if (prestige) return collectionByCode('LUM');
+  return collectionByCode(random() < 0.65 ? 'STK' : 'VIS');
+}
+
+function personName(random: () => number): string {
+  return `${pick(random, FIRST_NAMES)} ${pick(random, LAST_NAMES)}`;
+}
+
+function peopleFor(random: () => number, event: PlannedEvent | undefined): string[] {
+  const first = event && random() < 0.7 ? event.star : personName(random);
+  if (random() < 0.3) {
+    const second = personName(random);
+    if (second !== first) return [first, second];
+  }
+  return [first];
+}
+
+function fill(template: string, values: Record<string, string>): string {
+  return template.replace(/\{(\w+)\}/g, (whole, name: string) => values[name] ?? whole);
+}
+
+function creativeTitle(random: () => number, theme: Theme, place: Place): string {
+  return fill(pick(random, theme.creativeTitles), { city: place.city, time: pick(random, TIMES) });
+}
+
+function editorialTitle(random: () => number, theme: Theme, event: PlannedEvent | undefined, person: string, place: Place): string {
+  if (!event) return `${person}, ${theme.role}, photographed in ${place.city}`;
+  return fill(pick(random, theme.editorialTitles), { person, event: event.name });
+}
+
+function creativeCaption(random: () => number, theme: Theme, title: string): string {
+  return `${title}. ${pick(random, theme.creativeCaptions)}`;
+}
+
+/** The wire-caption style: PLACE - DATE: what happens, where and when. (Photo by …) */
+function editorialCaption(
+  title: string,
+  place: Place,
+  event: PlannedEvent | undefined,
+  when: Date,
+  artist: Artist,
+  collection: Collection,
+  medium: 'Photo' | 'Video' = 'Photo',
+): string {
+  const month = MONTHS[when.getUTCMonth()]!;
+  const day = when.getUTCDate();
+  const venue = event ? ` at ${event.template.venue}` : '';
+  const where = place.state_province === place.city ? `${place.city}, ${place.country}` : `${place.city}, ${place.state_province}`;
+  return (
+    `${place.city.toUpperCase()}, ${place.country.toUpperCase()} - ${month.toUpperCase()} ${day}: ${title}${venue} ` +
+    `on ${month} ${day}, ${when.getUTCFullYear()} in ${where}. ` +
+    `(${medium} by ${artist.name}/${collection.name})`
+  );
+}
+
+function allowedUse(collection: Collection): Record<string, unknown> {
+  if (collection.family === 'creative') {
+    return {
+      how_can_i_use_it: 'Available for commercial and editorial uses under the licence terms.',
+      release_info: 'Model and property released',
+      usage_restrictions: [],
+    };
+  }
+  return {
+    how_can_i_use_it: 'Available for editorial uses only: news, commentary and reporting.',
+    release_info: 'Not released. Editorial use only.',
+    usage_restrictions:
+      collection.code === 'ENT'
+        ? ['Editorial use only', 'Contact your account manager for commercial or promotional uses']
+        : ['Editorial use only'],
+  };
+}
+
+function keywordsFor(
+  random: () => number,
+  theme: Theme,
+  place: Place,
+  people: readonly string[],
+  event: PlannedEvent | undefined,
+  monochrome: boolean,
+): Array<Record<string, unknown>> {
+  const [main, ...rest] = theme.keywords;
+  const chosen = [main!, ...shuffle(random, rest).slice(0, 4 + Math.floor(random() * 3))];
+  const keywords: Array<Record<string, unknown>> = chosen.map((text, position) =>
+    keyword(text, 'Concept', position === 0 ? 5 : position < 3 ? 4 : position < 5 ? 3 : 2),
+  );
+  for (const person of people) keywords.push(keyword(person, 'Person', 5));
+  if (event) keywords.push(keyword(event.name, 'Event', 5));
+  keywords.push({
+    ...keyword(place.city, 'Location', 3),
+    entity_uris: [`https://www.wikidata.org/wiki/${place.entity}`],
+    entity_types: ['city'],
+  });
+  keywords.push(keyword(place.country, 'Location', 2));
+  if (monochrome) keywords.push(keyword('black and white', 'Technique', 3));
+  return keywords;
+}
+
+function keyword(text: string, type: string, relevance: number): Record<string, unknown> {
+  const translations = KEYWORD_TRANSLATIONS[text];
+  return translations ? { text, type, relevance, translations: { ...translations } } : { text, type, relevance };
+}
+
+function clipLength(seconds: number, frames: number): string {
+  const two = (value: number) => String(value).padStart(2, '0');
+  return `${two(Math.floor(seconds / 3600))}:${two(Math.floor(seconds / 60) % 60)}:${two(seconds % 60)}:${two(frames)}`;
+}
+
+/** A creative picture's date: somewhere from 2019 to mid-2025. */
+function creativeDate(random: () => number): Date {
+  const from = Date.UTC(2019, 0, 1);
+  const to = Date.UTC(2025, 5, 30);
+  return new Date(from + Math.floor(random() * ((to - from) / 60_000)) * 60_000);
+}
+
+function isoSeconds(date: Date): string {
+  return `${date.toISOString().slice(0, 19)}Z`;
+}
+
+function slug(text: string): string {
+  return text
+    .normalize('NFD')
+    .replace(/\p{Diacritic}/gu, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '')
+    .slice(0, 80);
+}
+
+// ── randomness ──────────────────────────────────────────────────────────────
+
+/** mulberry32: small and fast; the same seed gives the same sequence on every platform. */
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let value = state;
+    value = Math.imul(value ^ (value >>> 15), value | 1);
+    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
+    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A seed per purpose and position (FNV-1a over both), so one asset's values never depend on another's. */
+function hashSeed(purpose: string, index: number): number {
+  let hash = 0x811c9dc5;
+  for (const char of `${purpose}:${index}`) {
+    hash ^= char.charCodeAt(0);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash;
+}
+
+function pick<T>(random: () => number, items: readonly T[]): T {
+  return items[Math.floor(random() * items.length)]!;
+}
+
+function between(random: () => number, low: number, high: number): number {
+  return low + (high - low) * random();
+}
+
+function shuffle<T>(random: () => number, items: readonly T[]): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i -= 1) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}

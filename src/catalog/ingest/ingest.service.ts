@@ -1,0 +1,234 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import readline from 'node:readline';
+import type { BlobStore } from '../../platform/blobs/blob-store.js';
+import { downloadSizesFor, orientationOf, probeImage, type ProbedImage } from '../../media/image-probe.js';
+import type { AssetInput, OriginalFile } from '../catalog.records.js';
+import { CatalogConflictError } from '../catalog.repository.js';
+import type { CatalogService } from '../catalog.service.js';
+import { parseManifestLine, type AssetManifestRecord, type ManifestRecord } from './ingest.schemas.js';
+
+export interface IngestReport {
+  inserted: number;
+  updated: number;
+  failed: Array<{ line: number; reason: string }>;
+}
+
+export interface IngestOptions {
+  /** Folder that `file` paths are relative to; the manifest's own folder when absent. */
+  mediaDir?: string;
+  /** Called after each non-blank line is done, stored or failed. */
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface IngestDeps {
+  catalog: CatalogService;
+  blobs: BlobStore;
+}
+
+/** Why one record was refused; its message is the reason reported for the line. */
+export class IngestLineError extends Error {
+  override name = 'IngestLineError';
+}
+
+/** The extension an original is stored under, by the media type probeImage reports. */
+const EXTENSIONS: Readonly<Record<string, string>> = {
+  'image/jpeg': 'jpg',
+  'image/png': 'png',
+  'image/webp': 'webp',
+  'image/tiff': 'tif',
+};
+
+/**
+ * Loads manifests (one JSON object per line) into the catalogue. Each line is
+ * validated on its own; a bad line is reported with its number and skipped, and the
+ * others go on. Storing a line is all or nothing as far as the catalogue goes: the
+ * repository writes each record in one transaction. A file is put in the blob store
+ * (content-addressed) before its record is written, so a record that then fails leaves
+ * at most an unreferenced blob behind, never a record pointing at a missing file.
+ */
+export class IngestService {
+  constructor(private readonly deps: IngestDeps) {}
+
+  async ingestFile(manifestPath: string, options: IngestOptions = {}): Promise<IngestReport> {
+    const mediaDir = options.mediaDir ?? path.dirname(manifestPath);
+    if (options.mediaDir !== undefined) {
+      const stat = await fsp.stat(options.mediaDir).catch(() => undefined);
+      if (!stat?.isDirectory()) throw new Error(`media folder ${options.mediaDir} is not a directory`);
+    }
+    const total = options.onProgress ? await countNonBlankLines(manifestPath) : 0;
+    const media = new MediaFolder(mediaDir);
+    const report: IngestReport = { inserted: 0, updated: 0, failed: [] };
+    let lineNumber = 0;
+    let done = 0;
+    for await (const rawLine of readLines(manifestPath)) {
+      lineNumber += 1;
+      const line = lineNumber === 1 ? rawLine.replace(/^\uFEFF/, '') : rawLine;
+      if (line.trim() === '') continue;
+      try {
+        const operation = await this.ingestLine(line, media);
+        if (operation === 'insert') report.inserted += 1;
+        else report.updated += 1;
+      } catch (error) {
+        report.failed.push({ line: lineNumber, reason: reasonOf(error) });
+      }
+      done += 1;
+      options.onProgress?.(done, Math.max(total, done));
+    }
+    return report;
+  }
+
+  /**
+   * Stores one record given as a value rather than a manifest line (the demo seeder uses
+   * this): validated exactly like a line, its file handed in as bytes instead of a path.
+   * Throws IngestLineError when the record is refused.
+   */
+  async ingestRecord(value: unknown, file?: Buffer): Promise<'insert' | 'update'> {
+    const record = parse(value);
+    if (record.asset_type !== 'event' && record.file !== undefined && file === undefined) {
+      throw new IngestLineError(`file '${record.file}' is named but no file content was given`);
+    }
+    return this.store(record, file);
+  }
+
+  private async ingestLine(line: string, media: MediaFolder): Promise<'insert' | 'update'> {
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      throw new IngestLineError(`not valid JSON: ${(error as Error).message}`);
+    }
+    const record = parse(value);
+    const file = record.asset_type !== 'event' && record.file !== undefined ? await media.read(record.file) : undefined;
+    return this.store(record, file);
+  }
+
+  private async store(record: ManifestRecord, file: Buffer | undefined): Promise<'insert' | 'update'> {
+    if (record.asset_type === 'event') {
+      const { asset_type: _eventType, ...event } = record;
+      return this.deps.catalog.upsertEvent(event);
+    }
+    const input = await buildAssetInput(record, file, this.deps.blobs);
+    return this.deps.catalog.upsertAsset(input);
+  }
+}
+
+function parse(value: unknown): ManifestRecord {
+  const parsed = parseManifestLine(value);
+  if (!parsed.ok) throw new IngestLineError(parsed.reason);
+  return parsed.record;
+}
+
+function reasonOf(error: unknown): string {
+  if (error instanceof IngestLineError || error instanceof CatalogConflictError) return error.message;
+  return `could not store the record: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+/**
+ * The one way a validated image or video record becomes an AssetInput, for manifests and
+ * the demo alike. With a file: the file is probed, stored as `originals/<sha256>.<ext>`,
+ * and max_dimensions, orientation (unless given) and, for images, download_sizes are
+ * derived from it. Without one: max_dimensions and download_sizes are taken as given and
+ * orientation, when absent, follows from max_dimensions.
+ */
+export async function buildAssetInput(
+  record: AssetManifestRecord,
+  file: Buffer | undefined,
+  blobs: BlobStore,
+): Promise<AssetInput> {
+  const { asset_type: assetType, id, file: fileName, ...given } = record;
+  const fields: Record<string, unknown> = { ...given };
+  let original: OriginalFile | undefined;
+  if (file !== undefined) {
+    if (assetType === 'image' && given.download_sizes !== undefined) {
+      throw new IngestLineError('download_sizes must not be given with a file: they are derived from it');
+    }
+    if (given.max_dimensions !== undefined) {
+      throw new IngestLineError('max_dimensions must not be given with a file: they are derived from it');
+    }
+    let probed: ProbedImage;
+    try {
+      probed = await probeImage(file);
+    } catch (error) {
+      throw new IngestLineError(`file '${fileName ?? '(given)'}': ${(error as Error).message}`);
+    }
+    const extension = EXTENSIONS[probed.media_type] ?? 'bin';
+    const key = `originals/${createHash('sha256').update(file).digest('hex')}.${extension}`;
+    // Content-addressed: the same bytes already stored need not be written again.
+    if ((await blobs.size(key)) !== file.length) await blobs.put(key, file);
+    original = {
+      key,
+      media_type: probed.media_type,
+      width: probed.width,
+      height: probed.height,
+      dpi: probed.dpi,
+      bytes: probed.bytes,
+    };
+    fields.max_dimensions = { height: probed.height, width: probed.width };
+    fields.orientation ??= orientationFor(assetType, probed.width, probed.height);
+    if (assetType === 'image') fields.download_sizes = downloadSizesFor(probed);
+  } else if (given.max_dimensions !== undefined && given.orientation === undefined) {
+    fields.orientation = orientationFor(assetType, given.max_dimensions.width, given.max_dimensions.height);
+  }
+  return { asset_type: assetType, id, fields, original };
+}
+
+/** Images use the spec's five orientations; videos are horizontal or vertical (a square poster counts as horizontal). */
+function orientationFor(assetType: 'image' | 'video', width: number, height: number): string {
+  if (assetType === 'image') return orientationOf(width, height);
+  return width >= height ? 'horizontal' : 'vertical';
+}
+
+/** Files named by manifest lines, read only from inside one folder. */
+class MediaFolder {
+  private root: Promise<string> | undefined;
+
+  constructor(private readonly dir: string) {}
+
+  async read(file: string): Promise<Buffer> {
+    if (path.isAbsolute(file) || path.win32.isAbsolute(file)) {
+      throw new IngestLineError(`file '${file}' must be a path relative to the media folder, not an absolute path`);
+    }
+    if (file.split(/[\\/]+/).includes('..')) {
+      throw new IngestLineError(`file '${file}' must stay inside the media folder ('..' is not allowed)`);
+    }
+    const root = await this.realRoot();
+    let real: string;
+    try {
+      real = await fsp.realpath(path.resolve(root, file));
+    } catch {
+      throw new IngestLineError(`file '${file}' does not exist in the media folder ${this.dir}`);
+    }
+    // A symbolic link inside the folder must not lead out of it either.
+    const relative = path.relative(root, real);
+    if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) {
+      throw new IngestLineError(`file '${file}' leads outside the media folder`);
+    }
+    const stat = await fsp.stat(real);
+    if (!stat.isFile()) throw new IngestLineError(`file '${file}' is not a regular file`);
+    try {
+      return await fsp.readFile(real);
+    } catch (error) {
+      throw new IngestLineError(`file '${file}' could not be read: ${(error as Error).message}`);
+    }
+  }
+
+  private realRoot(): Promise<string> {
+    this.root ??= fsp.realpath(this.dir).catch(() => {
+      throw new IngestLineError(`media folder ${this.dir} does not exist`);
+    });
+    return this.root;
+  }
+}
+
+function readLines(file: string): AsyncIterable<string> {
+  return readline.createInterface({ input: fs.createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
+}
+
+async function countNonBlankLines(file: string): Promise<number> {
+  let count = 0;
+  for await (const line of readLines(file)) if (line.trim() !== '') count += 1;
+  return count;
+}
