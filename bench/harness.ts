@@ -47,6 +47,25 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
   };
 }
 
+/**
+ * Starts a server process with its output discarded (so that reading its request log costs
+ * the load generator nothing) and waits until it answers HTTP at `probeUrl`.
+ */
+export async function startServer(command: string, args: readonly string[], env: NodeJS.ProcessEnv, probeUrl: string): Promise<ChildProcess> {
+  const child = spawn(command, args, { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited with ${child.exitCode}`);
+    try {
+      await fetch(probeUrl);
+      return child;
+    } catch {
+      if (Date.now() > deadline) throw new Error(`${args.join(' ')} did not start in time`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}
+
 /** Starts a process and waits for the first stdout line that `ready` accepts. */
 export function startProcess(
   command: string,

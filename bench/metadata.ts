@@ -7,7 +7,7 @@ import { loadConfig } from '../src/config/config.js';
 import { createServices } from '../src/app.js';
 import { DEFAULT_DEMO, seedDemo } from '../src/catalog/demo/demo-catalog.js';
 import { progressBar } from '../src/cli/progress.js';
-import { load, startProcess, stop, table, type LoadResult } from './harness.js';
+import { load, startProcess, startServer, stop, table, type LoadResult } from './harness.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -53,9 +53,7 @@ export async function metadataBenchmark(): Promise<void> {
     await services.close();
 
     // 2. Stockroom in its own process, as `npm start` runs it (request log to a discarded stdout).
-    const stockroom = await startProcess(process.execPath, [path.join(root, 'bin/stockroom.js'), 'serve'], env, (line) =>
-      line.includes('Stockroom is serving'),
-    );
+    const stockroom = await startServer(process.execPath, [path.join(root, 'bin/stockroom.js'), 'serve'], env, `http://127.0.0.1:${port}/v3/openapi.json`);
     children.push(stockroom);
     const base = `http://127.0.0.1:${port}`;
     const headers = { 'api-key': apiKey };

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -145,7 +145,8 @@ export async function buildApp(
   const services = await createServices(config, overrides);
   const app = Fastify({
     logger: overrides.logger ?? { level: config.logLevel },
-    disableRequestLogging: true,
+    // Fastify's two lines per request give way to our one (the onResponse hook below).
+    logController: new LogController({ disableRequestLogging: true }),
     requestIdHeader: false,
     // The caller's X-Request-Id is kept when it is a plain token; otherwise a new one is made.
     genReqId: (request) => {
