@@ -1,0 +1,47 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServices, type Services } from '../../src/app.js';
+import { loadConfig } from '../../src/config/config.js';
+
+describe('two nodes on one store', () => {
+  let dataDir: string;
+  let nodeA: Services;
+  let nodeB: Services;
+  beforeAll(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stockroom-nodes-'));
+    const config = loadConfig({ STOCKROOM_DATA_DIR: dataDir });
+    nodeA = await createServices(config, { changeFeedIntervalMs: 60_000 });
+    nodeB = await createServices(config, { changeFeedIntervalMs: 60_000 });
+  });
+  afterAll(async () => {
+    await nodeA.close();
+    await nodeB.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('converge: a write on one node reaches the other node’s cache through the change log', async () => {
+    await nodeB.catalog.upsertAsset({ asset_type: 'image', id: '1', fields: { title: 'First title' } });
+    const before = await nodeA.catalog.findAssets('image', ['1']);
+    expect(before.found[0]!.fields.title).toBe('First title');
+
+    await nodeB.catalog.upsertAsset({ asset_type: 'image', id: '1', fields: { title: 'Second title' } });
+    // Node A still holds its cached copy until it reads the log.
+    expect((await nodeA.catalog.findAssets('image', ['1'])).found[0]!.fields.title).toBe('First title');
+    await nodeA.changeFeed.poll();
+    expect((await nodeA.catalog.findAssets('image', ['1'])).found[0]!.fields.title).toBe('Second title');
+  });
+
+  it('converge on deletes too', async () => {
+    await nodeB.catalog.upsertAsset({ asset_type: 'image', id: '2', fields: { title: 'Short-lived' } });
+    expect((await nodeA.catalog.findAssets('image', ['2'])).found).toHaveLength(1);
+    await nodeB.catalog.deleteAsset('image', '2');
+    await nodeA.changeFeed.poll();
+    expect((await nodeA.catalog.findAssets('image', ['2'])).notFound).toEqual(['2']);
+  });
+
+  it('share one display-URL signing key', () => {
+    expect(nodeA.signer.sign('/display/1/thumb.jpg')).toBe(nodeB.signer.sign('/display/1/thumb.jpg'));
+  });
+});
