@@ -1,4 +1,5 @@
 import type { FieldCatalog } from '../platform/http/fields.js';
+import { DISPLAY_SIZE_NAMES } from '../media/display-sizes.js';
 
 /*
  * What `fields` may name on each metadata endpoint: the spec's sets and fields,
@@ -6,16 +7,8 @@ import type { FieldCatalog } from '../platform/http/fields.js';
  * object_name, partner_collection). Sets are written out here as data.
  */
 
-export const IMAGE_DISPLAY_SIZES = [
-  'thumb',
-  'preview',
-  'comp',
-  'mid_res_comp',
-  'high_res_comp',
-  'comp_webp',
-  'mid_res_comp_webp',
-  'high_res_comp_webp',
-] as const;
+/** Every display size media renders for an image, in its table's order. */
+export const IMAGE_DISPLAY_SIZES = DISPLAY_SIZE_NAMES;
 
 const IMAGE_SUMMARY = [
   'artist',

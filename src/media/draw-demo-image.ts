@@ -1,3 +1,4 @@
+import { seededRandom } from '../platform/seeded-random.js';
 import sharp from 'sharp';
 
 export interface DemoImageRequest {
@@ -99,17 +100,6 @@ function mix(a: string, b: string, t: number): string {
   return `#${blended.map((value) => value.toString(16).padStart(2, '0')).join('')}`;
 }
 
-/** mulberry32: tiny, fast and good enough to vary a picture; the same seed always gives the same sequence. */
-function seededRandom(seed: number): () => number {
-  let state = Math.trunc(seed) >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function between(random: () => number, low: number, high: number): number {
   return low + (high - low) * random();

@@ -1,3 +1,4 @@
+import { seededRandom } from '../../platform/seeded-random.js';
 import type { BlobStore } from '../../platform/blobs/blob-store.js';
 import { drawDemoImage, type DemoImageRequest } from '../../media/draw-demo-image.js';
 import type { CatalogService } from '../catalog.service.js';
@@ -585,19 +586,7 @@ function slug(text: string): string {
     .slice(0, 80);
 }
 
-// ── randomness ──────────────────────────────────────────────────────────────
 
-/** mulberry32: small and fast; the same seed gives the same sequence on every platform. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A seed per purpose and position (FNV-1a over both), so one asset's values never depend on another's. */
 function hashSeed(purpose: string, index: number): number {

@@ -1,0 +1,87 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { badRequest, invalidParameter } from '../platform/http/errors.js';
+import { FieldSelector, type FieldCatalog } from '../platform/http/fields.js';
+import { CsvParameter, ErrorBody, splitCsv } from '../platform/http/schema-types.js';
+import type { AssetType } from './catalog.records.js';
+import type { CatalogService } from './catalog.service.js';
+import { paginate, PaginationQuery } from './pagination.js';
+import { readContext } from './read-context.js';
+
+const MAX_IDS = 100;
+
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
+
+/** What tells the image endpoints from the video ones: names, fields and shapes. */
+export interface AssetEndpoints {
+  assetType: AssetType;
+  /** the path and the list's property: images | videos */
+  plural: string;
+  fields: FieldCatalog;
+  item: TSchema;
+  list: TSchema;
+  /** the 400 code for a request without ids */
+  idsRequiredCode: string;
+}
+
+/** GET /{plural}?ids=… and GET /{plural}/{id}: the metadata endpoints of one asset type. */
+export function assetRoutes(endpoints: AssetEndpoints) {
+  const { assetType, plural } = endpoints;
+  return async function routes(app: FastifyInstance, options: { catalog: CatalogService }): Promise<void> {
+    const { catalog } = options;
+    const selector = new FieldSelector(endpoints.fields);
+    const fieldsParameter = CsvParameter(
+      `Field sets or field names, comma-separated; default ${endpoints.fields.defaults.join(', ')}. ` +
+        `Allowed: ${selector.allowedNames().join(', ')}. ` +
+        `${endpoints.fields.tokenFields.join(', ')} need a bearer token.`,
+    );
+
+    app.get(
+      `/${plural}`,
+      {
+        schema: {
+          tags: [plural],
+          summary: `Metadata of several ${plural}`,
+          querystring: Type.Object(
+            {
+              ids: Type.Optional(CsvParameter(`${assetType} ids, comma-separated; at most ${MAX_IDS}.`)),
+              fields: Type.Optional(fieldsParameter),
+              ...PaginationQuery,
+            },
+            { additionalProperties: false },
+          ),
+          response: { 200: endpoints.list, ...errors },
+        },
+      },
+      async (request) => {
+        const query = request.query as { ids?: string[]; fields?: string[]; page?: number; page_size?: number; pageSize?: number };
+        const ids = splitCsv(query.ids);
+        if (ids.length === 0) throw badRequest(endpoints.idsRequiredCode, `At least one ${assetType} id must be specified in ids`);
+        if (ids.length > MAX_IDS) throw invalidParameter('ids', `at most ${MAX_IDS} ids may be requested at once, got ${ids.length}`);
+        const selection = selector.select(query.fields);
+        const context = await readContext(request, selection);
+        const { assets, notFound } = await catalog.getAssets(assetType, paginate(ids, query), selection, context);
+        return { [plural]: assets, [`${plural}_not_found`]: notFound };
+      },
+    );
+
+    app.get(
+      `/${plural}/:id`,
+      {
+        schema: {
+          tags: [plural],
+          summary: `Metadata of one ${assetType}`,
+          params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }),
+          querystring: Type.Object({ fields: Type.Optional(fieldsParameter) }, { additionalProperties: false }),
+          response: { 200: endpoints.item, ...errors },
+        },
+      },
+      async (request) => {
+        const { id } = request.params as { id: string };
+        const { fields } = request.query as { fields?: string[] };
+        const selection = selector.select(fields);
+        return catalog.getAsset(assetType, id, selection, await readContext(request, selection));
+      },
+    );
+  };
+}
