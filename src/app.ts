@@ -182,8 +182,8 @@ export async function buildApp(
         title: 'Stockroom — Stock Media Licensing API v3',
         version: '3',
         description:
-          'Every /v3 request needs the Api-Key header. Fields that need a customer (download_sizes, downloads, ' +
-          'largest_downloads) also need Authorization: Bearer <token>.',
+          'Every /v3 request needs the `Api-Key` header. Fields that need a customer (`download_sizes`, `downloads`, ' +
+          '`largest_downloads`) also need `Authorization: Bearer <token>`.',
       },
       servers: [{ url: config.publicUrl }],
       components: {
@@ -229,13 +229,13 @@ export async function buildApp(
     { prefix: '/v3' },
   );
 
-  // Display files: no key and no headers at all, so that <img src> works; the URL's signature is the check.
-  await app.register(async (display) => {
-    await display.register(cors, { origin: '*' });
-    await display.register(mediaRoutes, { media: services.media, signer: services.signer });
+  // Open to every origin without a key: display files (so that <img src> works; the URL's
+  // signature is the check) and the API description (so that browser tools can read it).
+  await app.register(async (open) => {
+    await open.register(cors, { origin: '*' });
+    await open.register(mediaRoutes, { media: services.media, signer: services.signer });
+    open.get('/v3/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   });
-
-  app.get('/v3/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
   app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/docs'));
 

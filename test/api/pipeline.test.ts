@@ -109,3 +109,13 @@ describe('a failure inside the server', () => {
     await t.close();
   });
 });
+
+describe('the API description', () => {
+  it('is readable from any origin without a key', async () => {
+    const t = await createTestApp();
+    const response = await t.app.inject({ method: 'GET', url: '/v3/openapi.json', headers: { origin: 'https://tools.example' } });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['access-control-allow-origin']).toBe('*');
+    await t.close();
+  });
+});

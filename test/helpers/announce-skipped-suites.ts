@@ -1,10 +1,11 @@
+import fs from 'node:fs';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 
 /**
  * Says, once per run, which backend suites are skipped for want of a database or Redis,
  * so that a green run on a machine without them is not mistaken for a full one. Under CI
- * (STOCKROOM_REQUIRE_BACKENDS=1) an unreachable backend fails the run instead.
+ * (STOCKROOM_REQUIRE_BACKENDS=1) an unreachable backend, or no Chromium, fails the run instead.
  */
 export default async function announceSkippedSuites(): Promise<void> {
   const required = process.env.STOCKROOM_REQUIRE_BACKENDS === '1';
@@ -14,6 +15,10 @@ export default async function announceSkippedSuites(): Promise<void> {
   if (!redisUrl) console.log('stockroom tests: skipped the Redis suites (STOCKROOM_TEST_REDIS_URL is not set)');
   if (required && (!databaseUrl || !redisUrl)) {
     throw new Error('STOCKROOM_REQUIRE_BACKENDS=1 needs STOCKROOM_TEST_DATABASE_URL and STOCKROOM_TEST_REDIS_URL');
+  }
+  // The browser suite announces its own skip; under CI a missing Chromium is a failure.
+  if (required && !fs.existsSync('/usr/bin/chromium')) {
+    throw new Error('STOCKROOM_REQUIRE_BACKENDS=1 needs Debian’s chromium for the browser suite (apt-get install chromium)');
   }
   if (databaseUrl) {
     const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 5000 });
