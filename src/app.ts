@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -154,6 +154,16 @@ export async function buildApp(
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true } },
+    // Long ids must reach the routes (and their 404), not the router's 414.
+    maxParamLength: 1000,
+    // Errors the router raises before any route (an undecodable URL) answer in the API's own shape.
+    frameworkErrors: (error, request, reply) => {
+      const status = (error as { statusCode?: number }).statusCode ?? 400;
+      void (reply as unknown as FastifyReply)
+        .code(status)
+        .header('x-request-id', request.id)
+        .send({ message: 'The request URL cannot be decoded', code: 'MalformedRequest' });
+    },
     trustProxy: true,
   });
   app.addHook('onClose', () => services.close());
@@ -212,7 +222,7 @@ export async function buildApp(
   // The API: CORS, then the key and throttle checks, then the routes of every module.
   await app.register(
     async (api) => {
-      await api.register(cors, { origin: '*', exposedHeaders, allowedHeaders: ['Api-Key', 'Authorization', 'Accept-Language', 'Content-Type', 'X-Request-Id'] });
+      await api.register(cors, { origin: '*', strictPreflight: false, exposedHeaders, allowedHeaders: ['Api-Key', 'Authorization', 'Accept-Language', 'Content-Type', 'X-Request-Id'] });
       registerApiAuth(api, {
         authenticateKey: (key) => services.clients.authenticate(key),
         verifyToken: (token, clientId) => services.tokens.verify(token, clientId),

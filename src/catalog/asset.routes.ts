@@ -71,7 +71,7 @@ export function assetRoutes(endpoints: AssetEndpoints) {
         schema: {
           tags: [plural],
           summary: `Metadata of one ${assetType}`,
-          params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }),
+          params: Type.Object({ id: Type.String({ minLength: 1 }) }),
           querystring: Type.Object({ fields: Type.Optional(fieldsParameter) }, { additionalProperties: false }),
           response: { 200: endpoints.item, ...errors },
         },

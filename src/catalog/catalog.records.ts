@@ -5,6 +5,9 @@
 
 export type AssetType = 'image' | 'video';
 
+/** What an asset id may be: 1-64 letters, digits, '_' or '-'. Anything else names no asset. */
+export const ASSET_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
 export interface KeywordInput {
   keyword_id?: string | number | undefined;
   text: string;

@@ -12,15 +12,21 @@ const I = Type.Integer();
 const B = Type.Boolean();
 const Strings = Type.Array(Type.String());
 
+/**
+ * A member of a stored sub-object: records come from many sources (ingest, the demo, an
+ * older version), so any member may be missing or null; the serializer must not refuse them.
+ */
+const member = <T extends Parameters<typeof Nullable>[0]>(schema: T) => Type.Optional(Nullable(schema));
+
 export const AllowedUse = Type.Object({
-  how_can_i_use_it: Nullable(S),
-  release_info: Nullable(S),
-  usage_restrictions: Strings,
+  how_can_i_use_it: member(S),
+  release_info: member(S),
+  usage_restrictions: member(Strings),
 });
 
-export const AlternativeId = Type.Object({ Key: S, Value: S });
+export const AlternativeId = Type.Object({ Key: member(S), Value: member(S) });
 
-export const MaxDimensions = Type.Object({ height: I, width: I });
+export const MaxDimensions = Type.Object({ height: member(I), width: member(I) });
 
 export const DisplaySize = Type.Object({
   height: I,
@@ -31,35 +37,35 @@ export const DisplaySize = Type.Object({
 });
 
 export const Download = Type.Object({
-  product_id: Nullable(S),
-  product_type: S,
-  uri: S,
-  agreement_name: Nullable(S),
+  product_id: member(S),
+  product_type: member(S),
+  uri: member(S),
+  agreement_name: member(S),
 });
 
 export const ImageDownloadSize = Type.Object({
-  bytes: Nullable(I),
-  height: Nullable(I),
-  width: Nullable(I),
-  media_type: Nullable(S),
-  name: Nullable(S),
-  dpi: Nullable(I),
+  bytes: member(I),
+  height: member(I),
+  width: member(I),
+  media_type: member(S),
+  name: member(S),
+  dpi: member(I),
   downloads: Type.Optional(Type.Array(Download)),
 });
 
 export const Keyword = Type.Object({
-  keyword_id: S,
-  text: S,
-  type: Nullable(S),
-  relevance: Nullable(I),
-  entity_uris: Strings,
-  entity_types: Strings,
+  keyword_id: member(S),
+  text: member(S),
+  type: member(S),
+  relevance: member(I),
+  entity_uris: member(Strings),
+  entity_types: member(Strings),
 });
 
-export const Link = Type.Object({ rel: S, uri: S });
-export const ReferralDestination = Type.Object({ site_name: S, uri: S });
-export const PartnerLicense = Type.Object({ license_type: S, credits: I });
-export const EditorialSource = Type.Object({ id: Nullable(I), name: Nullable(S) });
+export const Link = Type.Object({ rel: member(S), uri: member(S) });
+export const ReferralDestination = Type.Object({ site_name: member(S), uri: member(S) });
+export const PartnerLicense = Type.Object({ license_type: member(S), credits: member(I) });
+export const EditorialSource = Type.Object({ id: member(I), name: member(S) });
 /** Entity details have no published shape: each is an object of free properties. */
 export const EntityDetail = Type.Object({}, { additionalProperties: true });
 
@@ -71,7 +77,7 @@ const commonAssetFields = {
   allowed_use: optional(Nullable(AllowedUse)),
   artist: optional(Nullable(S)),
   asset_family: optional(Nullable(S)),
-  call_for_image: optional(B),
+  call_for_image: optional(Nullable(B)),
   caption: optional(Nullable(S)),
   city: optional(Nullable(S)),
   collection_code: optional(Nullable(S)),
@@ -87,7 +93,7 @@ const commonAssetFields = {
   editorial_segments: optional(Strings),
   entity_details: optional(Type.Array(EntityDetail)),
   event_ids: optional(Type.Array(I)),
-  is_ai_editable: optional(B),
+  is_ai_editable: optional(Nullable(B)),
   keywords: optional(Type.Array(Keyword)),
   license_model: optional(Nullable(S)),
   max_dimensions: optional(Nullable(MaxDimensions)),
@@ -115,25 +121,25 @@ export const ImageDetail = Type.Object(
     graphical_style: optional(Nullable(S)),
     largest_downloads: optional(Type.Array(ImageDownloadSize)),
     links: optional(Type.Array(Link)),
-    prestige: optional(B),
+    prestige: optional(Nullable(B)),
     uri_oembed: optional(Nullable(S)),
   },
   { $id: 'ImageDetail', description: 'image_detail: the fields present are those selected with `fields`.' },
 );
 
 export const VideoDownloadSize = Type.Object({
-  bytes: Nullable(I),
-  bit_depth: Nullable(S),
-  compression: Nullable(S),
-  content_type: Nullable(S),
-  description: Nullable(S),
-  format: Nullable(S),
-  frame_rate: Nullable(Type.Number()),
-  frame_size: Nullable(S),
-  height: Nullable(I),
-  interlaced: Nullable(B),
-  name: Nullable(S),
-  width: Nullable(I),
+  bytes: member(I),
+  bit_depth: member(S),
+  compression: member(S),
+  content_type: member(S),
+  description: member(S),
+  format: member(S),
+  frame_rate: member(Type.Number()),
+  frame_size: member(S),
+  height: member(I),
+  interlaced: member(B),
+  name: member(S),
+  width: member(I),
   downloads: Type.Optional(Type.Array(Download)),
 });
 
@@ -157,10 +163,10 @@ export const VideoDetail = Type.Object(
 export const HeroDisplaySize = Type.Object({ name: S, is_watermarked: B, uri: S });
 
 export const EventLocation = Type.Object({
-  city: Nullable(S),
-  country: Nullable(S),
-  state_province: Nullable(S),
-  venue: Nullable(S),
+  city: member(S),
+  country: member(S),
+  state_province: member(S),
+  venue: member(S),
 });
 
 export const EventKeyword = Type.Object({ keyword_id: Nullable(S), text: S, type: Nullable(S) });

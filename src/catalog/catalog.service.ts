@@ -2,6 +2,7 @@ import type { Change } from '../platform/db/change-log.js';
 import { notFound } from '../platform/http/errors.js';
 import type { FieldSelection } from '../platform/http/fields.js';
 import type { CatalogRepository } from './catalog.repository.js';
+import { ASSET_ID } from './catalog.records.js';
 import type {
   AssetInput,
   AssetRecord,
@@ -116,6 +117,8 @@ export class CatalogService {
     const byId = new Map<string, AssetRecord>();
     const missing: string[] = [];
     for (const id of unique) {
+      // An id no asset can have is not looked up (a NUL byte would even upset PostgreSQL).
+      if (!ASSET_ID.test(id)) continue;
       const cached = this.assetCache.get(cacheKey(assetType, id));
       if (cached) byId.set(id, cached);
       else missing.push(id);

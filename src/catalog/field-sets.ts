@@ -106,7 +106,8 @@ export const IMAGE_FIELDS: FieldCatalog = {
   sets: {
     summary_set: IMAGE_SUMMARY,
     detail_set: IMAGE_DETAIL,
-    display_set: IMAGE_DISPLAY_SIZES,
+    // The spec's set table: comp, preview, thumb; the larger comps and WebP variants are named one by one.
+    display_set: ['comp', 'preview', 'thumb'],
   },
   defaults: ['summary_set'],
   tokenFields: ['download_sizes', 'downloads', 'largest_downloads'],

@@ -4,6 +4,8 @@ import type { ApiClientRow, ClientsRepository } from './clients.repository.js';
 /** An application allowed to call the API, as the request pipeline sees it. */
 export interface ApiClient {
   id: number;
+  /** A digest of the API key: names the client's throttle counters without revealing the key. */
+  throttleKey: string;
   name: string;
   sandbox: boolean;
   /** null: the configured default applies */
@@ -90,6 +92,7 @@ export class ClientsService {
 function toClient(row: ApiClientRow): ApiClient {
   return {
     id: row.id,
+    throttleKey: row.key_hash.slice(0, 32),
     name: row.name,
     sandbox: row.sandbox === 1,
     queriesPerSecond: row.queries_per_second,

@@ -47,10 +47,16 @@ describe.each(STORES)('image metadata endpoints on $name', ({ url }) => {
     expect(body.keywords[0]).toEqual({ keyword_id: expect.any(String), text: 'harbour', type: 'Concept', relevance: 5, entity_uris: [], entity_types: [] });
   });
 
-  it('offers every display size with signed URIs that carry a file extension', async () => {
+  it('answers display_set with comp, preview and thumb', async () => {
     const body = (await get('/v3/images/1001?fields=display_set')).json();
+    expect(body.display_sizes.map((d: { name: string }) => d.name).sort()).toEqual(['comp', 'preview', 'thumb']);
+  });
+
+  it('offers every display size with signed URIs that carry a file extension', async () => {
+    const all = 'thumb,preview,comp,mid_res_comp,high_res_comp,comp_webp,mid_res_comp_webp,high_res_comp_webp';
+    const body = (await get(`/v3/images/1001?fields=${all}`)).json();
     const names = body.display_sizes.map((d: { name: string }) => d.name);
-    expect(names).toEqual(['thumb', 'preview', 'comp', 'mid_res_comp', 'high_res_comp', 'comp_webp', 'mid_res_comp_webp', 'high_res_comp_webp']);
+    expect(names).toEqual(all.split(','));
     for (const size of body.display_sizes) {
       expect(size.uri).toMatch(/^http:\/\/stockroom\.test\/display\/1001\/[a-z_]+\.(jpg|webp)\?expires=\d+&signature=/);
       expect(size.width).toBeGreaterThan(0);
@@ -60,6 +66,35 @@ describe.each(STORES)('image metadata endpoints on $name', ({ url }) => {
     expect(preview.uri).toBe(comp.uri);
     expect(body.display_sizes.find((d: { name: string }) => d.name === 'thumb').is_watermarked).toBe(false);
     expect(comp.is_watermarked).toBe(true);
+  });
+
+  it('returns records whose sub-objects lack members, null for a value and [] for a list a record lacks', async () => {
+    await t.services.catalog.upsertAsset({
+      asset_type: 'image',
+      id: 'sparse',
+      fields: {
+        allowed_use: { release_info: 'Not released' },
+        editorial_source: { id: 5 },
+        download_sizes: [{ name: 'original' }],
+        referral_destinations: [{ site_name: 'partner' }],
+        keywords: ['plain'].map((text) => ({ text })),
+      },
+    });
+    const token = await t.issueToken();
+    const response = await get('/v3/images?ids=sparse,1001&fields=allowed_use,editorial_source,download_sizes,referral_destinations,keywords,prestige,alternative_ids', {
+      authorization: `Bearer ${token}`,
+    });
+    expect(response.statusCode).toBe(200);
+    const sparse = response.json().images[0];
+    expect(sparse).toMatchObject({
+      id: 'sparse',
+      allowed_use: { release_info: 'Not released' },
+      editorial_source: { id: 5 },
+      download_sizes: [{ name: 'original' }],
+      prestige: null,
+      // An absent list is an empty list.
+      alternative_ids: [],
+    });
   });
 
   it('rejects an unknown field with 400 InvalidParameterValue naming it', async () => {

@@ -119,3 +119,33 @@ describe('the API description', () => {
     await t.close();
   });
 });
+
+describe('odd requests get the API’s own errors', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+  const get = (url: string) => t.app.inject({ method: 'GET', url, headers: { 'api-key': t.apiKey } });
+
+  it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty'])('rejects fields=%s as an unknown field', async (name) => {
+    const response = await get(`/v3/images?ids=1&fields=${name}`);
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({ code: 'InvalidParameterValue' });
+  });
+
+  it('treats an id no asset can have as not found, without asking the store', async () => {
+    expect((await get('/v3/images/%00')).statusCode).toBe(404);
+    expect((await get('/v3/images?ids=a%00b,ok&fields=id')).json()).toEqual({ images: [], images_not_found: ['a\u0000b', 'ok'] });
+    expect((await get(`/v3/images/${'x'.repeat(300)}`)).json()).toMatchObject({ code: 'ImageNotFound' });
+  });
+
+  it('answers an undecodable URL with JSON and a request id', async () => {
+    const response = await get('/v3/images/%E0%A4%A');
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toEqual({ message: expect.any(String), code: 'MalformedRequest' });
+    expect(response.headers['x-request-id']).toBeDefined();
+  });
+});

@@ -6,6 +6,8 @@ import { throttleRefusal } from '../throttle/throttle.js';
 /** The calling application, as the API-key check found it. */
 export interface AuthenticatedClient {
   id: number;
+  /** Names the client's throttle counters; unique even across stores that share one Redis. */
+  throttleKey: string;
   sandbox: boolean;
   queriesPerSecond: number | null;
   queriesPerDay: number | null;
@@ -81,7 +83,7 @@ export function registerApiAuth(app: FastifyInstance, options: ApiAuthOptions): 
     const client = await authenticateKey(Array.isArray(header) ? header[0] : header);
     if (!client) throw accountInactive();
     request.apiClient = client;
-    const decision = await throttle.consume(String(client.id), {
+    const decision = await throttle.consume(client.throttleKey, {
       perSecond: client.queriesPerSecond ?? defaultLimits.perSecond,
       perDay: client.queriesPerDay ?? defaultLimits.perDay,
     });

@@ -70,7 +70,8 @@ export class FieldSelector {
       } else throw invalidParameter('fields', `unknown field '${name}'`);
     };
     for (const name of names) {
-      const members = this.catalog.sets[name];
+      // Own properties only: `constructor` or `__proto__` are not set names.
+      const members = Object.hasOwn(this.catalog.sets, name) ? this.catalog.sets[name] : undefined;
       if (members) for (const member of members) add(member, true);
       else add(name, isDefault);
     }
