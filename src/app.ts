@@ -75,7 +75,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
 
   // The catalogue shows media's display URIs and media finds originals through the catalogue;
   // each reaches the other through a small interface, wired here.
-  const catalog: CatalogService = new CatalogService(new CatalogRepository(db), {
+  const catalog: CatalogService = new CatalogService(new CatalogRepository(db, database.dialect), {
     displaySizes: (asset, names) => media.displaySizes(asset, names),
   });
   const media = new MediaService({ blobs, signer, findOriginal: (assetId) => catalog.findOriginal(assetId) });

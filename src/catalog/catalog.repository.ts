@@ -1,4 +1,5 @@
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { SqlDialect } from '../platform/db/database.js';
 import type { Tables } from '../platform/db/tables.js';
 import { recordChange } from '../platform/db/change-log.js';
 import type {
@@ -36,14 +37,37 @@ const NOT_IN_DETAILS = new Set([
 const parseJson = <T>(text: string | null, fallback: T): T => (text ? (JSON.parse(text) as T) : fallback);
 const nullable = <T>(value: T | undefined): T | null => (value === undefined ? null : value);
 
+/** What a write did: inserted or updated the asset, and whether shared keywords changed with it. */
+export interface AssetWrite {
+  operation: 'insert' | 'update';
+  keywordsChanged: boolean;
+}
+
+// Any constant: names the lock that serializes catalogue writes on PostgreSQL.
+const CATALOG_WRITE_LOCK = 7_311_001;
+
 export class CatalogRepository {
-  constructor(private readonly db: Kysely<Tables>) {}
+  constructor(
+    private readonly db: Kysely<Tables>,
+    private readonly dialect: SqlDialect = 'sqlite',
+  ) {}
+
+  /**
+   * Catalogue writes take turns. On PostgreSQL a change-log number is drawn when the row is
+   * inserted, not when its transaction commits; taking turns makes the two orders agree, so a
+   * node that has read number n has seen every change before it. It also keeps two writers
+   * from picking the same new keyword or collection id. SQLite already has one writer at a time.
+   */
+  private async takeWriteTurn(trx: Db): Promise<void> {
+    if (this.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${CATALOG_WRITE_LOCK})`.execute(trx);
+  }
 
   // ── writes ────────────────────────────────────────────────────────────────
 
   /** Inserts or replaces one image or video, its keywords and events, and logs the change; all or nothing. */
-  async upsertAsset(input: AssetInput): Promise<'insert' | 'update'> {
+  async upsertAsset(input: AssetInput): Promise<AssetWrite> {
     return this.db.transaction().execute(async (trx) => {
+      await this.takeWriteTurn(trx);
       const f = input.fields;
       const existing = await trx.selectFrom('assets').select(['asset_type']).where('id', '=', input.id).executeTakeFirst();
       if (existing && existing.asset_type !== input.asset_type) {
@@ -84,8 +108,10 @@ export class CatalogRepository {
       }
       const keywords = (f.keywords as KeywordInput[] | undefined) ?? [];
       const seen = new Set<number>();
+      let keywordsChanged = false;
       for (const [position, keyword] of keywords.entries()) {
-        const keywordId = await this.keywordId(trx, keyword);
+        const { id: keywordId, changed } = await this.keywordId(trx, keyword);
+        keywordsChanged ||= changed;
         if (seen.has(keywordId)) continue;
         seen.add(keywordId);
         await trx
@@ -102,12 +128,13 @@ export class CatalogRepository {
       }
       const operation = existing ? 'update' : 'insert';
       await recordChange(trx, input.asset_type, input.id, operation);
-      return operation;
+      return { operation, keywordsChanged };
     });
   }
 
   async deleteAsset(id: string): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
+      await this.takeWriteTurn(trx);
       const existing = await trx.selectFrom('assets').select('asset_type').where('id', '=', id).executeTakeFirst();
       if (!existing) return false;
       await trx.deleteFrom('asset_keywords').where('asset_id', '=', id).execute();
@@ -120,6 +147,7 @@ export class CatalogRepository {
 
   async upsertEvent(input: EventInput): Promise<'insert' | 'update'> {
     return this.db.transaction().execute(async (trx) => {
+      await this.takeWriteTurn(trx);
       const existing = await trx.selectFrom('events').select('id').where('id', '=', input.id).executeTakeFirst();
       const row = {
         name: input.name,
@@ -200,38 +228,56 @@ export class CatalogRepository {
     return Number(row?.max ?? 0) + 1;
   }
 
-  /** A keyword is one record shared by every asset tagged with it: same id, same translations. */
-  private async keywordId(trx: Db, keyword: KeywordInput): Promise<number> {
-    const values = {
-      text: keyword.text,
-      type: keyword.type ?? null,
-      entity_uris: JSON.stringify(keyword.entity_uris ?? []),
-      entity_types: JSON.stringify(keyword.entity_types ?? []),
-      translations: JSON.stringify(keyword.translations ?? {}),
-    };
-    const explicitId = keyword.keyword_id === undefined ? undefined : Number(keyword.keyword_id);
-    let id = explicitId;
-    if (id === undefined) {
+  /**
+   * A keyword is one record shared by every asset tagged with it: same id, same translations.
+   * A record changes only what it states of a keyword; a change shows in every asset of it,
+   * so it is logged.
+   */
+  private async keywordId(trx: Db, keyword: KeywordInput): Promise<{ id: number; changed: boolean }> {
+    const stated: Partial<{ type: string | null; entity_uris: string; entity_types: string; translations: string }> = {};
+    if (keyword.type !== undefined) stated.type = keyword.type;
+    if (keyword.entity_uris) stated.entity_uris = JSON.stringify(keyword.entity_uris);
+    if (keyword.entity_types) stated.entity_types = JSON.stringify(keyword.entity_types);
+    if (keyword.translations) stated.translations = JSON.stringify(keyword.translations);
+
+    let found: { id: number; text: string; type: string | null; entity_uris: string; entity_types: string; translations: string } | undefined;
+    if (keyword.keyword_id !== undefined) {
+      const id = Number(keyword.keyword_id);
+      found = await trx.selectFrom('keywords').selectAll().where('id', '=', id).executeTakeFirst();
+      if (found && found.text !== keyword.text) {
+        throw new CatalogConflictError(`keyword ${id} is '${found.text}', not '${keyword.text}'`);
+      }
+      if (!found) {
+        await trx.insertInto('keywords').values({ id, ...this.newKeyword(keyword, stated) }).execute();
+        return { id, changed: false };
+      }
+    } else {
       let query = trx.selectFrom('keywords').selectAll().where('text', '=', keyword.text);
       query = keyword.type ? query.where('type', '=', keyword.type) : query.where('type', 'is', null);
-      const found = await query.executeTakeFirst();
-      if (found) {
-        // Only what the record says is changed: a bare string keyword keeps the stored translations.
-        const changes: Partial<typeof values> = {};
-        if (keyword.entity_uris) changes.entity_uris = values.entity_uris;
-        if (keyword.entity_types) changes.entity_types = values.entity_types;
-        if (keyword.translations) changes.translations = values.translations;
-        if (Object.keys(changes).length > 0) await trx.updateTable('keywords').set(changes).where('id', '=', found.id).execute();
-        return found.id;
+      found = await query.executeTakeFirst();
+      if (!found) {
+        const id = await this.nextId(trx, 'keywords');
+        await trx.insertInto('keywords').values({ id, ...this.newKeyword(keyword, stated) }).execute();
+        return { id, changed: false };
       }
-      id = await this.nextId(trx, 'keywords');
-      await trx.insertInto('keywords').values({ id, ...values }).execute();
-      return id;
     }
-    const found = await trx.selectFrom('keywords').select('id').where('id', '=', id).executeTakeFirst();
-    if (found) await trx.updateTable('keywords').set(values).where('id', '=', id).execute();
-    else await trx.insertInto('keywords').values({ id, ...values }).execute();
-    return id;
+    const changes = Object.fromEntries(
+      Object.entries(stated).filter(([column, value]) => found[column as keyof typeof found] !== value),
+    );
+    if (Object.keys(changes).length === 0) return { id: found.id, changed: false };
+    await trx.updateTable('keywords').set(changes).where('id', '=', found.id).execute();
+    await recordChange(trx, 'keyword', String(found.id), 'update');
+    return { id: found.id, changed: true };
+  }
+
+  private newKeyword(keyword: KeywordInput, stated: Record<string, string | null>) {
+    return {
+      text: keyword.text,
+      type: keyword.type ?? null,
+      entity_uris: stated.entity_uris ?? '[]',
+      entity_types: stated.entity_types ?? '[]',
+      translations: stated.translations ?? '{}',
+    };
   }
 
   // ── reads ─────────────────────────────────────────────────────────────────

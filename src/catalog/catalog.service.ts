@@ -73,8 +73,10 @@ export class CatalogService {
   // ── writes ────────────────────────────────────────────────────────────────
 
   async upsertAsset(input: AssetInput): Promise<'insert' | 'update'> {
-    const operation = await this.repository.upsertAsset(input);
-    this.assetCache.delete(cacheKey(input.asset_type, input.id));
+    const { operation, keywordsChanged } = await this.repository.upsertAsset(input);
+    // A changed keyword shows in every asset that has it.
+    if (keywordsChanged) this.assetCache.clear();
+    else this.assetCache.delete(cacheKey(input.asset_type, input.id));
     return operation;
   }
 
@@ -92,8 +94,8 @@ export class CatalogService {
     for (const change of changes) {
       if (change.entity_type === 'image' || change.entity_type === 'video') {
         this.assetCache.delete(cacheKey(change.entity_type, change.entity_id));
-      } else if (change.entity_type === 'collection') {
-        // A renamed collection shows in every asset of it.
+      } else if (change.entity_type === 'collection' || change.entity_type === 'keyword') {
+        // A renamed collection or a changed keyword shows in every asset that has it.
         this.assetCache.clear();
       }
     }

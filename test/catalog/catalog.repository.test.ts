@@ -13,7 +13,7 @@ describe.each(STORES)('catalogue store on $name', ({ url }) => {
 
   beforeEach(async () => {
     store = await openTestStore(url);
-    repository = new CatalogRepository(store.database.db);
+    repository = new CatalogRepository(store.database.db, store.database.dialect);
   });
   afterEach(async () => {
     await store.drop();
@@ -62,7 +62,7 @@ describe.each(STORES)('catalogue store on $name', ({ url }) => {
 
   it('replaces an asset on re-write, keywords and events included', async () => {
     await repository.upsertAsset({ asset_type: 'image', id: '1', fields: fullImageFields('1') });
-    const operation = await repository.upsertAsset({
+    const { operation } = await repository.upsertAsset({
       asset_type: 'image',
       id: '1',
       fields: { title: 'New title', keywords: [{ text: 'lighthouse' }], event_ids: [5] },
@@ -128,6 +128,41 @@ describe.each(STORES)('catalogue store on $name', ({ url }) => {
       editorial_segments: ['entertainment'],
       location: { city: 'Porto', venue: 'Park', country: null, state_province: null },
     });
+  });
+
+  it('refuses a keyword id that names another keyword, and changes only what a record states', async () => {
+    await repository.upsertAsset({ asset_type: 'image', id: '1', fields: { keywords: [{ keyword_id: 5, text: 'scenics', type: 'Concept', translations: { de: 'Landschaft' } }] } });
+    await expect(
+      repository.upsertAsset({ asset_type: 'image', id: '2', fields: { keywords: [{ keyword_id: 5, text: 'other' }] } }),
+    ).rejects.toBeInstanceOf(CatalogConflictError);
+    // A bare mention keeps the type and translations.
+    await repository.upsertAsset({ asset_type: 'image', id: '3', fields: { keywords: [{ keyword_id: 5, text: 'scenics' }] } });
+    const [record] = await repository.findAssets('image', ['1']);
+    expect(record!.fields.keywords).toMatchObject([{ keyword_id: '5', text: 'scenics', type: 'Concept', translations: { de: 'Landschaft' } }]);
+  });
+
+  it('logs a change to a shared keyword', async () => {
+    await repository.upsertAsset({ asset_type: 'image', id: '1', fields: { keywords: [{ text: 'nature', type: 'Concept', translations: { de: 'Natur' } }] } });
+    const quiet = await repository.upsertAsset({ asset_type: 'image', id: '2', fields: { keywords: [{ text: 'nature', type: 'Concept' }] } });
+    expect(quiet.keywordsChanged).toBe(false);
+    const loud = await repository.upsertAsset({ asset_type: 'image', id: '3', fields: { keywords: [{ text: 'nature', type: 'Concept', translations: { de: 'Die Natur' } }] } });
+    expect(loud.keywordsChanged).toBe(true);
+    const changes = await readChangesAfter(store.database.db, 0);
+    expect(changes.filter((c) => c.entity_type === 'keyword').map((c) => c.operation)).toEqual(['update']);
+  });
+
+  it('lets concurrent writers create collections and keywords without colliding', async () => {
+    const writers = Array.from({ length: 8 }, (_, i) =>
+      repository.upsertAsset({
+        asset_type: 'image',
+        id: `c${i}`,
+        fields: { collection_code: `C${i}`, collection_name: `Collection ${i}`, keywords: [{ text: `kw${i}` }, { text: 'shared' }] },
+      }),
+    );
+    await Promise.all(writers);
+    expect(await repository.listCollections()).toHaveLength(8);
+    const keywords = await store.database.db.selectFrom('keywords').selectAll().execute();
+    expect(keywords).toHaveLength(9);
   });
 
   it('creates a setting once and returns the same value to every caller', async () => {

@@ -41,6 +41,19 @@ describe('two nodes on one store', () => {
     expect((await nodeA.catalog.findAssets('image', ['2'])).notFound).toEqual(['2']);
   });
 
+  it('converge when a keyword shared by many assets changes on another node', async () => {
+    await nodeB.catalog.upsertAsset({ asset_type: 'image', id: '3', fields: { keywords: [{ text: 'nature', translations: { de: 'Natur' } }] } });
+    await nodeA.changeFeed.poll();
+    const textOf = async () =>
+      ((await nodeA.catalog.findAssets('image', ['3'])).found[0]!.fields.keywords as Array<{ translations: Record<string, string> }>)[0]!
+        .translations.de;
+    expect(await textOf()).toBe('Natur');
+    // Another asset's record changes the shared keyword.
+    await nodeB.catalog.upsertAsset({ asset_type: 'image', id: '4', fields: { keywords: [{ text: 'nature', translations: { de: 'Die Natur' } }] } });
+    await nodeA.changeFeed.poll();
+    expect(await textOf()).toBe('Die Natur');
+  });
+
   it('share one display-URL signing key', () => {
     expect(nodeA.signer.sign('/display/1/thumb.jpg')).toBe(nodeB.signer.sign('/display/1/thumb.jpg'));
   });

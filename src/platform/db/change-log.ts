@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Tables } from './tables.js';
 
-export type ChangeEntityType = 'image' | 'video' | 'event' | 'collection';
+export type ChangeEntityType = 'image' | 'video' | 'event' | 'collection' | 'keyword';
 export type ChangeOperation = 'insert' | 'update' | 'delete';
 
 export interface Change {
