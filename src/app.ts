@@ -1,4 +1,6 @@
+import fs from 'node:fs';
 import path from 'node:path';
+import { sql } from 'kysely';
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import cors from '@fastify/cors';
@@ -60,10 +62,7 @@ export interface ServiceOverrides {
 
 /** Opens the store (migrating it), the blob store and Redis, and builds every service. */
 export async function createServices(config: Config, overrides: ServiceOverrides = {}): Promise<Services> {
-  const database =
-    overrides.database ??
-    (await openDatabase({ url: config.databaseUrl, sqliteFile: path.join(config.dataDir, 'stockroom.sqlite') }));
-  if (!overrides.database) await migrateToLatest(database);
+  const database = overrides.database ?? (await openConfiguredStore(config));
   const { db } = database;
   const blobs = overrides.blobs ?? new FilesystemBlobStore(path.join(config.dataDir, 'blobs'));
   const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
@@ -108,6 +107,29 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       await database.close();
     },
   };
+}
+
+/** The configured store, reachable and migrated; a failure names the setting to look at. */
+async function openConfiguredStore(config: Config): Promise<Database> {
+  const setting = config.databaseUrl ? 'DATABASE_URL' : 'STOCKROOM_DATA_DIR';
+  const reason = (error: unknown) => (error instanceof Error ? error.message : String(error));
+  if (!config.databaseUrl) {
+    try {
+      fs.mkdirSync(config.dataDir, { recursive: true });
+      fs.accessSync(config.dataDir, fs.constants.W_OK);
+    } catch (error) {
+      throw new Error(`STOCKROOM_DATA_DIR: cannot use ${config.dataDir} (${reason(error)})`);
+    }
+  }
+  let database: Database;
+  try {
+    database = await openDatabase({ url: config.databaseUrl, sqliteFile: path.join(config.dataDir, 'stockroom.sqlite') });
+    await sql`select 1`.execute(database.db);
+  } catch (error) {
+    throw new Error(`${setting}: cannot open the store (${reason(error)})`);
+  }
+  await migrateToLatest(database);
+  return database;
 }
 
 /**

@@ -11,6 +11,15 @@ function count(value: string): number {
   return Number(value);
 }
 
+/** A demo size: whole, and small enough that the plan of it fits in memory. */
+function demoCount(max: number) {
+  return (value: string): number => {
+    const n = count(value);
+    if (n > max) throw new InvalidArgumentError(`must be at most ${max}`);
+    return n;
+  };
+}
+
 function positive(value: string): number {
   const n = count(value);
   if (n < 1) throw new InvalidArgumentError('must be at least 1');
@@ -84,9 +93,9 @@ program
 program
   .command('seed-demo')
   .description('add the deterministic demo catalogue to the store')
-  .option('--images <n>', 'number of images', count, DEFAULT_DEMO.images)
-  .option('--videos <n>', 'number of videos', count, DEFAULT_DEMO.videos)
-  .option('--events <n>', 'number of events', count, DEFAULT_DEMO.events)
+  .option('--images <n>', 'number of images (at most 100000)', demoCount(100_000), DEFAULT_DEMO.images)
+  .option('--videos <n>', 'number of videos (at most 10000)', demoCount(10_000), DEFAULT_DEMO.videos)
+  .option('--events <n>', 'number of events (at most 10000)', demoCount(10_000), DEFAULT_DEMO.events)
   .action(async (options: { images: number; videos: number; events: number }) => {
     await withServices(async (services) => {
       const seeded = await seed(services, options);

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 /** Every setting of Stockroom, read once from the environment, validated, then frozen. */
@@ -66,16 +67,29 @@ function boolean(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(`${name} must be true or false, got '${raw}'`);
 }
 
+/** An IP address, `localhost` or a DNS name (labels of letters, digits and hyphens). */
+function host(env: Env): string {
+  const raw = env.HOST?.trim() || '127.0.0.1';
+  const isIp = isIP(raw) !== 0;
+  const isName = raw.length <= 253 && raw.split('.').every((label) => /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/.test(label));
+  if (!isIp && !isName) throw new ConfigError(`HOST must be an IP address or a host name, got '${raw}'`);
+  return raw;
+}
+
 /** Reads and validates every setting; throws ConfigError naming the first bad one. */
 export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
   const port = integer(env, 'PORT', 3000, 0, 65535);
-  const host = env.HOST?.trim() || '127.0.0.1';
+  const listenHost = host(env);
   const dataDir = path.resolve(cwd, env.STOCKROOM_DATA_DIR?.trim() || './data');
   const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
   const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:']);
-  const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  const displayHost = listenHost === '0.0.0.0' || listenHost === '::' ? '127.0.0.1' : listenHost;
+  const givenPublicUrl = url(env, 'STOCKROOM_PUBLIC_URL', ['http:', 'https:']);
+  if (givenPublicUrl && /[?#]/.test(givenPublicUrl)) {
+    throw new ConfigError(`STOCKROOM_PUBLIC_URL must be a base URL without a query or fragment, got '${givenPublicUrl}'`);
+  }
   const publicUrl = (
-    url(env, 'STOCKROOM_PUBLIC_URL', ['http:', 'https:']) ??
+    givenPublicUrl ??
     `http://${displayHost.includes(':') ? `[${displayHost}]` : displayHost}:${port}`
   ).replace(/\/+$/, '');
   const logLevel = (env.STOCKROOM_LOG_LEVEL?.trim() || 'info') as LogLevel;
@@ -84,7 +98,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   }
   return Object.freeze({
     port,
-    host,
+    host: listenHost,
     dataDir,
     databaseUrl,
     redisUrl,

@@ -56,6 +56,21 @@ describe('the stockroom command', () => {
     expect((failure as { stderr: string }).stderr.trim().split('\n')).toEqual([expect.stringMatching(/^stockroom: PORT must be/)]);
   });
 
+  it.each([
+    ['DATABASE_URL', { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' }],
+    ['STOCKROOM_DATA_DIR', { STOCKROOM_DATA_DIR: path.resolve('package.json') }],
+  ])('names %s when the store cannot be opened', async (setting, extra) => {
+    const failure = await run(process.execPath, [CLI, 'admin', 'client', 'create', '--name', 'x'], { env: { ...env, ...extra } }).catch(
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failure).toMatchObject({ code: 1 });
+    expect((failure as { stderr: string }).stderr.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^stockroom: ${setting}: `))]);
+  });
+
+  it('refuses a demo larger than it can plan', async () => {
+    await expect(stockroom('seed-demo', '--images', '99999999999')).rejects.toMatchObject({ code: 1 });
+  });
+
   it('refuses a malformed option value', async () => {
     await expect(stockroom('admin', 'client', 'create', '--name', 'x', '--qps', 'many')).rejects.toMatchObject({ code: 1 });
   });

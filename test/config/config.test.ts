@@ -51,6 +51,9 @@ describe('configuration', () => {
     ['STOCKROOM_THROTTLE_PER_SECOND', '0'],
     ['STOCKROOM_SEED_DEMO', 'maybe'],
     ['STOCKROOM_LOG_LEVEL', 'loud'],
+    ['HOST', 'bad..host'],
+    ['HOST', 'with space'],
+    ['STOCKROOM_PUBLIC_URL', 'http://x/p?q=1'],
   ])('stops with one line naming %s when it is %s', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^${name} `));
