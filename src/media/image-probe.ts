@@ -32,13 +32,28 @@ const MEDIA_TYPES_BY_FORMAT: Readonly<Record<string, string>> = {
 /** Screen resolution, assumed when a file records no density. */
 const DEFAULT_DPI = 72;
 
-/** Reads size, resolution and type of an uploaded original without decoding its pixels. */
+/**
+ * How strict a check decode is: as strict as the renderer, which opens originals with
+ * sharp's default (`warning`). `truncated` alone would let through a file with corrupt
+ * data mid-stream that the renderer then refuses, which is the failure this check exists to
+ * move from render time to ingest.
+ */
+export const DECODE_FAIL_ON: sharp.FailOnOptions = 'warning';
+
+/** The box a check decode shrinks into: JPEG and WebP shrink on load, so it costs a fraction of a full decode. */
+const CHECK_DECODE_EDGE = 64;
+
+/**
+ * Reads size, resolution and type of an uploaded original, then decodes its pixels
+ * (shrunk, so cheaply) to make sure the whole file is readable: a header that parses says
+ * nothing of a file cut short or corrupt further on, which only fails once rendered.
+ */
 export async function probeImage(buffer: Buffer): Promise<ProbedImage> {
   let metadata: sharp.Metadata;
   try {
     metadata = await sharp(buffer).metadata();
   } catch (error) {
-    throw new Error(`Unreadable image: ${(error as Error).message}`);
+    throw new Error(`Unreadable image: ${messageOf(error)}`);
   }
   const mediaType = metadata.format === undefined ? undefined : MEDIA_TYPES_BY_FORMAT[metadata.format];
   if (mediaType === undefined) {
@@ -49,8 +64,29 @@ export async function probeImage(buffer: Buffer): Promise<ProbedImage> {
   // autoOrient holds the size after EXIF rotation, which is what viewers and renditions show.
   const { width, height } = metadata.autoOrient;
   if (!(width > 0 && height > 0)) throw new Error('Unreadable image: it has no pixel dimensions');
+  await verifyImageDecodes(buffer);
   const dpi = metadata.density !== undefined && metadata.density > 0 ? Math.round(metadata.density) : DEFAULT_DPI;
   return { width, height, dpi, media_type: mediaType, bytes: buffer.length };
+}
+
+/**
+ * Decodes every pixel of an image, shrunk into a small box, and throws "Unreadable image: …"
+ * when it cannot be: truncated, corrupt, or over sharp's pixel limit (which the renderer has too).
+ */
+export async function verifyImageDecodes(buffer: Buffer): Promise<void> {
+  try {
+    await sharp(buffer, { failOn: DECODE_FAIL_ON })
+      .resize(CHECK_DECODE_EDGE, CHECK_DECODE_EDGE, { fit: 'inside', withoutEnlargement: true })
+      .raw()
+      .toBuffer();
+  } catch (error) {
+    throw new Error(`Unreadable image: its pixels do not decode (${messageOf(error)})`);
+  }
+}
+
+/** libvips messages can run over several lines; a reason is one. */
+function messageOf(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).trim().replace(/\s*\n\s*/g, '; ');
 }
 
 /** Width-to-height ratio from which an image counts as panoramic. */

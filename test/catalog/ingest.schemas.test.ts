@@ -63,3 +63,107 @@ describe('manifest line schema', () => {
     expect(parseManifestLine({ asset_type: 'video', id: 'v', clip_length: '01:02:03:29' }).ok).toBe(true);
   });
 });
+
+describe('manifest line rules', () => {
+  it('rule: every integer is bounded to its column range (0..2147483647, bytes to a safe integer)', () => {
+    const INT4_MAX = 2_147_483_647;
+    const over = INT4_MAX + 1;
+    const image = (fields: Record<string, unknown>) => ({ asset_type: 'image', id: 'a', ...fields });
+    const video = (fields: Record<string, unknown>) => ({ asset_type: 'video', id: 'v', ...fields });
+    const imageSize = (fields: Record<string, unknown>) => image({ download_sizes: [{ width: 10, height: 10, ...fields }] });
+    const cases: Array<[unknown, string]> = [
+      [image({ quality_rank: over }), `quality_rank must be ≤ ${INT4_MAX} (got ${over})`],
+      [image({ max_dimensions: { width: over, height: 10 } }), `max_dimensions/width must be ≤ ${INT4_MAX} (got ${over})`],
+      [image({ max_dimensions: { width: 10, height: over } }), `max_dimensions/height must be ≤ ${INT4_MAX} (got ${over})`],
+      [imageSize({ width: over }), `download_sizes/0/width must be ≤ ${INT4_MAX} (got ${over})`],
+      [imageSize({ height: over }), `download_sizes/0/height must be ≤ ${INT4_MAX} (got ${over})`],
+      [imageSize({ dpi: over }), `download_sizes/0/dpi must be ≤ ${INT4_MAX} (got ${over})`],
+      [imageSize({ bytes: 2 ** 53 }), `download_sizes/0/bytes must be ≤ ${Number.MAX_SAFE_INTEGER} (got ${2 ** 53})`],
+      [
+        video({ download_sizes: [{ width: over, height: 10 }] }),
+        `download_sizes/0/width must be ≤ ${INT4_MAX} (got ${over})`,
+      ],
+      [
+        video({ download_sizes: [{ width: 10, height: 10, bytes: 1e20 }] }),
+        `download_sizes/0/bytes must be ≤ ${Number.MAX_SAFE_INTEGER} (got 100000000000000000000)`,
+      ],
+      [video({ quality_rank: 5 }), 'quality_rank must be ≤ 4 (got 5)'],
+      [image({ collection_id: over }), `collection_id must be ≤ ${INT4_MAX} (got ${over})`],
+      [image({ event_ids: [1, over] }), `event_ids/1 must be ≤ ${INT4_MAX} (got ${over})`],
+      [image({ editorial_source: { id: over } }), `editorial_source/id must be ≤ ${INT4_MAX} (got ${over})`],
+      [
+        image({ partner_licenses: [{ license_type: 'Standard', credits: over }] }),
+        `partner_licenses/0/credits must be ≤ ${INT4_MAX} (got ${over})`,
+      ],
+      [image({ keywords: [{ text: 'k', keyword_id: over }] }), `keywords/0/keyword_id must be ≤ ${INT4_MAX} (got ${over})`],
+      [
+        image({ keywords: [{ text: 'k', keyword_id: String(over) }] }),
+        `keywords/0/keyword_id must be digits of a whole number 0-${INT4_MAX} (got "${over}")`,
+      ],
+      [image({ keywords: [{ text: 'k', relevance: 6 }] }), 'keywords/0/relevance must be ≤ 5 (got 6)'],
+      [{ asset_type: 'event', id: over, name: 'E' }, `id must be ≤ ${INT4_MAX} (got ${over})`],
+      [{ asset_type: 'event', id: 1, name: 'E', parent_id: over }, `parent_id must be ≤ ${INT4_MAX} (got ${over})`],
+      [
+        { asset_type: 'event', id: 1, name: 'E', keywords: [{ text: 'k', keyword_id: over }] },
+        `keywords/0/keyword_id must be ≤ ${INT4_MAX} (got ${over})`,
+      ],
+    ];
+    for (const [line, expected] of cases) expect([line, reason(line)]).toEqual([line, expected]);
+
+    const atTheBounds = [
+      image({
+        quality_rank: INT4_MAX,
+        max_dimensions: { width: INT4_MAX, height: INT4_MAX },
+        download_sizes: [{ width: INT4_MAX, height: INT4_MAX, dpi: INT4_MAX, bytes: Number.MAX_SAFE_INTEGER }],
+        collection_id: INT4_MAX,
+        event_ids: [INT4_MAX],
+        editorial_source: { id: INT4_MAX },
+        partner_licenses: [{ license_type: 'Standard', credits: INT4_MAX }],
+        keywords: [
+          { text: 'a', keyword_id: INT4_MAX },
+          { text: 'b', keyword_id: String(INT4_MAX) },
+        ],
+      }),
+      video({ quality_rank: 4, download_sizes: [{ width: INT4_MAX, height: INT4_MAX, bytes: Number.MAX_SAFE_INTEGER }] }),
+      { asset_type: 'event', id: INT4_MAX, name: 'E', parent_id: INT4_MAX - 1, keywords: [{ text: 'k', keyword_id: INT4_MAX }] },
+    ];
+    for (const line of atTheBounds) expect(parseManifestLine(line)).toMatchObject({ ok: true });
+  });
+
+  it('rule: a __proto__ key is reported as an unknown field, never dropped', () => {
+    // JSON.parse, as for a manifest line, makes __proto__ an ordinary own key.
+    const line = (text: string) => JSON.parse(text) as unknown;
+    expect(reason(line('{"asset_type":"image","id":"a","__proto__":{"title":"x"}}'))).toBe("unknown field '__proto__'");
+    expect(reason(line('{"asset_type":"image","id":"a","__proto__":null}'))).toBe("unknown field '__proto__'");
+    expect(reason(line('{"asset_type":"image","id":"a","allowed_use":{"__proto__":{}}}'))).toBe(
+      "unknown field 'allowed_use/__proto__'",
+    );
+    expect(reason(line('{"asset_type":"image","id":"a","entity_details":[{"__proto__":{"polluted":true}}]}'))).toBe(
+      "unknown field 'entity_details/0/__proto__'",
+    );
+    expect(reason(line('{"asset_type":"image","id":"a","alternative_ids":{"__proto__":"x"}}'))).toBe(
+      "unknown field 'alternative_ids/__proto__'",
+    );
+    // asset_type is looked up among the line kinds' own names only.
+    for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+      expect(reason({ asset_type: name, id: 'a' })).toBe(`asset_type must be one of image, video, event; got "${name}"`);
+    }
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('rule: alternative_ids keys are never empty, in the map or the {Key, Value} form', () => {
+    expect(reason({ asset_type: 'image', id: 'a', alternative_ids: { '': 'x' } })).toBe(
+      'alternative_ids: key "" is not allowed; keys must be non-empty',
+    );
+    expect(reason({ asset_type: 'image', id: 'a', alternative_ids: { legacy: 'L1', '': 'x' } })).toBe(
+      'alternative_ids: key "" is not allowed; keys must be non-empty',
+    );
+    expect(reason({ asset_type: 'image', id: 'a', alternative_ids: [{ Key: '', Value: 'x' }] })).toBe(
+      'alternative_ids/0/Key must not be empty',
+    );
+    expect(parseManifestLine({ asset_type: 'image', id: 'a', alternative_ids: { legacy: '' } })).toMatchObject({
+      ok: true,
+      record: { alternative_ids: [{ Key: 'legacy', Value: '' }] },
+    });
+  });
+});

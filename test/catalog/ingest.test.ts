@@ -298,6 +298,90 @@ describe('ingest manifests', () => {
     expect(await blobs.get(key)).toEqual(data);
   });
 
+  it('rule: a truncated or corrupt image is refused on its line, before anything is stored', async () => {
+    const { catalog, blobs, blobDir, ingest } = await newStore();
+    const dir = tempDir();
+    const noise = { type: 'gaussian', mean: 128, sigma: 40 } as const;
+    const photo = await sharp({ create: { width: 1200, height: 800, channels: 3, background: '#000', noise } })
+      .jpeg()
+      .toBuffer();
+    const cut = photo.subarray(0, Math.floor(photo.length / 3));
+    fs.writeFileSync(path.join(dir, 'whole.jpg'), photo);
+    fs.writeFileSync(path.join(dir, 'cut.jpg'), cut);
+    fs.writeFileSync(path.join(dir, 'notes.jpg'), 'shopping list: milk, eggs, film\n');
+    const manifest = writeManifest(dir, [
+      { asset_type: 'image', id: 't-1', file: 'cut.jpg' },
+      { asset_type: 'image', id: 't-2', file: 'notes.jpg' },
+      { asset_type: 'video', id: 't-3', file: 'cut.jpg' },
+      { asset_type: 'image', id: 't-4', file: 'whole.jpg' },
+    ]);
+
+    const report = await ingest.ingestFile(manifest);
+
+    expect(report.inserted).toBe(1);
+    expect(report.failed).toEqual([
+      { line: 1, reason: expect.stringMatching(/^file 'cut\.jpg': Unreadable image: its pixels do not decode \(.+\)$/) },
+      { line: 2, reason: expect.stringMatching(/^file 'notes\.jpg': Unreadable image: .+/) },
+      { line: 3, reason: expect.stringMatching(/^file 'cut\.jpg': Unreadable image: its pixels do not decode/) },
+    ]);
+    expect((await catalog.findAssets('image', ['t-1', 't-2', 't-4'])).notFound).toEqual(['t-1', 't-2']);
+    expect((await catalog.findAssets('video', ['t-3'])).notFound).toEqual(['t-3']);
+    // Only the whole photo reached the blob store.
+    expect(fs.readdirSync(path.join(blobDir, 'originals'))).toHaveLength(1);
+    expect(await blobs.get(`originals/${createHash('sha256').update(cut).digest('hex')}.jpg`)).toBeUndefined();
+  });
+
+  it('rule: a line without file keeps the asset’s stored original and derives from it as if given', async () => {
+    const { catalog, ingest } = await newStore();
+    const dir = tempDir();
+    await writeJpeg(dir, 'photo.jpg', 3000, 1000);
+    await writeJpeg(dir, 'poster.jpg', 72, 128);
+    const first = await ingest.ingestFile(
+      writeManifest(dir, [
+        { asset_type: 'image', id: 'k-1', file: 'photo.jpg', title: 'Old title' },
+        { asset_type: 'video', id: 'k-2', file: 'poster.jpg', title: 'Old clip' },
+      ]),
+    );
+    expect(first.failed).toEqual([]);
+    const image = (await catalog.findAssets('image', ['k-1'])).found[0]!;
+    const video = (await catalog.findAssets('video', ['k-2'])).found[0]!;
+
+    const report = await ingest.ingestFile(
+      writeManifest(dir, [
+        { asset_type: 'image', id: 'k-1', title: 'New title' },
+        { asset_type: 'video', id: 'k-2', title: 'New clip' },
+        { asset_type: 'image', id: 'k-1', title: 'Sized', max_dimensions: { width: 10, height: 10 } },
+        { asset_type: 'image', id: 'k-1', title: 'Sized', download_sizes: [{ width: 10, height: 10 }] },
+        { asset_type: 'video', id: 'k-2', title: 'Sized', max_dimensions: { width: 10, height: 10 } },
+      ]),
+    );
+
+    expect(report).toMatchObject({ inserted: 0, updated: 2 });
+    expect(report.failed).toEqual([
+      { line: 3, reason: expect.stringMatching(/^max_dimensions must not be given: asset 'k-1' keeps its stored original/) },
+      { line: 4, reason: expect.stringMatching(/^download_sizes must not be given: asset 'k-1' keeps its stored original/) },
+      { line: 5, reason: expect.stringMatching(/^max_dimensions must not be given: asset 'k-2' keeps its stored original/) },
+    ]);
+    const image2 = (await catalog.findAssets('image', ['k-1'])).found[0]!;
+    const video2 = (await catalog.findAssets('video', ['k-2'])).found[0]!;
+    expect(image2.fields.title).toBe('New title');
+    expect(video2.fields.title).toBe('New clip');
+    for (const [before, after] of [
+      [image, image2],
+      [video, video2],
+    ] as const) {
+      expect(after.original).toEqual(before.original);
+      expect(after.original).not.toBeNull();
+      expect([after.width, after.height]).toEqual([before.width, before.height]);
+      expect(after.fields.max_dimensions).toEqual(before.fields.max_dimensions);
+      expect(after.fields.orientation).toEqual(before.fields.orientation);
+      expect(after.fields.download_sizes).toEqual(before.fields.download_sizes);
+    }
+    expect(image2.fields.max_dimensions).toEqual({ height: 1000, width: 3000 });
+    expect((image2.fields.download_sizes as unknown[]).length).toBeGreaterThan(1);
+    expect(video2.fields.max_dimensions).toEqual({ height: 128, width: 72 });
+  });
+
   it('validates the clip_length of a video line', async () => {
     const { catalog, ingest } = await newStore();
     const dir = tempDir();

@@ -1,6 +1,7 @@
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { downloadSizesFor, orientationOf, probeImage } from '../../src/media/image-probe.js';
+import { downloadSizesFor, orientationOf, probeImage, verifyImageDecodes } from '../../src/media/image-probe.js';
+import { seededRandom } from '../../src/platform/seeded-random.js';
 import { makeJpeg } from './media-fixtures.js';
 
 describe('probeImage', () => {
@@ -31,6 +32,30 @@ describe('probeImage', () => {
 
   it('throws a clear error for an unreadable file', async () => {
     await expect(probeImage(Buffer.from('certainly not an image'))).rejects.toThrow(/Unreadable image/);
+  });
+
+  it('rule: an image whose pixels do not all decode is unreadable, though its header reads', async () => {
+    // Seeded noise: it compresses badly, so a third of the file is well past the header,
+    // and the same bytes every run, so the corruption below lands in the same place.
+    const noisePicture = (width: number, height: number) => {
+      const random = seededRandom(7);
+      const pixels = Buffer.alloc(width * height * 3, 0).map(() => Math.floor(random() * 256));
+      return sharp(pixels, { raw: { width, height, channels: 3 } });
+    };
+    const noisy = await noisePicture(800, 600).jpeg().toBuffer();
+    const cut = noisy.subarray(0, Math.floor(noisy.length / 3));
+    // Bytes that look like markers in the middle of the scan: corrupt, not short.
+    const middle = Math.floor(noisy.length / 2);
+    const corrupt = Buffer.from(noisy).fill(0xff, middle, middle + 40);
+    const png = await noisePicture(400, 300).png().toBuffer();
+    const cutPng = png.subarray(0, Math.floor(png.length / 3));
+    for (const broken of [cut, corrupt, cutPng]) {
+      expect((await sharp(broken).metadata()).width).toBeGreaterThan(0);
+      await expect(probeImage(broken)).rejects.toThrow(/^Unreadable image: its pixels do not decode \(.+\)$/);
+      await expect(verifyImageDecodes(broken)).rejects.toThrow(/^Unreadable image/);
+    }
+    await expect(verifyImageDecodes(noisy)).resolves.toBeUndefined();
+    await expect(verifyImageDecodes(png)).resolves.toBeUndefined();
   });
 
   it('throws a clear error for an unsupported format', async () => {

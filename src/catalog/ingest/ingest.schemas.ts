@@ -14,6 +14,9 @@ import type { EventInput, KeywordInput } from '../catalog.records.js';
 
 // ── formats ─────────────────────────────────────────────────────────────────
 
+/** The largest value of a PostgreSQL int4 (integer) column. */
+export const INT4_MAX = 2_147_483_647;
+
 const ISO_DATE =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
@@ -65,8 +68,10 @@ export function isClipLength(text: string): boolean {
 // Namespaced, so no other user of TypeBox's global registry can collide with them.
 const DATE_FORMAT = 'stockroom-iso8601';
 const CLIP_LENGTH_FORMAT = 'stockroom-clip-length';
+const INT4_DIGITS_FORMAT = 'stockroom-int4-digits';
 FormatRegistry.Set(DATE_FORMAT, (value) => normalizeIsoDate(value) !== undefined);
 FormatRegistry.Set(CLIP_LENGTH_FORMAT, isClipLength);
+FormatRegistry.Set(INT4_DIGITS_FORMAT, (value) => /^[0-9]{1,10}$/.test(value) && Number(value) <= INT4_MAX);
 
 // ── building blocks ─────────────────────────────────────────────────────────
 
@@ -74,8 +79,16 @@ const strict = { additionalProperties: false } as const;
 
 const NonEmpty = () => Type.String({ minLength: 1 });
 const Strings = () => Type.Array(Type.String());
-const Int = (options: { minimum?: number; maximum?: number } = {}) => Type.Integer(options);
-const Int32 = () => Type.Integer({ minimum: 1, maximum: 2_147_483_647 });
+/**
+ * A whole number within 0..2147483647 unless narrowed: every integer of a line ends up
+ * in an int4 column (ids, ranks, sizes) or beside them, so none may be larger.
+ */
+const Int = ({ minimum = 0, maximum = INT4_MAX }: { minimum?: number; maximum?: number } = {}) =>
+  Type.Integer({ minimum, maximum });
+/** An id: 1..2147483647. */
+const Int32 = () => Int({ minimum: 1 });
+/** A byte count: kept in JSON, not an int4 column, but it must stay exactly representable. */
+const ByteCount = () => Int({ maximum: Number.MAX_SAFE_INTEGER });
 const OrNull = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 const Enum = <const V extends readonly string[]>(values: V) =>
   Type.Union(values.map((value) => Type.Literal(value as V[number])));
@@ -111,21 +124,26 @@ const AllowedUse = Type.Object(
   strict,
 );
 
-/** The spec's form, an array of {Key, Value}; a plain {key: value} map is accepted too. */
+/**
+ * The spec's form, an array of {Key, Value}; a plain {key: value} map is accepted too.
+ * A key is never empty in either form (a Record's key schema only counts by its pattern).
+ */
 const AlternativeIds = Type.Union(
   [
     Type.Array(Type.Object({ Key: NonEmpty(), Value: Type.String() }, strict)),
-    Type.Record(Type.String({ minLength: 1 }), Type.String(), { ...strict, keyHint: 'a non-empty key' }),
+    Type.Record(Type.String({ pattern: '^[\\s\\S]+$' }), Type.String(), { ...strict, keyHint: 'non-empty' }),
   ],
   { hint: 'an array of {Key, Value} or an object of key → value strings' },
 );
 
 const LANGUAGE_TAG = '^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$';
 
-/** The id the repository files a keyword under: a whole number, given as a number or as digits. */
+const KEYWORD_ID_HINT = `a whole number 0-${INT4_MAX}`;
+
+/** The id the repository files a keyword under (an int4): a whole number, given as a number or as digits. */
 const KeywordId = Type.Union(
-  [Type.String({ pattern: '^[0-9]{1,15}$', hint: 'digits (a keyword id is a whole number)' }), Type.Integer({ minimum: 0 })],
-  { hint: 'a whole number or a string of digits' },
+  [Type.String({ format: INT4_DIGITS_FORMAT, hint: `digits of ${KEYWORD_ID_HINT}` }), Int()],
+  { hint: `${KEYWORD_ID_HINT} or a string of its digits` },
 );
 
 const KeywordObject = Type.Object(
@@ -150,7 +168,7 @@ const EventKeyword = Type.Union(
     NonEmpty(),
     Type.Object(
       {
-        keyword_id: Type.Optional(Type.Union([Type.String(), Type.Integer()], { hint: 'a string or a whole number' })),
+        keyword_id: Type.Optional(Type.Union([Type.String(), Int()], { hint: `a string or ${KEYWORD_ID_HINT}` })),
         text: NonEmpty(),
         type: Type.Optional(OrNull(Type.String())),
       },
@@ -163,14 +181,14 @@ const EventKeyword = Type.Union(
 const MaxDimensions = Type.Object({ height: Int({ minimum: 1 }), width: Int({ minimum: 1 }) }, strict);
 const Link = Type.Object({ rel: NonEmpty(), uri: NonEmpty() }, strict);
 const ReferralDestination = Type.Object({ site_name: NonEmpty(), uri: NonEmpty() }, strict);
-const PartnerLicense = Type.Object({ license_type: Enum(PARTNER_LICENSE_TYPES), credits: Int({ minimum: 0 }) }, strict);
+const PartnerLicense = Type.Object({ license_type: Enum(PARTNER_LICENSE_TYPES), credits: Int() }, strict);
 const EditorialSource = Type.Object({ id: Int32(), name: Type.Optional(OrNull(Type.String())) }, strict);
 /** Entity details have no published shape: each is an object of free properties. */
 const EntityDetail = Type.Object({}, { additionalProperties: true });
 
 const ImageDownloadSize = Type.Object(
   {
-    bytes: Type.Optional(OrNull(Int({ minimum: 0 }))),
+    bytes: Type.Optional(OrNull(ByteCount())),
     height: Int({ minimum: 1 }),
     width: Int({ minimum: 1 }),
     media_type: Type.Optional(OrNull(Type.String())),
@@ -182,7 +200,7 @@ const ImageDownloadSize = Type.Object(
 
 const VideoDownloadSize = Type.Object(
   {
-    bytes: Type.Optional(OrNull(Int({ minimum: 0 }))),
+    bytes: Type.Optional(OrNull(ByteCount())),
     bit_depth: Type.Optional(OrNull(Type.String())),
     compression: Type.Optional(OrNull(Type.String())),
     content_type: Type.Optional(OrNull(Type.String())),
@@ -250,7 +268,7 @@ export const ImageLine = Type.Object(
     links: Type.Optional(Type.Array(Link)),
     orientation: Type.Optional(Enum(IMAGE_ORIENTATIONS)),
     prestige: Type.Optional(Type.Boolean()),
-    quality_rank: Type.Optional(Int({ minimum: 0 })),
+    quality_rank: Type.Optional(Int()),
   },
   strict,
 );
@@ -333,15 +351,41 @@ export function parseManifestLine(value: unknown): ParseResult {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { ok: false, reason: 'a manifest line must be a JSON object' };
   }
+  const prototypeKey = findPrototypeKey(value);
+  if (prototypeKey !== undefined) return { ok: false, reason: `unknown field '${prototypeKey}'` };
   const assetType = (value as Record<string, unknown>).asset_type;
   if (assetType === undefined) return { ok: false, reason: "missing field 'asset_type' (image, video or event)" };
-  if (typeof assetType !== 'string' || !(assetType in CHECKS)) {
+  // An own-key test: 'constructor' or 'toString' must not find Object.prototype's members.
+  if (typeof assetType !== 'string' || !Object.hasOwn(CHECKS, assetType)) {
     return { ok: false, reason: `asset_type must be one of image, video, event; got ${show(assetType)}` };
   }
   const { schema, check } = CHECKS[assetType as ManifestRecord['asset_type']];
   const candidate = withoutNullOptionals(value as Record<string, unknown>, schema);
   if (!check.Check(candidate)) return { ok: false, reason: describeErrors(check.Errors(candidate)) };
   return normalize(candidate as Static<typeof ImageLine> | Static<typeof VideoLine> | Static<typeof EventLine>);
+}
+
+/**
+ * The path of a `__proto__` key anywhere in a line, or undefined. JSON.parse makes
+ * such a key an ordinary own property, but copying it by assignment (`out[key] = …`,
+ * Object.assign) sets the copy's prototype instead, so the field would vanish unreported;
+ * no field of the spec is called that, so it is refused wherever it appears.
+ */
+function findPrototypeKey(line: object): string | undefined {
+  // Depth first with a stack of its own: a deeply nested free-form field must not overflow the call stack.
+  const pending: Array<{ value: unknown; path: string }> = [{ value: line, path: '' }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const { value, path } = next;
+    if (typeof value !== 'object' || value === null) continue;
+    const entries: Array<[string, unknown]> = Array.isArray(value)
+      ? value.map((item, index): [string, unknown] => [String(index), item])
+      : Object.entries(value);
+    for (const [key, item] of entries) {
+      if (key === '__proto__' && !Array.isArray(value)) return `${path}${key}`;
+      pending.push({ value: item, path: `${path}${key}/` });
+    }
+  }
+  return undefined;
 }
 
 /**
@@ -353,8 +397,9 @@ function withoutNullOptionals(value: Record<string, unknown>, schema: TSchema): 
   const required = new Set<string>(schema.required as string[]);
   const out: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(value)) {
-    if (field === null && key in properties && !required.has(key)) continue;
-    out[key] = field;
+    if (field === null && Object.hasOwn(properties, key) && !required.has(key)) continue;
+    // Defined, not assigned: a key is copied as a field whatever its name.
+    Object.defineProperty(out, key, { value: field, enumerable: true, writable: true, configurable: true });
   }
   return out;
 }
@@ -407,8 +452,12 @@ function describeErrors(errors: ValueErrorIterator): string {
 }
 
 function fieldName(path: string): string {
-  const trimmed = path.replace(/^\//, '').replace(/~1/g, '/').replace(/~0/g, '~');
+  const trimmed = unescapePointer(path.replace(/^\//, ''));
   return trimmed === '' ? 'the record' : trimmed;
+}
+
+function unescapePointer(text: string): string {
+  return text.replace(/~1/g, '/').replace(/~0/g, '~');
 }
 
 function describe(error: ValueError): string {
@@ -416,7 +465,13 @@ function describe(error: ValueError): string {
   const schema = error.schema as TSchema & Record<string, unknown>;
   switch (error.type) {
     case ValueErrorType.ObjectAdditionalProperties:
-      if (schema.patternProperties) return `${where}: the key is not allowed; keys must be ${String(schema.keyHint ?? 'valid')}`;
+      if (schema.patternProperties) {
+        // The path ends in the refused key, which may be empty.
+        const slash = error.path.lastIndexOf('/');
+        const key = unescapePointer(error.path.slice(slash + 1));
+        const keyHint = String(schema.keyHint ?? 'valid');
+        return `${fieldName(error.path.slice(0, slash))}: key ${show(key)} is not allowed; keys must be ${keyHint}`;
+      }
       return `unknown field '${where}'`;
     case ValueErrorType.ObjectRequiredProperty:
       return `missing field '${where}'`;

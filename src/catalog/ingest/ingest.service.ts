@@ -47,7 +47,8 @@ const EXTENSIONS: Readonly<Record<string, string>> = {
  * others go on. Storing a line is all or nothing as far as the catalogue goes: the
  * repository writes each record in one transaction. A file is put in the blob store
  * (content-addressed) before its record is written, so a record that then fails leaves
- * at most an unreferenced blob behind, never a record pointing at a missing file.
+ * at most an unreferenced blob behind, never a record pointing at a missing file. A line
+ * without a file for an asset that has an original keeps that original.
  */
 export class IngestService {
   constructor(private readonly deps: IngestDeps) {}
@@ -110,9 +111,31 @@ export class IngestService {
       const { asset_type: _eventType, ...event } = record;
       return this.deps.catalog.upsertEvent(event);
     }
-    const input = await buildAssetInput(record, file, this.deps.blobs);
-    return this.deps.catalog.upsertAsset(input);
+    // Without a file, an asset that has an original keeps it, and what derives from it is
+    // derived again from the stored bytes, exactly as if the file had been given.
+    const source = file ?? (await this.storedOriginal(record.id));
+    return this.deps.catalog.upsertAsset(await buildAssetInput(record, source, this.deps.blobs));
   }
+
+  /** The original already stored for an asset, as a source to derive from; undefined when it has none. */
+  private async storedOriginal(id: string): Promise<MediaSource | undefined> {
+    const found = await this.deps.catalog.findOriginal(id);
+    if (found === undefined) return undefined;
+    const data = await this.deps.blobs.get(found.originalKey);
+    if (data === undefined) {
+      throw new IngestLineError(
+        `asset '${id}' keeps its original ${found.originalKey}, but that file is missing from the blob store; give the file again`,
+      );
+    }
+    return { data, storedKey: found.originalKey };
+  }
+}
+
+/** The bytes an asset's sizes are derived from: a file given with the line, or the original it already has. */
+export interface MediaSource {
+  data: Buffer;
+  /** Set for the stored original of an asset re-ingested without a file: the key it stays under. */
+  storedKey?: string;
 }
 
 function parse(value: unknown): ManifestRecord {
@@ -128,36 +151,47 @@ function reasonOf(error: unknown): string {
 
 /**
  * The one way a validated image or video record becomes an AssetInput, for manifests and
- * the demo alike. With a file: the file is probed, stored as `originals/<sha256>.<ext>`,
- * and max_dimensions, orientation (unless given) and, for images, download_sizes are
- * derived from it. Without one: max_dimensions and download_sizes are taken as given and
- * orientation, when absent, follows from max_dimensions.
+ * the demo alike. With a file, given with the line or the original the asset already has:
+ * the file is probed (and fully decoded), a given one stored as `originals/<sha256>.<ext>`
+ * while a kept one stays under its key, and max_dimensions, orientation (unless given) and,
+ * for images, download_sizes are derived from it; giving max_dimensions or image
+ * download_sizes as well is an error. Without one: max_dimensions and download_sizes are
+ * taken as given and orientation, when absent, follows from max_dimensions.
  */
 export async function buildAssetInput(
   record: AssetManifestRecord,
-  file: Buffer | undefined,
+  source: Buffer | MediaSource | undefined,
   blobs: BlobStore,
 ): Promise<AssetInput> {
   const { asset_type: assetType, id, file: fileName, ...given } = record;
   const fields: Record<string, unknown> = { ...given };
   let original: OriginalFile | undefined;
-  if (file !== undefined) {
-    if (assetType === 'image' && given.download_sizes !== undefined) {
-      throw new IngestLineError('download_sizes must not be given with a file: they are derived from it');
-    }
-    if (given.max_dimensions !== undefined) {
-      throw new IngestLineError('max_dimensions must not be given with a file: they are derived from it');
-    }
+  if (source !== undefined) {
+    const { data: file, storedKey }: MediaSource = Buffer.isBuffer(source) ? { data: source } : source;
+    const storedOriginal = storedKey !== undefined;
+    const notGiven = (field: string) =>
+      new IngestLineError(
+        storedOriginal
+          ? `${field} must not be given: asset '${id}' keeps its stored original, from which they are derived ` +
+              '(give a new file to replace it)'
+          : `${field} must not be given with a file: they are derived from it`,
+      );
+    if (assetType === 'image' && given.download_sizes !== undefined) throw notGiven('download_sizes');
+    if (given.max_dimensions !== undefined) throw notGiven('max_dimensions');
     let probed: ProbedImage;
     try {
       probed = await probeImage(file);
     } catch (error) {
-      throw new IngestLineError(`file '${fileName ?? '(given)'}': ${(error as Error).message}`);
+      const what = storedOriginal ? `stored original of asset '${id}'` : `file '${fileName ?? '(given)'}'`;
+      throw new IngestLineError(`${what}: ${(error as Error).message}`);
     }
-    const extension = EXTENSIONS[probed.media_type] ?? 'bin';
-    const key = `originals/${createHash('sha256').update(file).digest('hex')}.${extension}`;
-    // Content-addressed: the same bytes already stored need not be written again.
-    if ((await blobs.size(key)) !== file.length) await blobs.put(key, file);
+    let key = storedKey;
+    if (key === undefined) {
+      const extension = EXTENSIONS[probed.media_type] ?? 'bin';
+      key = `originals/${createHash('sha256').update(file).digest('hex')}.${extension}`;
+      // Content-addressed: the same bytes already stored need not be written again.
+      if ((await blobs.size(key)) !== file.length) await blobs.put(key, file);
+    }
     original = {
       key,
       media_type: probed.media_type,
