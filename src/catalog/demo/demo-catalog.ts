@@ -271,12 +271,7 @@ function planImages(count: number, events: PlannedEvent[]): DemoAsset[] {
       caption: editorial ? editorialCaption(title, place, event, created, artist, collection) : creativeCaption(random, theme, title),
       artist: artist.name,
       artist_title: artist.title,
-      asset_family: collection.family,
-      collection_id: collection.id,
-      collection_code: collection.code,
-      collection_name: collection.name,
-      license_model: collection.license_model,
-      product_types: [...collection.product_types],
+      ...collectionFields(collection),
       call_for_image: collection.code === 'ENT' && random() < 0.25,
       city: place.city,
       state_province: place.state_province,
@@ -373,12 +368,7 @@ function planVideos(count: number, events: PlannedEvent[]): DemoAsset[] {
       title,
       caption: editorial ? editorialCaption(baseTitle, place, event, created, artist, collection, 'Video') : creativeCaption(random, theme, baseTitle),
       artist: artist.name,
-      asset_family: collection.family,
-      collection_id: collection.id,
-      collection_code: collection.code,
-      collection_name: collection.name,
-      license_model: collection.license_model,
-      product_types: [...collection.product_types],
+      ...collectionFields(collection),
       call_for_image: false,
       city: place.city,
       state_province: place.state_province,
@@ -613,4 +603,16 @@ function shuffle<T>(random: () => number, items: readonly T[]): T[] {
     [out[i], out[j]] = [out[j]!, out[i]!];
   }
   return out;
+}
+
+/** The fields a record takes from its collection. */
+function collectionFields(collection: Collection) {
+  return {
+    asset_family: collection.family,
+    collection_id: collection.id,
+    collection_code: collection.code,
+    collection_name: collection.name,
+    license_model: collection.license_model,
+    product_types: [...collection.product_types],
+  };
 }
