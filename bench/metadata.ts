@@ -10,7 +10,8 @@ import { progressBar } from '../src/cli/progress.js';
 import { load, startProcess, startServer, stop, table, type LoadResult } from './harness.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 
 function freePort(): Promise<number> {
@@ -74,16 +75,27 @@ export async function metadataBenchmark(): Promise<void> {
     children.push(bare);
     const bareBase = `http://127.0.0.1:${barePort}`;
 
-    // 4. Load, one after another so they do not share the two cores.
+    // 4. Load, one after another so they do not share the two cores. The reference and Stockroom
+    //    alternate for several rounds and each row reports its median round, so that a noisy
+    //    moment on the machine does not land on one side only.
     const run = (url: string, paths: readonly string[], extraHeaders?: Record<string, string>) =>
       load({ url, paths, headers: extraHeaders, seconds: SECONDS, connections: CONNECTIONS });
-    const results: Array<[string, number, LoadResult, LoadResult | undefined]> = [];
-    const bareSingle = await run(bareBase, ['/single']);
-    results.push(['bare node:http, same body as one image', single.length, bareSingle, undefined]);
-    results.push(['GET /v3/images/{id}', single.length, await run(base, singlePaths, headers), bareSingle]);
-    const bareBatch = await run(bareBase, ['/batch']);
-    results.push(['bare node:http, same body as 30 images', batch.length, bareBatch, undefined]);
-    results.push(['GET /v3/images?ids=(30 ids)', batch.length, await run(base, batches, headers), bareBatch]);
+    const rounds: Record<'bareSingle' | 'single' | 'bareBatch' | 'batch', LoadResult[]> = { bareSingle: [], single: [], bareBatch: [], batch: [] };
+    for (let round = 0; round < ROUNDS; round++) {
+      rounds.bareSingle.push(await run(bareBase, ['/single']));
+      rounds.single.push(await run(base, singlePaths, headers));
+      rounds.bareBatch.push(await run(bareBase, ['/batch']));
+      rounds.batch.push(await run(base, batches, headers));
+    }
+    const median = (list: LoadResult[]) => [...list].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[Math.floor(list.length / 2)]!;
+    const bareSingle = median(rounds.bareSingle);
+    const bareBatch = median(rounds.bareBatch);
+    const results: Array<[string, number, LoadResult, LoadResult | undefined]> = [
+      ['bare node:http, same body as one image', single.length, bareSingle, undefined],
+      ['GET /v3/images/{id}', single.length, median(rounds.single), bareSingle],
+      ['bare node:http, same body as 30 images', batch.length, bareBatch, undefined],
+      ['GET /v3/images?ids=(30 ids)', batch.length, median(rounds.batch), bareBatch],
+    ];
 
     const rows = results.map(([name, bytes, r, reference]) => [
       name,
@@ -95,7 +107,7 @@ export async function metadataBenchmark(): Promise<void> {
       String(r.errors + r.non2xx),
     ]);
     process.stdout.write(
-      `\nmetadata benchmark: ${imageIds.length} seeded images, ${CONNECTIONS} connections, ${SECONDS} s per row, node ${process.version}, ${os.cpus().length} cores\n\n` +
+      `\nmetadata benchmark: ${imageIds.length} seeded images, ${CONNECTIONS} connections, median of ${ROUNDS} alternating rounds of ${SECONDS} s, node ${process.version}, ${os.cpus().length} cores\n\n` +
         `${table(['scenario', 'body bytes', 'req/s', 'p50 ms', 'p99 ms', 'vs bare', 'errors'], rows)}\n\n`,
     );
     const ratio = results[1]![2].requestsPerSecond / bareSingle.requestsPerSecond;
