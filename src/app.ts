@@ -3,7 +3,6 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
-import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { Redis } from 'ioredis';
@@ -15,6 +14,7 @@ import { randomSecret } from './platform/crypto/secrets.js';
 import type { BlobStore } from './platform/blobs/blob-store.js';
 import { FilesystemBlobStore } from './platform/blobs/filesystem-blob-store.js';
 import { registerErrorHandler } from './platform/http/error-handler.js';
+import { registerOpenCors } from './platform/http/cors.js';
 import { registerApiAuth } from './platform/http/api-auth.js';
 import { ErrorBody } from './platform/http/schema-types.js';
 import { createThrottle, type Throttle } from './platform/throttle/throttle.js';
@@ -244,7 +244,7 @@ export async function buildApp(
   // The API: CORS, then the key and throttle checks, then the routes of every module.
   await app.register(
     async (api) => {
-      await api.register(cors, { origin: '*', strictPreflight: false, exposedHeaders, allowedHeaders: ['Api-Key', 'Authorization', 'Accept-Language', 'Content-Type', 'X-Request-Id'] });
+      registerOpenCors(api, { exposedHeaders, allowedHeaders: ['Api-Key', 'Authorization', 'Accept-Language', 'Content-Type', 'X-Request-Id'] });
       registerApiAuth(api, {
         authenticateKey: (key) => services.clients.authenticate(key),
         verifyToken: (token, clientId) => services.tokens.verify(token, clientId),
@@ -264,7 +264,7 @@ export async function buildApp(
   // Open to every origin without a key: display files (so that <img src> works; the URL's
   // signature is the check) and the API description (so that browser tools can read it).
   await app.register(async (open) => {
-    await open.register(cors, { origin: '*' });
+    registerOpenCors(open);
     await open.register(mediaRoutes, { media: services.media, signer: services.signer });
     open.get('/v3/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   });
