@@ -285,7 +285,19 @@ export class CatalogRepository {
   /** The assets of one type among ids, in no particular order; unknown ids are simply absent. */
   async findAssets(assetType: AssetType, ids: readonly string[]): Promise<AssetRecord[]> {
     if (ids.length === 0) return [];
-    const rows = await this.db
+    const rows = await this.assetRows().where('assets.asset_type', '=', assetType).where('assets.id', 'in', ids).execute();
+    return this.hydrate(rows);
+  }
+
+  /** One page of every asset, images and videos, in id order after `afterId`: for building indexes. */
+  async scanAssets(afterId: string | null, limit: number): Promise<AssetRecord[]> {
+    let query = this.assetRows().orderBy('assets.id').limit(limit);
+    if (afterId !== null) query = query.where('assets.id', '>', afterId);
+    return this.hydrate(await query.execute());
+  }
+
+  private assetRows() {
+    return this.db
       .selectFrom('assets')
       .leftJoin('artists', 'artists.id', 'assets.artist_id')
       .leftJoin('collections', 'collections.id', 'assets.collection_id')
@@ -309,10 +321,11 @@ export class CatalogRepository {
         'collections.id as collection_id',
         'collections.code as collection_code',
         'collections.name as collection_name',
-      ])
-      .where('assets.asset_type', '=', assetType)
-      .where('assets.id', 'in', ids)
-      .execute();
+      ]);
+  }
+
+  /** Rows of assetRows() with their keywords and events, as records. */
+  private async hydrate(rows: Awaited<ReturnType<ReturnType<CatalogRepository['assetRows']>['execute']>>): Promise<AssetRecord[]> {
     if (rows.length === 0) return [];
     const found = rows.map((r) => r.id);
     const keywordRows = await this.db
@@ -395,7 +408,18 @@ export class CatalogRepository {
 
   async findEvents(ids: readonly number[]): Promise<EventRecord[]> {
     if (ids.length === 0) return [];
-    const rows = await this.db
+    return this.toEvents(await this.eventRows().where('events.id', 'in', ids).execute());
+  }
+
+  /** One page of every event in id order after `afterId`: for building indexes. */
+  async scanEvents(afterId: number | null, limit: number): Promise<EventRecord[]> {
+    let query = this.eventRows().orderBy('events.id').limit(limit);
+    if (afterId !== null) query = query.where('events.id', '>', afterId);
+    return this.toEvents(await query.execute());
+  }
+
+  private eventRows() {
+    return this.db
       .selectFrom('events')
       .selectAll('events')
       .select((eb) => [
@@ -411,9 +435,10 @@ export class CatalogRepository {
           .whereRef('asset_events.event_id', '=', 'events.id')
           .where('assets.asset_type', '=', 'image')
           .as('image_count'),
-      ])
-      .where('events.id', 'in', ids)
-      .execute();
+      ]);
+  }
+
+  private toEvents(rows: Awaited<ReturnType<ReturnType<CatalogRepository['eventRows']>['execute']>>): EventRecord[] {
     return rows.map((r) => ({
       id: r.id,
       name: r.name,

@@ -101,6 +101,28 @@ export class CatalogService {
     }
   }
 
+  /** Every asset, a page at a time, straight from the store (the cache is not filled by a scan). */
+  async *scanAssets(pageSize = 2000): AsyncGenerator<AssetRecord[]> {
+    let after: string | null = null;
+    for (;;) {
+      const page = await this.repository.scanAssets(after, pageSize);
+      if (page.length === 0) return;
+      yield page;
+      after = page[page.length - 1]!.id;
+    }
+  }
+
+  /** Every event, a page at a time. */
+  async *scanEvents(pageSize = 2000): AsyncGenerator<EventRecord[]> {
+    let after: number | null = null;
+    for (;;) {
+      const page = await this.repository.scanEvents(after, pageSize);
+      if (page.length === 0) return;
+      yield page;
+      after = page[page.length - 1]!.id;
+    }
+  }
+
   countAssets(): Promise<number> {
     return this.repository.countAssets();
   }

@@ -165,6 +165,24 @@ describe.each(STORES)('catalogue store on $name', ({ url }) => {
     expect(keywords).toHaveLength(9);
   });
 
+  it('scans every asset and event a page at a time, in id order', async () => {
+    for (const id of ['b', 'a', 'd', 'c', 'e']) {
+      await repository.upsertAsset({ asset_type: id === 'c' ? 'video' : 'image', id, fields: { title: id, keywords: [{ text: `k${id}` }] } });
+    }
+    for (const id of [3, 1, 2]) await repository.upsertEvent({ id, name: `event ${id}` });
+    const first = await repository.scanAssets(null, 2);
+    const rest = await repository.scanAssets(first[1]!.id, 10);
+    expect([...first, ...rest].map((r) => [r.id, r.asset_type])).toEqual([
+      ['a', 'image'],
+      ['b', 'image'],
+      ['c', 'video'],
+      ['d', 'image'],
+      ['e', 'image'],
+    ]);
+    expect((rest[0]!.fields.keywords as Array<{ text: string }>)[0]!.text).toBe('kc');
+    expect((await repository.scanEvents(1, 10)).map((e) => e.id)).toEqual([2, 3]);
+  });
+
   it('creates a setting once and returns the same value to every caller', async () => {
     const first = await getOrCreateSetting(store.database.db, 'k', () => 'one');
     const second = await getOrCreateSetting(store.database.db, 'k', () => 'two');
