@@ -20,6 +20,8 @@ import { ErrorBody } from './platform/http/schema-types.js';
 import { createThrottle, type Throttle } from './platform/throttle/throttle.js';
 import { CatalogRepository } from './catalog/catalog.repository.js';
 import { CatalogService } from './catalog/catalog.service.js';
+import { SearchService } from './search/search.service.js';
+import { searchRoutes } from './search/search.routes.js';
 import { imagesRoutes } from './catalog/images.routes.js';
 import { videosRoutes } from './catalog/videos.routes.js';
 import { eventsRoutes } from './catalog/events.routes.js';
@@ -44,6 +46,8 @@ export interface Services {
   throttle: Throttle;
   changeFeed: ChangeFeed;
   catalog: CatalogService;
+  /** Built by the HTTP app (buildApp), not by one-off commands. */
+  search: SearchService;
   media: MediaService;
   signer: UrlSigner;
   clients: ClientsService;
@@ -79,6 +83,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   });
   const media = new MediaService({ blobs, signer, findOriginal: (assetId) => catalog.findOriginal(assetId) });
 
+  const search = new SearchService(catalog);
   const changeFeed = new ChangeFeed(db);
   changeFeed.subscribe((changes) => catalog.applyChanges(changes));
   await changeFeed.start(overrides.changeFeedIntervalMs ?? 1000);
@@ -95,6 +100,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     throttle,
     changeFeed,
     catalog,
+    search,
     media,
     signer,
     clients,
@@ -165,6 +171,9 @@ export async function buildApp(
   overrides: ServiceOverrides & { logger?: FastifyServerOptions['logger'] } = {},
 ): Promise<{ app: FastifyInstance; services: Services }> {
   const services = await createServices(config, overrides);
+  // The search index follows the change log from before it is built, so no write falls between.
+  services.changeFeed.subscribe((changes) => services.search.applyChanges(changes));
+  await services.search.build();
   const app = Fastify({
     logger: overrides.logger ?? { level: config.logLevel },
     // Fastify's two lines per request give way to our one (the onResponse hook below).
@@ -257,6 +266,7 @@ export async function buildApp(
       await api.register(eventsRoutes, deps);
       await api.register(collectionsRoutes, deps);
       await api.register(countriesRoutes);
+      await api.register(searchRoutes, { search: services.search, catalog: services.catalog });
     },
     { prefix: '/v3' },
   );

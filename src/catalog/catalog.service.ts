@@ -189,6 +189,11 @@ export class CatalogService {
     return { events, notFound: missing };
   }
 
+  /** Event records as stored, for indexes; unknown ids are absent. */
+  findEventRecords(ids: readonly number[]): Promise<EventRecord[]> {
+    return this.repository.findEvents(ids);
+  }
+
   async getEvent(id: number, selection: FieldSelection, context: ReadContext) {
     const { events } = await this.getEvents([id], selection, context);
     const event = events[0];

@@ -1,0 +1,178 @@
+import type { AssetRecord, EventRecord, StoredKeyword } from '../catalog/catalog.records.js';
+import type { IndexDocument, IndexSchema } from './engine/types.js';
+
+/*
+ * How catalogue records become search documents: which text is searched with what weight,
+ * and which attributes filters and facets read. Policies are data; this file is the table.
+ */
+
+export const ASSET_INDEX_SCHEMA: IndexSchema = {
+  // A word in the title says more about a picture than one in its caption.
+  textFields: { title: 3, keywords: 2, people: 2, caption: 1 },
+  keywordAttributes: [
+    'asset_type',
+    'asset_family',
+    'orientation',
+    'license_model',
+    'collection_code',
+    'graphical_style',
+    'editorial_segment',
+    'event_id',
+    'keyword_id',
+    'artist',
+    'person',
+    'location',
+    'product_type',
+    'download_product',
+    'color_type',
+    'mood',
+    'number_of_people',
+    'ethnicity',
+    'composition',
+    'age_of_people',
+    'aspect_ratio',
+    'prestige',
+    'file_type',
+  ],
+  numericAttributes: ['date', 'popularity', 'quality', 'long_edge', 'clip_seconds', 'quality_rank'],
+};
+
+export const EVENT_INDEX_SCHEMA: IndexSchema = {
+  textFields: { name: 3, keywords: 2, location: 1 },
+  keywordAttributes: ['editorial_segment'],
+  numericAttributes: ['date'],
+};
+
+/**
+ * Keyword types whose keywords are also filter values: a record tagged with the keyword
+ * {text: "Two People", type: "NumberOfPeople"} passes `number_of_people=two`.
+ * Texts are compared in snake case, through the alias table of their attribute.
+ */
+const KEYWORD_TYPE_ATTRIBUTES: Readonly<Record<string, string>> = {
+  mood: 'mood',
+  numberofpeople: 'number_of_people',
+  ethnicity: 'ethnicity',
+  composition: 'composition',
+  age: 'age_of_people',
+  ageofpeople: 'age_of_people',
+};
+
+const VALUE_ALIASES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  number_of_people: {
+    no_people: 'none',
+    nobody: 'none',
+    one_person: 'one',
+    only_one_person: 'one',
+    two_people: 'two',
+    group_of_people: 'group',
+    three_people: 'group',
+    large_group_of_people: 'group',
+  },
+  ethnicity: { east_asian_ethnicity: 'east_asian', hispanic: 'hispanic_latinx', latinx: 'hispanic_latinx' },
+  composition: { close_up: 'close_up', full_length: 'full_length', head_shot: 'headshot' },
+};
+
+/** "Black and White" → black_and_white */
+export function snakeCase(text: string): string {
+  return text
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
+}
+
+/** Image orientations as stored (Horizontal, PanoramicHorizontal…) to the filter values (horizontal, panoramic_horizontal…). */
+function orientationValue(orientation: unknown): string[] {
+  if (typeof orientation !== 'string' || !orientation) return [];
+  return [snakeCase(orientation.replace(/([a-z])([A-Z])/g, '$1_$2'))];
+}
+
+const list = (value: unknown): string[] =>
+  Array.isArray(value) ? value.filter((v): v is string | number => typeof v === 'string' || typeof v === 'number').map(String) : [];
+const one = (value: unknown): string[] => (typeof value === 'string' && value ? [value] : typeof value === 'number' ? [String(value)] : []);
+const epochSeconds = (value: unknown): number | null => {
+  if (typeof value !== 'string') return null;
+  const time = Date.parse(value);
+  return Number.isNaN(time) ? null : Math.floor(time / 1000);
+};
+
+/** "00:01:02:12" (HH:MM:SS:FF) → 62 */
+export function clipSeconds(clipLength: unknown): number | null {
+  if (typeof clipLength !== 'string') return null;
+  const match = /^(\d{2}):(\d{2}):(\d{2})(?::\d{2})?$/.exec(clipLength);
+  return match ? Number(match[1]) * 3600 + Number(match[2]) * 60 + Number(match[3]) : null;
+}
+
+/** The search document of an image or video. */
+export function assetDocument(record: AssetRecord): IndexDocument {
+  const f = record.fields;
+  const keywords = (f.keywords as StoredKeyword[] | undefined) ?? [];
+  const typed: Record<string, Set<string>> = {};
+  for (const keyword of keywords) {
+    const attribute = keyword.type ? KEYWORD_TYPE_ATTRIBUTES[keyword.type.toLowerCase().replace(/[^a-z]/g, '')] : undefined;
+    if (!attribute) continue;
+    const value = snakeCase(keyword.text);
+    (typed[attribute] ??= new Set()).add(VALUE_ALIASES[attribute]?.[value] ?? value);
+  }
+  const moods = typed.mood ?? new Set<string>();
+  if (f.color_type === 'black_and_white') moods.add('black_and_white');
+  const location = [f.city, f.state_province, f.country].filter((part): part is string => typeof part === 'string' && part !== '');
+  const qualityRank = typeof f.quality_rank === 'number' ? f.quality_rank : null;
+  return {
+    id: record.id,
+    text: {
+      title: typeof f.title === 'string' ? f.title : '',
+      caption: typeof f.caption === 'string' ? f.caption : '',
+      keywords: keywords.flatMap((k) => [k.text, ...Object.values(k.translations)]),
+      people: list(f.people),
+    },
+    keywords: {
+      asset_type: [record.asset_type],
+      asset_family: one(f.asset_family),
+      orientation: record.asset_type === 'image' ? orientationValue(f.orientation) : one(f.orientation),
+      license_model: one(f.license_model),
+      collection_code: one(f.collection_code),
+      graphical_style: one(f.graphical_style).map(snakeCase),
+      editorial_segment: list(f.editorial_segments),
+      event_id: list(f.event_ids),
+      keyword_id: keywords.map((k) => k.keyword_id),
+      artist: one(f.artist),
+      person: list(f.people),
+      location: location.length > 0 ? [location.join(', ')] : [],
+      product_type: list(f.product_types),
+      download_product: one(f.download_product),
+      color_type: one(f.color_type),
+      mood: [...moods],
+      number_of_people: [...(typed.number_of_people ?? [])],
+      ethnicity: [...(typed.ethnicity ?? [])],
+      composition: [...(typed.composition ?? [])],
+      age_of_people: [...(typed.age_of_people ?? [])],
+      aspect_ratio: one(f.aspect_ratio),
+      prestige: f.prestige === true ? ['true'] : [],
+    },
+    numbers: {
+      date: epochSeconds(f.date_created),
+      // Licensed downloads come with the licensing module; until then every asset is equally popular.
+      popularity: 0,
+      // quality_rank: 0 is best (the spec's video rule; images follow it), so quality is its negation.
+      quality: qualityRank === null ? null : -qualityRank,
+      long_edge: record.width !== null && record.height !== null ? Math.max(record.width, record.height) : null,
+      clip_seconds: clipSeconds(f.clip_length),
+      quality_rank: qualityRank,
+    },
+  };
+}
+
+/** The search document of an editorial event. */
+export function eventDocument(event: EventRecord): IndexDocument {
+  const location = [event.location.venue, event.location.city, event.location.state_province, event.location.country].filter(
+    (part): part is string => typeof part === 'string' && part !== '',
+  );
+  return {
+    id: String(event.id),
+    text: { name: event.name, keywords: event.keywords.map((k) => k.text), location: location.join(' ') },
+    keywords: { editorial_segment: event.editorial_segments },
+    numbers: { date: epochSeconds(event.start_date) },
+  };
+}

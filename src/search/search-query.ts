@@ -1,0 +1,106 @@
+import type { SearchFilter, SearchQuery } from './engine/types.js';
+import type { NormalizedSearch, SearchFilters } from './params/normalize.js';
+
+/** The searches that take a phrase and filters over the asset index. */
+export type KeywordAssetSearch = Extract<
+  NormalizedSearch,
+  { endpoint: 'images' | 'images_creative' | 'images_editorial' | 'videos' | 'videos_creative' | 'videos_editorial' }
+>;
+
+/** Facet names of the API → the index attribute they count. */
+export const FACET_ATTRIBUTES = {
+  artists: 'artist',
+  locations: 'location',
+  events: 'event_id',
+  specific_people: 'person',
+} as const;
+
+/**
+ * The long edge (pixels) an asset needs for each minimum_size. x_small is everything; the
+ * others follow the download sizes media derives (small ≈ 1024, medium ≈ 2048, large ≈ 3500).
+ */
+const MINIMUM_LONG_EDGE: Readonly<Record<string, number>> = {
+  x_small: 0,
+  small: 1024,
+  medium: 2048,
+  large: 3500,
+  x_large: 5000,
+  xx_large: 7000,
+};
+
+const anyOf = (attribute: string, values: readonly (string | number)[] | undefined): SearchFilter[] =>
+  values && values.length > 0 ? [{ attribute, anyOf: values.map(String) }] : [];
+const noneOf = (attribute: string, values: readonly (string | number)[] | undefined): SearchFilter[] =>
+  values && values.length > 0 ? [{ attribute, anyOf: values.map(String), exclude: true }] : [];
+
+/**
+ * The filters of a search as index filters: one table from API parameter to index attribute.
+ * Filters on facts the catalogue does not record (colour, nudity, release status, viewpoints,
+ * techniques, frame rates, file formats) are listed in the README; they are not applied.
+ */
+export function indexFilters(filters: Partial<SearchFilters>): SearchFilter[] {
+  const out: SearchFilter[] = [
+    ...anyOf('age_of_people', filters.age_of_people),
+    ...anyOf('artist', filters.artists),
+    ...anyOf('aspect_ratio', filters.aspect_ratios),
+    ...anyOf('composition', filters.compositions),
+    ...anyOf('editorial_segment', filters.editorial_segments),
+    ...anyOf('editorial_segment', filters.editorial_segment ? [filters.editorial_segment] : undefined),
+    ...anyOf('ethnicity', filters.ethnicity),
+    ...anyOf('event_id', filters.event_ids),
+    ...anyOf('keyword_id', filters.keyword_ids),
+    ...noneOf('keyword_id', filters.exclude_keyword_ids),
+    ...anyOf('license_model', filters.license_models),
+    ...anyOf('mood', filters.moods),
+    ...anyOf('number_of_people', filters.number_of_people),
+    ...anyOf('orientation', filters.orientations),
+    ...anyOf('person', filters.specific_people),
+  ];
+  if (filters.collections) {
+    out.push({ attribute: 'collection_code', anyOf: filters.collections.values, exclude: filters.collections.mode === 'exclude' });
+  }
+  if (filters.graphical_styles) {
+    out.push({ attribute: 'graphical_style', anyOf: filters.graphical_styles.values, exclude: filters.graphical_styles.mode === 'exclude' });
+  }
+  if (filters.download_product) out.push({ attribute: 'download_product', anyOf: [filters.download_product.product_type] });
+  if (filters.product_types) out.push({ attribute: 'product_type', anyOf: filters.product_types.map((p) => p.product_type) });
+  if (filters.date_range) out.push({ attribute: 'date', min: filters.date_range.from, max: filters.date_range.to });
+  if (filters.min_clip_length !== undefined || filters.max_clip_length !== undefined) {
+    out.push({ attribute: 'clip_seconds', min: filters.min_clip_length, max: filters.max_clip_length });
+  }
+  if (filters.minimum_quality_rank !== undefined) out.push({ attribute: 'quality_rank', max: filters.minimum_quality_rank });
+  if (filters.minimum_size !== undefined) {
+    if (filters.minimum_size === 'vector') out.push({ attribute: 'graphical_style', anyOf: ['vector'] });
+    else if ((MINIMUM_LONG_EDGE[filters.minimum_size] ?? 0) > 0) {
+      out.push({ attribute: 'long_edge', min: MINIMUM_LONG_EDGE[filters.minimum_size] });
+    }
+  }
+  // No file of the catalogue is an EPS: asking for one finds nothing, truthfully.
+  if (filters.file_types && filters.file_types.length > 0) out.push({ attribute: 'file_type', anyOf: filters.file_types });
+  return out;
+}
+
+/** The index query of a phrase search over images or videos. */
+export function assetSearchQuery(search: KeywordAssetSearch, randomSeed: number): SearchQuery {
+  const assetType = search.endpoint.startsWith('images') ? 'image' : 'video';
+  const family = search.endpoint.endsWith('_creative') ? 'creative' : search.endpoint.endsWith('_editorial') ? 'editorial' : undefined;
+  const filters: SearchFilter[] = [
+    { attribute: 'asset_type', anyOf: [assetType] },
+    ...(family ? [{ attribute: 'asset_family', anyOf: [family] }] : []),
+    ...indexFilters(search.filters as Partial<SearchFilters>),
+  ];
+  const facets =
+    'facets' in search && search.facets.include
+      ? search.facets.fields.map((field) => ({ attribute: FACET_ATTRIBUTES[field], limit: search.facets.max_count }))
+      : [];
+  return {
+    phrase: search.phrase,
+    mode: 'enhanced_search' in search && !search.enhanced_search ? 'precise' : 'enhanced',
+    filters,
+    sort: search.sort_order,
+    randomSeed,
+    offset: (search.page - 1) * search.page_size,
+    limit: search.page_size,
+    facets,
+  };
+}
