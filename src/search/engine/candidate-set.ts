@@ -1,0 +1,649 @@
+import { ensureCapacity } from './typed-arrays.js';
+
+/** A run of postings: `docs[start..end)`, term frequencies at `tfs[posting * fields + f]`. */
+export interface Segment {
+  docs: Uint32Array;
+  start: number;
+  end: number;
+  /** the same documents as a bitmap, for a dense list (else null) */
+  bitmap: Uint32Array | null;
+  tfs: Uint8Array;
+  /** per field: variant factor × idf × field weight × (k1 + 1) */
+  coefficients: Float64Array;
+}
+
+/** One query token: the posting lists of all its variants (their union matches it). */
+export interface TermPlan {
+  segments: Segment[];
+  /** postings to read when scanning */
+  cost: number;
+}
+
+/** What BM25 needs besides the postings: k1·(1 − b), k1·b / average length per field, lengths. */
+export interface Bm25Context {
+  fields: number;
+  /** length codes, `fields` per document */
+  lengths: Uint8Array;
+  /** length of each code */
+  lengthOfCode: Float64Array;
+  /** per field, a length no live document is below (for score upper bounds) */
+  minLengths: Float64Array;
+  normConstant: number;
+  normPerLength: Float64Array;
+}
+
+/**
+ * A filter checked per document (those that are not bitmaps): a single-valued keyword column
+ * (`single[d]` = value id + 1; `allowed` shifted by one, so `allowed[0]` is "no value"), a
+ * multi-valued one (offsets + values), or a numeric range (NaN, a missing value, fails it).
+ */
+export type DocumentFilter =
+  | { kind: 'single'; single: Int32Array; allowed: Uint8Array; exclude: boolean }
+  | { kind: 'multi'; starts: Uint32Array; values: Uint32Array; allowed: Uint8Array; exclude: boolean }
+  | { kind: 'range'; column: Float64Array; min: number; max: number };
+
+/*
+ * The loops are module functions that end right after their loop (`return`, nothing else):
+ * V8 compiles a hot loop on the fly (on-stack replacement) on its first long run, before the
+ * code after the loop has ever run, and code compiled without type feedback deoptimizes there
+ * — on every later call too, as the compiled loop is cached. Nothing after a loop, no deopt.
+ */
+
+/** First index in `[low, high)` whose value is ≥ target (exponential, then binary search). */
+function gallop(docs: Uint32Array, low: number, high: number, target: number): number {
+  if (low >= high || docs[low]! >= target) return low;
+  let previous = low;
+  let step = 1;
+  let probe = low + 1;
+  while (probe < high && docs[probe]! < target) {
+    previous = probe;
+    step *= 2;
+    probe = low + step;
+  }
+  let a = previous + 1;
+  let b = Math.min(probe, high);
+  while (a < b) {
+    const middle = (a + b) >>> 1;
+    if (docs[middle]! < target) a = middle + 1;
+    else b = middle;
+  }
+  return a;
+}
+
+function bitCount(value: number): number {
+  let v = value - ((value >>> 1) & 0x55555555);
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+  return (Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) & 0xff;
+}
+
+function population(bits: Uint32Array, words: number): number {
+  let total = 0;
+  for (let i = 0; i < words; i++) total += bitCount(bits[i]!);
+  return total;
+}
+
+function setBits(bits: Uint32Array, docs: Uint32Array, start: number, end: number): void {
+  for (let i = start; i < end; i++) {
+    const d = docs[i]!;
+    bits[d >>> 5] = bits[d >>> 5]! | (1 << (d & 31));
+  }
+  return;
+}
+
+function orInto(target: Uint32Array, source: Uint32Array, words: number): void {
+  for (let i = 0; i < words; i++) target[i] = target[i]! | source[i]!;
+  return;
+}
+
+function andInto(target: Uint32Array, source: Uint32Array, words: number): void {
+  for (let i = 0; i < words; i++) target[i] = target[i]! & source[i]!;
+  return;
+}
+
+function andNotInto(target: Uint32Array, source: Uint32Array, words: number): void {
+  for (let i = 0; i < words; i++) target[i] = target[i]! & ~source[i]!;
+  return;
+}
+
+/** Writes the set bits' positions to `ordinals`, ascending; returns how many. */
+function listBits(bits: Uint32Array, words: number, ordinals: Uint32Array): number {
+  let count = 0;
+  for (let i = 0; i < words; i++) {
+    let word = bits[i]! | 0; // int32: keeps the bit tricks in small-integer arithmetic
+    if (word === 0) continue;
+    const base = i << 5;
+    while (word !== 0) {
+      const lowest = word & -word;
+      word ^= lowest;
+      ordinals[count++] = base + 31 - Math.clz32(lowest);
+    }
+  }
+  return count;
+}
+
+function refineSingle(bits: Uint32Array, words: number, single: Int32Array, allowed: Uint8Array, exclude: boolean): void {
+  const flip = exclude ? 1 : 0;
+  for (let i = 0; i < words; i++) {
+    let word = bits[i]! | 0;
+    if (word === 0) continue;
+    let keep = word;
+    const base = i << 5;
+    while (word !== 0) {
+      const lowest = word & -word;
+      word ^= lowest;
+      // branch-free: clear the bit unless the value passes (allowed, or not allowed when excluding)
+      const passes = allowed[single[base + 31 - Math.clz32(lowest)]!]! ^ flip;
+      keep ^= lowest & (passes - 1);
+    }
+    bits[i] = keep;
+  }
+  return;
+}
+
+function refineMulti(bits: Uint32Array, words: number, starts: Uint32Array, values: Uint32Array, allowed: Uint8Array, exclude: boolean): void {
+  for (let i = 0; i < words; i++) {
+    let word = bits[i]! | 0;
+    if (word === 0) continue;
+    let keep = word;
+    const base = i << 5;
+    while (word !== 0) {
+      const lowest = word & -word;
+      word ^= lowest;
+      const d = base + 31 - Math.clz32(lowest);
+      let hit = false;
+      for (let j = starts[d]!, end = starts[d + 1]!; j < end; j++) {
+        if (allowed[values[j]!] !== 0) {
+          hit = true;
+          break;
+        }
+      }
+      if (hit === exclude) keep ^= lowest;
+    }
+    bits[i] = keep;
+  }
+  return;
+}
+
+function refineRange(bits: Uint32Array, words: number, column: Float64Array, min: number, max: number): void {
+  for (let i = 0; i < words; i++) {
+    let word = bits[i]! | 0;
+    if (word === 0) continue;
+    let keep = word;
+    const base = i << 5;
+    while (word !== 0) {
+      const lowest = word & -word;
+      word ^= lowest;
+      const value = column[base + 31 - Math.clz32(lowest)]!;
+      if (!(value >= min && value <= max)) keep ^= lowest;
+    }
+    bits[i] = keep;
+  }
+  return;
+}
+
+/** Compacts `ordinals[0..count)` to those found (or not found) in any segment, by galloping; returns how many stay. */
+function keepByLookup(ordinals: Uint32Array, count: number, segments: readonly Segment[], keepFound: boolean): number {
+  const positions = segments.map((segment) => segment.start);
+  let kept = 0;
+  for (let c = 0; c < count; c++) {
+    const d = ordinals[c]!;
+    let found = false;
+    for (let s = 0; s < segments.length; s++) {
+      const segment = segments[s]!;
+      const p = gallop(segment.docs, positions[s]!, segment.end, d);
+      positions[s] = p;
+      if (p < segment.end && segment.docs[p] === d) {
+        found = true;
+        break;
+      }
+    }
+    if (found === keepFound) ordinals[kept++] = d;
+  }
+  return kept;
+}
+
+/** Compacts `ordinals[0..count)` to those whose bit in `marks` is (or is not) set; returns how many stay. */
+function keepByBits(ordinals: Uint32Array, count: number, marks: Uint32Array, keepMarked: boolean): number {
+  let kept = 0;
+  for (let c = 0; c < count; c++) {
+    const d = ordinals[c]!;
+    if (((marks[d >>> 5]! & (1 << (d & 31))) !== 0) === keepMarked) ordinals[kept++] = d;
+  }
+  return kept;
+}
+
+/**
+ * The BM25 contribution of posting `i` to document `d`, summed over text fields (each
+ * saturated on its own, then weighted): Σ_f c_f · tf / (tf + k1·(1 − b) + k1·b·len_f / avglen_f).
+ */
+function postingScore(segment: Segment, i: number, d: number, bm25: Bm25Context): number {
+  const fields = bm25.fields;
+  const tfs = segment.tfs;
+  const coefficients = segment.coefficients;
+  const lengths = bm25.lengths;
+  const lengthOfCode = bm25.lengthOfCode;
+  const perLength = bm25.normPerLength;
+  const constant = bm25.normConstant;
+  let score = 0;
+  const p = i * fields;
+  const l = d * fields;
+  for (let f = 0; f < fields; f++) {
+    const tf = tfs[p + f]!;
+    if (tf !== 0) score += (coefficients[f]! * tf) / (tf + constant + perLength[f]! * lengthOfCode[lengths[l + f]!]!);
+  }
+  return score;
+}
+
+/**
+ * `best[c] = max(best[c], score)` for each listed document (`ordinals[c]`) that the segment
+ * holds, walking the two ascending lists side by side: sequential reads and writes only.
+ */
+function scoreByMerge(segment: Segment, ordinals: Uint32Array, count: number, bm25: Bm25Context, best: Float64Array): void {
+  const { docs, tfs, coefficients, start, end } = segment;
+  const { fields, lengths, lengthOfCode, normConstant, normPerLength } = bm25;
+  // the usual three fields, unrolled; any other count goes through postingScore
+  const three = fields === 3;
+  const c0 = coefficients[0] ?? 0;
+  const c1 = coefficients[1] ?? 0;
+  const c2 = coefficients[2] ?? 0;
+  const p0 = normPerLength[0] ?? 0;
+  const p1 = normPerLength[1] ?? 0;
+  const p2 = normPerLength[2] ?? 0;
+  let c = 0;
+  let next = count > 0 ? ordinals[0]! : 0;
+  for (let i = start; i < end && c < count; i++) {
+    const d = docs[i]!;
+    if (d < next) continue;
+    while (next < d) {
+      c++;
+      if (c === count) return;
+      next = ordinals[c]!;
+    }
+    if (next !== d) continue;
+    let score: number;
+    if (three) {
+      const p = i * 3;
+      const l = d * 3;
+      // branch-free (which fields hold the term is unpredictable): a zero frequency adds 0,
+      // the denominator staying ≥ k1·(1 − b) > 0
+      const t0 = tfs[p]!;
+      const t1 = tfs[p + 1]!;
+      const t2 = tfs[p + 2]!;
+      score =
+        (c0 * t0) / (t0 + normConstant + p0 * lengthOfCode[lengths[l]!]!) +
+        (c1 * t1) / (t1 + normConstant + p1 * lengthOfCode[lengths[l + 1]!]!) +
+        (c2 * t2) / (t2 + normConstant + p2 * lengthOfCode[lengths[l + 2]!]!);
+    } else {
+      score = postingScore(segment, i, d, bm25);
+    }
+    if (score > best[c]!) best[c] = score;
+    c++;
+    if (c === count) return;
+    next = ordinals[c]!;
+  }
+  return;
+}
+
+/**
+ * scoreByMerge for one segment of three fields when only the best `k` scores matter (the
+ * page of a one-word best_match search): a candidate whose upper bound — its term frequencies
+ * through tables that assume the shortest possible fields, no length read — is below the
+ * k-th best exact score seen so far cannot make the page, and gets the bound as its score
+ * (still below every score of the final page, so it ranks where it would anyway). Most
+ * candidates of a common word are settled that way. Writes the positions given exact scores
+ * to `exact` (ascending) and returns how many: the page is among them.
+ */
+function scoreByMergeBounded(
+  segment: Segment,
+  ordinals: Uint32Array,
+  count: number,
+  bm25: Bm25Context,
+  best: Float64Array,
+  k: number,
+  exact: Uint32Array,
+): number {
+  const { docs, tfs, coefficients, start, end } = segment;
+  const { lengths, lengthOfCode, normConstant, normPerLength, minLengths } = bm25;
+  const c0 = coefficients[0]!;
+  const c1 = coefficients[1]!;
+  const c2 = coefficients[2]!;
+  const p0 = normPerLength[0]!;
+  const p1 = normPerLength[1]!;
+  const p2 = normPerLength[2]!;
+  // bound[f * 256 + t]: the field's term with frequency t in the shortest field it can be in (≥ t tokens)
+  const bound = new Float64Array(3 * 256);
+  for (let t = 0; t < 256; t++) {
+    bound[t] = (c0 * t) / (t + normConstant + p0 * Math.max(t, minLengths[0]!));
+    bound[256 + t] = (c1 * t) / (t + normConstant + p1 * Math.max(t, minLengths[1]!));
+    bound[512 + t] = (c2 * t) / (t + normConstant + p2 * Math.max(t, minLengths[2]!));
+  }
+  // a min-heap of the k best exact scores so far; its root is the bar
+  const heap = new Float64Array(k);
+  let filled = 0;
+  let bar = -Infinity;
+  let exactCount = 0;
+  let c = 0;
+  let next = count > 0 ? ordinals[0]! : 0;
+  for (let i = start; i < end && c < count; i++) {
+    const d = docs[i]!;
+    if (d < next) continue;
+    while (next < d) {
+      c++;
+      if (c === count) return exactCount;
+      next = ordinals[c]!;
+    }
+    if (next !== d) continue;
+    const p = i * 3;
+    const t0 = tfs[p]!;
+    const t1 = tfs[p + 1]!;
+    const t2 = tfs[p + 2]!;
+    const upper = bound[t0]! + bound[256 + t1]! + bound[512 + t2]!;
+    if (upper < bar) {
+      best[c] = upper;
+    } else {
+      const l = d * 3;
+      const score =
+        (c0 * t0) / (t0 + normConstant + p0 * lengthOfCode[lengths[l]!]!) +
+        (c1 * t1) / (t1 + normConstant + p1 * lengthOfCode[lengths[l + 1]!]!) +
+        (c2 * t2) / (t2 + normConstant + p2 * lengthOfCode[lengths[l + 2]!]!);
+      best[c] = score;
+      exact[exactCount++] = c;
+      if (filled < k) {
+        // sift up
+        let h = filled++;
+        while (h > 0) {
+          const parent = (h - 1) >> 1;
+          if (heap[parent]! <= score) break;
+          heap[h] = heap[parent]!;
+          h = parent;
+        }
+        heap[h] = score;
+        if (filled === k) bar = heap[0]!;
+      } else if (score > heap[0]!) {
+        // replace the root, sift down
+        let h = 0;
+        for (;;) {
+          const left = 2 * h + 1;
+          if (left >= k) break;
+          const right = left + 1;
+          const child = right < k && heap[right]! < heap[left]! ? right : left;
+          if (heap[child]! >= score) break;
+          heap[h] = heap[child]!;
+          h = child;
+        }
+        heap[h] = score;
+        bar = heap[0]!;
+      }
+    }
+    c++;
+    if (c === count) return exactCount;
+    next = ordinals[c]!;
+  }
+  return exactCount;
+}
+
+/** The same when the lists are much longer than the set: each listed document found by galloping. */
+function scoreByLookup(segment: Segment, ordinals: Uint32Array, count: number, bm25: Bm25Context, best: Float64Array): void {
+  let position = segment.start;
+  for (let c = 0; c < count; c++) {
+    const d = ordinals[c]!;
+    position = gallop(segment.docs, position, segment.end, d);
+    if (position < segment.end && segment.docs[position] === d) {
+      const score = postingScore(segment, position, d, bm25);
+      if (score > best[c]!) best[c] = score;
+    }
+  }
+  return;
+}
+
+/** Compacts the list (ordinals and scores) to the given ascending positions; returns the new count. */
+function keepPositions(ordinals: Uint32Array, scores: Float64Array, positions: Uint32Array, count: number): number {
+  for (let j = 0; j < count; j++) {
+    const position = positions[j]!;
+    ordinals[j] = ordinals[position]!;
+    scores[j] = scores[position]!;
+  }
+  return count;
+}
+
+function addInto(target: Float64Array, source: Float64Array, count: number): void {
+  for (let c = 0; c < count; c++) target[c] = target[c]! + source[c]!;
+  return;
+}
+
+/**
+ * Shift-and over each listed document's forward stream: `mask[term]` has bit i set when the
+ * term may stand at position i of the phrase, bit i of `state` says the last i + 1 tokens
+ * match its first i + 1; markers (≥ termCount) break every partial match. Compacts the list
+ * to the documents with (or without) the phrase; returns how many stay.
+ */
+function keepByPhrase(
+  ordinals: Uint32Array,
+  count: number,
+  mask: Uint32Array,
+  length: number,
+  termCount: number,
+  forward: Uint32Array,
+  forwardStart: Uint32Array,
+  keepMatches: boolean,
+): number {
+  const goal = 1 << (length - 1);
+  let kept = 0;
+  for (let c = 0; c < count; c++) {
+    const d = ordinals[c]!;
+    let state = 0;
+    let found = false;
+    for (let j = forwardStart[d]!, end = forwardStart[d + 1]!; j < end; j++) {
+      const term = forward[j]!;
+      state = ((state << 1) | 1) & (term < termCount ? mask[term]! : 0);
+      if ((state & goal) !== 0) {
+        found = true;
+        break;
+      }
+    }
+    if (found === keepMatches) ordinals[kept++] = d;
+  }
+  return kept;
+}
+
+/** A step looks each candidate up in a token's lists (galloping) when the lists are this much longer than the set. */
+export const LOOKUP_RATIO = 16;
+
+/**
+ * The match set of one query as it narrows, in two phases.
+ *
+ * 1. A bitmap over ordinals (1M documents: 125 KB, it stays in cache): a token's lists are
+ *    OR-ed into a scratch bitmap and AND-ed into the set; dense attribute values and the live
+ *    documents are AND-ed a word at a time; per-document filters clear bits in one tight loop
+ *    each. Setting a bit is all a posting costs, reading the lists sequentially.
+ * 2. The list of ordinals left (ascending). Tokens too common to be worth a bitmap against a
+ *    small set are verified here by galloping look-ups, phrases on the forward stream, and only
+ *    these documents are scored.
+ *
+ * All arrays are as long as the index and reused by every query.
+ */
+export class CandidateSet {
+  ordinals: Uint32Array = new Uint32Array(16);
+  count = 0;
+  /** BM25 score of `ordinals[c]` at `scores[c]` (after `score`) */
+  scores: Float64Array = new Float64Array(16);
+  /** scratch by list position: a token's scores */
+  private partial: Float64Array = new Float64Array(16);
+  /** scratch by list position: sort keys */
+  private keys: Float64Array[] = [];
+  private bits: Uint32Array = new Uint32Array(1);
+  private scratch: Uint32Array = new Uint32Array(1);
+  private words = 0;
+  /** positions given exact scores by scoreTop (-1 count: not in use) */
+  private exact: Uint32Array = new Uint32Array(16);
+  private exactCount = -1;
+
+  /** Makes room for `docCount` ordinals and empties the set. */
+  reset(docCount: number): void {
+    this.words = (docCount + 31) >>> 5;
+    this.exactCount = -1;
+    if (this.ordinals.length < docCount + 1) {
+      const capacity = ensureCapacity(new Uint32Array(0), docCount + 1).length;
+      this.ordinals = new Uint32Array(capacity);
+      this.scores = new Float64Array(capacity);
+      this.partial = new Float64Array(capacity);
+      this.keys = [];
+      this.bits = new Uint32Array((capacity + 31) >>> 5);
+      this.scratch = new Uint32Array((capacity + 31) >>> 5);
+    }
+    this.bits.fill(0, 0, this.words);
+    this.count = 0;
+  }
+
+  /** Scratch sort keys by list position (i: 0, 1 or 2), as long as the index. */
+  sortKeys(i: number): Float64Array {
+    while (this.keys.length <= i) this.keys.push(new Float64Array(this.ordinals.length));
+    return this.keys[i]!;
+  }
+
+  // ---- phase 1: bitmap
+
+  /** Documents in the set (phase 1). */
+  population(): number {
+    return population(this.bits, this.words);
+  }
+
+  /** Sets the bits of a token's documents in a bitmap: a dense list's bitmap a word at a time, others a bit per posting. */
+  private markPlan(bits: Uint32Array, plan: TermPlan): void {
+    for (const segment of plan.segments) {
+      if (segment.bitmap !== null) orInto(bits, segment.bitmap, Math.min(this.words, segment.bitmap.length));
+      else setBits(bits, segment.docs, segment.start, segment.end);
+    }
+  }
+
+  /** Adds the union of a token's lists. */
+  fillFromPlan(plan: TermPlan): void {
+    this.markPlan(this.bits, plan);
+  }
+
+  /** Adds the union of plain ordinal lists. */
+  fillFromLists(lists: ReadonlyArray<readonly [Uint32Array, number, number]>): void {
+    for (const [docs, start, end] of lists) setBits(this.bits, docs, start, end);
+  }
+
+  /** Adds a bitmap's documents (the live ones). */
+  fillFromBitmap(bitmap: Uint32Array): void {
+    orInto(this.bits, bitmap, Math.min(this.words, bitmap.length));
+  }
+
+  /** Keeps the documents of a token (`negate`: drops them). */
+  andPlan(plan: TermPlan, negate: boolean): void {
+    const scratch = this.scratch;
+    scratch.fill(0, 0, this.words);
+    this.markPlan(scratch, plan);
+    this.andWith(scratch, negate);
+  }
+
+  /** Keeps the documents in any of the bitmaps (`negate`: in none of them). */
+  andAnyOf(bitmaps: readonly Uint32Array[], negate: boolean): void {
+    if (bitmaps.length === 1) {
+      this.andWith(bitmaps[0]!, negate);
+      return;
+    }
+    const scratch = this.scratch;
+    scratch.fill(0, 0, this.words);
+    for (const bitmap of bitmaps) orInto(scratch, bitmap, Math.min(this.words, bitmap.length));
+    this.andWith(scratch, negate);
+  }
+
+  /** AND with a bitmap (its words past its end count as zero). */
+  andWith(bitmap: Uint32Array, negate: boolean): void {
+    const words = Math.min(this.words, bitmap.length);
+    if (negate) {
+      andNotInto(this.bits, bitmap, words);
+    } else {
+      this.bits.fill(0, words, this.words);
+      andInto(this.bits, bitmap, words);
+    }
+  }
+
+  /** Clears the documents that fail a per-document filter (one tight loop per filter). */
+  refine(filter: DocumentFilter): void {
+    if (filter.kind === 'single') refineSingle(this.bits, this.words, filter.single, filter.allowed, filter.exclude);
+    else if (filter.kind === 'multi') refineMulti(this.bits, this.words, filter.starts, filter.values, filter.allowed, filter.exclude);
+    else refineRange(this.bits, this.words, filter.column, filter.min, filter.max);
+  }
+
+  /** The phase 1 bitmap (valid until the next reset): membership tests for ordered walks. */
+  get bitmap(): Uint32Array {
+    return this.bits;
+  }
+
+  /** Phase 2 starts: lists the set's ordinals, ascending. */
+  extract(): void {
+    this.count = listBits(this.bits, this.words, this.ordinals);
+  }
+
+  // ---- phase 2: list
+
+  /**
+   * Keeps the documents a token matches (`keepFound`) or does not match: looked up by
+   * galloping when the set is small against the lists, else through the lists marked in the
+   * scratch bitmap.
+   */
+  verify(plan: TermPlan, keepFound: boolean): void {
+    if (this.count * LOOKUP_RATIO < plan.cost) {
+      this.count = keepByLookup(this.ordinals, this.count, plan.segments, keepFound);
+      return;
+    }
+    const scratch = this.scratch;
+    scratch.fill(0, 0, this.words);
+    this.markPlan(scratch, plan);
+    this.count = keepByBits(this.ordinals, this.count, scratch, keepFound);
+  }
+
+  /**
+   * Adds a token's BM25 score (its best variant's) to each listed document (`first`: sets
+   * it); every listed document is known to match the token. The lists are walked side by side
+   * with the candidates, or — when much longer — the candidates are looked up by galloping.
+   */
+  score(plan: TermPlan, bm25: Bm25Context, first: boolean): void {
+    const { ordinals, count } = this;
+    const best = first ? this.scores : this.partial;
+    best.fill(0, 0, count);
+    const lookup = count * LOOKUP_RATIO < plan.cost;
+    for (const segment of plan.segments) {
+      if (lookup) scoreByLookup(segment, ordinals, count, bm25, best);
+      else scoreByMerge(segment, ordinals, count, bm25, best);
+    }
+    if (!first) addInto(this.scores, best, count);
+  }
+
+  /**
+   * Scores a one-token search when only its `k` best documents matter (see
+   * scoreByMergeBounded): exact scores for those, upper bounds below them for the rest.
+   * Falls back to `score` where the bound does not apply (several variants, not three fields).
+   */
+  scoreTop(plan: TermPlan, bm25: Bm25Context, k: number): void {
+    const segment = plan.segments[0];
+    this.exactCount = -1;
+    if (plan.segments.length !== 1 || segment === undefined || bm25.fields !== 3 || k <= 0 || this.count * LOOKUP_RATIO < plan.cost) {
+      this.score(plan, bm25, true);
+      return;
+    }
+    if (this.exact.length < this.count) this.exact = new Uint32Array(this.ordinals.length);
+    this.exactCount = scoreByMergeBounded(segment, this.ordinals, this.count, bm25, this.scores, k, this.exact);
+  }
+
+  /**
+   * After scoreTop (and the facets, which need every match): keeps only the documents given
+   * exact scores, the only ones that can be on the page. Returns false when there is nothing
+   * to narrow.
+   */
+  narrowToExact(): boolean {
+    if (this.exactCount < 0 || this.exactCount === this.count) return false;
+    this.count = keepPositions(this.ordinals, this.scores, this.exact, this.exactCount);
+    this.exactCount = -1;
+    return true;
+  }
+
+  /** Keeps (or, for an excluded phrase, drops) the documents whose forward stream has the phrase (see keepByPhrase). */
+  keepByPhrase(mask: Uint32Array, length: number, termCount: number, forward: Uint32Array, forwardStart: Uint32Array, keepMatches: boolean): void {
+    this.count = keepByPhrase(this.ordinals, this.count, mask, length, termCount, forward, forwardStart, keepMatches);
+  }
+}

@@ -1,0 +1,249 @@
+import { PostingStore } from './posting-store.js';
+import { ensureCapacity } from './typed-arrays.js';
+import type { FacetCount } from './types.js';
+
+/**
+ * A multi-valued string attribute, dictionary-encoded, kept in the three shapes its readers
+ * want:
+ *
+ * - per document (offsets + values: `docValues[docStart[d]..docStart[d + 1])`, plus the first
+ *   value in a dense `single` column): facet counting over a match set and the filter check of
+ *   one candidate walk a document's few values — a sequential read whatever the size of the
+ *   dictionary (an event attribute has ~20k values: counting them from per-value bitmaps would
+ *   be 20k bitmap intersections per facet). While no live document has two values (orientation,
+ *   artist, collection), `single[d]` (value id + 1, 0 for none) is all they read.
+ * - per value, as posting lists of ordinals: a selective filter (one artist, one event) drives
+ *   the search from its few documents instead of checking every document of a common term.
+ * - per dense value (≥ 1/32 of the documents, where a bitmap is no bigger than the list), as a
+ *   bitmap over ordinals: a broad filter (royalty-free, horizontal, editorial) is AND-ed into
+ *   the match set a word at a time.
+ *
+ * `liveCounts` (documents per value, deleted ones excluded) gives the cost of a filter before
+ * running it and the facet counts of the whole index without a scan.
+ */
+export class KeywordColumn {
+  readonly name: string;
+  values: string[] = [];
+  private valueIds = new Map<string, number>();
+  liveCounts: Uint32Array = new Uint32Array(16);
+  docStart: Uint32Array = new Uint32Array(16);
+  docValues: Uint32Array = new Uint32Array(16);
+  single: Int32Array = new Int32Array(16);
+  /** a bitmap per dense value (at the last build), else null; documents appended since are added */
+  bitmaps: (Uint32Array | null)[] = [];
+  /** live documents with more than one value */
+  multiValuedDocs = 0;
+  readonly postings = new PostingStore(0);
+  private counts: Uint32Array = new Uint32Array(16);
+
+  constructor(name: string) {
+    this.name = name;
+  }
+
+  get valueCount(): number {
+    return this.values.length;
+  }
+
+  idOf(value: string): number | undefined {
+    return this.valueIds.get(value);
+  }
+
+  private intern(value: string): number {
+    let id = this.valueIds.get(value);
+    if (id === undefined) {
+      id = this.values.length;
+      this.values.push(value);
+      this.valueIds.set(value, id);
+      this.liveCounts = ensureCapacity(this.liveCounts, id + 1);
+    }
+    return id;
+  }
+
+  /** Values of the next document, `ordinal` being the number of documents so far. */
+  append(ordinal: number, values: readonly string[] | undefined): void {
+    const start = this.docStart[ordinal]!;
+    let end = start;
+    if (values !== undefined) {
+      for (const value of values) {
+        if (typeof value !== 'string') continue;
+        const id = this.intern(value);
+        let repeated = false;
+        for (let j = start; j < end; j++) {
+          if (this.docValues[j] === id) {
+            repeated = true;
+            break;
+          }
+        }
+        if (repeated) continue;
+        this.docValues = ensureCapacity(this.docValues, end + 1);
+        this.docValues[end++] = id;
+        this.liveCounts[id]!++;
+      }
+    }
+    this.docStart = ensureCapacity(this.docStart, ordinal + 2);
+    this.docStart[ordinal + 1] = end;
+    this.single = ensureCapacity(this.single, ordinal + 1);
+    this.single[ordinal] = end > start ? this.docValues[start]! + 1 : 0;
+    if (end - start > 1) this.multiValuedDocs++;
+    for (let j = start; j < end; j++) {
+      const bitmap = this.bitmaps[this.docValues[j]!];
+      if (bitmap !== undefined && bitmap !== null) {
+        const word = ordinal >>> 5;
+        const grown = ensureCapacity(bitmap, word + 1);
+        grown[word] = grown[word]! | (1 << (ordinal & 31));
+        this.bitmaps[this.docValues[j]!] = grown;
+      }
+    }
+  }
+
+  get singleValued(): boolean {
+    return this.multiValuedDocs === 0;
+  }
+
+  /** A document was deleted: it no longer counts. */
+  release(ordinal: number): void {
+    if (this.docStart[ordinal + 1]! - this.docStart[ordinal]! > 1) this.multiValuedDocs--;
+    for (let j = this.docStart[ordinal]!; j < this.docStart[ordinal + 1]!; j++) this.liveCounts[this.docValues[j]!]!--;
+  }
+
+  /** Adds a document appended since the last build to the per-value lists. */
+  indexTail(ordinal: number): void {
+    for (let j = this.docStart[ordinal]!; j < this.docStart[ordinal + 1]!; j++) {
+      this.postings.add(this.docValues[j]!, ordinal, null, 0);
+    }
+  }
+
+  /** Moves a kept document's values down to its new ordinal during compaction (next ≤ old). */
+  compactInto(oldOrdinal: number, newOrdinal: number, write: number): number {
+    const from = this.docStart[oldOrdinal]!;
+    const to = this.docStart[oldOrdinal + 1]!;
+    if (write !== from) this.docValues.copyWithin(write, from, to);
+    this.docStart[newOrdinal] = write;
+    this.single[newOrdinal] = this.single[oldOrdinal]!;
+    return write + (to - from);
+  }
+
+  finishCompaction(docCount: number, write: number): void {
+    this.docStart[docCount] = write;
+  }
+
+  /** Rebuilds the per-value lists of all `docCount` documents (all alive after compaction). */
+  buildPostings(docCount: number): void {
+    const valueCount = this.values.length;
+    const start = new Uint32Array(valueCount + 1);
+    for (let v = 0; v < valueCount; v++) start[v + 1] = start[v]! + this.liveCounts[v]!;
+    const docs = new Uint32Array(start[valueCount]!);
+    const cursor = start.slice(0, valueCount);
+    for (let d = 0; d < docCount; d++) {
+      for (let j = this.docStart[d]!; j < this.docStart[d + 1]!; j++) docs[cursor[this.docValues[j]!]!++] = d;
+    }
+    this.postings.setBase(start, docs, new Uint8Array(0));
+    this.buildBitmaps(docCount);
+  }
+
+  /** Bitmaps for the dense values, from the base lists (all documents alive). */
+  buildBitmaps(docCount: number): void {
+    const { baseStart, baseDocs } = this.postings;
+    const words = (docCount + 31) >>> 5;
+    this.bitmaps = this.values.map((_, v) => {
+      const count = v < this.postings.baseKeyCount ? baseStart[v + 1]! - baseStart[v]! : 0;
+      if (docCount < 1024 || count * 32 < docCount) return null;
+      const bitmap = new Uint32Array(words);
+      for (let i = baseStart[v]!; i < baseStart[v + 1]!; i++) {
+        const d = baseDocs[i]!;
+        bitmap[d >>> 5] = bitmap[d >>> 5]! | (1 << (d & 31));
+      }
+      return bitmap;
+    });
+  }
+
+  /** Restores a column from a snapshot (its postings are set separately). */
+  restore(values: string[], liveCounts: Uint32Array, docStart: Uint32Array, docValues: Uint32Array, docCount: number): void {
+    this.values = values;
+    this.valueIds = new Map(values.map((value, id) => [value, id]));
+    this.liveCounts = ensureCapacity(liveCounts, 16);
+    this.docStart = ensureCapacity(docStart, 16);
+    this.docValues = ensureCapacity(docValues, 16);
+    this.single = new Int32Array(docCount + 16);
+    this.multiValuedDocs = 0;
+    for (let d = 0; d < docCount; d++) {
+      const start = this.docStart[d]!;
+      const end = this.docStart[d + 1]!;
+      this.single[d] = end > start ? this.docValues[start]! + 1 : 0;
+      if (end - start > 1) this.multiValuedDocs++;
+    }
+  }
+
+  /**
+   * The `limit` values with the most documents among `ordinals[0..count)` — or among all live
+   * documents when `everything` (then the live counts answer without a scan) — by count, then
+   * value. Counters are scratch per value, zeroed again after use.
+   */
+  topValues(ordinals: Uint32Array, count: number, limit: number, everything: boolean): FacetCount[] {
+    if (limit <= 0) return [];
+    let counts: Uint32Array;
+    const touched: number[] = [];
+    if (everything) {
+      counts = this.liveCounts;
+      for (let v = 0; v < this.values.length; v++) if (counts[v]! > 0) touched.push(v);
+    } else {
+      this.counts = ensureCapacity(this.counts, this.values.length + 1);
+      counts = this.counts;
+      if (this.singleValued) this.countSingle(ordinals, count, counts, touched);
+      else this.countMulti(ordinals, count, counts, touched);
+    }
+    const top = selectFacetValues(counts, touched, this.values, limit);
+    const result = top.map((v) => ({ value: this.values[v]!, count: counts[v]! }));
+    if (!everything) for (const v of touched) counts[v] = 0;
+    return result;
+  }
+
+  private countSingle(ordinals: Uint32Array, count: number, counts: Uint32Array, touched: number[]): void {
+    const single = this.single;
+    for (let c = 0; c < count; c++) {
+      const shifted = single[ordinals[c]!]!;
+      if (shifted === 0) continue;
+      if (counts[shifted - 1]!++ === 0) touched.push(shifted - 1);
+    }
+  }
+
+  private countMulti(ordinals: Uint32Array, count: number, counts: Uint32Array, touched: number[]): void {
+    const starts = this.docStart;
+    const values = this.docValues;
+    for (let c = 0; c < count; c++) {
+      const d = ordinals[c]!;
+      for (let j = starts[d]!, end = starts[d + 1]!; j < end; j++) {
+        const v = values[j]!;
+        if (counts[v]!++ === 0) touched.push(v);
+      }
+    }
+  }
+}
+
+/** v ranks before w: more documents, then the smaller value. */
+function facetBefore(counts: Uint32Array, names: readonly string[], v: number, w: number): boolean {
+  const cv = counts[v]!;
+  const cw = counts[w]!;
+  return cv > cw || (cv === cw && names[v]! < names[w]!);
+}
+
+/** The top `limit` of `touched`: a small sorted array; most values are turned away on their count alone. */
+function selectFacetValues(counts: Uint32Array, touched: readonly number[], names: readonly string[], limit: number): number[] {
+  const top: number[] = [];
+  for (const v of touched) {
+    if (top.length === limit) {
+      const last = top[limit - 1]!;
+      if (counts[v]! < counts[last]! || !facetBefore(counts, names, v, last)) continue;
+      top.pop();
+    }
+    let low = 0;
+    let high = top.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (facetBefore(counts, names, top[middle]!, v)) low = middle + 1;
+      else high = middle;
+    }
+    top.splice(low, 0, v);
+  }
+  return top;
+}

@@ -1,0 +1,115 @@
+import { ensureCapacity } from './typed-arrays.js';
+
+/**
+ * Posting lists (ascending document ordinals per key, with an optional fixed-size byte payload
+ * per posting: the term frequency in each text field) in two parts:
+ *
+ * - the base: every list of the last build, frozen in one compressed-sparse-row layout
+ *   (`baseStart[key]..baseStart[key + 1]` indexes `baseDocs`, payload at `posting * stride`);
+ *   three flat arrays whatever the number of keys, cheap to scan and to snapshot;
+ * - the tail: one small doubling list per key touched since, for live upserts. Ordinals only
+ *   grow between builds, so a tail list continues its base list in ascending order.
+ *
+ * The index rebuilds the base (folding the tail in) when the tail grows large.
+ */
+export class PostingStore {
+  readonly stride: number;
+  baseStart: Uint32Array = new Uint32Array(1);
+  baseDocs: Uint32Array = new Uint32Array(0);
+  basePayload: Uint8Array = new Uint8Array(0);
+  tailDocs: (Uint32Array | null)[] = [];
+  tailPayload: (Uint8Array | null)[] = [];
+  tailLength: Uint32Array = new Uint32Array(0);
+  /**
+   * A bitmap over ordinals of the base list of every dense key (a term in 1/32 of the
+   * documents or more: there a bitmap is no bigger than the list), else null. A common term
+   * then joins a query's candidate bitmap a word at a time instead of a bit per posting.
+   */
+  denseBitmaps: (Uint32Array | null)[] = [];
+  /** postings held in tail lists */
+  tailPostings = 0;
+  private touched: number[] = [];
+
+  constructor(stride: number) {
+    this.stride = stride;
+  }
+
+  /** keys covered by the base (later keys have only tail postings) */
+  get baseKeyCount(): number {
+    return this.baseStart.length - 1;
+  }
+
+  setBase(start: Uint32Array, docs: Uint32Array, payload: Uint8Array): void {
+    this.denseBitmaps = [];
+    this.baseStart = start;
+    this.baseDocs = docs;
+    this.basePayload = payload;
+    for (const key of this.touched) {
+      this.tailDocs[key] = null;
+      this.tailPayload[key] = null;
+      this.tailLength[key] = 0;
+    }
+    this.touched = [];
+    this.tailPostings = 0;
+  }
+
+  /** Builds the bitmaps of the dense base lists (`docCount` ordinals). */
+  buildDenseBitmaps(docCount: number): void {
+    const keys = this.baseKeyCount;
+    const words = (docCount + 31) >>> 5;
+    const minimum = Math.max(1024, docCount / 32);
+    this.denseBitmaps = new Array<Uint32Array | null>(keys).fill(null);
+    for (let key = 0; key < keys; key++) {
+      const start = this.baseStart[key]!;
+      const end = this.baseStart[key + 1]!;
+      if (end - start < minimum) continue;
+      const bitmap = new Uint32Array(words);
+      for (let i = start; i < end; i++) {
+        const d = this.baseDocs[i]!;
+        bitmap[d >>> 5] = bitmap[d >>> 5]! | (1 << (d & 31));
+      }
+      this.denseBitmaps[key] = bitmap;
+    }
+  }
+
+  /** Appends `doc` (greater than every ordinal already in the list) to the key's tail list. */
+  add(key: number, doc: number, payload: Uint8Array | null, payloadOffset: number): void {
+    while (this.tailDocs.length <= key) {
+      this.tailDocs.push(null);
+      this.tailPayload.push(null);
+    }
+    this.tailLength = ensureCapacity(this.tailLength, key + 1);
+    const length = this.tailLength[key]!;
+    let docs = this.tailDocs[key]!;
+    if (length === 0) {
+      if (docs === null) this.touched.push(key);
+      docs = ensureCapacity(docs ?? new Uint32Array(2), 1);
+    }
+    if (length === docs.length) docs = ensureCapacity(docs, length + 1);
+    this.tailDocs[key] = docs;
+    docs[length] = doc;
+    if (this.stride > 0 && payload !== null) {
+      const stride = this.stride;
+      let bytes = this.tailPayload[key] ?? new Uint8Array(docs.length * stride);
+      if (bytes.length < docs.length * stride) {
+        const grown = new Uint8Array(docs.length * stride);
+        grown.set(bytes);
+        bytes = grown;
+      }
+      bytes.set(payload.subarray(payloadOffset, payloadOffset + stride), length * stride);
+      this.tailPayload[key] = bytes;
+    }
+    this.tailLength[key] = length + 1;
+    this.tailPostings++;
+  }
+
+  /** Bytes held by the lists (not the object headers of tail lists). */
+  byteSize(): number {
+    let bytes = this.baseStart.byteLength + this.baseDocs.byteLength + this.basePayload.byteLength + this.tailLength.byteLength;
+    for (const bitmap of this.denseBitmaps) bytes += bitmap?.byteLength ?? 0;
+    for (const key of this.touched) {
+      bytes += (this.tailDocs[key]?.byteLength ?? 0) + (this.tailPayload[key]?.byteLength ?? 0);
+    }
+    return bytes;
+  }
+}

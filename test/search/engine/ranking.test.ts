@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import { SearchIndex } from '../../../src/search/engine/search-index.js';
+import { SYNTHETIC_SCHEMA, syntheticDocuments, syntheticVocabulary } from '../../../src/search/engine/synthetic.js';
+import { doc, filler, indexOf } from './fixtures.js';
+
+describe('BM25', () => {
+  it('ranks a term in the title above the same term only in the caption (title weighs more)', () => {
+    const index = indexOf([
+      doc('in-caption', { title: 'a quiet morning', caption: 'lighthouse on the cliff' }),
+      doc('in-title', { title: 'lighthouse on the cliff', caption: 'a quiet morning' }),
+      ...filler(30),
+    ]);
+    expect(index.search({ phrase: 'lighthouse' }).ids).toEqual(['in-title', 'in-caption']);
+  });
+
+  it('weighs rarer terms more', () => {
+    // "dog" is common, "zebra" rare: the document with more "zebra" ranks first
+    const index = indexOf([
+      doc('more-dog', { caption: 'dog dog dog zebra' }),
+      doc('more-zebra', { caption: 'dog zebra zebra zebra' }),
+      ...Array.from({ length: 40 }, (_, i) => doc(`dog-${i}`, { caption: 'a dog somewhere' })),
+      ...filler(40),
+    ]);
+    expect(index.search({ phrase: 'dog zebra' }).ids).toEqual(['more-zebra', 'more-dog']);
+  });
+
+  it('ranks more occurrences higher, with diminishing returns', () => {
+    const index = indexOf([
+      doc('once', { caption: 'sail across the bay today' }),
+      doc('twice', { caption: 'sail sail across the bay' }),
+      ...filler(20),
+    ]);
+    expect(index.search({ phrase: 'sail' }).ids).toEqual(['twice', 'once']);
+  });
+
+  it('ranks the shorter field higher for the same occurrences', () => {
+    const index = indexOf([
+      doc('long', { caption: 'kayak on a long winding river under tall trees at dawn' }),
+      doc('short', { caption: 'kayak at dawn' }),
+      ...filler(20),
+    ]);
+    expect(index.search({ phrase: 'kayak' }).ids).toEqual(['short', 'long']);
+  });
+
+  it('ranks an exact match above a stem, synonym or prefix match', () => {
+    const index = indexOf([
+      doc('prefix', { title: 'dogsled race' }),
+      doc('stem', { title: 'dog race' }),
+      doc('synonym', { title: 'puppy race' }),
+      doc('exact', { title: 'dogs race' }),
+      ...filler(20),
+    ]);
+    const ids = index.search({ phrase: 'dogs' }).ids;
+    expect(ids[0]).toBe('exact');
+    expect(ids.indexOf('stem')).toBeLessThan(ids.indexOf('synonym'));
+    expect(ids.indexOf('synonym')).toBeLessThan(ids.indexOf('prefix'));
+  });
+
+  it('sums the scores of every query word', () => {
+    const index = indexOf([
+      doc('both-in-title', { title: 'red kite', caption: 'bird' }),
+      doc('one-in-title', { title: 'red sky', caption: 'a kite' }),
+      ...filler(20),
+    ]);
+    expect(index.search({ phrase: 'red kite' }).ids).toEqual(['both-in-title', 'one-in-title']);
+  });
+});
+
+describe('corrections', () => {
+  const index = indexOf([
+    ...Array.from({ length: 30 }, (_, i) => doc(`m${i}`, { title: 'mountain lake', caption: 'calm water' })),
+    ...Array.from({ length: 3 }, (_, i) => doc(`f${i}`, { title: 'fountain' })),
+    doc('rare', { title: 'mounting bracket' }),
+    ...filler(10),
+  ]);
+
+  it('suggests the phrase with a misspelled term replaced by a close frequent term', () => {
+    const result = index.search({ phrase: 'montain lake' });
+    expect(result.total).toBe(0);
+    expect(result.corrections).toBe('mountain lake');
+  });
+
+  it('handles a transposition and two edits', () => {
+    expect(index.search({ phrase: 'mountian' }).corrections).toBe('mountain');
+    expect(index.search({ phrase: 'muontian' }).corrections).toBe('mountain');
+  });
+
+  it('keeps the rest of the phrase as written', () => {
+    expect(index.search({ phrase: 'lake "calm water" montain -snow' }).corrections).toBe('lake "calm water" mountain -snow');
+  });
+
+  it('is absent when every term matched, or nothing is close', () => {
+    expect(index.search({ phrase: 'mountain' }).corrections).toBeUndefined();
+    expect(index.search({ phrase: 'xylophone' }).corrections).toBeUndefined();
+  });
+
+  it('prefers the more frequent of equally close terms', () => {
+    // "nountain" is one edit from "mountain" (30 documents) and from "fountain" (3)
+    expect(index.search({ phrase: 'nountain' }).corrections).toBe('mountain');
+    expect(index.search({ phrase: 'fountainn' }).corrections).toBe('fountain');
+  });
+
+  it('ignores terms of a single document', () => {
+    expect(index.search({ phrase: 'brackett' }).corrections).toBeUndefined();
+  });
+});
+
+describe('best_match pages of a one-word search', () => {
+  // a page needs exact scores for its documents only; the rest are bounded (scoreTop)
+  const index = new SearchIndex(SYNTHETIC_SCHEMA);
+  index.upsertMany(syntheticDocuments(4_000, 3));
+  const words = syntheticVocabulary();
+
+  it('are slices of the whole ranking', () => {
+    for (const word of [words[0]!, words[2]!, words[7]!, words[30]!, words[150]!]) {
+      const all = index.search({ phrase: word, mode: 'precise', limit: 100_000 });
+      for (const [offset, limit] of [
+        [0, 10],
+        [0, 30],
+        [25, 30],
+        [300, 5],
+      ] as const) {
+        const page = index.search({ phrase: word, mode: 'precise', offset, limit });
+        expect(page.total).toBe(all.total);
+        expect(page.ids).toEqual(all.ids.slice(offset, offset + limit));
+      }
+    }
+  });
+});

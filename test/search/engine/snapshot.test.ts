@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { SearchIndex } from '../../../src/search/engine/search-index.js';
+import type { SearchQuery } from '../../../src/search/engine/search-index.js';
+import { SYNTHETIC_SCHEMA, syntheticDocuments, syntheticVocabulary } from '../../../src/search/engine/synthetic.js';
+import { doc } from './fixtures.js';
+
+const words = syntheticVocabulary();
+const queries: SearchQuery[] = [
+  { phrase: words[3], facets: [{ attribute: 'artist', limit: 5 }, { attribute: 'editorial_segments', limit: 3 }] },
+  { phrase: `${words[10]} ${words[40]}`, filters: [{ attribute: 'orientation', anyOf: ['horizontal'] }], limit: 50 },
+  { phrase: `"${words[0]} ${words[1]}"`, sort: 'newest' },
+  { phrase: `${words[5]} -${words[6]}`, mode: 'precise', sort: 'most_popular', offset: 10 },
+  { sort: 'random', randomSeed: 42, filters: [{ attribute: 'quality', min: 2 }], facets: [{ attribute: 'collection_code', limit: 4 }] },
+  { phrase: words[500]!.slice(0, 4), sort: 'oldest' },
+  { phrase: 'café', mode: 'precise' },
+];
+
+function build(): SearchIndex {
+  const index = new SearchIndex(SYNTHETIC_SCHEMA);
+  index.upsertMany(syntheticDocuments(3_000, 5));
+  // live changes after the build: a tail, deletions and a replacement
+  index.upsert({ ...doc('x-1'), text: { title: 'Café au lait', caption: words[3]!, keywords: [] }, keywords: { artist: ['Someone'] }, numbers: { date: 1 } });
+  index.remove('10000007');
+  index.remove('10000008');
+  const replaced = [...syntheticDocuments(20, 5)][12]!;
+  index.upsert({ ...replaced, text: { ...replaced.text, title: `${words[0]} ${words[1]} again` } });
+  return index;
+}
+
+describe('snapshot', () => {
+  it('round-trips to an index that gives identical results', () => {
+    const index = build();
+    const before = queries.map((query) => index.search(query));
+    const restored = SearchIndex.fromSnapshot(index.toSnapshot());
+    expect(restored.size).toBe(index.size);
+    expect(queries.map((query) => restored.search(query))).toEqual(before);
+    // and the original answers the same after the compaction toSnapshot made
+    expect(queries.map((query) => index.search(query))).toEqual(before);
+  });
+
+  it('gives an index that takes further updates', () => {
+    const restored = SearchIndex.fromSnapshot(build().toSnapshot());
+    restored.upsert({ id: 'late', text: { title: 'zeppelin over harbour' }, keywords: {}, numbers: {} });
+    restored.remove('x-1');
+    expect(restored.search({ phrase: 'zeppelin' }).ids).toEqual(['late']);
+    expect(restored.search({ phrase: 'cafe' }).total).toBe(0);
+  });
+
+  it('survives being copied to an unaligned buffer', () => {
+    const snapshot = build().toSnapshot();
+    const shifted = Buffer.alloc(snapshot.length + 3);
+    snapshot.copy(shifted, 3);
+    const restored = SearchIndex.fromSnapshot(shifted.subarray(3));
+    expect(restored.search(queries[0]!)).toEqual(SearchIndex.fromSnapshot(snapshot).search(queries[0]!));
+  });
+
+  it('is a binary format with a header, not JSON', () => {
+    const snapshot = build().toSnapshot();
+    expect(snapshot.toString('latin1', 0, 8)).toBe('STKIDXv1');
+    expect(snapshot.length).toBeGreaterThan(100_000);
+  });
+
+  it('refuses a buffer that is not a snapshot, or is cut short', () => {
+    expect(() => SearchIndex.fromSnapshot(Buffer.from('{"not":"a snapshot"}'))).toThrow(/snapshot/);
+    const snapshot = build().toSnapshot();
+    expect(() => SearchIndex.fromSnapshot(snapshot.subarray(0, snapshot.length - 1000))).toThrow(/truncated/);
+  });
+
+  it('round-trips an empty index', () => {
+    const empty = new SearchIndex(SYNTHETIC_SCHEMA);
+    const restored = SearchIndex.fromSnapshot(empty.toSnapshot());
+    expect(restored.size).toBe(0);
+    expect(restored.search({ phrase: 'anything' }).total).toBe(0);
+    restored.upsert({ id: 'first', text: { title: 'first light' }, keywords: {}, numbers: {} });
+    expect(restored.search({ phrase: 'light' }).ids).toEqual(['first']);
+  });
+});
