@@ -37,6 +37,10 @@ export class SearchService {
       onProgress?.(count);
     }
     for await (const page of this.catalog.scanEvents()) events.upsertMany(page.map(eventDocument));
+    // upsertMany only appends; the posting lists are built here, before the swap, rather than
+    // by the first search after it.
+    assets.compact();
+    events.compact();
     this.assets = assets;
     this.events = events;
   }

@@ -1,4 +1,4 @@
-import { ensureCapacity } from './typed-arrays.js';
+import { bitCount, ensureCapacity } from './typed-arrays.js';
 
 /** A run of postings: `docs[start..end)`, term frequencies at `tfs[posting * fields + f]`. */
 export interface Segment {
@@ -7,6 +7,8 @@ export interface Segment {
   end: number;
   /** the same documents as a bitmap, for a dense list (else null) */
   bitmap: Uint32Array | null;
+  /** with the bitmap: postings before each of its words (see PostingStore.denseRanks) */
+  ranks: Uint32Array | null;
   tfs: Uint8Array;
   /** per field: variant factor × idf × field weight × (k1 + 1) */
   coefficients: Float64Array;
@@ -70,11 +72,6 @@ function gallop(docs: Uint32Array, low: number, high: number, target: number): n
   return a;
 }
 
-function bitCount(value: number): number {
-  let v = value - ((value >>> 1) & 0x55555555);
-  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
-  return (Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) & 0xff;
-}
 
 function population(bits: Uint32Array, words: number): number {
   let total = 0;
@@ -284,16 +281,203 @@ function scoreByMerge(segment: Segment, ordinals: Uint32Array, count: number, bm
   return;
 }
 
+/*
+ * Scoring when every required token has one list (one variant, base or tail only) and the
+ * schema three text fields — the usual case, taken apart for speed: first each candidate's
+ * posting is located in each list (`at[c]`), then scores are computed per candidate.
+ */
+
+/** at[c] = posting of ordinals[c] in a dense list, by its bitmap ranks: constant time, no walk. */
+function locateByRank(segment: Segment, ordinals: Uint32Array, count: number, at: Uint32Array): void {
+  const bitmap = segment.bitmap!;
+  const ranks = segment.ranks!;
+  const start = segment.start;
+  for (let c = 0; c < count; c++) {
+    const d = ordinals[c]!;
+    const w = d >>> 5;
+    at[c] = start + ranks[w]! + bitCount(bitmap[w]! & ~(-1 << (d & 31)));
+  }
+  return;
+}
+
+/** at[c] by walking the list beside the candidates (every candidate is in it). */
+function locateByMerge(segment: Segment, ordinals: Uint32Array, count: number, at: Uint32Array): void {
+  const docs = segment.docs;
+  const end = segment.end;
+  let c = 0;
+  let next = count > 0 ? ordinals[0]! : 0;
+  for (let i = segment.start; i < end && c < count; i++) {
+    if (docs[i] !== next) continue;
+    at[c++] = i;
+    if (c < count) next = ordinals[c]!;
+  }
+  return;
+}
+
+/** at[c] by galloping, for a list much longer than the candidates. */
+function locateByLookup(segment: Segment, ordinals: Uint32Array, count: number, at: Uint32Array): void {
+  let position = segment.start;
+  for (let c = 0; c < count; c++) {
+    position = gallop(segment.docs, position, segment.end, ordinals[c]!);
+    at[c] = position;
+  }
+  return;
+}
+
+/** `out[c]` = (or += when `add`) the BM25 score of posting `at[c]` of `ordinals[c]`. */
+function scoreAt(segment: Segment, ordinals: Uint32Array, count: number, at: Uint32Array, bm25: Bm25Context, out: Float64Array, add: boolean): void {
+  const { tfs, coefficients } = segment;
+  const { lengths, lengthOfCode, normConstant, normPerLength } = bm25;
+  const c0 = coefficients[0]!;
+  const c1 = coefficients[1]!;
+  const c2 = coefficients[2]!;
+  const p0 = normPerLength[0]!;
+  const p1 = normPerLength[1]!;
+  const p2 = normPerLength[2]!;
+  for (let c = 0; c < count; c++) {
+    const p = at[c]! * 3;
+    const l = ordinals[c]! * 3;
+    const t0 = tfs[p]!;
+    const t1 = tfs[p + 1]!;
+    const t2 = tfs[p + 2]!;
+    // branch-free (which fields hold the term is unpredictable): a zero frequency adds 0
+    const score =
+      (c0 * t0) / (t0 + normConstant + p0 * lengthOfCode[lengths[l]!]!) +
+      (c1 * t1) / (t1 + normConstant + p1 * lengthOfCode[lengths[l + 1]!]!) +
+      (c2 * t2) / (t2 + normConstant + p2 * lengthOfCode[lengths[l + 2]!]!);
+    out[c] = add ? out[c]! + score : score;
+  }
+  return;
+}
+
+/** bound[f * 256 + t]: a field's term of frequency t in the shortest field it can be in (≥ t tokens, ≥ the shortest stored). */
+function boundTable(segment: Segment, bm25: Bm25Context): Float64Array {
+  const bound = new Float64Array(3 * 256);
+  for (let f = 0; f < 3; f++) {
+    const coefficient = segment.coefficients[f]!;
+    const perLength = bm25.normPerLength[f]!;
+    const shortest = bm25.minLengths[f]!;
+    for (let t = 0; t < 256; t++) bound[f * 256 + t] = (coefficient * t) / (t + bm25.normConstant + perLength * Math.max(t, shortest));
+  }
+  return bound;
+}
+
 /**
- * scoreByMerge for one segment of three fields when only the best `k` scores matter (the
- * page of a one-word best_match search): a candidate whose upper bound — its term frequencies
+ * scoreAt for every token when only the best `k` scores matter (a best_match page): a
+ * candidate whose upper bound — its term frequencies through the bound tables, no length
+ * read, no division — is below the k-th best exact score seen so far cannot make the page,
+ * and gets the bound as its score (still below every score of the final page, so it ranks
+ * where it would anyway). Most candidates of common words are settled that way. Writes the
+ * positions given exact scores to `exact` (ascending) and returns how many: the page is
+ * among them. Exact scores are summed in token order, as scoreAt does, to the same bits.
+ */
+function scoreBoundedAt(
+  segments: readonly Segment[],
+  ats: readonly Uint32Array[],
+  ordinals: Uint32Array,
+  count: number,
+  bm25: Bm25Context,
+  out: Float64Array,
+  k: number,
+  exact: Uint32Array,
+): number {
+  // the bounds first, a tight pass per token ...
+  segments.forEach((segment, s) => addBounds(segment.tfs, ats[s]!, boundTable(segment, bm25), out, count, s > 0));
+  // ... then exact scores only where the bound reaches the bar
+  return settle(segments, ats, ordinals, count, bm25, out, k, exact);
+}
+
+/** `out[c]` = (or += when `add`) the bound of posting `at[c]`. */
+function addBounds(tfs: Uint8Array, at: Uint32Array, bound: Float64Array, out: Float64Array, count: number, add: boolean): void {
+  for (let c = 0; c < count; c++) {
+    const p = at[c]! * 3;
+    const upper = bound[tfs[p]!]! + bound[256 + tfs[p + 1]!]! + bound[512 + tfs[p + 2]!]!;
+    out[c] = add ? out[c]! + upper : upper;
+  }
+  return;
+}
+
+/** Replaces the bounds that reach the bar of the k best by exact scores (see scoreBoundedAt); returns how many. */
+function settle(
+  segments: readonly Segment[],
+  ats: readonly Uint32Array[],
+  ordinals: Uint32Array,
+  count: number,
+  bm25: Bm25Context,
+  out: Float64Array,
+  k: number,
+  exact: Uint32Array,
+): number {
+  const { lengths, lengthOfCode, normConstant, normPerLength } = bm25;
+  const p0 = normPerLength[0]!;
+  const p1 = normPerLength[1]!;
+  const p2 = normPerLength[2]!;
+  const tokens = segments.length;
+  // a min-heap of the k best exact scores so far; its root is the bar
+  const heap = new Float64Array(k);
+  let filled = 0;
+  let bar = -Infinity;
+  let exactCount = 0;
+  for (let c = 0; c < count; c++) {
+    if (out[c]! < bar) continue;
+    const l = ordinals[c]! * 3;
+    // the same operations in the same order as scoreAt, so the same bits
+    const q0 = p0 * lengthOfCode[lengths[l]!]!;
+    const q1 = p1 * lengthOfCode[lengths[l + 1]!]!;
+    const q2 = p2 * lengthOfCode[lengths[l + 2]!]!;
+    let score = 0;
+    for (let s = 0; s < tokens; s++) {
+      const { tfs, coefficients } = segments[s]!;
+      const p = ats[s]![c]! * 3;
+      const t0 = tfs[p]!;
+      const t1 = tfs[p + 1]!;
+      const t2 = tfs[p + 2]!;
+      const tokenScore =
+        (coefficients[0]! * t0) / (t0 + normConstant + q0) +
+        (coefficients[1]! * t1) / (t1 + normConstant + q1) +
+        (coefficients[2]! * t2) / (t2 + normConstant + q2);
+      score = s === 0 ? tokenScore : score + tokenScore;
+    }
+    out[c] = score;
+    exact[exactCount++] = c;
+    if (filled < k) {
+      let h = filled++;
+      while (h > 0) {
+        const parent = (h - 1) >> 1;
+        if (heap[parent]! <= score) break;
+        heap[h] = heap[parent]!;
+        h = parent;
+      }
+      heap[h] = score;
+      if (filled === k) bar = heap[0]!;
+    } else if (score > heap[0]!) {
+      let h = 0;
+      for (;;) {
+        const left = 2 * h + 1;
+        if (left >= k) break;
+        const right = left + 1;
+        const child = right < k && heap[right]! < heap[left]! ? right : left;
+        if (heap[child]! >= score) break;
+        heap[h] = heap[child]!;
+        h = child;
+      }
+      heap[h] = score;
+      bar = heap[0]!;
+    }
+  }
+  return exactCount;
+}
+
+/**
+ * scoreBoundedAt for a single token whose list the candidates are most of (a one-word
+ * best_match page), fused into one walk of the list: a candidate whose upper bound — its term frequencies
  * through tables that assume the shortest possible fields, no length read — is below the
  * k-th best exact score seen so far cannot make the page, and gets the bound as its score
  * (still below every score of the final page, so it ranks where it would anyway). Most
  * candidates of a common word are settled that way. Writes the positions given exact scores
  * to `exact` (ascending) and returns how many: the page is among them.
  */
-function scoreByMergeBounded(
+function scoreOneBounded(
   segment: Segment,
   ordinals: Uint32Array,
   count: number,
@@ -303,20 +487,14 @@ function scoreByMergeBounded(
   exact: Uint32Array,
 ): number {
   const { docs, tfs, coefficients, start, end } = segment;
-  const { lengths, lengthOfCode, normConstant, normPerLength, minLengths } = bm25;
+  const { lengths, lengthOfCode, normConstant, normPerLength } = bm25;
   const c0 = coefficients[0]!;
   const c1 = coefficients[1]!;
   const c2 = coefficients[2]!;
   const p0 = normPerLength[0]!;
   const p1 = normPerLength[1]!;
   const p2 = normPerLength[2]!;
-  // bound[f * 256 + t]: the field's term with frequency t in the shortest field it can be in (≥ t tokens)
-  const bound = new Float64Array(3 * 256);
-  for (let t = 0; t < 256; t++) {
-    bound[t] = (c0 * t) / (t + normConstant + p0 * Math.max(t, minLengths[0]!));
-    bound[256 + t] = (c1 * t) / (t + normConstant + p1 * Math.max(t, minLengths[1]!));
-    bound[512 + t] = (c2 * t) / (t + normConstant + p2 * Math.max(t, minLengths[2]!));
-  }
+  const bound = boundTable(segment, bm25);
   // a min-heap of the k best exact scores so far; its root is the bar
   const heap = new Float64Array(k);
   let filled = 0;
@@ -453,19 +631,22 @@ export const LOOKUP_RATIO = 16;
  * The match set of one query as it narrows, in two phases.
  *
  * 1. A bitmap over ordinals (1M documents: 125 KB, it stays in cache): a token's lists are
- *    OR-ed into a scratch bitmap and AND-ed into the set; dense attribute values and the live
- *    documents are AND-ed a word at a time; per-document filters clear bits in one tight loop
- *    each. Setting a bit is all a posting costs, reading the lists sequentially.
+ *    OR-ed into a scratch bitmap (a dense term's own bitmap a word at a time) and AND-ed into
+ *    the set; dense attribute values and the live documents are AND-ed a word at a time;
+ *    per-document filters clear bits in one tight loop each. Setting a bit is all a posting
+ *    costs, reading the lists sequentially.
  * 2. The list of ordinals left (ascending). Tokens too common to be worth a bitmap against a
  *    small set are verified here by galloping look-ups, phrases on the forward stream, and only
- *    these documents are scored.
+ *    these documents are scored — for a best_match page, most of them only bounded (scoreAll).
  *
- * All arrays are as long as the index and reused by every query.
+ * Everything per candidate is kept by list position (ordinals, scores, sort keys), so the
+ * later steps read sequential memory. All arrays are as long as the index and reused by every
+ * query.
  */
 export class CandidateSet {
   ordinals: Uint32Array = new Uint32Array(16);
   count = 0;
-  /** BM25 score of `ordinals[c]` at `scores[c]` (after `score`) */
+  /** BM25 score of `ordinals[c]` at `scores[c]` (after scoreAll; a bound below the page for some) */
   scores: Float64Array = new Float64Array(16);
   /** scratch by list position: a token's scores */
   private partial: Float64Array = new Float64Array(16);
@@ -474,9 +655,11 @@ export class CandidateSet {
   private bits: Uint32Array = new Uint32Array(1);
   private scratch: Uint32Array = new Uint32Array(1);
   private words = 0;
-  /** positions given exact scores by scoreTop (-1 count: not in use) */
+  /** positions given exact scores by scoreAll (-1 count: not in use) */
   private exact: Uint32Array = new Uint32Array(16);
   private exactCount = -1;
+  /** scratch by list position, per token: the candidate's posting in the token's list */
+  private located: Uint32Array[] = [];
 
   /** Makes room for `docCount` ordinals and empties the set. */
   reset(docCount: number): void {
@@ -615,23 +798,48 @@ export class CandidateSet {
   }
 
   /**
-   * Scores a one-token search when only its `k` best documents matter (see
-   * scoreByMergeBounded): exact scores for those, upper bounds below them for the rest.
-   * Falls back to `score` where the bound does not apply (several variants, not three fields).
+   * Scores the listed documents: the sum over the required tokens of each one's best variant.
+   * `k` > 0 when only the best k documents matter (a best_match page): most then get an upper
+   * bound instead of their score (see scoreBoundedAt), and `narrowToExact` can drop them.
+   * Tokens of one list each and three text fields take the located path; others `score`.
    */
-  scoreTop(plan: TermPlan, bm25: Bm25Context, k: number): void {
-    const segment = plan.segments[0];
+  scoreAll(plans: readonly TermPlan[], bm25: Bm25Context, k: number): void {
     this.exactCount = -1;
-    if (plan.segments.length !== 1 || segment === undefined || bm25.fields !== 3 || k <= 0 || this.count * LOOKUP_RATIO < plan.cost) {
-      this.score(plan, bm25, true);
+    const count = this.count;
+    if (count === 0) return;
+    if (bm25.fields !== 3 || !plans.every((plan) => plan.segments.length === 1)) {
+      plans.forEach((plan, i) => this.score(plan, bm25, i === 0));
       return;
     }
-    if (this.exact.length < this.count) this.exact = new Uint32Array(this.ordinals.length);
-    this.exactCount = scoreByMergeBounded(segment, this.ordinals, this.count, bm25, this.scores, k, this.exact);
+    const segments = plans.map((plan) => plan.segments[0]!);
+    const single = segments.length === 1 ? segments[0]! : undefined;
+    if (single !== undefined && k > 0 && 2 * k < count && 2 * count >= single.end - single.start) {
+      if (this.exact.length < count) this.exact = new Uint32Array(this.ordinals.length);
+      this.exactCount = scoreOneBounded(single, this.ordinals, count, bm25, this.scores, k, this.exact);
+      return;
+    }
+    const ats = segments.map((segment, s) => {
+      while (this.located.length <= s) this.located.push(new Uint32Array(0));
+      if (this.located[s]!.length < count) this.located[s] = new Uint32Array(this.ordinals.length);
+      const at = this.located[s]!;
+      const length = segment.end - segment.start;
+      // most of the list are candidates: a walk is sequential and right nearly every step
+      if (2 * count >= length) locateByMerge(segment, this.ordinals, count, at);
+      else if (segment.ranks !== null) locateByRank(segment, this.ordinals, count, at);
+      else if (count * LOOKUP_RATIO < length) locateByLookup(segment, this.ordinals, count, at);
+      else locateByMerge(segment, this.ordinals, count, at);
+      return at;
+    });
+    if (k > 0 && 2 * k < count) {
+      if (this.exact.length < count) this.exact = new Uint32Array(this.ordinals.length);
+      this.exactCount = scoreBoundedAt(segments, ats, this.ordinals, count, bm25, this.scores, k, this.exact);
+      return;
+    }
+    segments.forEach((segment, s) => scoreAt(segment, this.ordinals, count, ats[s]!, bm25, this.scores, s > 0));
   }
 
   /**
-   * After scoreTop (and the facets, which need every match): keeps only the documents given
+   * After scoreAll (and the facets, which need every match): keeps only the documents given
    * exact scores, the only ones that can be on the page. Returns false when there is nothing
    * to narrow.
    */

@@ -139,6 +139,8 @@ export class SearchIndex {
   private deadCount = 0;
   /** ordinals below this are in the base posting lists, later ones in the tails */
   private baseDocCount = 0;
+  /** ordinals below this are in the posting lists (base or tails); later ones wait (upsertMany) */
+  private indexedDocCount = 0;
   private ids: string[] = [];
   private ordinalOf = new Map<string, number>();
   private live: Uint32Array = new Uint32Array(1);
@@ -209,35 +211,44 @@ export class SearchIndex {
 
   /** Adds a document, replacing the one with its id; searchable at once. */
   upsert(doc: IndexDocument): void {
+    this.indexPending();
     const existing = this.ordinalOf.get(doc.id);
     if (existing !== undefined) this.tombstone(existing);
     const ordinal = this.append(doc);
     this.indexTail(ordinal);
+    this.indexedDocCount = this.docCount;
     this.compactIfDue();
   }
 
   /**
-   * Adds many documents (the boot-time build, large batches). Each one is only appended to the
-   * forward stream and the columns; then the inverted lists are built in one counting pass
-   * over the stream — or, for a batch small against the index, appended to the tails as
-   * upsert would.
+   * Adds many documents (the boot-time build, large batches, pages of a store scan): each is
+   * only appended to the forward stream and the columns. Their posting lists are made when
+   * the index is next searched or upserted into (or by `compact()`): all in one counting pass
+   * over the stream when they are many, so a build fed page by page costs one bulk build.
    */
   upsertMany(docs: Iterable<IndexDocument>): void {
-    const first = this.docCount;
     for (const doc of docs) {
       const existing = this.ordinalOf.get(doc.id);
       if (existing !== undefined) this.tombstone(existing);
       this.append(doc);
     }
-    const added = this.docCount - first;
-    if (added === 0) return;
-    if (this.baseDocCount === 0 || added >= BULK_SHARE_TO_REBUILD * this.liveCount) {
+  }
+
+  /**
+   * Puts the documents appended by upsertMany into the posting lists: a rebuild of the base
+   * when they are a large share of the index (or there is no base yet), else the tails.
+   */
+  private indexPending(): void {
+    const pending = this.docCount - this.indexedDocCount;
+    if (pending === 0) return;
+    if (this.baseDocCount === 0 || pending >= BULK_SHARE_TO_REBUILD * this.liveCount) {
       this.compact();
       return;
     }
-    for (let ordinal = first; ordinal < this.docCount; ordinal++) {
+    for (let ordinal = this.indexedDocCount; ordinal < this.docCount; ordinal++) {
       if (this.isLive(ordinal)) this.indexTail(ordinal);
     }
+    this.indexedDocCount = this.docCount;
     this.compactIfDue();
   }
 
@@ -522,6 +533,7 @@ export class SearchIndex {
     this.buildTermPostings();
     for (const column of this.columns) column.buildPostings(next);
     this.baseDocCount = next;
+    this.indexedDocCount = next;
     this.sortedOrders.clear();
   }
 
@@ -628,13 +640,14 @@ export class SearchIndex {
         const end = postings.baseStart[id + 1]!;
         if (end > start) {
           const bitmap = postings.denseBitmaps[id] ?? null;
-          segments.push({ docs: postings.baseDocs, start, end, bitmap, tfs: postings.basePayload, coefficients });
+          const ranks = postings.denseRanks[id] ?? null;
+          segments.push({ docs: postings.baseDocs, start, end, bitmap, ranks, tfs: postings.basePayload, coefficients });
         }
         cost += end - start;
       }
       const tailLength = id < postings.tailLength.length ? postings.tailLength[id]! : 0;
       if (tailLength > 0) {
-        segments.push({ docs: postings.tailDocs[id]!, start: 0, end: tailLength, bitmap: null, tfs: postings.tailPayload[id]!, coefficients });
+        segments.push({ docs: postings.tailDocs[id]!, start: 0, end: tailLength, bitmap: null, ranks: null, tfs: postings.tailPayload[id]!, coefficients });
         cost += tailLength;
       }
     }
@@ -704,6 +717,7 @@ export class SearchIndex {
    * others narrow the set, phrases are verified last on the forward stream of the few left.
    */
   search(query: SearchQuery): SearchResult {
+    this.indexPending();
     const enhanced = (query.mode ?? 'enhanced') !== 'precise';
     const parsed = parseQuery(query.phrase ?? '');
     const offset = wholeNumber(query.offset, 0);
@@ -812,9 +826,8 @@ export class SearchIndex {
     const scored = required.length > 0 && sort !== 'random';
     if (scored) {
       const bm25 = this.bm25Context();
-      // one token sorted by score: only the page's documents need exact scores
-      if (required.length === 1 && sort === 'best_match') set.scoreTop(required[0]!, bm25, offset + limit);
-      else required.forEach((plan, i) => set.score(plan, bm25, i === 0));
+      // sorted by score, only the page's documents need exact scores
+      set.scoreAll(required, bm25, sort === 'best_match' ? offset + limit : 0);
     }
     for (const request of facetRequests) {
       const column = this.columnByName.get(request.attribute)!;
@@ -1068,6 +1081,7 @@ export class SearchIndex {
     this.liveCount = docCount;
     this.deadCount = 0;
     this.baseDocCount = docCount;
+    this.indexedDocCount = docCount;
     this.sortedOrders.clear();
     this.ids = reader.strings('ids');
     if (this.ids.length !== docCount) throw new Error('search index snapshot: the id count does not match');

@@ -53,3 +53,10 @@ export function idOrderKey(id: string): number {
   }
   return key;
 }
+
+/** Set bits of a 32-bit word. */
+export function bitCount(value: number): number {
+  let v = value - ((value >>> 1) & 0x55555555);
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+  return (Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) & 0xff;
+}

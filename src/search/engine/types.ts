@@ -13,7 +13,7 @@ export interface IndexDocument {
   /** a field given as a list (keywords) is several values: a phrase never spans two of them */
   text: Record<string, string | readonly string[]>;
   keywords: Record<string, readonly string[]>;
-  /** null (or absent) is a missing value: it fails every range filter and sorts last */
+  /** null, absent or not finite is a missing value: it fails every range filter and sorts last */
   numbers: Record<string, number | null>;
 }
 

@@ -1,7 +1,7 @@
 import { stem, synonymStems } from './analyzer.js';
 import { boundedEditDistance } from './edit-distance.js';
 import { TermDictionary } from './term-dictionary.js';
-import { ensureCapacity } from './typed-arrays.js';
+import { bitCount, ensureCapacity } from './typed-arrays.js';
 
 /** How much a match through a variant counts against a match of the word as written. */
 export const VARIANT_FACTOR = { exact: 1, stem: 0.85, synonym: 0.7, prefix: 0.5 } as const;
@@ -26,11 +26,6 @@ function letterMask(term: string): number {
   return mask;
 }
 
-function bitCount(value: number): number {
-  let v = value - ((value >>> 1) & 0x55555555);
-  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
-  return (Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) & 0xff;
-}
 
 /**
  * The terms of the index: dense ids (TermDictionary), live document frequencies, the stem of

@@ -105,13 +105,13 @@ describe('corrections', () => {
   });
 });
 
-describe('best_match pages of a one-word search', () => {
+describe('best_match pages', () => {
   // a page needs exact scores for its documents only; the rest are bounded (scoreTop)
   const index = new SearchIndex(SYNTHETIC_SCHEMA);
   index.upsertMany(syntheticDocuments(4_000, 3));
   const words = syntheticVocabulary();
 
-  it('are slices of the whole ranking', () => {
+  it('of one word are slices of the whole ranking', () => {
     for (const word of [words[0]!, words[2]!, words[7]!, words[30]!, words[150]!]) {
       const all = index.search({ phrase: word, mode: 'precise', limit: 100_000 });
       for (const [offset, limit] of [
@@ -123,6 +123,25 @@ describe('best_match pages of a one-word search', () => {
         const page = index.search({ phrase: word, mode: 'precise', offset, limit });
         expect(page.total).toBe(all.total);
         expect(page.ids).toEqual(all.ids.slice(offset, offset + limit));
+      }
+    }
+  });
+
+  it('of several words, with variants and filters, are slices of the whole ranking', () => {
+    const queries = [
+      { phrase: `${words[0]} ${words[1]}` },
+      { phrase: `${words[2]} ${words[5]} ${words[40]}` },
+      { phrase: `${words[3]} ${words[9]}`, filters: [{ attribute: 'orientation', anyOf: ['horizontal'] }] },
+      { phrase: `${words[1]} ${words[220]!.slice(0, 4)}` },
+    ];
+    for (const query of queries) {
+      const all = index.search({ ...query, limit: 100_000 });
+      expect(all.total).toBeGreaterThan(40);
+      for (const [offset, limit] of [
+        [0, 10],
+        [10, 20],
+      ] as const) {
+        expect(index.search({ ...query, offset, limit }).ids).toEqual(all.ids.slice(offset, offset + limit));
       }
     }
   });
