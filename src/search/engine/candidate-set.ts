@@ -440,30 +440,8 @@ function settle(
     }
     out[c] = score;
     exact[exactCount++] = c;
-    if (filled < k) {
-      let h = filled++;
-      while (h > 0) {
-        const parent = (h - 1) >> 1;
-        if (heap[parent]! <= score) break;
-        heap[h] = heap[parent]!;
-        h = parent;
-      }
-      heap[h] = score;
-      if (filled === k) bar = heap[0]!;
-    } else if (score > heap[0]!) {
-      let h = 0;
-      for (;;) {
-        const left = 2 * h + 1;
-        if (left >= k) break;
-        const right = left + 1;
-        const child = right < k && heap[right]! < heap[left]! ? right : left;
-        if (heap[child]! >= score) break;
-        heap[h] = heap[child]!;
-        h = child;
-      }
-      heap[h] = score;
-      bar = heap[0]!;
-    }
+    filled = offerToMinHeap(heap, filled, k, score);
+    if (filled === k) bar = heap[0]!;
   }
   return exactCount;
 }
@@ -526,32 +504,8 @@ function scoreOneBounded(
         (c2 * t2) / (t2 + normConstant + p2 * lengthOfCode[lengths[l + 2]!]!);
       best[c] = score;
       exact[exactCount++] = c;
-      if (filled < k) {
-        // sift up
-        let h = filled++;
-        while (h > 0) {
-          const parent = (h - 1) >> 1;
-          if (heap[parent]! <= score) break;
-          heap[h] = heap[parent]!;
-          h = parent;
-        }
-        heap[h] = score;
-        if (filled === k) bar = heap[0]!;
-      } else if (score > heap[0]!) {
-        // replace the root, sift down
-        let h = 0;
-        for (;;) {
-          const left = 2 * h + 1;
-          if (left >= k) break;
-          const right = left + 1;
-          const child = right < k && heap[right]! < heap[left]! ? right : left;
-          if (heap[child]! >= score) break;
-          heap[h] = heap[child]!;
-          h = child;
-        }
-        heap[h] = score;
-        bar = heap[0]!;
-      }
+      filled = offerToMinHeap(heap, filled, k, score);
+      if (filled === k) bar = heap[0]!;
     }
     c++;
     if (c === count) return exactCount;
@@ -854,4 +808,37 @@ export class CandidateSet {
   keepByPhrase(mask: Uint32Array, length: number, termCount: number, forward: Uint32Array, forwardStart: Uint32Array, keepMatches: boolean): void {
     this.count = keepByPhrase(this.ordinals, this.count, mask, length, termCount, forward, forwardStart, keepMatches);
   }
+}
+
+/**
+ * Offers a score to a min-heap of the k best scores seen so far (heap[0] is the k-th best, the
+ * bar a new score must pass); returns how many the heap holds. Small enough for V8 to inline
+ * into the scoring loops that call it.
+ */
+function offerToMinHeap(heap: Float64Array, filled: number, k: number, score: number): number {
+  if (filled < k) {
+    let h = filled;
+    while (h > 0) {
+      const parent = (h - 1) >> 1;
+      if (heap[parent]! <= score) break;
+      heap[h] = heap[parent]!;
+      h = parent;
+    }
+    heap[h] = score;
+    return filled + 1;
+  }
+  if (score > heap[0]!) {
+    let h = 0;
+    for (;;) {
+      const left = 2 * h + 1;
+      if (left >= k) break;
+      const right = left + 1;
+      const child = right < k && heap[right]! < heap[left]! ? right : left;
+      if (heap[child]! >= score) break;
+      heap[h] = heap[child]!;
+      h = child;
+    }
+    heap[h] = score;
+  }
+  return filled;
 }
