@@ -35,6 +35,8 @@ export interface AssetInput {
   /** Every other field, validated, in the spec's names (keywords as KeywordInput). */
   fields: Record<string, unknown>;
   original?: OriginalFile | undefined;
+  /** "v<version>:<base64>": the visual signature of the original (search by image); null without one. */
+  visual_signature?: string | null | undefined;
 }
 
 export interface StoredKeyword {
@@ -57,6 +59,8 @@ export interface AssetRecord {
   width: number | null;
   height: number | null;
   original: { key: string; media_type: string } | null;
+  /** "v<version>:<base64>", or null when no signature was computed. */
+  visual_signature: string | null;
 }
 
 export interface EventInput {

@@ -16,7 +16,7 @@ import type {
 type Db = Kysely<Tables> | Transaction<Tables>;
 
 /** Spec fields that live in their own columns or tables rather than in `details`. */
-const NOT_IN_DETAILS = new Set([
+export const NOT_IN_DETAILS = new Set([
   'asset_family',
   'title',
   'caption',
@@ -97,6 +97,7 @@ export class CatalogRepository {
         details: JSON.stringify(details),
         original_key: input.original?.key ?? null,
         original_media_type: input.original?.media_type ?? null,
+        visual_signature: input.visual_signature ?? null,
         updated_at: new Date().toISOString(),
       };
       if (existing) {
@@ -317,6 +318,7 @@ export class CatalogRepository {
         'assets.details',
         'assets.original_key',
         'assets.original_media_type',
+        'assets.visual_signature',
         'artists.name as artist',
         'collections.id as collection_id',
         'collections.code as collection_code',
@@ -397,6 +399,7 @@ export class CatalogRepository {
         width: r.max_width,
         height: r.max_height,
         original: r.original_key ? { key: r.original_key, media_type: r.original_media_type ?? 'image/jpeg' } : null,
+        visual_signature: r.visual_signature,
       };
     });
   }
@@ -428,12 +431,20 @@ export class CatalogRepository {
           .select((c) => c.fn.countAll<number>().as('n'))
           .whereRef('children.parent_id', '=', 'events.id')
           .as('child_event_count'),
+        // Driven from the event's own asset links, each checked by the asset's key: written as
+        // a join, SQLite without statistics walked every image once per event instead.
         eb
           .selectFrom('asset_events')
-          .innerJoin('assets', 'assets.id', 'asset_events.asset_id')
           .select((c) => c.fn.countAll<number>().as('n'))
           .whereRef('asset_events.event_id', '=', 'events.id')
-          .where('assets.asset_type', '=', 'image')
+          .where(({ exists, selectFrom }) =>
+            exists(
+              selectFrom('assets')
+                .select('assets.id')
+                .whereRef('assets.id', '=', 'asset_events.asset_id')
+                .where('assets.asset_type', '=', 'image'),
+            ),
+          )
           .as('image_count'),
       ]);
   }

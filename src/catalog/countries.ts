@@ -35,3 +35,16 @@ export function listCountries(language: string): Country[] {
   byLanguage.set(language, list);
   return list;
 }
+
+let alpha2ByEnglishName: Map<string, string> | undefined;
+
+/**
+ * A country name as the catalogue stores it (English, as ingested) in the caller's language;
+ * a name that is no ISO 3166 country in English is returned as it is.
+ */
+export function localizeCountryName(name: string, language: string): string {
+  alpha2ByEnglishName ??= new Map(listCountries('en-US').map((c) => [c.name.toLowerCase(), c.iso_alpha_2]));
+  const code = alpha2ByEnglishName.get(name.trim().toLowerCase());
+  if (code === undefined) return name;
+  return listCountries(language).find((c) => c.iso_alpha_2 === code)?.name ?? name;
+}

@@ -19,6 +19,8 @@ export interface Config {
   readonly displayUrlTtlSeconds: number;
   /** Seed the demo catalogue when `serve` finds an empty store. */
   readonly seedDemoOnEmptyStore: boolean;
+  /** Keep a snapshot of the search index under dataDir, so that a restart loads it instead of rebuilding. */
+  readonly searchSnapshot: boolean;
 }
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -110,5 +112,6 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     }),
     displayUrlTtlSeconds: integer(env, 'STOCKROOM_DISPLAY_URL_TTL', 24 * 3600, 60, 366 * 24 * 3600),
     seedDemoOnEmptyStore: boolean(env, 'STOCKROOM_SEED_DEMO', true),
+    searchSnapshot: boolean(env, 'STOCKROOM_SEARCH_SNAPSHOT', true),
   });
 }

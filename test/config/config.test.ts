@@ -13,6 +13,7 @@ describe('configuration', () => {
       publicUrl: 'http://127.0.0.1:3000',
       throttle: { perSecond: 50, perDay: 100_000 },
       seedDemoOnEmptyStore: true,
+      searchSnapshot: true,
     });
   });
 
@@ -27,6 +28,7 @@ describe('configuration', () => {
         STOCKROOM_PUBLIC_URL: 'https://media.example.com/',
         STOCKROOM_THROTTLE_PER_SECOND: '5',
         STOCKROOM_THROTTLE_PER_DAY: '5000',
+        STOCKROOM_SEARCH_SNAPSHOT: 'false',
       },
       '/srv/app',
     );
@@ -38,6 +40,7 @@ describe('configuration', () => {
       redisUrl: 'redis://cache:6379',
       publicUrl: 'https://media.example.com',
       throttle: { perSecond: 5, perDay: 5000 },
+      searchSnapshot: false,
     });
   });
 
@@ -48,6 +51,7 @@ describe('configuration', () => {
     ['DATABASE_URL', 'not a url'],
     ['REDIS_URL', 'http://cache'],
     ['STOCKROOM_PUBLIC_URL', 'ftp://x'],
+    ['STOCKROOM_SEARCH_SNAPSHOT', 'sometimes'],
     ['STOCKROOM_THROTTLE_PER_SECOND', '0'],
     ['STOCKROOM_SEED_DEMO', 'maybe'],
     ['STOCKROOM_LOG_LEVEL', 'loud'],

@@ -245,6 +245,35 @@ const PICTURE_SIZES: Readonly<Record<Orientation, ReadonlyArray<readonly [number
 /** About 40 % editorial: positions 1 and 3 of every five. */
 const isEditorialPosition = (index: number) => index % 5 === 1 || index % 5 === 3;
 
+/** Creative pictures come from shoots of this many: one artist, theme, place and collection on one day. */
+const SHOOT_SIZE = 3;
+
+/** A creative shoot: what the pictures of one series share (see same-series in src/search/related-assets.ts). */
+interface Shoot {
+  theme: Theme;
+  place: Place;
+  artist: Artist;
+  collection: Collection;
+  prestige: boolean;
+  /** 08:00 UTC of the shoot's day; its pictures are taken within the next eight hours. */
+  morning: number;
+}
+
+function planShoot(index: number): Shoot {
+  const random = seededRandom(hashSeed('shoot', index));
+  const theme = pick(random, THEMES);
+  const prestige = index % 9 === 4;
+  const day = creativeDate(random).getTime();
+  return {
+    theme,
+    place: pick(random, PLACES),
+    artist: ARTISTS[pick(random, theme.creativeArtists)]!,
+    collection: creativeCollection(random, prestige),
+    prestige,
+    morning: Math.floor(day / DAY) * DAY + 8 * HOUR,
+  };
+}
+
 function planImages(count: number, events: PlannedEvent[]): DemoAsset[] {
   const assets: DemoAsset[] = [];
   let editorialCount = 0;
@@ -254,15 +283,20 @@ function planImages(count: number, events: PlannedEvent[]): DemoAsset[] {
     const random = seededRandom(hashSeed('image', index));
     const editorial = isEditorialPosition(index);
     const event = editorial && events.length > 0 ? events[editorialCount % events.length] : undefined;
-    const theme = event?.theme ?? pick(random, THEMES);
-    const place = event?.place ?? pick(random, PLACES);
+    const shoot = editorial ? undefined : planShoot(Math.floor(creativeCount / SHOOT_SIZE));
+    const theme = event?.theme ?? shoot?.theme ?? pick(random, THEMES);
+    const place = event?.place ?? shoot?.place ?? pick(random, PLACES);
     const monochrome = index % 11 === 7;
-    const prestige = !editorial && creativeCount % 9 === 4;
-    const collection = editorial ? collectionByCode(theme.editorialCollection) : creativeCollection(random, prestige);
-    const artist = ARTISTS[pick(random, editorial ? theme.editorialArtists : theme.creativeArtists)]!;
+    const prestige = shoot?.prestige ?? false;
+    const collection = shoot?.collection ?? collectionByCode(theme.editorialCollection);
+    const artist = shoot?.artist ?? ARTISTS[pick(random, theme.editorialArtists)]!;
     const people = editorial ? peopleFor(random, event) : [];
     const title = editorial ? editorialTitle(random, theme, event, people[0]!, place) : creativeTitle(random, theme, place);
-    const created = event ? new Date(event.start.getTime() + between(random, 0.5, 9) * HOUR) : creativeDate(random);
+    const created = event
+      ? new Date(event.start.getTime() + between(random, 0.5, 9) * HOUR)
+      : shoot
+        ? new Date(shoot.morning + Math.floor(between(random, 0, 8) * 60) * 60_000)
+        : creativeDate(random);
     const submitted = new Date(created.getTime() + (editorial ? between(random, 1, 20) * HOUR : between(random, 3, 60) * DAY));
     const record: Record<string, unknown> = {
       asset_type: 'image',

@@ -2,6 +2,7 @@ import { FormatRegistry, Type, type Static, type TSchema } from '@sinclair/typeb
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { ValueErrorType, type ValueError, type ValueErrorIterator } from '@sinclair/typebox/errors';
 import type { EventInput, KeywordInput } from '../catalog.records.js';
+import { ASSET_PRODUCT_TYPES } from '../../licensing/product-types.js';
 
 /*
  * One line of an ingest manifest: a JSON object describing an image, a video or an
@@ -101,14 +102,6 @@ const AssetId = () => Type.String({ pattern: ASSET_ID_PATTERN, hint: "1-64 lette
 export const IMAGE_ORIENTATIONS = ['Horizontal', 'PanoramicHorizontal', 'PanoramicVertical', 'Square', 'Vertical'] as const;
 export const VIDEO_ORIENTATIONS = ['horizontal', 'vertical'] as const;
 export const EDITORIAL_SEGMENTS = ['archival', 'entertainment', 'news', 'publicity', 'royalty', 'sport'] as const;
-export const PRODUCT_TYPES = [
-  'premiumaccess',
-  'easyaccess',
-  'editorialsubscription',
-  'imagepack',
-  'royaltyfreesubscription',
-  'creditpack',
-] as const;
 export const ASSET_FAMILIES = ['creative', 'editorial'] as const;
 export const PARTNER_COLLECTIONS = ['essentials', 'signature'] as const;
 export const PARTNER_LICENSE_TYPES = ['Standard', 'Multiseat', 'Unlimited', 'Resale', 'Indemnification'] as const;
@@ -247,7 +240,7 @@ const commonFields = {
   partner_collection: Type.Optional(Enum(PARTNER_COLLECTIONS)),
   partner_licenses: Type.Optional(Type.Array(PartnerLicense)),
   people: Type.Optional(Strings()),
-  product_types: Type.Optional(Type.Array(Enum(PRODUCT_TYPES))),
+  product_types: Type.Optional(Type.Array(Enum(ASSET_PRODUCT_TYPES))),
   referral_destinations: Type.Optional(Type.Array(ReferralDestination)),
   state_province: Type.Optional(Type.String()),
   title: Type.Optional(Type.String()),

@@ -5,6 +5,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import type { BlobStore } from '../../platform/blobs/blob-store.js';
 import { downloadSizesFor, orientationOf, probeImage, type ProbedImage } from '../../media/image-probe.js';
+import { computeVisualSignature, decodeStoredSignature, encodeStoredSignature } from '../../media/visual-signature.js';
 import type { AssetInput, OriginalFile } from '../catalog.records.js';
 import { CatalogConflictError } from '../catalog.repository.js';
 import type { CatalogService } from '../catalog.service.js';
@@ -48,7 +49,8 @@ const EXTENSIONS: Readonly<Record<string, string>> = {
  * repository writes each record in one transaction. A file is put in the blob store
  * (content-addressed) before its record is written, so a record that then fails leaves
  * at most an unreferenced blob behind, never a record pointing at a missing file. A line
- * without a file for an asset that has an original keeps that original.
+ * without a file for an asset that has an original keeps that original, and its visual
+ * signature with it.
  */
 export class IngestService {
   constructor(private readonly deps: IngestDeps) {}
@@ -113,12 +115,12 @@ export class IngestService {
     }
     // Without a file, an asset that has an original keeps it, and what derives from it is
     // derived again from the stored bytes, exactly as if the file had been given.
-    const source = file ?? (await this.storedOriginal(record.id));
+    const source = file ?? (await this.storedOriginal(record.asset_type, record.id));
     return this.deps.catalog.upsertAsset(await buildAssetInput(record, source, this.deps.blobs));
   }
 
   /** The original already stored for an asset, as a source to derive from; undefined when it has none. */
-  private async storedOriginal(id: string): Promise<MediaSource | undefined> {
+  private async storedOriginal(assetType: 'image' | 'video', id: string): Promise<MediaSource | undefined> {
     const found = await this.deps.catalog.findOriginal(id);
     if (found === undefined) return undefined;
     const data = await this.deps.blobs.get(found.originalKey);
@@ -127,7 +129,10 @@ export class IngestService {
         `asset '${id}' keeps its original ${found.originalKey}, but that file is missing from the blob store; give the file again`,
       );
     }
-    return { data, storedKey: found.originalKey };
+    // The signature goes with the original it was computed from; a record of another type
+    // has none to keep (and its upsert is refused as a conflict anyway).
+    const { found: records } = await this.deps.catalog.findAssets(assetType, [id]);
+    return { data, storedKey: found.originalKey, storedSignature: records[0]?.visual_signature ?? undefined };
   }
 }
 
@@ -136,6 +141,8 @@ export interface MediaSource {
   data: Buffer;
   /** Set for the stored original of an asset re-ingested without a file: the key it stays under. */
   storedKey?: string;
+  /** The stored original's visual signature as stored ("v<version>:<base64>"), kept when still of the current version. */
+  storedSignature?: string | undefined;
 }
 
 function parse(value: unknown): ManifestRecord {
@@ -155,8 +162,11 @@ function reasonOf(error: unknown): string {
  * the file is probed (and fully decoded), a given one stored as `originals/<sha256>.<ext>`
  * while a kept one stays under its key, and max_dimensions, orientation (unless given) and,
  * for images, download_sizes are derived from it; giving max_dimensions or image
- * download_sizes as well is an error. Without one: max_dimensions and download_sizes are
- * taken as given and orientation, when absent, follows from max_dimensions.
+ * download_sizes as well is an error. Its visual signature (search by image) is computed too,
+ * for videos as well (their file is a poster still); a kept original keeps its stored
+ * signature unless that one is of another descriptor version. Without a file: max_dimensions
+ * and download_sizes are taken as given, orientation, when absent, follows from
+ * max_dimensions, and there is no signature.
  */
 export async function buildAssetInput(
   record: AssetManifestRecord,
@@ -166,8 +176,9 @@ export async function buildAssetInput(
   const { asset_type: assetType, id, file: fileName, ...given } = record;
   const fields: Record<string, unknown> = { ...given };
   let original: OriginalFile | undefined;
+  let visualSignature: string | null = null;
   if (source !== undefined) {
-    const { data: file, storedKey }: MediaSource = Buffer.isBuffer(source) ? { data: source } : source;
+    const { data: file, storedKey, storedSignature }: MediaSource = Buffer.isBuffer(source) ? { data: source } : source;
     const storedOriginal = storedKey !== undefined;
     const notGiven = (field: string) =>
       new IngestLineError(
@@ -178,13 +189,14 @@ export async function buildAssetInput(
       );
     if (assetType === 'image' && given.download_sizes !== undefined) throw notGiven('download_sizes');
     if (given.max_dimensions !== undefined) throw notGiven('max_dimensions');
+    const what = storedOriginal ? `stored original of asset '${id}'` : `file '${fileName ?? '(given)'}'`;
     let probed: ProbedImage;
     try {
       probed = await probeImage(file);
     } catch (error) {
-      const what = storedOriginal ? `stored original of asset '${id}'` : `file '${fileName ?? '(given)'}'`;
       throw new IngestLineError(`${what}: ${(error as Error).message}`);
     }
+    visualSignature = isCurrentSignature(storedSignature) ? storedSignature : await visualSignatureOf(file, what);
     let key = storedKey;
     if (key === undefined) {
       const extension = EXTENSIONS[probed.media_type] ?? 'bin';
@@ -206,7 +218,26 @@ export async function buildAssetInput(
   } else if (given.max_dimensions !== undefined && given.orientation === undefined) {
     fields.orientation = orientationFor(assetType, given.max_dimensions.width, given.max_dimensions.height);
   }
-  return { asset_type: assetType, id, fields, original };
+  return { asset_type: assetType, id, fields, original, visual_signature: visualSignature };
+}
+
+/** Whether a stored signature can be compared with new ones: of the current version and intact. */
+function isCurrentSignature(stored: string | undefined): stored is string {
+  if (stored === undefined) return false;
+  try {
+    return decodeStoredSignature(stored) !== undefined;
+  } catch {
+    // A damaged value is recomputed rather than kept.
+    return false;
+  }
+}
+
+async function visualSignatureOf(file: Buffer, what: string): Promise<string> {
+  try {
+    return encodeStoredSignature(await computeVisualSignature(file));
+  } catch (error) {
+    throw new IngestLineError(`${what}: no visual signature could be computed (${(error as Error).message})`);
+  }
 }
 
 /** Images use the spec's five orientations; videos are horizontal or vertical (a square poster counts as horizontal). */

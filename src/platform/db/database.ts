@@ -13,6 +13,7 @@ import {
 } from 'kysely';
 import type { Tables } from './tables.js';
 import { foundation } from './migrations/0001-foundation.js';
+import { search } from './migrations/0002-search.js';
 
 export type SqlDialect = 'sqlite' | 'postgres';
 
@@ -71,6 +72,7 @@ async function openPostgres(url: string, schema: string | undefined): Promise<Da
 export async function migrateToLatest(database: Database): Promise<void> {
   const migrations: Record<string, Migration> = {
     '0001-foundation': foundation(database.dialect),
+    '0002-search': search(database.dialect),
   };
   const provider: MigrationProvider = { getMigrations: async () => migrations };
   // On PostgreSQL the migrator must look for its bookkeeping tables in our own schema only:

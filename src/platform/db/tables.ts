@@ -48,6 +48,8 @@ export interface AssetsTable {
   original_key: string | null;
   original_media_type: string | null;
   updated_at: string;
+  /** "v<version>:<base64>": the visual signature of the original, for search by image. */
+  visual_signature: string | null;
 }
 
 export interface KeywordsTable {
@@ -142,6 +144,31 @@ export interface AccessTokensTable {
   revoked_at: string | null;
 }
 
+export interface SearchUploadsTable {
+  client_id: number;
+  /** The file name the client chose; unique per API client. */
+  name: string;
+  blob_key: string;
+  media_type: string;
+  byte_size: number;
+  /** "v<version>:<base64>", computed when the file arrived. */
+  visual_signature: string;
+  uploaded_at: string;
+  expires_at: string;
+}
+
+export interface ProductsTable {
+  id: Generated<number>;
+  user_id: number;
+  /** premiumaccess, easyaccess, editorialsubscription, imagepack, royaltyfreesubscription, creditpack, sandbox, aigen */
+  type: string;
+  name: string;
+  /** active | inactive */
+  status: string;
+  expires_at: string | null;
+  created_at: string;
+}
+
 export interface Tables {
   settings: SettingsTable;
   collections: CollectionsTable;
@@ -155,4 +182,6 @@ export interface Tables {
   api_clients: ApiClientsTable;
   users: UsersTable;
   access_tokens: AccessTokensTable;
+  search_uploads: SearchUploadsTable;
+  products: ProductsTable;
 }

@@ -57,6 +57,8 @@ export function registerApiAuth(app: FastifyInstance, options: ApiAuthOptions): 
 
   app.decorateRequest('apiClient', null as unknown as AuthenticatedClient);
 
+  const verifications = new WeakMap<FastifyRequest, ReturnType<typeof verifyToken>>();
+
   async function resolveBearer(request: FastifyRequest, required: boolean): Promise<BearerGrant | undefined> {
     const token = bearerToken(request);
     if (token === undefined) {
@@ -64,7 +66,13 @@ export function registerApiAuth(app: FastifyInstance, options: ApiAuthOptions): 
       throw tokenRequired('AuthorizationTokenRequired', 'An access token is required for this request');
     }
     if (token === '') throw tokenRequired('Unauthorized', 'The Authorization header must be: Bearer <access token>');
-    const check = await verifyToken(token, request.apiClient.id);
+    // A route may ask twice (search's token rule, then the fields that need a token): one lookup.
+    let checking = verifications.get(request);
+    if (checking === undefined) {
+      checking = verifyToken(token, request.apiClient.id);
+      verifications.set(request, checking);
+    }
+    const check = await checking;
     if (!check.valid) throw tokenRequired('Unauthorized', check.reason);
     return check.grant;
   }

@@ -1,4 +1,4 @@
-import { SIGNATURE_LENGTH, SIGNATURE_PARTS, SUMMARY_GROUP_OF, SUMMARY_LENGTH } from './visual-signature.js';
+import { SIGNATURE_LENGTH, SIGNATURE_PARTS, SUMMARY_GROUP_OF, SUMMARY_LENGTH } from '../../media/visual-signature.js';
 
 export interface VisualNeighbour {
   id: string;
@@ -100,6 +100,19 @@ export class VisualIndex {
     this.vectors.set(signature, slot * SIGNATURE_LENGTH);
     this.summaries.set(summaryOf(signature), slot * SUMMARY_LENGTH);
     this.signs.set(layoutSignsOf(signature), slot * 2);
+  }
+
+  /** Every id with its signature (a view into the index: copy it to keep it past the next change). */
+  *entries(): Generator<[string, Float32Array]> {
+    for (let slot = 0; slot < this.ids.length; slot++) {
+      yield [this.ids[slot]!, this.vectors.subarray(slot * SIGNATURE_LENGTH, (slot + 1) * SIGNATURE_LENGTH)];
+    }
+  }
+
+  /** The signature of id (a copy), or undefined. */
+  signatureOf(id: string): Float32Array | undefined {
+    const slot = this.slots.get(id);
+    return slot === undefined ? undefined : this.vectors.slice(slot * SIGNATURE_LENGTH, (slot + 1) * SIGNATURE_LENGTH);
   }
 
   /** Forgets id; nothing happens when it is not there. */

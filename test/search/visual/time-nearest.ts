@@ -15,7 +15,7 @@
 import { drawDemoImage } from '../../../src/media/draw-demo-image.js';
 import { seededRandom } from '../../../src/platform/seeded-random.js';
 import { VisualIndex } from '../../../src/search/visual/visual-index.js';
-import { SIGNATURE_LENGTH, SIGNATURE_PARTS, computeVisualSignature } from '../../../src/search/visual/visual-signature.js';
+import { SIGNATURE_LENGTH, SIGNATURE_PARTS, computeVisualSignature } from '../../../src/media/visual-signature.js';
 import { randomSignature } from './visual-fixtures.js';
 
 const random = seededRandom(20240611);

@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import { SIGNATURE_LENGTH, SIGNATURE_PARTS } from '../../../src/search/visual/visual-signature.js';
+import { SIGNATURE_LENGTH, SIGNATURE_PARTS } from '../../../src/media/visual-signature.js';
 
 /** A PNG of one colour. */
 export function solidImage(colour: string, width = 320, height = 240): Promise<Buffer> {

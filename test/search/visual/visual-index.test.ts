@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../../src/platform/seeded-random.js';
 import { VisualIndex } from '../../../src/search/visual/visual-index.js';
-import { SIGNATURE_LENGTH, computeVisualSignature, signatureDistance } from '../../../src/search/visual/visual-signature.js';
+import { SIGNATURE_LENGTH, computeVisualSignature, signatureDistance } from '../../../src/media/visual-signature.js';
 import { randomSignature, solidImage } from './visual-fixtures.js';
 
 /** An index of `count` random signatures with ids "a0", "a1", …, and the signatures by id. */

@@ -168,7 +168,7 @@ export async function computeVisualSignature(image: Buffer): Promise<Float32Arra
   let pixels: Buffer;
   let channels: number;
   try {
-    const { data, info } = await sharp(image)
+    const { data, info } = await sharp(image, { failOn: 'truncated' })
       .autoOrient()
       .flatten({ background: '#ffffff' })
       .resize(GRID, GRID, { fit: 'fill' })
@@ -442,4 +442,19 @@ function colourPart(rgb: Float64Array, out: Float32Array, part: SignaturePart): 
   }
   const scale = part.weight / count;
   for (let j = 0; j < COLOUR_LENGTH; j++) out[part.offset + j] = scale * bins[j]!;
+}
+
+/** A signature as the store keeps it: "v<SIGNATURE_VERSION>:<base64>". */
+export function encodeStoredSignature(signature: Float32Array): string {
+  return `v${SIGNATURE_VERSION}:${signatureToBase64(signature)}`;
+}
+
+/**
+ * Reads a stored signature back; undefined when it was made by another version of the
+ * descriptor (it must then be recomputed from the original, not compared).
+ */
+export function decodeStoredSignature(text: string): Float32Array | undefined {
+  const separator = text.indexOf(':');
+  if (separator < 0 || text.slice(0, separator) !== `v${SIGNATURE_VERSION}`) return undefined;
+  return signatureFromBase64(text.slice(separator + 1));
 }

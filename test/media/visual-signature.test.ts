@@ -9,8 +9,8 @@ import {
   signatureDistance,
   signatureFromBase64,
   signatureToBase64,
-} from '../../../src/search/visual/visual-signature.js';
-import { landscapeImage, solidImage, stripedImage } from './visual-fixtures.js';
+} from '../../src/media/visual-signature.js';
+import { landscapeImage, solidImage, stripedImage } from '../search/visual/visual-fixtures.js';
 
 const dusk = { skyTop: '#1d2b64', skyBottom: '#f8a35b', sun: '#ffd36e', farHill: '#5b3f63', nearHill: '#2b2238' };
 const meadow = { skyTop: '#7ec8f2', skyBottom: '#e6f4fb', sun: '#fff7c2', farHill: '#6aa84f', nearHill: '#38761d' };

@@ -1,0 +1,16 @@
+/*
+ * Product types, as data the catalogue, search and licensing share: an asset lists the types it
+ * can be licensed with (`product_types`), a customer holds products of these types.
+ */
+
+/**
+ * The product types that license catalogue assets: the spec's list for image_detail.product_types.
+ * The catalogue's records list creditpack (creative collections take credits, editorial ones do
+ * not), so a credit pack licenses exactly the assets that say so, like every other type here.
+ */
+export const ASSET_PRODUCT_TYPES = ['easyaccess', 'editorialsubscription', 'imagepack', 'premiumaccess', 'royaltyfreesubscription', 'creditpack'] as const;
+export type AssetProductType = (typeof ASSET_PRODUCT_TYPES)[number];
+
+/** Every type a customer can hold (the contract's Product.type): those above, a sandbox and AI generation, which license no asset. */
+export const PRODUCT_TYPES = [...ASSET_PRODUCT_TYPES, 'sandbox', 'aigen'] as const;
+export type ProductType = (typeof PRODUCT_TYPES)[number];
