@@ -8,7 +8,8 @@ import swaggerUi from '@fastify/swagger-ui';
 import { Redis } from 'ioredis';
 import type { Config } from './config/config.js';
 import { migrateToLatest, openDatabase, type Database } from './platform/db/database.js';
-import { ChangeFeed } from './platform/db/change-log.js';
+import { ChangeFeed, latestChangeSeq, readChangesAfter } from './platform/db/change-log.js';
+import { pino } from 'pino';
 import { getOrCreateSetting } from './platform/db/settings.js';
 import { randomSecret } from './platform/crypto/secrets.js';
 import type { BlobStore } from './platform/blobs/blob-store.js';
@@ -22,6 +23,12 @@ import { CatalogRepository } from './catalog/catalog.repository.js';
 import { CatalogService } from './catalog/catalog.service.js';
 import { SearchService } from './search/search.service.js';
 import { searchRoutes } from './search/search.routes.js';
+import { visualSearchRoutes } from './search/visual-search.routes.js';
+import { artistsRoutes } from './search/artists.routes.js';
+import { affiliatesRoutes } from './search/affiliates.routes.js';
+import { UploadsRepository } from './search/uploads/uploads.repository.js';
+import { UploadsService } from './search/uploads/uploads.service.js';
+import { uploadsRoutes } from './search/uploads/uploads.routes.js';
 import { imagesRoutes } from './catalog/images.routes.js';
 import { videosRoutes } from './catalog/videos.routes.js';
 import { eventsRoutes } from './catalog/events.routes.js';
@@ -36,6 +43,8 @@ import { TokensRepository } from './oauth/tokens.repository.js';
 import { TokensService } from './oauth/tokens.service.js';
 import { UsersRepository } from './oauth/users.repository.js';
 import { UsersService } from './oauth/users.service.js';
+import { ProductsRepository } from './licensing/products.repository.js';
+import { ProductsService } from './licensing/products.service.js';
 
 /** Everything a running Stockroom is made of; commands and tests reach the services here. */
 export interface Services {
@@ -48,11 +57,15 @@ export interface Services {
   catalog: CatalogService;
   /** Built by the HTTP app (buildApp), not by one-off commands. */
   search: SearchService;
+  /** Files uploaded for search by image, per API key. */
+  uploads: UploadsService;
   media: MediaService;
   signer: UrlSigner;
   clients: ClientsService;
   tokens: TokensService;
   users: UsersService;
+  /** The products customers hold (search limits a customer's results to them). */
+  products: ProductsService;
   close(): Promise<void>;
 }
 
@@ -83,7 +96,15 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   });
   const media = new MediaService({ blobs, signer, findOriginal: (assetId) => catalog.findOriginal(assetId) });
 
-  const search = new SearchService(catalog);
+  // A node's search snapshot belongs to one store: the store's id travels in it.
+  const storeId = await getOrCreateSetting(db, 'store_id', () => randomUUID());
+  const log = pino({ level: config.logLevel });
+  const search = new SearchService({
+    catalog,
+    changes: { after: (seq, limit) => readChangesAfter(db, seq, limit), latest: () => latestChangeSeq(db) },
+    snapshot: config.searchSnapshot ? { file: path.join(config.dataDir, 'search', 'index.snapshot'), storeId } : undefined,
+    log: (message) => log.info(message),
+  });
   const changeFeed = new ChangeFeed(db);
   changeFeed.subscribe((changes) => catalog.applyChanges(changes));
   await changeFeed.start(overrides.changeFeedIntervalMs ?? 1000);
@@ -91,6 +112,8 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   const clients = new ClientsService(new ClientsRepository(db));
   const tokens = new TokensService(new TokensRepository(db));
   const users = new UsersService(new UsersRepository(db));
+  const products = new ProductsService(new ProductsRepository(db));
+  const uploads = new UploadsService({ repository: new UploadsRepository(db, database.dialect), blobs, publicUrl: config.publicUrl });
 
   return {
     config,
@@ -101,13 +124,17 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     changeFeed,
     catalog,
     search,
+    uploads,
     media,
     signer,
     clients,
     tokens,
     users,
+    products,
     async close() {
       changeFeed.stop();
+      // The snapshot reflects every change read so far, so the next boot replays less.
+      await search.close();
       await throttle.close();
       if (redis) await redis.quit().catch(() => redis.disconnect());
       await database.close();
@@ -186,14 +213,14 @@ export async function buildApp(
     },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true } },
     // Long ids must reach the routes (and their 404), not the router's 414.
-    maxParamLength: 1000,
+    routerOptions: { maxParamLength: 1000 },
     // Errors the router raises before any route (an undecodable URL) answer in the API's own shape.
     frameworkErrors: (error, request, reply) => {
       const status = (error as { statusCode?: number }).statusCode ?? 400;
       void (reply as unknown as FastifyReply)
         .code(status)
         .header('x-request-id', request.id)
-        .send({ message: 'The request URL cannot be decoded', code: 'MalformedRequest' });
+        .send({ message: status === 414 ? 'The request URL is too long' : 'The request URL cannot be decoded', code: 'MalformedRequest' });
     },
     trustProxy: true,
   });
@@ -253,7 +280,7 @@ export async function buildApp(
   // The API: CORS, then the key and throttle checks, then the routes of every module.
   await app.register(
     async (api) => {
-      registerOpenCors(api, { exposedHeaders, allowedHeaders: ['Api-Key', 'Authorization', 'Accept-Language', 'Content-Type', 'X-Request-Id'] });
+      registerOpenCors(api, { exposedHeaders, allowedHeaders: ['Api-Key', 'Authorization', 'Accept-Language', 'Content-Type', 'X-Request-Id', 'Country-Code'] });
       registerApiAuth(api, {
         authenticateKey: (key) => services.clients.authenticate(key),
         verifyToken: (token, clientId) => services.tokens.verify(token, clientId),
@@ -266,7 +293,21 @@ export async function buildApp(
       await api.register(eventsRoutes, deps);
       await api.register(collectionsRoutes, deps);
       await api.register(countriesRoutes);
-      await api.register(searchRoutes, { search: services.search, catalog: services.catalog });
+      await api.register(searchRoutes, {
+        search: services.search,
+        catalog: services.catalog,
+        products: services.products,
+        publicUrl: config.publicUrl,
+      });
+      await api.register(artistsRoutes, { search: services.search, catalog: services.catalog, products: services.products });
+      await api.register(affiliatesRoutes, { search: services.search, catalog: services.catalog });
+      await api.register(uploadsRoutes, { uploads: services.uploads });
+      await api.register(visualSearchRoutes, {
+        search: services.search,
+        catalog: services.catalog,
+        resolveImageUrl: (clientId: number, imageUrl: string) => services.uploads.resolveImageUrl(clientId, imageUrl),
+        products: services.products,
+      });
     },
     { prefix: '/v3' },
   );

@@ -6,6 +6,12 @@ import type { IndexDocument, IndexSchema } from './engine/types.js';
  * and which attributes filters and facets read. Policies are data; this file is the table.
  */
 
+/**
+ * Raise it whenever assetDocument or eventDocument change what they produce: snapshots made
+ * with other documents are then rebuilt rather than loaded.
+ */
+export const SEARCH_DOCUMENT_VERSION = 2;
+
 export const ASSET_INDEX_SCHEMA: IndexSchema = {
   // A word in the title says more about a picture than one in its caption.
   textFields: { title: 3, keywords: 2, people: 2, caption: 1 },
@@ -20,6 +26,7 @@ export const ASSET_INDEX_SCHEMA: IndexSchema = {
     'event_id',
     'keyword_id',
     'artist',
+    'artist_key',
     'person',
     'location',
     'product_type',
@@ -71,6 +78,11 @@ const VALUE_ALIASES: Readonly<Record<string, Readonly<Record<string, string>>>> 
   ethnicity: { east_asian_ethnicity: 'east_asian', hispanic: 'hispanic_latinx', latinx: 'hispanic_latinx' },
   composition: { close_up: 'close_up', full_length: 'full_length', head_shot: 'headshot' },
 };
+
+/** An artist name as filters compare it: Unicode NFC, spaces trimmed and collapsed, lower case. */
+export function artistKey(name: string): string {
+  return name.normalize('NFC').trim().replace(/\s+/g, ' ').toLowerCase();
+}
 
 /** "Black and White" → black_and_white */
 export function snakeCase(text: string): string {
@@ -138,6 +150,7 @@ export function assetDocument(record: AssetRecord): IndexDocument {
       event_id: list(f.event_ids),
       keyword_id: keywords.map((k) => k.keyword_id),
       artist: one(f.artist),
+      artist_key: one(f.artist).map(artistKey),
       person: list(f.people),
       location: location.length > 0 ? [location.join(', ')] : [],
       product_type: list(f.product_types),

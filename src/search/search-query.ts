@@ -1,5 +1,6 @@
 import type { SearchFilter, SearchQuery } from './engine/types.js';
 import type { NormalizedSearch, SearchFilters } from './params/normalize.js';
+import { artistKey } from './search-documents.js';
 
 /** The searches that take a phrase and filters over the asset index. */
 export type KeywordAssetSearch = Extract<
@@ -41,7 +42,8 @@ const noneOf = (attribute: string, values: readonly (string | number)[] | undefi
 export function indexFilters(filters: Partial<SearchFilters>): SearchFilter[] {
   const out: SearchFilter[] = [
     ...anyOf('age_of_people', filters.age_of_people),
-    ...anyOf('artist', filters.artists),
+    // Artist names are free text: compared without regard to case or spacing.
+    ...anyOf('artist_key', filters.artists?.map(artistKey)),
     ...anyOf('aspect_ratio', filters.aspect_ratios),
     ...anyOf('composition', filters.compositions),
     ...anyOf('editorial_segment', filters.editorial_segments),
@@ -62,7 +64,9 @@ export function indexFilters(filters: Partial<SearchFilters>): SearchFilter[] {
   if (filters.graphical_styles) {
     out.push({ attribute: 'graphical_style', anyOf: filters.graphical_styles.values, exclude: filters.graphical_styles.mode === 'exclude' });
   }
-  if (filters.download_product) out.push({ attribute: 'download_product', anyOf: [filters.download_product.product_type] });
+  // An asset downloads against a product type when its product_types list it (a product id after
+  // the type picks one product of that type, which licenses the same assets).
+  if (filters.download_product) out.push({ attribute: 'product_type', anyOf: [filters.download_product.product_type] });
   if (filters.product_types) out.push({ attribute: 'product_type', anyOf: filters.product_types.map((p) => p.product_type) });
   if (filters.date_range) out.push({ attribute: 'date', min: filters.date_range.from, max: filters.date_range.to });
   if (filters.min_clip_length !== undefined || filters.max_clip_length !== undefined) {
@@ -80,14 +84,43 @@ export function indexFilters(filters: Partial<SearchFilters>): SearchFilter[] {
   return out;
 }
 
-/** The index query of a phrase search over images or videos. */
-export function assetSearchQuery(search: KeywordAssetSearch, randomSeed: number): SearchQuery {
+/**
+ * The token rule of the keyword searches (the spec: "with a token, results are limited to what
+ * the customer may license (the product types the customer holds)"):
+ *
+ * - A valid bearer token whose user holds at least one active, unexpired product of a type that
+ *   licenses catalogue assets (creditpack, easyaccess, editorialsubscription, imagepack,
+ *   premiumaccess, royaltyfreesubscription) limits the results to the assets whose
+ *   `product_types` include one of the types held. A credit pack is no exception: assets list
+ *   creditpack when credits license them, so it limits like any other type.
+ * - A token without a user (client credentials), or a user who holds no such product (none at
+ *   all, only sandbox or aigen ones, or only inactive or expired ones), is not limited: there is
+ *   nothing to license with yet, so browsing shows the whole catalogue — as without a token.
+ * - A token that is invalid, expired or revoked is refused (401), as wherever a token is optional.
+ *
+ * Event search is not limited: an event is not licensed, its assets are.
+ *
+ * `licensingTypes` are the types the rule limits to (ProductsService.licensingProductTypes);
+ * empty: no limit.
+ */
+export function licensingFilter(licensingTypes: readonly string[]): SearchFilter[] {
+  return licensingTypes.length > 0 ? [{ attribute: 'product_type', anyOf: [...licensingTypes] }] : [];
+}
+
+/** The query with more filters, all of which must pass too. */
+export function narrowed(query: SearchQuery, filters: readonly SearchFilter[]): SearchQuery {
+  return filters.length === 0 ? query : { ...query, filters: [...(query.filters ?? []), ...filters] };
+}
+
+/** The index query of a phrase search over images or videos, limited by the token rule. */
+export function assetSearchQuery(search: KeywordAssetSearch, randomSeed: number, licensingTypes: readonly string[] = []): SearchQuery {
   const assetType = search.endpoint.startsWith('images') ? 'image' : 'video';
   const family = search.endpoint.endsWith('_creative') ? 'creative' : search.endpoint.endsWith('_editorial') ? 'editorial' : undefined;
   const filters: SearchFilter[] = [
     { attribute: 'asset_type', anyOf: [assetType] },
     ...(family ? [{ attribute: 'asset_family', anyOf: [family] }] : []),
     ...indexFilters(search.filters as Partial<SearchFilters>),
+    ...licensingFilter(licensingTypes),
   ];
   const facets =
     'facets' in search && search.facets.include
@@ -102,5 +135,40 @@ export function assetSearchQuery(search: KeywordAssetSearch, randomSeed: number)
     offset: (search.page - 1) * search.page_size,
     limit: search.page_size,
     facets,
+  };
+}
+
+// ---- Artists ---------------------------------------------------------------------------------
+
+/** One page of an artist's images or videos, newest first. */
+export function artistAssetsQuery(assetType: 'image' | 'video', artistName: string, paging: { page: number; page_size: number }): SearchQuery {
+  return {
+    filters: [
+      { attribute: 'asset_type', anyOf: [assetType] },
+      { attribute: 'artist_key', anyOf: [artistKey(artistName)] },
+    ],
+    sort: 'newest',
+    offset: (paging.page - 1) * paging.page_size,
+    limit: paging.page_size,
+  };
+}
+
+// ---- Affiliates ------------------------------------------------------------------------------
+
+/** The contract gives the affiliate searches no paging: one fixed page of the best matches. */
+export const AFFILIATE_RESULT_COUNT = 30;
+
+/** Affiliates sell creative content: the best creative matches, in one style when asked. */
+export function affiliateSearchQuery(assetType: 'image' | 'video', phrase: string, style?: string): SearchQuery {
+  return {
+    phrase,
+    filters: [
+      { attribute: 'asset_type', anyOf: [assetType] },
+      { attribute: 'asset_family', anyOf: ['creative'] },
+      ...(style ? [{ attribute: 'graphical_style', anyOf: [style] }] : []),
+    ],
+    sort: 'best_match',
+    offset: 0,
+    limit: AFFILIATE_RESULT_COUNT,
   };
 }

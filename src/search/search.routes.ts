@@ -13,58 +13,44 @@ import { SEARCH_ENDPOINT_DEFINITIONS, searchQuerySchema } from './params/search-
 import type { SearchEndpoint } from './params/search-values.js';
 import { assetSearchQuery, type KeywordAssetSearch } from './search-query.js';
 import type { SearchService } from './search.service.js';
-import type { FacetCount } from './engine/types.js';
+import { SearchFacets, shapeFacets } from './search-facets.js';
+import type { SearchFilter } from './engine/types.js';
+import { relatedSearches } from './related-searches.js';
+import { licensingTypesOf, type LicensingLimits } from './licensing-limits.js';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody };
-
-const Facets = Type.Object({
-  artists: Type.Optional(Type.Array(Type.Object({ name: Type.String() }))),
-  locations: Type.Optional(Type.Array(Type.Object({ id: Type.Integer(), name: Type.String() }))),
-  events: Type.Optional(Type.Array(Type.Object({ id: Type.Integer(), name: Type.String(), date: Type.Union([Type.String(), Type.Null()]) }))),
-  specific_people: Type.Optional(Type.Array(Type.Object({ id: Type.Integer(), name: Type.String() }))),
-});
 
 const searchResults = (property: string, item: TSchema) =>
   Type.Object({
     result_count: Type.Integer(),
     [property]: Type.Array(item),
-    facets: Type.Optional(Facets),
+    facets: Type.Optional(SearchFacets),
     auto_corrections: Type.Optional(Type.Object({ phrase: Type.String() })),
+    related_searches: Type.Optional(Type.Array(Type.Object({ phrase: Type.String(), url: Type.String() }))),
   });
 
-/** A facet value's number: stable for the same name on every node and run. */
-function facetId(name: string): number {
-  return createHash('sha256').update(name).digest().readUInt32BE(0) >>> 1;
-}
-
-/** random is random, yet the same for every page of one query. */
+/**
+ * random is random, yet one permutation for every page of one query: the seed is the query
+ * without what only shapes the page (page, page_size, fields), so paging at another size, or
+ * asking for other fields, walks the same order.
+ */
 function seedOf(search: object): number {
-  const { page: _page, ...rest } = search as { page?: number };
+  const { page: _page, page_size: _pageSize, fields: _fields, ...rest } = search as { page?: number; page_size?: number; fields?: unknown };
   return createHash('sha256').update(JSON.stringify(rest)).digest().readUInt32BE(0);
 }
 
 const KEYWORD_ENDPOINTS = ['images', 'images_creative', 'images_editorial', 'videos', 'videos_creative', 'videos_editorial'] as const;
 
-export async function searchRoutes(app: FastifyInstance, options: { search: SearchService; catalog: CatalogService }): Promise<void> {
-  const { search, catalog } = options;
+export interface SearchRoutesOptions {
+  search: SearchService;
+  catalog: CatalogService;
+  products: LicensingLimits;
+  /** The public base URL (no trailing slash): related searches link to it. */
+  publicUrl: string;
+}
 
-  async function facetsOf(counts: Record<string, FacetCount[]>, requested: readonly string[]) {
-    const facets: Record<string, unknown> = {};
-    for (const name of requested) {
-      if (name === 'artists') facets.artists = (counts.artist ?? []).map((f) => ({ name: f.value }));
-      if (name === 'locations') facets.locations = (counts.location ?? []).map((f) => ({ id: facetId(f.value), name: f.value }));
-      if (name === 'specific_people') facets.specific_people = (counts.person ?? []).map((f) => ({ id: facetId(f.value), name: f.value }));
-      if (name === 'events') {
-        const ids = (counts.event_id ?? []).map((f) => Number(f.value));
-        const events = new Map((await catalog.findEventRecords(ids)).map((e) => [e.id, e]));
-        facets.events = ids.flatMap((id) => {
-          const event = events.get(id);
-          return event ? [{ id, name: event.name, date: event.start_date }] : [];
-        });
-      }
-    }
-    return facets;
-  }
+export async function searchRoutes(app: FastifyInstance, options: SearchRoutesOptions): Promise<void> {
+  const { search, catalog, products, publicUrl } = options;
 
   for (const endpoint of KEYWORD_ENDPOINTS) {
     const definition = SEARCH_ENDPOINT_DEFINITIONS[endpoint];
@@ -84,12 +70,27 @@ export async function searchRoutes(app: FastifyInstance, options: { search: Sear
       async (request: FastifyRequest) => {
         const normalized = normalizeSearchParameters(endpoint, request.query as RawSearchQuery) as KeywordAssetSearch;
         const selection = selector.select(normalized.fields);
+        const licensingTypes = await licensingTypesOf(request, products);
         const context = await readContext(request, selection);
-        const result = search.searchAssets(assetSearchQuery(normalized, seedOf(normalized)));
+        const query = assetSearchQuery(normalized, seedOf(normalized), licensingTypes);
+        const result = search.searchAssets(query);
         const { assets } = await catalog.getAssets(assetType, result.ids, selection, context);
         const body: Record<string, unknown> = { result_count: result.total, [property]: assets };
-        if ('facets' in normalized && normalized.facets.include) body.facets = await facetsOf(result.facets, normalized.facets.fields);
+        if ('facets' in normalized && normalized.facets.include) {
+          body.facets = await shapeFacets(result.facets, normalized.facets.fields, {
+            language: context.language,
+            findEvents: (ids) => catalog.findEventRecords(ids),
+          });
+        }
         if (result.corrections) body.auto_corrections = { phrase: result.corrections };
+        if (normalized.include_related_searches) {
+          body.related_searches = await relatedSearches(
+            query,
+            assetType,
+            { searchAssets: (q) => search.searchAssets(q), findAssets: (type, ids) => catalog.findAssets(type, ids) },
+            (phrase) => `${publicUrl}/v3${definition.path}?phrase=${encodeURIComponent(phrase)}`,
+          );
+        }
         return body;
       },
     );
@@ -112,9 +113,9 @@ export async function searchRoutes(app: FastifyInstance, options: { search: Sear
         { endpoint: 'events' }
       >;
       const selection = eventsSelector.select(normalized.fields);
-      const filters = [];
+      const filters: SearchFilter[] = [];
       if (normalized.filters.editorial_segment) filters.push({ attribute: 'editorial_segment', anyOf: [normalized.filters.editorial_segment] });
-      if (normalized.filters.date_range) filters.push({ attribute: 'date', ...normalized.filters.date_range });
+      if (normalized.filters.date_range) filters.push({ attribute: 'date', min: normalized.filters.date_range.from, max: normalized.filters.date_range.to });
       const result = search.searchEvents({
         phrase: normalized.phrase,
         filters,

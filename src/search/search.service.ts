@@ -1,48 +1,127 @@
+import { createHash } from 'node:crypto';
 import type { Change } from '../platform/db/change-log.js';
-import type { AssetType } from '../catalog/catalog.records.js';
+import type { AssetRecord, AssetType } from '../catalog/catalog.records.js';
 import type { CatalogService } from '../catalog/catalog.service.js';
 import { SearchIndex } from './engine/search-index.js';
+import { SNAPSHOT_VERSION } from './engine/snapshot-format.js';
 import type { SearchQuery, SearchResult } from './engine/types.js';
-import { ASSET_INDEX_SCHEMA, EVENT_INDEX_SCHEMA, assetDocument, eventDocument } from './search-documents.js';
+import { VisualIndex } from './visual/visual-index.js';
+import { SIGNATURE_LENGTH, SIGNATURE_VERSION, decodeStoredSignature } from '../media/visual-signature.js';
+import { ASSET_INDEX_SCHEMA, EVENT_INDEX_SCHEMA, SEARCH_DOCUMENT_VERSION, assetDocument, eventDocument } from './search-documents.js';
+import { openSnapshotFile, writeSnapshotFile, type SnapshotHeader, type SnapshotSection } from './search-snapshot.js';
+
+/** The change log as the search service reads it. */
+export interface ChangeSource {
+  after(seq: number, limit: number): Promise<Change[]>;
+  latest(): Promise<number>;
+}
+
+export interface SearchServiceOptions {
+  catalog: CatalogService;
+  changes: ChangeSource;
+  /** Where this node keeps its snapshot, and the id of the store it reflects; absent: no snapshot. */
+  snapshot?: { file: string; storeId: string } | undefined;
+  /** Tells the operator what the boot did (loaded a snapshot, rebuilt, why). */
+  log?: ((message: string) => void) | undefined;
+}
+
+export interface VisualSearchRequest {
+  signature: Float32Array;
+  assetType: AssetType;
+  /** phrase, mode and filters choose the assets ranked; facets are counted over them; offset/limit page. */
+  query: SearchQuery;
+  /** Never returned (the source asset of a search by asset id). */
+  excludeId?: string | undefined;
+}
 
 /**
- * The search indexes of this node: built from the store at boot, then kept current from the
- * change log, so that every node converges on the same results whichever node wrote.
+ * Past this many changes since the snapshot, reading the whole store is cheaper than
+ * replaying the log one batch at a time.
+ */
+const REPLAY_LIMIT = 100_000;
+const CHANGE_PAGE = 1000;
+
+/** Everything a snapshot's content depends on besides the store: a snapshot made by other code is not loaded. */
+const DOCUMENTS_FINGERPRINT = createHash('sha256')
+  .update(JSON.stringify({ ASSET_INDEX_SCHEMA, EVENT_INDEX_SCHEMA, SEARCH_DOCUMENT_VERSION, SIGNATURE_VERSION, SNAPSHOT_VERSION }))
+  .digest('hex')
+  .slice(0, 16);
+
+interface Indexes {
+  assets: SearchIndex;
+  events: SearchIndex;
+  visual: Record<AssetType, VisualIndex>;
+}
+
+const emptyIndexes = (): Indexes => ({
+  assets: new SearchIndex(ASSET_INDEX_SCHEMA),
+  events: new SearchIndex(EVENT_INDEX_SCHEMA),
+  visual: { image: new VisualIndex(), video: new VisualIndex() },
+});
+
+/**
+ * The search indexes of this node: loaded from its snapshot or built from the store at boot,
+ * then kept current from the change log, so that every node converges on the same results
+ * whichever node wrote. Text and attributes live in one index for images and videos, events
+ * in another; visual signatures in one nearest-neighbour index per asset type.
  */
 export class SearchService {
-  private assets = new SearchIndex(ASSET_INDEX_SCHEMA);
-  private events = new SearchIndex(EVENT_INDEX_SCHEMA);
+  private indexes: Indexes = emptyIndexes();
+  /** Every change up to this number is in the indexes. */
+  private seq = 0;
+  /** The seq of the snapshot on disk (or -1): a snapshot is written only when there is news. */
+  private savedSeq = -1;
   /** Updates apply one batch at a time, in log order. */
   private updating: Promise<void> = Promise.resolve();
+  /** Until build(), the indexes are empty: nothing to snapshot (a one-off command never builds). */
+  private built = false;
 
-  constructor(private readonly catalog: CatalogService) {}
+  constructor(private readonly options: SearchServiceOptions) {}
 
   /**
-   * Reads every asset and event from the store into fresh indexes, then swaps them in. It takes
-   * its turn with the change-log updates: changes that arrive meanwhile apply after it.
+   * Fills the indexes: from the snapshot when there is a usable one (then the log since it),
+   * else from the whole store (then writes a snapshot). It takes its turn with the change-log
+   * updates: changes that arrive meanwhile apply after it.
    */
   build(onProgress?: (documents: number) => void): Promise<void> {
-    const built = this.updating.then(() => this.buildNow(onProgress));
-    this.updating = built.catch(() => undefined);
+    const built = this.updating.then(async () => {
+      if (!(await this.loadSnapshot())) await this.rebuild(onProgress);
+      this.built = true;
+    });
+    this.updating = built.then(
+      () => this.saveSnapshot(),
+      () => undefined,
+    );
     return built;
   }
 
-  private async buildNow(onProgress?: (documents: number) => void): Promise<void> {
-    const assets = new SearchIndex(ASSET_INDEX_SCHEMA);
-    const events = new SearchIndex(EVENT_INDEX_SCHEMA);
+  /** Reads the whole store into fresh indexes and swaps them in. */
+  private async rebuild(onProgress?: (documents: number) => void): Promise<void> {
+    // Changes up to here are all in what the scan reads; later ones may be too, and replaying
+    // a change is harmless, so the log is followed from this number.
+    const seq = await this.options.changes.latest();
+    const fresh = emptyIndexes();
     let count = 0;
-    for await (const page of this.catalog.scanAssets()) {
-      assets.upsertMany(page.map(assetDocument));
+    for await (const page of this.options.catalog.scanAssets()) {
+      fresh.assets.upsertMany(page.map(assetDocument));
+      for (const record of page) this.putSignature(fresh, record);
       count += page.length;
       onProgress?.(count);
     }
-    for await (const page of this.catalog.scanEvents()) events.upsertMany(page.map(eventDocument));
+    for await (const page of this.options.catalog.scanEvents()) fresh.events.upsertMany(page.map(eventDocument));
     // upsertMany only appends; the posting lists are built here, before the swap, rather than
     // by the first search after it.
-    assets.compact();
-    events.compact();
-    this.assets = assets;
-    this.events = events;
+    fresh.assets.compact();
+    fresh.events.compact();
+    this.indexes = fresh;
+    this.seq = seq;
+  }
+
+  private putSignature(indexes: Indexes, record: AssetRecord): void {
+    const signature = record.visual_signature ? safeDecode(record.visual_signature) : undefined;
+    const visual = indexes.visual[record.asset_type];
+    if (signature) visual.upsert(record.id, signature);
+    else visual.remove(record.id);
   }
 
   /** Follows the change log; returns at once, the work is queued. */
@@ -56,11 +135,15 @@ export class SearchService {
   }
 
   private async apply(changes: readonly Change[]): Promise<void> {
+    if (changes.length === 0) return;
+    const lastSeq = changes[changes.length - 1]!.seq;
     // A renamed collection or a changed keyword touches assets the log does not name.
     if (changes.some((c) => c.entity_type === 'collection' || c.entity_type === 'keyword')) {
-      await this.buildNow();
+      await this.rebuild();
+      this.seq = Math.max(this.seq, lastSeq);
       return;
     }
+    const { assets, events, visual } = this.indexes;
     const latest = new Map<string, Change>();
     for (const change of changes) latest.set(`${change.entity_type}:${change.entity_id}`, change);
     const assetIds: Record<AssetType, string[]> = { image: [], video: [] };
@@ -69,32 +152,223 @@ export class SearchService {
       if (change.entity_type === 'event') {
         eventIds.push(Number(change.entity_id));
       } else if (change.entity_type === 'image' || change.entity_type === 'video') {
-        if (change.operation === 'delete') this.assets.remove(change.entity_id);
-        else assetIds[change.entity_type].push(change.entity_id);
+        if (change.operation === 'delete') {
+          assets.remove(change.entity_id);
+          visual[change.entity_type].remove(change.entity_id);
+        } else assetIds[change.entity_type].push(change.entity_id);
       }
     }
     for (const type of ['image', 'video'] as const) {
       if (assetIds[type].length === 0) continue;
-      const { found, notFound } = await this.catalog.findAssets(type, assetIds[type]);
-      for (const record of found) this.assets.upsert(assetDocument(record));
-      for (const id of notFound) this.assets.remove(id);
+      const { found, notFound } = await this.options.catalog.findAssets(type, assetIds[type]);
+      for (const record of found) {
+        assets.upsert(assetDocument(record));
+        this.putSignature(this.indexes, record);
+      }
+      for (const id of notFound) {
+        assets.remove(id);
+        visual[type].remove(id);
+      }
     }
     if (eventIds.length > 0) {
       // An event's image count changes with its assets; events are few, so they are re-read whole.
-      const selection = await this.catalog.findEventRecords(eventIds);
-      for (const event of selection) this.events.upsert(eventDocument(event));
+      const selection = await this.options.catalog.findEventRecords(eventIds);
+      for (const event of selection) events.upsert(eventDocument(event));
+    }
+    this.seq = Math.max(this.seq, lastSeq);
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Snapshots
+
+  /** Loads the snapshot and replays the log since it; false when there is none fit to use. */
+  private async loadSnapshot(): Promise<boolean> {
+    const target = this.options.snapshot;
+    if (!target) return false;
+    const log = this.options.log ?? (() => undefined);
+    let file;
+    try {
+      file = openSnapshotFile(target.file);
+    } catch (error) {
+      log(`search snapshot ${target.file} is unreadable (${error instanceof Error ? error.message : String(error)}); rebuilding`);
+      return false;
+    }
+    if (!file) return false;
+    let indexes: Indexes;
+    const { header, sections } = file;
+    try {
+      const latest = await this.options.changes.latest();
+      const unfit =
+        header.storeId !== target.storeId
+          ? 'it belongs to another store'
+          : header.documents !== DOCUMENTS_FINGERPRINT
+            ? 'it was made by another version'
+            : header.seq > latest
+              ? 'it is ahead of the change log (a restored store?)'
+              : latest - header.seq > REPLAY_LIMIT
+                ? `it is ${latest - header.seq} changes behind`
+                : undefined;
+      if (unfit) {
+        log(`search snapshot not used: ${unfit}; rebuilding from the store`);
+        return false;
+      }
+      try {
+        indexes = {
+          assets: SearchIndex.fromSnapshot(requiredSection(sections, 'assets')),
+          events: SearchIndex.fromSnapshot(requiredSection(sections, 'events')),
+          visual: {
+            image: visualFromSections(requiredSection(sections, 'visual.image.ids'), requiredSection(sections, 'visual.image.vectors')),
+            video: visualFromSections(requiredSection(sections, 'visual.video.ids'), requiredSection(sections, 'visual.video.vectors')),
+          },
+        };
+      } catch (error) {
+        log(`search snapshot is damaged (${error instanceof Error ? error.message : String(error)}); rebuilding`);
+        return false;
+      }
+    } finally {
+      file.close();
+    }
+    this.indexes = indexes;
+    this.seq = header.seq;
+    this.savedSeq = header.seq;
+    for (let after = header.seq; ; ) {
+      const changes = await this.options.changes.after(after, CHANGE_PAGE);
+      if (changes.length === 0) break;
+      await this.apply(changes);
+      after = changes[changes.length - 1]!.seq;
+    }
+    log(`search index loaded from its snapshot (${indexes.assets.size} assets) and ${this.seq - header.seq} later changes`);
+    return true;
+  }
+
+  /** Writes the snapshot when the indexes hold changes the one on disk lacks. Never throws. */
+  private async saveSnapshot(): Promise<void> {
+    const target = this.options.snapshot;
+    if (!target || !this.built || this.seq === this.savedSeq) return;
+    const { assets, events, visual } = this.indexes;
+    const seq = this.seq;
+    // Views of the indexes' own arrays, written as they are: no copy of the index is made.
+    const sections = new Map<string, Uint8Array[]>([
+      ['assets', assets.toSnapshotChunks()],
+      ['events', events.toSnapshotChunks()],
+    ]);
+    for (const type of ['image', 'video'] as const) {
+      const [ids, vectors] = visualSections(visual[type]);
+      sections.set(`visual.${type}.ids`, [ids]);
+      sections.set(`visual.${type}.vectors`, [vectors]);
+    }
+    const header: SnapshotHeader = { storeId: target.storeId, seq, documents: DOCUMENTS_FINGERPRINT };
+    try {
+      await writeSnapshotFile(target.file, header, sections);
+      this.savedSeq = seq;
+    } catch (error) {
+      this.options.log?.(`search snapshot not written (${error instanceof Error ? error.message : String(error)})`);
     }
   }
 
+  /** Waits for queued changes, then leaves a snapshot of them for the next boot. */
+  async close(): Promise<void> {
+    // In the queue: the sections are views of the live arrays, so no change may land mid-write.
+    this.updating = this.updating.then(() => this.saveSnapshot());
+    await this.updating;
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Searching
+
   searchAssets(query: SearchQuery): SearchResult {
-    return this.assets.search(query);
+    return this.indexes.assets.search(query);
   }
 
   searchEvents(query: SearchQuery): SearchResult {
-    return this.events.search(query);
+    return this.indexes.events.search(query);
+  }
+
+  /** The asset's visual signature (current version), if it has one. */
+  visualSignatureOf(assetId: string): Float32Array | undefined {
+    const { image, video } = this.indexes.visual;
+    return image.signatureOf(assetId) ?? video.signatureOf(assetId);
+  }
+
+  /**
+   * Search by image: the assets of one type that pass the query's phrase and filters, nearest
+   * to the signature first (ties by id). Only assets with a signature take part, so
+   * result_count counts those. Facets are counted over the same set.
+   */
+  searchVisual(request: VisualSearchRequest): SearchResult {
+    const { assets, visual } = this.indexes;
+    const nearest = visual[request.assetType];
+    const offset = request.query.offset ?? 0;
+    const limit = request.query.limit ?? 30;
+    const exclude = request.excludeId !== undefined ? new Set([request.excludeId]) : undefined;
+    if (choosesEveryAssetOf(request.query, request.assetType)) {
+      // Every asset of the type passes (a similar search): the visual index is the set as it
+      // stands, so the match set need not be listed first.
+      const total = nearest.size - (request.excludeId !== undefined && nearest.has(request.excludeId) ? 1 : 0);
+      const neighbours = nearest.nearest(request.signature, offset + limit, exclude ? { exclude } : {});
+      return { total, ids: neighbours.slice(offset).map((n) => n.id), facets: {} };
+    }
+    // Every passing asset, as ids: the set the neighbours are chosen from.
+    const matched = assets.search({ ...request.query, sort: 'newest', offset: 0, limit: assets.size });
+    const admissible = new Set<string>();
+    for (const id of matched.ids) if (id !== request.excludeId && nearest.has(id)) admissible.add(id);
+    const neighbours = nearest.nearest(request.signature, offset + limit, { filter: (id) => admissible.has(id), ...(exclude ? { exclude } : {}) });
+    const result: SearchResult = {
+      total: admissible.size,
+      ids: neighbours.slice(offset).map((n) => n.id),
+      facets: matched.facets,
+    };
+    if (matched.corrections) result.corrections = matched.corrections;
+    return result;
   }
 
   get assetCount(): number {
-    return this.assets.size;
+    return this.indexes.assets.size;
   }
+}
+
+/** True when the query keeps every asset of the type: no phrase, no facets, no filter but the type. */
+function choosesEveryAssetOf(query: SearchQuery, assetType: AssetType): boolean {
+  if ((query.phrase ?? '').trim() !== '' || (query.facets?.length ?? 0) > 0) return false;
+  const filters = query.filters ?? [];
+  if (filters.length !== 1) return false;
+  const only = filters[0]!;
+  return only.attribute === 'asset_type' && 'anyOf' in only && !only.exclude && only.anyOf.length === 1 && only.anyOf[0] === assetType;
+}
+
+function safeDecode(text: string): Float32Array | undefined {
+  try {
+    return decodeStoredSignature(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function requiredSection(sections: Map<string, SnapshotSection>, name: string): SnapshotSection {
+  const section = sections.get(name);
+  if (!section) throw new Error(`section ${name} is missing`);
+  return section;
+}
+
+/** A visual index as two sections: the ids, newline-separated, and the signatures back to back. */
+function visualSections(index: VisualIndex): [Uint8Array, Uint8Array] {
+  const ids: string[] = [];
+  const vectors = new Float32Array(index.size * SIGNATURE_LENGTH);
+  let slot = 0;
+  for (const [id, signature] of index.entries()) {
+    ids.push(id);
+    vectors.set(signature, slot++ * SIGNATURE_LENGTH);
+  }
+  return [Buffer.from(ids.join('\n'), 'utf8'), new Uint8Array(vectors.buffer, vectors.byteOffset, vectors.byteLength)];
+}
+
+function visualFromSections(idSection: SnapshotSection, vectorSection: SnapshotSection): VisualIndex {
+  const idBytes = idSection.bytes();
+  const ids = idBytes.length === 0 ? [] : idBytes.toString('utf8').split('\n');
+  if (vectorSection.length !== ids.length * SIGNATURE_LENGTH * 4) throw new Error('visual signatures and ids differ in count');
+  const vectors = new Float32Array(ids.length * SIGNATURE_LENGTH);
+  vectorSection.read(0, new Uint8Array(vectors.buffer));
+  const index = new VisualIndex();
+  ids.forEach((id, slot) => index.upsert(id, vectors.subarray(slot * SIGNATURE_LENGTH, (slot + 1) * SIGNATURE_LENGTH)));
+  return index;
 }

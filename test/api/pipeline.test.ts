@@ -62,6 +62,14 @@ describe('the request pipeline', () => {
     });
     expect(preflight.statusCode).toBe(204);
     expect(String(preflight.headers['access-control-allow-headers']).toLowerCase()).toContain('api-key');
+    // The contract's Country-Code header may be sent by a browser client too.
+    expect(String(preflight.headers['access-control-allow-headers']).toLowerCase()).toContain('country-code');
+  });
+
+  it('answers an id too long for the router with 414 MalformedRequest that says so', async () => {
+    const response = await t.app.inject({ method: 'GET', url: `/v3/images/${'1'.repeat(2000)}`, headers: { 'api-key': t.apiKey } });
+    expect(response.statusCode).toBe(414);
+    expect(response.json()).toEqual({ message: 'The request URL is too long', code: 'MalformedRequest' });
   });
 
   it('answers unknown paths with a JSON 404', async () => {
@@ -86,6 +94,30 @@ describe('the request pipeline', () => {
     }
     const parameters = document.paths['/v3/images'].get.parameters.map((p: { name: string }) => p.name);
     expect(parameters).toEqual(expect.arrayContaining(['ids', 'fields', 'page', 'page_size']));
+    // Every search endpoint is described too, the upload with its two media types.
+    for (const path of [
+      '/v3/search/images',
+      '/v3/search/images/creative',
+      '/v3/search/images/editorial',
+      '/v3/search/images/creative/by-image',
+      '/v3/search/videos',
+      '/v3/search/videos/creative',
+      '/v3/search/videos/editorial',
+      '/v3/search/videos/creative/by-image',
+      '/v3/search/events',
+      '/v3/images/{id}/similar',
+      '/v3/images/{id}/same-series',
+      '/v3/videos/{id}/similar',
+      '/v3/videos/{id}/same-series',
+      '/v3/affiliates/search/images',
+      '/v3/affiliates/search/videos',
+      '/v3/artists/images',
+      '/v3/artists/videos',
+    ]) {
+      expect(document.paths[path], path).toHaveProperty('get');
+    }
+    const upload = document.paths['/v3/search/by-image/uploads/{fileName}'].put;
+    expect(Object.keys(upload.requestBody.content).sort()).toEqual(['image/jpeg', 'image/png']);
   });
 
   it('serves interactive docs at /docs', async () => {

@@ -54,6 +54,18 @@ describe('search endpoints on the demo catalogue', () => {
     expect(oldest.images.map((i: { date_created: string }) => i.date_created)).toEqual([...dates].reverse());
   });
 
+  it('has series in the demo: the creative pictures of one shoot', async () => {
+    const token = await t.issueToken();
+    const body = (await get('/v3/images/1000001/same-series?fields=id,artist,date_created', { authorization: `Bearer ${token}` })).json();
+    expect(body.result_count).toBe(2);
+    const source = (await get('/v3/images/1000001?fields=artist,date_created')).json();
+    for (const image of body.images) {
+      expect(image.artist).toBe(source.artist);
+      expect(image.date_created.slice(0, 10)).toBe(source.date_created.slice(0, 10));
+    }
+    expect(new Set(body.images.map((i: { id: string }) => i.id))).toEqual(new Set(['1000003', '1000005']));
+  });
+
   it('keeps random order stable across the pages of one query', async () => {
     const a = (await get('/v3/search/images?sort_order=random&page_size=10&fields=id')).json();
     const b = (await get('/v3/search/images?sort_order=random&page_size=10&fields=id')).json();

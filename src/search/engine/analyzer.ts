@@ -235,7 +235,7 @@ export const SYNONYMS: readonly (readonly string[])[] = [
   ['drink', 'beverage'],
   ['holiday', 'vacation'],
   ['shop', 'store', 'boutique'],
-  ['bicycle', 'bike', 'cycle'],
+  ['bicycle', 'bike', 'cycle', 'cyclist'],
   ['airplane', 'plane', 'aircraft', 'aeroplane'],
   ['garbage', 'trash', 'rubbish', 'waste'],
   ['autumn', 'fall'],

@@ -1,5 +1,5 @@
 import { PostingStore } from './posting-store.js';
-import { ensureCapacity } from './typed-arrays.js';
+import { ensureCapacity, trimmed } from './typed-arrays.js';
 import type { FacetCount } from './types.js';
 
 /**
@@ -125,6 +125,8 @@ export class KeywordColumn {
 
   finishCompaction(docCount: number, write: number): void {
     this.docStart[docCount] = write;
+    // Growth left room for appends; a compacted column keeps only a little of it.
+    this.docValues = trimmed(this.docValues, write);
   }
 
   /** Rebuilds the per-value lists of all `docCount` documents (all alive after compaction). */

@@ -4,12 +4,12 @@ import { CandidateSet, LOOKUP_RATIO } from './candidate-set.js';
 import type { Bm25Context, DocumentFilter, Segment, TermPlan } from './candidate-set.js';
 import { KeywordColumn } from './keyword-column.js';
 import { PostingStore } from './posting-store.js';
-import { SnapshotReader, SnapshotWriter } from './snapshot-format.js';
+import { SnapshotReader, SnapshotWriter, type SnapshotSource } from './snapshot-format.js';
 import { bestByComparator, buildOrder, compareOrdinals, takeInOrder } from './sorted-order.js';
 import type { OrderLevel } from './sorted-order.js';
 import { keysFromColumn, selectTop } from './top-k.js';
 import type { TieBreak } from './top-k.js';
-import { ensureCapacity, hashString, idOrderKey, mix32 } from './typed-arrays.js';
+import { ensureCapacity, hashString, idOrderKey, mix32, trimmed } from './typed-arrays.js';
 import type { FacetCount, IndexDocument, IndexSchema, SearchFilter, SearchQuery, SearchResult, SortNumbers } from './types.js';
 import { VARIANT_FACTOR, Vocabulary } from './vocabulary.js';
 
@@ -517,6 +517,8 @@ export class SearchIndex {
       next++;
     }
     this.forwardStart[next] = write;
+    // Growth left room for appends; a compacted index keeps only a little of it.
+    this.forward = trimmed(this.forward, write);
     for (let c = 0; c < this.columns.length; c++) this.columns[c]!.finishCompaction(next, columnWrites[c]!);
     this.ids.length = next;
     this.live.fill(0);
@@ -1040,6 +1042,14 @@ export class SearchIndex {
 
   /** The whole index in a binary form (compacting it first); `fromSnapshot` reads it back. */
   toSnapshot(): Buffer {
+    return Buffer.concat(this.toSnapshotChunks());
+  }
+
+  /**
+   * The snapshot as byte ranges to write in order (see SnapshotWriter.finishChunks): views of
+   * the index's arrays, valid until the index next changes.
+   */
+  toSnapshotChunks(): Uint8Array[] {
     if (this.deadCount > 0 || this.baseDocCount !== this.docCount || this.postings.tailPostings > 0) this.compact();
     const writer = new SnapshotWriter();
     const docCount = this.docCount;
@@ -1065,11 +1075,11 @@ export class SearchIndex {
       writer.add(`keyword.${c}.postings.docs`, column.postings.baseDocs);
     });
     this.numbers.forEach((column, n) => writer.add(`number.${n}`, column, docCount));
-    return writer.finish({ schema: this.schema, docCount, lengthSums: [...this.lengthSums] });
+    return writer.finishChunks({ schema: this.schema, docCount, lengthSums: [...this.lengthSums] });
   }
 
-  static fromSnapshot(buffer: Buffer): SearchIndex {
-    const reader = new SnapshotReader(buffer);
+  static fromSnapshot(snapshot: Uint8Array | SnapshotSource): SearchIndex {
+    const reader = new SnapshotReader(snapshot);
     const meta = reader.meta as { schema: IndexSchema; docCount: number; lengthSums: number[] };
     const index = new SearchIndex(meta.schema);
     index.restore(reader, meta.docCount, meta.lengthSums);

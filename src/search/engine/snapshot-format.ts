@@ -69,7 +69,12 @@ export class SnapshotWriter {
     this.add(`${name}.offsets`, offsets);
   }
 
-  finish(meta: unknown): Buffer {
+  /**
+   * The snapshot as a list of byte ranges to write one after another: the header, then each
+   * section (a view of the index's own array, not a copy) with its padding. Writing these
+   * costs no memory beyond the index itself.
+   */
+  finishChunks(meta: unknown): Uint8Array[] {
     const entries: SectionEntry[] = [];
     let offset = 0;
     for (const { name, array } of this.sections) {
@@ -77,51 +82,76 @@ export class SnapshotWriter {
       offset = align8(offset + array.byteLength);
     }
     const header = Buffer.from(JSON.stringify({ meta, sections: entries }), 'utf8');
-    const dataStart = align8(FIXED_HEADER + header.length);
-    const buffer = Buffer.alloc(dataStart + offset);
-    buffer.write(MAGIC, 0, 'latin1');
-    buffer.writeUInt32LE(SNAPSHOT_VERSION, 8);
-    buffer.writeUInt32LE(endianness() === 'LE' ? 1 : 0, 12);
-    buffer.writeUInt32LE(header.length, 16);
-    header.copy(buffer, FIXED_HEADER);
-    for (let i = 0; i < this.sections.length; i++) {
-      const { array } = this.sections[i]!;
-      buffer.set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength), dataStart + entries[i]!.offset);
+    const prefix = Buffer.alloc(align8(FIXED_HEADER + header.length));
+    prefix.write(MAGIC, 0, 'latin1');
+    prefix.writeUInt32LE(SNAPSHOT_VERSION, 8);
+    prefix.writeUInt32LE(endianness() === 'LE' ? 1 : 0, 12);
+    prefix.writeUInt32LE(header.length, 16);
+    header.copy(prefix, FIXED_HEADER);
+    const chunks: Uint8Array[] = [prefix];
+    const padding = new Uint8Array(8);
+    for (const { array } of this.sections) {
+      chunks.push(new Uint8Array(array.buffer, array.byteOffset, array.byteLength));
+      const pad = align8(array.byteLength) - array.byteLength;
+      if (pad > 0) chunks.push(padding.subarray(0, pad));
     }
-    return buffer;
+    return chunks;
   }
+
+  /** The snapshot in one buffer. */
+  finish(meta: unknown): Buffer {
+    return Buffer.concat(this.finishChunks(meta));
+  }
+}
+
+/**
+ * Where a snapshot is read from: a buffer, or a range of a file read section by section
+ * straight into the index's arrays (so that loading never holds the file and the index at once).
+ */
+export interface SnapshotSource {
+  readonly length: number;
+  /** Fills `target` with the bytes at `position`. */
+  read(position: number, target: Uint8Array): void;
+}
+
+export function bufferSource(buffer: Uint8Array): SnapshotSource {
+  return {
+    length: buffer.length,
+    read: (position, target) => target.set(buffer.subarray(position, position + target.length)),
+  };
 }
 
 export class SnapshotReader {
   readonly meta: unknown;
   private readonly entries = new Map<string, SectionEntry>();
-  private readonly buffer: Buffer;
+  private readonly source: SnapshotSource;
   private readonly dataStart: number;
 
-  constructor(buffer: Buffer) {
-    if (buffer.length < FIXED_HEADER || buffer.toString('latin1', 0, 8) !== MAGIC) {
-      throw new Error('search index snapshot: not a snapshot (bad magic)');
-    }
-    const version = buffer.readUInt32LE(8);
+  constructor(input: Uint8Array | SnapshotSource) {
+    const source = input instanceof Uint8Array ? bufferSource(input) : input;
+    const fixed = Buffer.alloc(FIXED_HEADER);
+    if (source.length < FIXED_HEADER) throw new Error('search index snapshot: not a snapshot (bad magic)');
+    source.read(0, fixed);
+    if (fixed.toString('latin1', 0, 8) !== MAGIC) throw new Error('search index snapshot: not a snapshot (bad magic)');
+    const version = fixed.readUInt32LE(8);
     if (version !== SNAPSHOT_VERSION) {
       throw new Error(`search index snapshot: format version ${version}, this build reads ${SNAPSHOT_VERSION}`);
     }
-    const littleEndian = (buffer.readUInt32LE(12) & 1) === 1;
+    const littleEndian = (fixed.readUInt32LE(12) & 1) === 1;
     if (littleEndian !== (endianness() === 'LE')) {
       throw new Error('search index snapshot: written on a machine of the other byte order');
     }
-    const headerLength = buffer.readUInt32LE(16);
-    if (FIXED_HEADER + headerLength > buffer.length) throw new Error('search index snapshot: truncated header');
-    const parsed = JSON.parse(buffer.toString('utf8', FIXED_HEADER, FIXED_HEADER + headerLength)) as {
-      meta: unknown;
-      sections: SectionEntry[];
-    };
+    const headerLength = fixed.readUInt32LE(16);
+    if (FIXED_HEADER + headerLength > source.length) throw new Error('search index snapshot: truncated header');
+    const headerBytes = Buffer.alloc(headerLength);
+    source.read(FIXED_HEADER, headerBytes);
+    const parsed = JSON.parse(headerBytes.toString('utf8')) as { meta: unknown; sections: SectionEntry[] };
     this.meta = parsed.meta;
-    this.buffer = buffer;
+    this.source = source;
     this.dataStart = align8(FIXED_HEADER + headerLength);
     for (const entry of parsed.sections) {
       const end = this.dataStart + entry.offset + entry.length * CONSTRUCTORS[entry.type].BYTES_PER_ELEMENT;
-      if (end > buffer.length) throw new Error(`search index snapshot: section ${entry.name} is truncated`);
+      if (end > source.length) throw new Error(`search index snapshot: section ${entry.name} is truncated`);
       this.entries.set(entry.name, entry);
     }
   }
@@ -130,10 +160,9 @@ export class SnapshotReader {
     const entry = this.entries.get(name);
     if (!entry) throw new Error(`search index snapshot: section ${name} is missing`);
     if (entry.type !== type) throw new Error(`search index snapshot: section ${name} is ${entry.type}, expected ${type}`);
-    const Constructor = CONSTRUCTORS[type];
-    const start = this.buffer.byteOffset + this.dataStart + entry.offset;
-    const copied = new Uint8Array(this.buffer.buffer, start, entry.length * Constructor.BYTES_PER_ELEMENT).slice();
-    return new Constructor(copied.buffer);
+    const array = new CONSTRUCTORS[type](entry.length);
+    this.source.read(this.dataStart + entry.offset, new Uint8Array(array.buffer, array.byteOffset, array.byteLength));
+    return array;
   }
 
   u8(name: string): Uint8Array {

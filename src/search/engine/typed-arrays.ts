@@ -60,3 +60,13 @@ export function bitCount(value: number): number {
   v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
   return (Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) & 0xff;
 }
+
+/**
+ * The array cut down to `used` elements plus an eighth for appends, when growth left it more
+ * than a quarter empty (a copy); otherwise the array itself.
+ */
+export function trimmed<T extends GrowableArray>(array: T, used: number): T {
+  const keep = Math.max(16, used + (used >>> 3));
+  if (array.length - used <= array.length >>> 2 || keep >= array.length) return array;
+  return (array as Uint8Array).slice(0, keep) as unknown as T;
+}

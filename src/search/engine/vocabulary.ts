@@ -187,12 +187,14 @@ export class Vocabulary {
 
   /**
    * The closest frequent term to a token that matched nothing: edit distance 1 (tokens of
-   * 3–4 characters) or up to 2 (longer), then the most documents, then string order.
+   * 3–5 characters) or up to 2 (longer), then the most documents, then string order.
    * A letter-set check discards almost every term before the edit distance is computed.
    */
   closestTerm(token: string): string | undefined {
     if (token.length < 3) return undefined;
-    const limit = token.length <= 4 ? 1 : 2;
+    // One edit for words of up to five letters, two beyond: two edits turn a short word into
+    // an unrelated one (woman → omar).
+    const limit = token.length <= 5 ? 1 : 2;
     this.updateMasks();
     const masks = this.masks;
     const tokenMask = letterMask(token);

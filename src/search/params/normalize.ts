@@ -938,7 +938,8 @@ function normalize(endpoint: SearchEndpoint, query: RawSearchQuery): NormalizedS
         sort_order: q.choice<EventSortOrder>('sort_order') ?? 'newest',
         filters: buildFilters(q),
       };
-      if (search.phrase === '' && search.filters.editorial_segment === undefined) {
+      // A phrase of punctuation alone ("---") has no word to search for: it counts as none.
+      if (!/[\p{L}\p{N}]/u.test(search.phrase) && search.filters.editorial_segment === undefined) {
         throw badRequest('SearchPhraseOrEditorialSegmentRequired', 'At least one of phrase and editorial_segment must be given');
       }
       return search;

@@ -1,3 +1,4 @@
+import { ASSET_PRODUCT_TYPES } from '../../licensing/product-types.js';
 /*
  * The names and value lists of the search endpoints, as data.
  *
@@ -230,14 +231,7 @@ export type CreativeFacetField = (typeof CREATIVE_FACET_FIELDS)[number];
  * Product types `download_product` takes: the spec says "a product type value", and its list of
  * product types (image_detail.product_types) adds creditpack to the contract's five.
  */
-export const DOWNLOAD_PRODUCT_TYPES = [
-  'easyaccess',
-  'editorialsubscription',
-  'imagepack',
-  'premiumaccess',
-  'royaltyfreesubscription',
-  'creditpack',
-] as const;
+export const DOWNLOAD_PRODUCT_TYPES = ASSET_PRODUCT_TYPES;
 export type ProductType = (typeof DOWNLOAD_PRODUCT_TYPES)[number];
 /** Product types the by-image searches take in `product_types` (the contract's list). */
 export const BY_IMAGE_PRODUCT_TYPES = ['easyaccess', 'imagepack', 'premiumaccess', 'royaltyfreesubscription'] as const;

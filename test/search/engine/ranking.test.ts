@@ -89,6 +89,12 @@ describe('corrections', () => {
     expect(index.search({ phrase: 'lake "calm water" montain -snow' }).corrections).toBe('lake "calm water" mountain -snow');
   });
 
+  it('allows one edit only in words of up to five letters (two would reach unrelated words)', () => {
+    const names = indexOf([...Array.from({ length: 5 }, (_, i) => doc(`o${i}`, { title: 'omar lake' })), ...filler(5)]);
+    expect(names.search({ phrase: 'woman' }).corrections).toBeUndefined();
+    expect(names.search({ phrase: 'omat' }).corrections).toBe('omar');
+  });
+
   it('is absent when every term matched, or nothing is close', () => {
     expect(index.search({ phrase: 'mountain' }).corrections).toBeUndefined();
     expect(index.search({ phrase: 'xylophone' }).corrections).toBeUndefined();

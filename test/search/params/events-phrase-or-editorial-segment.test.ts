@@ -4,7 +4,7 @@ import { apiError } from './helpers.js';
 
 describe('event search needs phrase or editorial_segment (400 SearchPhraseOrEditorialSegmentRequired)', () => {
   it('refuses a search with neither', () => {
-    for (const query of [{}, { phrase: '' }, { phrase: '   ' }, { editorial_segment: '' }, { date_from: '2024-01-01', page: '2' }]) {
+    for (const query of [{}, { phrase: '' }, { phrase: '   ' }, { phrase: '---' }, { phrase: '"" - !' }, { editorial_segment: '' }, { date_from: '2024-01-01', page: '2' }]) {
       const error = apiError(() => normalizeSearchParameters('events', query));
       expect(error.statusCode, JSON.stringify(query)).toBe(400);
       expect(error.code, JSON.stringify(query)).toBe('SearchPhraseOrEditorialSegmentRequired');

@@ -1,0 +1,171 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { CatalogService, DisplaySizeView } from '../catalog/catalog.service.js';
+import type { FieldSelection } from '../platform/http/fields.js';
+import { preferredLanguage } from '../platform/http/language.js';
+import { ErrorBody, Nullable } from '../platform/http/schema-types.js';
+import { normalizeSearchParameters, type RawSearchQuery } from './params/normalize.js';
+import { SEARCH_ENDPOINT_DEFINITIONS, searchQuerySchema } from './params/search-parameters.js';
+import { affiliateSearchQuery } from './search-query.js';
+import type { SearchService } from './search.service.js';
+
+/*
+ * GET /affiliates/search/images and /affiliates/search/videos: a fixed page of the 30 best
+ * creative matches (the contract gives these searches no paging), each with its preview URLs
+ * and the page an affiliate links to.
+ *
+ * Previews are the signed display URIs of the catalogue: small = thumb, medium = comp (the
+ * preview), large = high_res_comp, with each rendition's real pixel size. A video's renditions
+ * are stills of its poster frame; no motion preview exists, so small_motion and large_motion
+ * are null. An asset without a stored original has no renditions: its URLs are null and their
+ * sizes 0. destination_url is the uri of the asset's first referral destination, null without one.
+ */
+
+const S = Nullable(Type.String());
+const I = Type.Integer();
+
+const AffiliateImage = Type.Object({
+  id: Type.String(),
+  title: S,
+  caption: S,
+  preview_urls: Type.Object({
+    small: S,
+    small_height: I,
+    small_width: I,
+    medium: S,
+    medium_height: I,
+    medium_width: I,
+    large: S,
+    large_height: I,
+    large_width: I,
+  }),
+  destination_url: S,
+});
+
+const AffiliateVideo = Type.Object({
+  id: Type.String(),
+  title: S,
+  caption: S,
+  preview_urls: Type.Object({ small_still: S, medium_still: S, large_still: S, small_motion: S, large_motion: S }),
+  destination_url: S,
+  clip_length: S,
+});
+
+const AutoCorrections = Type.Optional(Type.Object({ phrase: Type.String() }));
+
+/** Display-size names of the small, medium and large previews. */
+const PREVIEW_SIZES = { small: 'thumb', medium: 'comp', large: 'high_res_comp' } as const;
+
+/** What an affiliate result reads of each asset: a fixed selection, `fields` is no parameter here. */
+const PREVIEW_SELECTION: FieldSelection = {
+  fields: new Set(['title', 'caption', 'referral_destinations', 'clip_length']),
+  displaySizes: Object.values(PREVIEW_SIZES),
+  requiresToken: false,
+  tokenFieldsIfAuthorized: new Set(),
+};
+
+interface ProjectedAsset {
+  id: string;
+  title?: string | null;
+  caption?: string | null;
+  clip_length?: string | null;
+  referral_destinations?: Array<{ uri?: string | null }> | null;
+  display_sizes?: DisplaySizeView[];
+}
+
+function destinationOf(asset: ProjectedAsset): string | null {
+  const uri = asset.referral_destinations?.[0]?.uri;
+  return typeof uri === 'string' && uri !== '' ? uri : null;
+}
+
+function previewOf(asset: ProjectedAsset, name: string): { uri: string | null; width: number; height: number } {
+  const size = asset.display_sizes?.find((candidate) => candidate.name === name);
+  return size ? { uri: size.uri, width: size.width, height: size.height } : { uri: null, width: 0, height: 0 };
+}
+
+function imageResult(asset: ProjectedAsset) {
+  const small = previewOf(asset, PREVIEW_SIZES.small);
+  const medium = previewOf(asset, PREVIEW_SIZES.medium);
+  const large = previewOf(asset, PREVIEW_SIZES.large);
+  return {
+    id: asset.id,
+    title: asset.title ?? null,
+    caption: asset.caption ?? null,
+    preview_urls: {
+      small: small.uri,
+      small_height: small.height,
+      small_width: small.width,
+      medium: medium.uri,
+      medium_height: medium.height,
+      medium_width: medium.width,
+      large: large.uri,
+      large_height: large.height,
+      large_width: large.width,
+    },
+    destination_url: destinationOf(asset),
+  };
+}
+
+function videoResult(asset: ProjectedAsset) {
+  return {
+    id: asset.id,
+    title: asset.title ?? null,
+    caption: asset.caption ?? null,
+    preview_urls: {
+      small_still: previewOf(asset, PREVIEW_SIZES.small).uri,
+      medium_still: previewOf(asset, PREVIEW_SIZES.medium).uri,
+      large_still: previewOf(asset, PREVIEW_SIZES.large).uri,
+      small_motion: null,
+      large_motion: null,
+    },
+    destination_url: destinationOf(asset),
+    clip_length: asset.clip_length ?? null,
+  };
+}
+
+export async function affiliatesRoutes(app: FastifyInstance, options: { search: SearchService; catalog: CatalogService }): Promise<void> {
+  const { search, catalog } = options;
+
+  /** The best creative matches, projected with their previews. */
+  async function bestMatches(request: FastifyRequest, assetType: 'image' | 'video', phrase: string, style?: string) {
+    const result = search.searchAssets(affiliateSearchQuery(assetType, phrase, style));
+    const language = preferredLanguage(request.headers['accept-language']);
+    const { assets } = await catalog.getAssets(assetType, result.ids, PREVIEW_SELECTION, { language, authorized: false });
+    const autoCorrections = result.corrections ? { auto_corrections: { phrase: result.corrections } } : {};
+    return { assets: assets as unknown as ProjectedAsset[], autoCorrections };
+  }
+
+  app.get(
+    SEARCH_ENDPOINT_DEFINITIONS.affiliates_images.path,
+    {
+      schema: {
+        tags: ['search'],
+        summary: SEARCH_ENDPOINT_DEFINITIONS.affiliates_images.summary,
+        querystring: searchQuerySchema('affiliates_images'),
+        response: { 200: Type.Object({ images: Type.Array(AffiliateImage), auto_corrections: AutoCorrections }), 400: ErrorBody, 403: ErrorBody },
+      },
+    },
+    async (request: FastifyRequest) => {
+      const normalized = normalizeSearchParameters('affiliates_images', request.query as RawSearchQuery);
+      const { assets, autoCorrections } = await bestMatches(request, 'image', normalized.phrase, normalized.filters.style);
+      return { images: assets.map(imageResult), ...autoCorrections };
+    },
+  );
+
+  app.get(
+    SEARCH_ENDPOINT_DEFINITIONS.affiliates_videos.path,
+    {
+      schema: {
+        tags: ['search'],
+        summary: SEARCH_ENDPOINT_DEFINITIONS.affiliates_videos.summary,
+        querystring: searchQuerySchema('affiliates_videos'),
+        response: { 200: Type.Object({ videos: Type.Array(AffiliateVideo), auto_corrections: AutoCorrections }), 400: ErrorBody, 403: ErrorBody },
+      },
+    },
+    async (request: FastifyRequest) => {
+      const normalized = normalizeSearchParameters('affiliates_videos', request.query as RawSearchQuery);
+      const { assets, autoCorrections } = await bestMatches(request, 'video', normalized.phrase);
+      return { videos: assets.map(videoResult), ...autoCorrections };
+    },
+  );
+}

@@ -1,0 +1,148 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+/*
+ * The search snapshot file: what a node's indexes held at one point of the change log, so that
+ * a restart loads it and replays the log from there instead of reading the whole store.
+ *
+ *   0   "STKSRCH1"   magic (8 bytes)
+ *   8   u32 LE       header length in bytes
+ *   12  header       UTF-8 JSON: SnapshotHeader plus the table of sections
+ *   ..  sections     raw bytes, each starting at an 8-byte boundary of the file
+ *
+ * It is written to a temporary name and renamed, so a crash mid-write leaves the previous
+ * snapshot (or none), never half a file under the real name.
+ */
+
+const MAGIC = 'STKSRCH1';
+const ALIGN = 8;
+
+export interface SnapshotHeader {
+  /** The store the indexes were read from (the `store_id` setting): another store's snapshot is never used. */
+  storeId: string;
+  /** Every change of the log up to this number is in the indexes. */
+  seq: number;
+  /** Fingerprint of how records become documents and of every binary format inside. */
+  documents: string;
+}
+
+interface SectionEntry {
+  name: string;
+  offset: number;
+  length: number;
+}
+
+const aligned = (n: number) => Math.ceil(n / ALIGN) * ALIGN;
+
+/**
+ * Writes the header and the named sections, each given as byte ranges written one after
+ * another (views of the indexes' arrays: nothing is copied); replaces any snapshot at that
+ * path whole.
+ */
+export async function writeSnapshotFile(file: string, header: SnapshotHeader, sections: ReadonlyMap<string, readonly Uint8Array[]>): Promise<void> {
+  const entries: SectionEntry[] = [];
+  let offset = 0;
+  for (const [name, chunks] of sections) {
+    const length = chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0);
+    entries.push({ name, offset, length });
+    offset = aligned(offset + length);
+  }
+  const headerBytes = Buffer.from(JSON.stringify({ ...header, sections: entries }), 'utf8');
+  const prefix = Buffer.alloc(aligned(12 + headerBytes.length));
+  prefix.write(MAGIC, 0, 'latin1');
+  prefix.writeUInt32LE(headerBytes.length, 8);
+  headerBytes.copy(prefix, 12);
+
+  await fs.promises.mkdir(path.dirname(file), { recursive: true });
+  const temporary = `${file}.${process.pid}.tmp`;
+  const handle = await fs.promises.open(temporary, 'w');
+  try {
+    await handle.write(prefix);
+    const padding = Buffer.alloc(ALIGN);
+    for (const [index, [, chunks]] of [...sections].entries()) {
+      for (const chunk of chunks) await handle.write(chunk);
+      const length = entries[index]!.length;
+      const pad = aligned(length) - length;
+      if (pad > 0) await handle.write(padding, 0, pad);
+    }
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await fs.promises.rename(temporary, file);
+}
+
+/** A section of an open snapshot file, read in place (see SnapshotSource). */
+export interface SnapshotSection {
+  readonly length: number;
+  read(position: number, target: Uint8Array): void;
+  /** The whole section in one buffer (for the small ones). */
+  bytes(): Buffer;
+}
+
+export interface SnapshotFile {
+  header: SnapshotHeader;
+  sections: Map<string, SnapshotSection>;
+  close(): void;
+}
+
+/**
+ * Opens the snapshot at `file`: its header now, its sections when read (straight from the
+ * file into their arrays, so loading never holds the whole file in memory). Undefined when
+ * there is none; throws when the file is not a whole snapshot. The caller closes it.
+ */
+export function openSnapshotFile(file: string): SnapshotFile | undefined {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  try {
+    const size = fs.fstatSync(fd).size;
+    const readAt = (position: number, target: Uint8Array) => {
+      for (let done = 0; done < target.length; ) {
+        const read = fs.readSync(fd, target, done, target.length - done, position + done);
+        if (read === 0) throw new Error('the snapshot is cut short');
+        done += read;
+      }
+    };
+    const fixed = Buffer.alloc(12);
+    if (size < 12) throw new Error('not a search snapshot');
+    readAt(0, fixed);
+    if (fixed.toString('latin1', 0, 8) !== MAGIC) throw new Error('not a search snapshot');
+    const headerLength = fixed.readUInt32LE(8);
+    if (12 + headerLength > size) throw new Error('the snapshot header is cut short');
+    const headerBytes = Buffer.alloc(headerLength);
+    readAt(12, headerBytes);
+    const parsed = JSON.parse(headerBytes.toString('utf8')) as SnapshotHeader & { sections: SectionEntry[] };
+    const dataStart = aligned(12 + headerLength);
+    const sections = new Map<string, SnapshotSection>();
+    for (const entry of parsed.sections) {
+      const start = dataStart + entry.offset;
+      if (start + entry.length > size) throw new Error(`the snapshot section ${entry.name} is cut short`);
+      const read = (position: number, target: Uint8Array) => {
+        if (position < 0 || position + target.length > entry.length) throw new Error(`a read past the end of section ${entry.name}`);
+        readAt(start + position, target);
+      };
+      sections.set(entry.name, {
+        length: entry.length,
+        read,
+        bytes() {
+          const buffer = Buffer.alloc(entry.length);
+          read(0, buffer);
+          return buffer;
+        },
+      });
+    }
+    return {
+      header: { storeId: parsed.storeId, seq: parsed.seq, documents: parsed.documents },
+      sections,
+      close: () => fs.closeSync(fd),
+    };
+  } catch (error) {
+    fs.closeSync(fd);
+    throw error;
+  }
+}

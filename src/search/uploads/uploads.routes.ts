@@ -1,0 +1,61 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { ErrorBody } from '../../platform/http/schema-types.js';
+import { MAX_UPLOAD_BYTES, UPLOAD_MEDIA_TYPES, fileTooLarge, unsupportedContentType, type UploadsService } from './uploads.service.js';
+
+const UploadParams = Type.Object({
+  fileName: Type.String({
+    description: 'The file-name: 1–200 letters, digits, dots, underscores or hyphens, not starting with a dot',
+  }),
+});
+
+const UploadReceipt = Type.Object({
+  url: Type.String({ description: 'Pass this URL as image_url to a by-image search (same API key)' }),
+  expires: Type.String({ format: 'date-time', description: 'When the upload stops being usable: 24 h after it arrived' }),
+});
+
+// No type or format on purpose: the validator would check them against the parsed Buffer.
+// The schema is there so that the API description lists the body's media types.
+const rawFile = { schema: { description: 'The raw bytes of the file (binary)' } };
+
+/** `PUT /search/by-image/uploads/:fileName`: a JPEG or PNG stored for search by image. */
+export async function uploadsRoutes(app: FastifyInstance, options: { uploads: UploadsService }): Promise<void> {
+  const { uploads } = options;
+
+  // This plugin's routes take raw image bytes and nothing else (not the inherited JSON and
+  // text parsers): any other Content-Type fails before the handler, mapped below.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser([...UPLOAD_MEDIA_TYPES], { parseAs: 'buffer', bodyLimit: MAX_UPLOAD_BYTES }, (_request, body, done) => {
+    done(null, body);
+  });
+
+  // The framework's 413 and 415 become the contract's 400 InvalidParameterValue (the
+  // upload's only listed client error); everything else goes on to the app's error handler.
+  app.setErrorHandler((error: FastifyError, request) => {
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') throw fileTooLarge();
+    if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') throw unsupportedContentType(request.headers['content-type']);
+    throw error;
+  });
+
+  app.put<{ Params: Static<typeof UploadParams> }>(
+    '/search/by-image/uploads/:fileName',
+    {
+      bodyLimit: MAX_UPLOAD_BYTES,
+      schema: {
+        tags: ['search'],
+        summary: 'Upload a JPEG or PNG for search by image',
+        description:
+          'Stores the file under the name given, for this API key only; a second upload to the same name replaces the first. ' +
+          'At most 10 MB; the file expires 24 h after upload. Pass the returned url as image_url to a by-image search made with the same API key.',
+        params: UploadParams,
+        body: { content: { 'image/jpeg': rawFile, 'image/png': rawFile } },
+        response: { 200: UploadReceipt, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody },
+      },
+    },
+    async (request) =>
+      uploads.upload(request.apiClient.id, request.params.fileName, {
+        contentType: request.headers['content-type'],
+        bytes: Buffer.isBuffer(request.body) ? request.body : undefined,
+      }),
+  );
+}
