@@ -2,9 +2,11 @@
  * `npm run bench -- <name>`: reproducible benchmarks that print a table beside a reference.
  */
 import { metadataBenchmark } from './metadata.js';
+import { searchBenchmark } from './search.js';
 
 const benchmarks: Record<string, () => Promise<void>> = {
   metadata: metadataBenchmark,
+  search: searchBenchmark,
 };
 
 const name = process.argv[2];

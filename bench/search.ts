@@ -1,0 +1,472 @@
+/*
+ * `npm run bench -- search [--assets N] [--seed S]`: search at catalogue scale, three ways side
+ * by side in one run, on the same data and the same concrete queries.
+ *
+ * Method
+ * 1. Catalogue. A deterministic synthetic catalogue (bench/search/catalogue.ts; default 1,000,000
+ *    metadata-only images, Zipf-distributed made-up vocabulary) is written into a fresh SQLite
+ *    store that the real code created and migrated. The rows are those CatalogRepository.upsertAsset
+ *    writes, bulk-loaded with prepared statements (bench/search/store-loader.ts); a sample written
+ *    one by one through the repository itself must read back identical, and is timed too.
+ * 2. Index, directly. The same records, as the repository returns them, become search documents
+ *    through the real assetDocument() and go into a SearchIndex(ASSET_INDEX_SCHEMA) in this
+ *    process, a page of 2,000 at a time as the server's build does.
+ * 3. Reference. The same documents go into SQLite FTS5 (bench/search/fts5.ts): bm25 with the
+ *    same field weights, filter and facet columns beside it; page, COUNT(*) and GROUP BY facets.
+ * 4. HTTP. The real server (`node bin/stockroom.js serve`) runs on the store as a child
+ *    process; boot = spawn → first 200 on a search (the index is built before it listens). Its
+ *    RSS is read from /proc. It is stopped with SIGTERM and started again on the same data
+ *    directory: the second boot may load the index snapshot the first one left.
+ * 5. Queries. Each class is a list of concrete searches (bench/search/queries.ts), written once
+ *    as an HTTP query string; the index runs exactly the query the route makes of it, FTS5 the
+ *    same words, filters, page and facets. Each engine runs them one after another (one client;
+ *    HTTP over one keep-alive connection); p50/p99 over the timed runs, requests/s = 1000 / mean.
+ *    HTTP also runs each class with autocannon at BENCH_CONNECTIONS (8) connections.
+ *    The index matches more than FTS5: enhanced search (the default) adds stems and prefix
+ *    variants of the words; both mean result counts are printed.
+ *
+ * Knobs (env): BENCH_ASSETS, BENCH_SEED, BENCH_QUERIES (distinct searches per class, 200),
+ * BENCH_SAMPLES (timed runs per class for the index and HTTP, 400), BENCH_FTS_SAMPLES (100) and
+ * BENCH_FTS_SECONDS (30, per class), BENCH_SECONDS (5) and BENCH_CONNECTIONS (8) for autocannon.
+ */
+import type { ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { createServices } from '../src/app.js';
+import type { AssetRecord } from '../src/catalog/catalog.records.js';
+import { progressBar } from '../src/cli/progress.js';
+import { loadConfig } from '../src/config/config.js';
+import { SearchIndex } from '../src/search/engine/search-index.js';
+import { ASSET_INDEX_SCHEMA, assetDocument } from '../src/search/search-documents.js';
+import { freePort, load, table, type LoadResult } from './harness.js';
+import { SyntheticCatalogue } from './search/catalogue.js';
+import { Fts5Reference } from './search/fts5.js';
+import { bootServer, HttpClient, memoryOf, stopServer, timeSequential, type Latency, type RunPlan } from './search/measure.js';
+import { ftsQueryOf, HEADLINE_CLASS, indexQueryOf, pathOf, queryClasses, type QueryClass } from './search/queries.js';
+import { analyzeStore, checkAgainstRepository, loadCatalogue, recordOf } from './search/store-loader.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+const TARGETS = { headlineP99Ms: 15, ftsRatio: 20, snapshotBootSeconds: 10, rssBytes: 1.5 * 1024 ** 3 };
+
+interface Options {
+  assets: number;
+  seed: number;
+  queries: number;
+  samples: number;
+  ftsSamples: number;
+  ftsSeconds: number;
+  loadSeconds: number;
+  connections: number;
+  analyze: boolean;
+}
+
+function options(argv: readonly string[]): Options {
+  const flag = (name: string): string | undefined => {
+    const at = argv.indexOf(`--${name}`);
+    if (at >= 0) return argv[at + 1];
+    return argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  };
+  const number = (value: string | undefined, fallback: number, name: string): number => {
+    if (value === undefined || value === '') return fallback;
+    const n = Number(value.replace(/_/g, ''));
+    if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive whole number, got '${value}'`);
+    return n;
+  };
+  const env = process.env;
+  return {
+    assets: number(flag('assets') ?? env.BENCH_ASSETS, 1_000_000, 'assets'),
+    seed: number(flag('seed') ?? env.BENCH_SEED, 1, 'seed'),
+    queries: number(env.BENCH_QUERIES, 200, 'BENCH_QUERIES'),
+    samples: number(env.BENCH_SAMPLES, 400, 'BENCH_SAMPLES'),
+    ftsSamples: number(env.BENCH_FTS_SAMPLES, 100, 'BENCH_FTS_SAMPLES'),
+    ftsSeconds: number(env.BENCH_FTS_SECONDS, 30, 'BENCH_FTS_SECONDS'),
+    loadSeconds: number(env.BENCH_SECONDS, 5, 'BENCH_SECONDS'),
+    connections: number(env.BENCH_CONNECTIONS, 8, 'BENCH_CONNECTIONS'),
+    analyze: env.BENCH_ANALYZE === '1',
+  };
+}
+
+/** A full collection before reading a heap figure or timing; run-ts gives no way to pass --expose-gc. */
+function collector(): () => void {
+  v8.setFlagsFromString('--expose-gc');
+  return vm.runInNewContext('gc') as () => void;
+}
+
+const mb = (bytes: number) => `${Math.round(bytes / 1024 / 1024).toLocaleString('en-US')} MB`;
+const seconds = (s: number) => `${s.toFixed(s < 10 ? 2 : 1)} s`;
+const ms = (value: number) => (value < 10 ? value.toFixed(2) : value < 100 ? value.toFixed(1) : value.toFixed(0));
+const count = (n: number) => Math.round(n).toLocaleString('en-US');
+const started = performance.now();
+const loadAtStart = os.loadavg()[0]!;
+const log = (message: string) => process.stderr.write(`[search bench ${((performance.now() - started) / 1000).toFixed(0).padStart(5)} s] ${message}\n`);
+
+interface ClassResult {
+  index: Latency;
+  fts: Latency;
+  http: Latency;
+  loaded?: LoadResult;
+}
+
+export async function searchBenchmark(): Promise<void> {
+  const o = options(process.argv.slice(3));
+  const gc = collector();
+  const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stockroom-search-bench-'));
+  const dataDir = path.join(tempDir, 'data');
+  const storeFile = path.join(dataDir, 'stockroom.sqlite');
+  const children = new Set<ChildProcess>();
+  const interrupted = () => {
+    for (const child of children) child.kill('SIGKILL');
+    fs.rmSync(tempDir, { recursive: true, force: true });
+    process.exit(130);
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
+  try {
+    const port = await freePort();
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      STOCKROOM_DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      STOCKROOM_SEED_DEMO: 'false',
+      STOCKROOM_LOG_LEVEL: process.env.STOCKROOM_LOG_LEVEL ?? 'warn',
+      STOCKROOM_THROTTLE_PER_SECOND: '1000000000',
+      STOCKROOM_THROTTLE_PER_DAY: '1000000000',
+    };
+
+    // 1. The store, created and migrated by the real code, and a client the load cannot throttle.
+    log(`temp dir ${tempDir}`);
+    const services = await createServices(loadConfig(env));
+    const { apiKey } = await services.clients.create({ name: 'search bench', queriesPerSecond: 1_000_000_000, queriesPerDay: 1_000_000_000 });
+    await services.close();
+    const catalogue = new SyntheticCatalogue(o.assets, o.seed);
+    log(`writing ${count(o.assets)} assets into the store`);
+    const writeBar = progressBar('Writing the catalogue');
+    const written = loadCatalogue(storeFile, catalogue, writeBar.update);
+    writeBar.stop();
+    const fidelity = await checkAgainstRepository(catalogue, storeFile, path.join(tempDir, 'scratch'), Math.min(300, o.assets));
+    fs.rmSync(path.join(tempDir, 'scratch'), { recursive: true, force: true });
+    if (fidelity.identical !== fidelity.sample) {
+      throw new Error(`the bulk loader and CatalogRepository.upsertAsset disagree on ${fidelity.sample - fidelity.identical} of ${fidelity.sample} records`);
+    }
+    log(`store written in ${seconds(written.seconds)}`);
+    const analyzeSeconds = o.analyze ? analyzeStore(storeFile) : undefined;
+
+    // 2. The index (in this process) and the FTS5 reference, from the same documents.
+    log('building the index and the FTS5 reference');
+    gc();
+    const heapBefore = process.memoryUsage();
+    let index: SearchIndex | undefined = new SearchIndex(ASSET_INDEX_SCHEMA);
+    const fts = new Fts5Reference(path.join(tempDir, 'fts5.sqlite'));
+    let indexMs = 0;
+    let ftsMs = 0;
+    let recordsMs = 0;
+    const buildBar = progressBar('Index and FTS5');
+    let page: AssetRecord[] = [];
+    let done = 0;
+    const flush = () => {
+      let t = performance.now();
+      const docs = page.map(assetDocument);
+      index!.upsertMany(docs);
+      indexMs += performance.now() - t;
+      t = performance.now();
+      fts.add(docs);
+      ftsMs += performance.now() - t;
+      done += page.length;
+      page = [];
+      buildBar.update(done, o.assets);
+    };
+    let t0 = performance.now();
+    for (const input of catalogue.assets()) {
+      page.push(recordOf(input));
+      if (page.length === 2000) {
+        recordsMs += performance.now() - t0;
+        flush();
+        t0 = performance.now();
+      }
+    }
+    recordsMs += performance.now() - t0;
+    if (page.length > 0) flush();
+    let t = performance.now();
+    index.compact();
+    indexMs += performance.now() - t;
+    t = performance.now();
+    fts.optimize();
+    ftsMs += performance.now() - t;
+    buildBar.stop();
+    gc();
+    const heapAfter = process.memoryUsage();
+    const indexBytes = index.byteSize();
+    const ftsBytes = fs.statSync(path.join(tempDir, 'fts5.sqlite')).size;
+    log(`index built in ${seconds(indexMs / 1000)}, FTS5 in ${seconds(ftsMs / 1000)}`);
+
+    // 3. The queries: the index directly, then FTS5.
+    const classes = queryClasses(catalogue.words, o.queries);
+    const samePlan: RunPlan = { warmup: 20, samples: o.samples, seconds: 600, minSamples: o.samples };
+    const ftsPlan: RunPlan = { warmup: 3, samples: o.ftsSamples, seconds: o.ftsSeconds, minSamples: 20 };
+    const indexTotals = new Map<string, number>();
+    const results = new Map<string, Partial<ClassResult>>();
+    for (const c of classes) {
+      const searches = c.searches.map((s) => ({ path: pathOf(s), query: indexQueryOf(s) }));
+      // no garbage of an earlier phase left for a collection to land among the timed runs
+      gc();
+      const latency = await timeSequential(searches, samePlan, (s) => {
+        const total = index!.search(s.query).total;
+        indexTotals.set(s.path, total);
+        return total;
+      });
+      results.set(c.name, { index: latency });
+      log(`index   ${c.name}: p50 ${ms(latency.p50)} ms, p99 ${ms(latency.p99)} ms`);
+    }
+    index = undefined;
+    gc();
+    for (const c of classes) {
+      const searches = c.searches.map(ftsQueryOf);
+      gc();
+      const latency = await timeSequential(searches, ftsPlan, (q) => fts.search(q).total);
+      results.get(c.name)!.fts = latency;
+      log(`FTS5    ${c.name}: p50 ${ms(latency.p50)} ms, p99 ${ms(latency.p99)} ms (${latency.samples} runs)`);
+    }
+    fts.close();
+    fs.rmSync(path.join(tempDir, 'fts5.sqlite'), { force: true });
+
+    // 4. HTTP: the real server on the store, booted from the store.
+    const serverArgs = [path.join(root, 'bin/stockroom.js'), 'serve'];
+    const headers = { 'api-key': apiKey };
+    const probe = pathOf(classes[0]!.searches[0]!);
+    log('booting the server (building its index from the store)');
+    const first = await bootServer(process.execPath, serverArgs, env, port, probe, headers, (child) => children.add(child));
+    const rssAfterBoot = memoryOf(first.child.pid!)!;
+    log(`server up in ${seconds(first.bootSeconds)}, RSS ${mb(rssAfterBoot.rss)}`);
+    let rssMax = rssAfterBoot.rss;
+    const sampler = setInterval(() => {
+      rssMax = Math.max(rssMax, memoryOf(first.child.pid!)?.rss ?? 0);
+    }, 250);
+    const client = new HttpClient(port, headers);
+    const mismatches: string[] = [];
+    const headlineTotals = new Map<string, number>();
+    try {
+      for (const c of classes) {
+        const paths = c.searches.map(pathOf);
+        const latency = await timeSequential(paths, samePlan, async (p) => {
+          const total = await client.search(p);
+          if (indexTotals.has(p) && indexTotals.get(p) !== total && mismatches.length < 5) {
+            mismatches.push(`${p}: HTTP ${total}, index ${indexTotals.get(p)}`);
+          }
+          if (c.name === HEADLINE_CLASS) headlineTotals.set(p, total);
+          return total;
+        });
+        results.get(c.name)!.http = latency;
+        log(`HTTP    ${c.name}: p50 ${ms(latency.p50)} ms, p99 ${ms(latency.p99)} ms`);
+      }
+      for (const c of classes) {
+        const loaded = await load({ url: `http://127.0.0.1:${port}`, paths: c.searches.map(pathOf), headers, seconds: o.loadSeconds, connections: o.connections });
+        if (loaded.errors + loaded.non2xx > 0) throw new Error(`${c.name} under load: ${loaded.errors} errors, ${loaded.non2xx} non-2xx answers`);
+        results.get(c.name)!.loaded = loaded;
+        log(`HTTP x${o.connections} ${c.name}: ${count(loaded.requestsPerSecond)} req/s, p99 ${loaded.p99} ms`);
+      }
+    } finally {
+      clearInterval(sampler);
+      client.close();
+    }
+    const rssAfterLoad = memoryOf(first.child.pid!)!;
+    rssMax = Math.max(rssMax, rssAfterLoad.rss);
+    const firstStop = await stopServer(first.child);
+    children.delete(first.child);
+    const snapshotFile = path.join(dataDir, 'search', 'index.snapshot');
+    const snapshotBytes = fs.existsSync(snapshotFile) ? fs.statSync(snapshotFile).size : undefined;
+    log(`server stopped in ${seconds(firstStop)}; snapshot ${snapshotBytes === undefined ? 'absent' : mb(snapshotBytes)}`);
+
+    // 5. The second boot, on the same data directory.
+    log('booting the server again (from the snapshot, when there is one)');
+    const second = await bootServer(process.execPath, serverArgs, env, port, probe, headers, (child) => children.add(child));
+    const rssAfterSecondBoot = memoryOf(second.child.pid!)!;
+    log(`server up in ${seconds(second.bootSeconds)}, RSS ${mb(rssAfterSecondBoot.rss)}`);
+    const again = new HttpClient(port, headers);
+    let differentAfterRestart = 0;
+    let headlineAfterRestart: Latency;
+    try {
+      const headline = classes.find((c) => c.name === HEADLINE_CLASS)!;
+      headlineAfterRestart = await timeSequential(headline.searches.map(pathOf), samePlan, async (p) => {
+        const total = await again.search(p);
+        if (headlineTotals.get(p) !== total) differentAfterRestart++;
+        return total;
+      });
+    } finally {
+      again.close();
+    }
+    const rssAfterSecondLoad = memoryOf(second.child.pid!)!;
+    const secondStop = await stopServer(second.child);
+    children.delete(second.child);
+
+    // 6. The report.
+    print({
+      o,
+      classes,
+      results: results as Map<string, ClassResult>,
+      written,
+      fidelity,
+      analyzeSeconds,
+      build: {
+        indexMs,
+        ftsMs,
+        recordsMs,
+        indexBytes,
+        ftsBytes,
+        heapGrowth: heapAfter.heapUsed + heapAfter.arrayBuffers - heapBefore.heapUsed - heapBefore.arrayBuffers,
+      },
+      server: {
+        firstBoot: first.bootSeconds,
+        secondBoot: second.bootSeconds,
+        firstStop,
+        secondStop,
+        snapshotBytes,
+        rssAfterBoot: rssAfterBoot.rss,
+        rssAfterLoad: rssAfterLoad.rss,
+        rssMax,
+        peak: rssAfterLoad.peak,
+        rssAfterSecondBoot: rssAfterSecondBoot.rss,
+        rssAfterSecondLoad: rssAfterSecondLoad.rss,
+        secondPeak: rssAfterSecondLoad.peak,
+        headlineAfterRestart,
+        differentAfterRestart,
+        mismatches,
+      },
+    });
+  } finally {
+    for (const child of children) await stopServer(child, 30);
+    process.removeListener('SIGINT', interrupted);
+    process.removeListener('SIGTERM', interrupted);
+    fs.rmSync(tempDir, { recursive: true, force: true });
+  }
+}
+
+interface Report {
+  o: Options;
+  classes: QueryClass[];
+  results: Map<string, ClassResult>;
+  written: ReturnType<typeof loadCatalogue>;
+  fidelity: Awaited<ReturnType<typeof checkAgainstRepository>>;
+  analyzeSeconds: number | undefined;
+  build: { indexMs: number; ftsMs: number; recordsMs: number; indexBytes: number; ftsBytes: number; heapGrowth: number };
+  server: {
+    firstBoot: number;
+    secondBoot: number;
+    firstStop: number;
+    secondStop: number;
+    snapshotBytes: number | undefined;
+    rssAfterBoot: number;
+    rssAfterLoad: number;
+    rssMax: number;
+    peak: number;
+    rssAfterSecondBoot: number;
+    rssAfterSecondLoad: number;
+    secondPeak: number;
+    headlineAfterRestart: Latency;
+    differentAfterRestart: number;
+    mismatches: string[];
+  };
+}
+
+function print({ o, classes, results, written, fidelity, analyzeSeconds, build, server }: Report): void {
+  const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(a / b < 10 ? 1 : 0)}×` : '—');
+  // Mean result counts over the searches FTS5 ran (it runs fewer than the index).
+  const meanOver = (totals: Map<number, number>, positions: Iterable<number>) => {
+    const list = [...positions].map((p) => totals.get(p) ?? 0);
+    return list.reduce((sum, n) => sum + n, 0) / Math.max(1, list.length);
+  };
+  const rows = classes.map((c) => {
+    const r = results.get(c.name)!;
+    return [
+      c.name,
+      `${count(meanOver(r.index.totals, r.fts.totals.keys()))} / ${count(meanOver(r.fts.totals, r.fts.totals.keys()))}`,
+      ms(r.index.p50),
+      ms(r.index.p99),
+      ms(r.http.p50),
+      ms(r.http.p99),
+      count(r.http.perSecond),
+      r.loaded ? count(r.loaded.requestsPerSecond) : '—',
+      r.loaded ? ms(r.loaded.p99) : '—',
+      ms(r.fts.p50),
+      ms(r.fts.p99),
+      ratio(r.fts.p99, r.http.p99),
+      ratio(r.fts.p99, r.index.p99),
+    ];
+  });
+  const ftsRuns = [...results.values()].map((r) => r.fts.samples);
+  const out: string[] = [
+    '',
+    `search benchmark: ${count(o.assets)} synthetic images (seed ${o.seed}), node ${process.version}, ${os.cpus().length} cores, ` +
+      `${mb(os.totalmem())} RAM, load average ${loadAtStart.toFixed(1)} at the start and ${os.loadavg()[0]!.toFixed(1)} at the end`,
+    `one client, sequential: index and HTTP ${o.samples} timed runs per class over ${o.queries} distinct searches; ` +
+      `FTS5 ${Math.min(...ftsRuns)}–${Math.max(...ftsRuns)} runs (at most ${o.ftsSamples} or ${o.ftsSeconds} s per class); ` +
+      `HTTP ×${o.connections}: autocannon, ${o.connections} connections, ${o.loadSeconds} s. Times in ms.`,
+    '',
+    table(
+      [
+        'query class',
+        'matches index / FTS5',
+        'index p50',
+        'index p99',
+        'HTTP p50',
+        'HTTP p99',
+        'HTTP req/s',
+        `HTTP ×${o.connections} req/s`,
+        `HTTP ×${o.connections} p99`,
+        'FTS5 p50',
+        'FTS5 p99',
+        'FTS5 p99 ÷ HTTP p99',
+        'FTS5 p99 ÷ index p99',
+      ],
+      rows,
+    ),
+    '',
+    `catalogue write: ${seconds(written.seconds)} for ${count(written.assets)} assets, ${count(written.assetKeywords)} asset keywords, ` +
+      `${count(written.keywords)} keywords, ${count(written.artists)} artists, ${count(written.events)} events (bulk loader, record generation included); store ${mb(written.bytes)}`,
+    `  check: ${fidelity.identical} of ${fidelity.sample} sample records read back identical through CatalogRepository; ` +
+      `CatalogRepository.upsertAsset one by one: ${count(fidelity.repositoryAssetsPerSecond)} assets/s (${seconds(o.assets / fidelity.repositoryAssetsPerSecond)} for this catalogue)`,
+    analyzeSeconds === undefined
+      ? '  planner statistics: none, as the ingest leaves the store (BENCH_ANALYZE=1 runs ANALYZE before the server starts)'
+      : `  planner statistics: ANALYZE run on the store before the server started (BENCH_ANALYZE=1), ${seconds(analyzeSeconds)}; the ingest never runs it`,
+    `index build (assetDocument + upsertMany + compact, in process): ${seconds(build.indexMs / 1000)}; typed arrays ${mb(build.indexBytes)}; ` +
+      `JS heap + array buffers +${mb(build.heapGrowth)} (record generation, ${seconds(build.recordsMs / 1000)}, not counted)`,
+    `FTS5 build (inserts + optimize): ${seconds(build.ftsMs / 1000)}; file ${mb(build.ftsBytes)}`,
+    `server boot, building the index from the store (spawn → first 200 on a search): ${seconds(server.firstBoot)}`,
+    `server boot from the snapshot (second start, same data dir): ${seconds(server.secondBoot)}; snapshot file ${
+      server.snapshotBytes === undefined ? 'absent after the first stop' : mb(server.snapshotBytes)
+    }; stops (SIGTERM → exit) ${seconds(server.firstStop)} and ${seconds(server.secondStop)}`,
+    `server RSS: ${mb(server.rssAfterBoot)} after boot, ${mb(server.rssAfterLoad)} after the load, ${mb(server.rssMax)} highest sampled under load, ` +
+      `peak (VmHWM, boot included) ${mb(server.peak)}; after the snapshot boot ${mb(server.rssAfterSecondBoot)}, ${mb(server.rssAfterSecondLoad)} after ` +
+      `its run, peak ${mb(server.secondPeak)}`,
+    `after the restart, first queries (caches cold): ${HEADLINE_CLASS} p50 ${ms(server.headlineAfterRestart.p50)} ms, p99 ${ms(server.headlineAfterRestart.p99)} ms; ` +
+      `result counts ${server.differentAfterRestart === 0 ? 'identical to the first boot' : `DIFFERENT in ${server.differentAfterRestart} runs`}`,
+    `HTTP result_count = index total for every search: ${server.mismatches.length === 0 ? 'yes' : `NO, e.g. ${server.mismatches.join('; ')}`}`,
+    '',
+  ];
+  const headline = results.get(HEADLINE_CLASS)!;
+  const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS');
+  const speedups = classes.map((c) => {
+    const r = results.get(c.name)!;
+    return { name: c.name, http: r.fts.p99 / r.http.p99, index: r.fts.p99 / r.index.p99 };
+  });
+  const slowHttp = speedups.filter((x) => x.http < TARGETS.ftsRatio);
+  const slowIndex = speedups.filter((x) => x.index < TARGETS.ftsRatio);
+  const listed = (list: typeof speedups, key: 'http' | 'index') =>
+    list.length === 0 ? 'every class' : `short in ${list.map((x) => `${x.name} ${x[key].toFixed(1)}×`).join(', ')}`;
+  const rssHighest = Math.max(server.rssMax, server.rssAfterSecondBoot, server.rssAfterSecondLoad);
+  out.push(
+    `${verdict(headline.http.p99 <= TARGETS.headlineP99Ms)}  HTTP "${HEADLINE_CLASS}" p99 ≤ ${TARGETS.headlineP99Ms} ms (one client): ${ms(headline.http.p99)} ms`,
+    `${verdict(slowHttp.length === 0)}  every class ≥ ${TARGETS.ftsRatio}× faster than FTS5 at p99, through HTTP: ${listed(slowHttp, 'http')}`,
+    `      the index directly: ${listed(slowIndex, 'index')}`,
+    `${verdict(server.secondBoot <= TARGETS.snapshotBootSeconds)}  boot from a snapshot ≤ ${TARGETS.snapshotBootSeconds} s: ${seconds(server.secondBoot)}` +
+      (server.snapshotBytes === undefined ? ' (no snapshot was written: this boot rebuilt from the store)' : ''),
+    `${verdict(rssHighest <= TARGETS.rssBytes)}  server RSS ≤ ${mb(TARGETS.rssBytes)}: ${mb(rssHighest)} at most (sampled after boots and under load; boot peak ${mb(Math.max(server.peak, server.secondPeak))})`,
+    '',
+  );
+  process.stdout.write(out.join('\n'));
+}

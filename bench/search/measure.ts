@@ -1,0 +1,164 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+
+/** Latencies of one engine on one query class, sequential (one client). */
+export interface Latency {
+  samples: number;
+  p50: number;
+  p99: number;
+  max: number;
+  /** 1000 / mean latency: the requests per second of one client asking one after another */
+  perSecond: number;
+  /** result_count of each search that ran, by its position in the list */
+  totals: Map<number, number>;
+}
+
+export function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+export function summarize(times: number[], totals: Map<number, number>): Latency {
+  const sorted = [...times].sort((a, b) => a - b);
+  const mean = times.reduce((sum, t) => sum + t, 0) / times.length;
+  return {
+    samples: times.length,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    max: sorted[sorted.length - 1]!,
+    perSecond: 1000 / mean,
+    totals,
+  };
+}
+
+export interface RunPlan {
+  /** untimed runs first, over the first searches of the list */
+  warmup: number;
+  /** at most this many timed runs, cycling over the list */
+  samples: number;
+  /** …and stop once this many seconds went by, if at least minSamples were timed */
+  seconds: number;
+  minSamples: number;
+}
+
+/**
+ * Runs `run` over the searches one after another (the next starts when the previous answered),
+ * timing each. `run` resolves to the search's result_count.
+ */
+export async function timeSequential<S>(searches: readonly S[], plan: RunPlan, run: (search: S) => number | Promise<number>): Promise<Latency> {
+  for (let i = 0; i < plan.warmup; i++) await run(searches[i % searches.length]!);
+  const times: number[] = [];
+  const totals = new Map<number, number>();
+  const deadline = performance.now() + plan.seconds * 1000;
+  for (let i = 0; i < plan.samples; i++) {
+    if (i >= plan.minSamples && performance.now() > deadline) break;
+    const search = searches[i % searches.length]!;
+    const start = performance.now();
+    const total = await run(search);
+    times.push(performance.now() - start);
+    totals.set(i % searches.length, total);
+  }
+  return summarize(times, totals);
+}
+
+
+/** One keep-alive connection, one request at a time: the "one client" of the latency target. */
+export class HttpClient {
+  private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+
+  constructor(
+    private readonly port: number,
+    private readonly headers: Record<string, string>,
+  ) {}
+
+  get(path: string): Promise<{ status: number; body: string }> {
+    return new Promise((resolve, reject) => {
+      const request = http.get({ host: '127.0.0.1', port: this.port, path, headers: this.headers, agent: this.agent }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        response.on('error', reject);
+      });
+      request.on('error', reject);
+    });
+  }
+
+  /** GET a search and return its result_count; anything but 200 is an error. */
+  async search(path: string): Promise<number> {
+    const { status, body } = await this.get(path);
+    if (status !== 200) throw new Error(`GET ${path} answered ${status}: ${body.slice(0, 300)}`);
+    return (JSON.parse(body) as { result_count: number }).result_count;
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
+/** VmRSS and VmHWM (peak) of a process, in bytes; undefined once it is gone. */
+export function memoryOf(pid: number): { rss: number; peak: number } | undefined {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024;
+    return { rss: kb('VmRSS'), peak: kb('VmHWM') };
+  } catch {
+    return undefined;
+  }
+}
+
+export interface BootedServer {
+  child: ChildProcess;
+  /** spawn → first 200 on the probe search, in seconds */
+  bootSeconds: number;
+}
+
+/**
+ * Spawns the server and polls `probePath` until it answers 200 (a search: the index is built
+ * before the server listens). Output goes to a discarded stdout; errors to our stderr.
+ */
+export async function bootServer(
+  command: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  port: number,
+  probePath: string,
+  headers: Record<string, string>,
+  onChild: (child: ChildProcess) => void,
+  timeoutSeconds = 3600,
+): Promise<BootedServer> {
+  const started = performance.now();
+  const child = spawn(command, args, { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  onChild(child);
+  const client = new HttpClient(port, headers);
+  try {
+    for (;;) {
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the server exited (${child.exitCode ?? child.signalCode}) during boot`);
+      try {
+        const { status, body } = await client.get(probePath);
+        if (status === 200) return { child, bootSeconds: (performance.now() - started) / 1000 };
+        throw new Error(`the probe search answered ${status}: ${body.slice(0, 300)}`);
+      } catch (error) {
+        if (!(error instanceof Error) || !('code' in error)) throw error;
+        // not listening yet (ECONNREFUSED) or the connection dropped: try again shortly
+        if ((performance.now() - started) / 1000 > timeoutSeconds) throw new Error(`the server did not answer within ${timeoutSeconds} s`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+  } finally {
+    client.close();
+  }
+}
+
+/** SIGTERM, then wait for the exit (SIGKILL after `graceSeconds`); resolves to the seconds it took. */
+export function stopServer(child: ChildProcess, graceSeconds = 300): Promise<number> {
+  const started = performance.now();
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve(0);
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceSeconds * 1000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve((performance.now() - started) / 1000);
+    });
+    child.kill('SIGTERM');
+  });
+}
