@@ -236,16 +236,7 @@ function postingScore(segment: Segment, i: number, d: number, bm25: Bm25Context)
  * holds, walking the two ascending lists side by side: sequential reads and writes only.
  */
 function scoreByMerge(segment: Segment, ordinals: Uint32Array, count: number, bm25: Bm25Context, best: Float64Array): void {
-  const { docs, tfs, coefficients, start, end } = segment;
-  const { fields, lengths, lengthOfCode, normConstant, normPerLength } = bm25;
-  // the usual three fields, unrolled; any other count goes through postingScore
-  const three = fields === 3;
-  const c0 = coefficients[0] ?? 0;
-  const c1 = coefficients[1] ?? 0;
-  const c2 = coefficients[2] ?? 0;
-  const p0 = normPerLength[0] ?? 0;
-  const p1 = normPerLength[1] ?? 0;
-  const p2 = normPerLength[2] ?? 0;
+  const { docs, start, end } = segment;
   let c = 0;
   let next = count > 0 ? ordinals[0]! : 0;
   for (let i = start; i < end && c < count; i++) {
@@ -257,22 +248,7 @@ function scoreByMerge(segment: Segment, ordinals: Uint32Array, count: number, bm
       next = ordinals[c]!;
     }
     if (next !== d) continue;
-    let score: number;
-    if (three) {
-      const p = i * 3;
-      const l = d * 3;
-      // branch-free (which fields hold the term is unpredictable): a zero frequency adds 0,
-      // the denominator staying ≥ k1·(1 − b) > 0
-      const t0 = tfs[p]!;
-      const t1 = tfs[p + 1]!;
-      const t2 = tfs[p + 2]!;
-      score =
-        (c0 * t0) / (t0 + normConstant + p0 * lengthOfCode[lengths[l]!]!) +
-        (c1 * t1) / (t1 + normConstant + p1 * lengthOfCode[lengths[l + 1]!]!) +
-        (c2 * t2) / (t2 + normConstant + p2 * lengthOfCode[lengths[l + 2]!]!);
-    } else {
-      score = postingScore(segment, i, d, bm25);
-    }
+    const score = postingScore(segment, i, d, bm25);
     if (score > best[c]!) best[c] = score;
     c++;
     if (c === count) return;
@@ -282,9 +258,11 @@ function scoreByMerge(segment: Segment, ordinals: Uint32Array, count: number, bm
 }
 
 /*
- * Scoring when every required token has one list (one variant, base or tail only) and the
- * schema three text fields — the usual case, taken apart for speed: first each candidate's
- * posting is located in each list (`at[c]`), then scores are computed per candidate.
+ * Scoring when every required token has one list (one variant, base or tail only) — the usual
+ * case, taken apart for speed: first each candidate's posting is located in each list
+ * (`at[c]`), then scores are computed per candidate. Every field is summed branch-free (which
+ * fields hold a term is unpredictable): a zero frequency adds 0, the denominator staying
+ * ≥ k1·(1 − b) > 0, and the sum runs in field order as postingScore's does, so the same bits.
  */
 
 /** at[c] = posting of ordinals[c] in a dense list, by its bitmap ranks: constant time, no walk. */
@@ -327,24 +305,15 @@ function locateByLookup(segment: Segment, ordinals: Uint32Array, count: number, 
 /** `out[c]` = (or += when `add`) the BM25 score of posting `at[c]` of `ordinals[c]`. */
 function scoreAt(segment: Segment, ordinals: Uint32Array, count: number, at: Uint32Array, bm25: Bm25Context, out: Float64Array, add: boolean): void {
   const { tfs, coefficients } = segment;
-  const { lengths, lengthOfCode, normConstant, normPerLength } = bm25;
-  const c0 = coefficients[0]!;
-  const c1 = coefficients[1]!;
-  const c2 = coefficients[2]!;
-  const p0 = normPerLength[0]!;
-  const p1 = normPerLength[1]!;
-  const p2 = normPerLength[2]!;
+  const { fields, lengths, lengthOfCode, normConstant, normPerLength } = bm25;
   for (let c = 0; c < count; c++) {
-    const p = at[c]! * 3;
-    const l = ordinals[c]! * 3;
-    const t0 = tfs[p]!;
-    const t1 = tfs[p + 1]!;
-    const t2 = tfs[p + 2]!;
-    // branch-free (which fields hold the term is unpredictable): a zero frequency adds 0
-    const score =
-      (c0 * t0) / (t0 + normConstant + p0 * lengthOfCode[lengths[l]!]!) +
-      (c1 * t1) / (t1 + normConstant + p1 * lengthOfCode[lengths[l + 1]!]!) +
-      (c2 * t2) / (t2 + normConstant + p2 * lengthOfCode[lengths[l + 2]!]!);
+    const p = at[c]! * fields;
+    const l = ordinals[c]! * fields;
+    let score = 0;
+    for (let f = 0; f < fields; f++) {
+      const t = tfs[p + f]!;
+      score += (coefficients[f]! * t) / (t + normConstant + normPerLength[f]! * lengthOfCode[lengths[l + f]!]!);
+    }
     out[c] = add ? out[c]! + score : score;
   }
   return;
@@ -352,8 +321,8 @@ function scoreAt(segment: Segment, ordinals: Uint32Array, count: number, at: Uin
 
 /** bound[f * 256 + t]: a field's term of frequency t in the shortest field it can be in (≥ t tokens, ≥ the shortest stored). */
 function boundTable(segment: Segment, bm25: Bm25Context): Float64Array {
-  const bound = new Float64Array(3 * 256);
-  for (let f = 0; f < 3; f++) {
+  const bound = new Float64Array(bm25.fields * 256);
+  for (let f = 0; f < bm25.fields; f++) {
     const coefficient = segment.coefficients[f]!;
     const perLength = bm25.normPerLength[f]!;
     const shortest = bm25.minLengths[f]!;
@@ -382,16 +351,17 @@ function scoreBoundedAt(
   exact: Uint32Array,
 ): number {
   // the bounds first, a tight pass per token ...
-  segments.forEach((segment, s) => addBounds(segment.tfs, ats[s]!, boundTable(segment, bm25), out, count, s > 0));
+  segments.forEach((segment, s) => addBounds(segment.tfs, bm25.fields, ats[s]!, boundTable(segment, bm25), out, count, s > 0));
   // ... then exact scores only where the bound reaches the bar
   return settle(segments, ats, ordinals, count, bm25, out, k, exact);
 }
 
 /** `out[c]` = (or += when `add`) the bound of posting `at[c]`. */
-function addBounds(tfs: Uint8Array, at: Uint32Array, bound: Float64Array, out: Float64Array, count: number, add: boolean): void {
+function addBounds(tfs: Uint8Array, fields: number, at: Uint32Array, bound: Float64Array, out: Float64Array, count: number, add: boolean): void {
   for (let c = 0; c < count; c++) {
-    const p = at[c]! * 3;
-    const upper = bound[tfs[p]!]! + bound[256 + tfs[p + 1]!]! + bound[512 + tfs[p + 2]!]!;
+    const p = at[c]! * fields;
+    let upper = 0;
+    for (let f = 0; f < fields; f++) upper += bound[f * 256 + tfs[p + f]!]!;
     out[c] = add ? out[c]! + upper : upper;
   }
   return;
@@ -408,11 +378,10 @@ function settle(
   k: number,
   exact: Uint32Array,
 ): number {
-  const { lengths, lengthOfCode, normConstant, normPerLength } = bm25;
-  const p0 = normPerLength[0]!;
-  const p1 = normPerLength[1]!;
-  const p2 = normPerLength[2]!;
+  const { fields, lengths, lengthOfCode, normConstant, normPerLength } = bm25;
   const tokens = segments.length;
+  // each candidate's length terms, read once for all its tokens
+  const lengthTerms = new Float64Array(fields);
   // a min-heap of the k best exact scores so far; its root is the bar
   const heap = new Float64Array(k);
   let filled = 0;
@@ -420,22 +389,18 @@ function settle(
   let exactCount = 0;
   for (let c = 0; c < count; c++) {
     if (out[c]! < bar) continue;
-    const l = ordinals[c]! * 3;
+    const l = ordinals[c]! * fields;
+    for (let f = 0; f < fields; f++) lengthTerms[f] = normPerLength[f]! * lengthOfCode[lengths[l + f]!]!;
     // the same operations in the same order as scoreAt, so the same bits
-    const q0 = p0 * lengthOfCode[lengths[l]!]!;
-    const q1 = p1 * lengthOfCode[lengths[l + 1]!]!;
-    const q2 = p2 * lengthOfCode[lengths[l + 2]!]!;
     let score = 0;
     for (let s = 0; s < tokens; s++) {
       const { tfs, coefficients } = segments[s]!;
-      const p = ats[s]![c]! * 3;
-      const t0 = tfs[p]!;
-      const t1 = tfs[p + 1]!;
-      const t2 = tfs[p + 2]!;
-      const tokenScore =
-        (coefficients[0]! * t0) / (t0 + normConstant + q0) +
-        (coefficients[1]! * t1) / (t1 + normConstant + q1) +
-        (coefficients[2]! * t2) / (t2 + normConstant + q2);
+      const p = ats[s]![c]! * fields;
+      let tokenScore = 0;
+      for (let f = 0; f < fields; f++) {
+        const t = tfs[p + f]!;
+        tokenScore += (coefficients[f]! * t) / (t + normConstant + lengthTerms[f]!);
+      }
       score = s === 0 ? tokenScore : score + tokenScore;
     }
     out[c] = score;
@@ -464,14 +429,8 @@ function scoreOneBounded(
   k: number,
   exact: Uint32Array,
 ): number {
-  const { docs, tfs, coefficients, start, end } = segment;
-  const { lengths, lengthOfCode, normConstant, normPerLength } = bm25;
-  const c0 = coefficients[0]!;
-  const c1 = coefficients[1]!;
-  const c2 = coefficients[2]!;
-  const p0 = normPerLength[0]!;
-  const p1 = normPerLength[1]!;
-  const p2 = normPerLength[2]!;
+  const { docs, tfs, start, end } = segment;
+  const fields = bm25.fields;
   const bound = boundTable(segment, bm25);
   // a min-heap of the k best exact scores so far; its root is the bar
   const heap = new Float64Array(k);
@@ -489,19 +448,13 @@ function scoreOneBounded(
       next = ordinals[c]!;
     }
     if (next !== d) continue;
-    const p = i * 3;
-    const t0 = tfs[p]!;
-    const t1 = tfs[p + 1]!;
-    const t2 = tfs[p + 2]!;
-    const upper = bound[t0]! + bound[256 + t1]! + bound[512 + t2]!;
+    const p = i * fields;
+    let upper = 0;
+    for (let f = 0; f < fields; f++) upper += bound[f * 256 + tfs[p + f]!]!;
     if (upper < bar) {
       best[c] = upper;
     } else {
-      const l = d * 3;
-      const score =
-        (c0 * t0) / (t0 + normConstant + p0 * lengthOfCode[lengths[l]!]!) +
-        (c1 * t1) / (t1 + normConstant + p1 * lengthOfCode[lengths[l + 1]!]!) +
-        (c2 * t2) / (t2 + normConstant + p2 * lengthOfCode[lengths[l + 2]!]!);
+      const score = postingScore(segment, i, d, bm25);
       best[c] = score;
       exact[exactCount++] = c;
       filled = offerToMinHeap(heap, filled, k, score);
@@ -761,7 +714,7 @@ export class CandidateSet {
     this.exactCount = -1;
     const count = this.count;
     if (count === 0) return;
-    if (bm25.fields !== 3 || !plans.every((plan) => plan.segments.length === 1)) {
+    if (!plans.every((plan) => plan.segments.length === 1)) {
       plans.forEach((plan, i) => this.score(plan, bm25, i === 0));
       return;
     }

@@ -111,10 +111,22 @@ describe('corrections', () => {
   });
 });
 
-describe('best_match pages', () => {
-  // a page needs exact scores for its documents only; the rest are bounded (scoreTop)
-  const index = new SearchIndex(SYNTHETIC_SCHEMA);
-  index.upsertMany(syntheticDocuments(4_000, 3));
+// A page needs exact scores for its documents only; the rest are bounded (scoreTop). The
+// fast paths sum any number of text fields: checked with the synthetic schema's three and
+// with a fourth (people, as the asset schema has), against the exhaustive ranking.
+const FOUR_FIELDS = { ...SYNTHETIC_SCHEMA, textFields: { ...SYNTHETIC_SCHEMA.textFields, people: 2 } };
+describe.each([
+  ['three text fields', SYNTHETIC_SCHEMA],
+  ['four text fields', FOUR_FIELDS],
+])('best_match pages with %s', (_name, schema) => {
+  const index = new SearchIndex(schema);
+  index.upsertMany(
+    [...syntheticDocuments(4_000, 3)].map((document, i) =>
+      schema === FOUR_FIELDS
+        ? { ...document, text: { ...document.text, people: (document.text.keywords as readonly string[]).slice(i % 3, (i % 3) + 2) } }
+        : document,
+    ),
+  );
   const words = syntheticVocabulary();
 
   it('of one word are slices of the whole ranking', () => {
