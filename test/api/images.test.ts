@@ -165,7 +165,8 @@ describe.each(STORES)('image metadata endpoints on $name', ({ url }) => {
         const response = await get(`/v3/images/1001?fields=${field}`);
         expect(response.statusCode).toBe(401);
         expect(response.json().code).toBe('AuthorizationTokenRequired');
-        expect(response.headers['www-authenticate']).toMatch(/^Bearer realm="[^"]+", error="[a-z_]+", error_description="[^"]+"$/);
+        // RFC 6750 §3.1: a request that sent no token learns no error code.
+        expect(response.headers['www-authenticate']).toBe('Bearer realm="Stockroom"');
       });
     }
 
@@ -173,7 +174,13 @@ describe.each(STORES)('image metadata endpoints on $name', ({ url }) => {
       const response = await get('/v3/images/1001?fields=download_sizes', { authorization: 'Bearer not-a-token' });
       expect(response.statusCode).toBe(401);
       expect(response.json().code).toBe('Unauthorized');
-      expect(response.headers['www-authenticate']).toContain('error="invalid_token"');
+      expect(response.headers['www-authenticate']).toMatch(/^Bearer realm="Stockroom", error="invalid_token", error_description="[^"]+"$/);
+    });
+
+    it('answers 401 with error="invalid_request" for an Authorization header that is not a bearer token', async () => {
+      const response = await get('/v3/images/1001?fields=download_sizes', { authorization: 'Basic dXNlcjpwYXNz' });
+      expect(response.statusCode).toBe(401);
+      expect(response.headers['www-authenticate']).toContain('error="invalid_request"');
     });
 
     it('answers 401 for an expired token', async () => {

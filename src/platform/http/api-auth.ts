@@ -65,7 +65,9 @@ export function registerApiAuth(app: FastifyInstance, options: ApiAuthOptions): 
       if (!required) return undefined;
       throw tokenRequired('AuthorizationTokenRequired', 'An access token is required for this request');
     }
-    if (token === '') throw tokenRequired('Unauthorized', 'The Authorization header must be: Bearer <access token>');
+    if (token === '') {
+      throw tokenRequired('Unauthorized', 'The Authorization header must be: Bearer <access token>', 'invalid_request');
+    }
     // A route may ask twice (search's token rule, then the fields that need a token): one lookup.
     let checking = verifications.get(request);
     if (checking === undefined) {

@@ -29,12 +29,21 @@ export function notFound(code: string, message: string): ApiError {
 
 export const REALM = 'Stockroom';
 
-/** 401 with the Bearer challenge of RFC 6750. */
-export function tokenRequired(code: 'AuthorizationTokenRequired' | 'Unauthorized', description: string): ApiError {
-  const error = code === 'AuthorizationTokenRequired' ? 'invalid_request' : 'invalid_token';
-  return new ApiError(401, code, description, {
-    'www-authenticate': `Bearer realm="${REALM}", error="${error}", error_description="${description.replace(/"/g, "'")}"`,
-  });
+/**
+ * 401 with the Bearer challenge of RFC 6750 (§3, §3.1). A request that sent no token gets the
+ * bare challenge, without an error attribute; a malformed Authorization header is
+ * invalid_request; a token that is unknown, expired, revoked or another client's is invalid_token.
+ */
+export function tokenRequired(
+  code: 'AuthorizationTokenRequired' | 'Unauthorized',
+  description: string,
+  error: 'invalid_request' | 'invalid_token' | undefined = code === 'Unauthorized' ? 'invalid_token' : undefined,
+): ApiError {
+  const challenge =
+    error === undefined
+      ? `Bearer realm="${REALM}"`
+      : `Bearer realm="${REALM}", error="${error}", error_description="${description.replace(/["\\]/g, "'")}"`;
+  return new ApiError(401, code, description, { 'www-authenticate': challenge });
 }
 
 /** 403 for a missing, unknown or disabled API key: the spec's fixed message. */
