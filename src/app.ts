@@ -37,12 +37,15 @@ import { countriesRoutes } from './catalog/countries.routes.js';
 import { MediaService } from './media/media.service.js';
 import { UrlSigner } from './media/url-signer.js';
 import { mediaRoutes } from './media/media.routes.js';
+import { oauthRoutes } from './oauth/oauth.routes.js';
 import { ClientsRepository } from './oauth/clients.repository.js';
 import { ClientsService } from './oauth/clients.service.js';
-import { TokensRepository } from './oauth/tokens.repository.js';
 import { TokensService } from './oauth/tokens.service.js';
 import { UsersRepository } from './oauth/users.repository.js';
 import { UsersService } from './oauth/users.service.js';
+import { OAuthStore } from './oauth/oauth.store.js';
+import { OAuthService } from './oauth/oauth.service.js';
+import { SignInGuard } from './oauth/sign-in-guard.js';
 import { ProductsRepository } from './licensing/products.repository.js';
 import { ProductsService } from './licensing/products.service.js';
 
@@ -64,6 +67,8 @@ export interface Services {
   clients: ClientsService;
   tokens: TokensService;
   users: UsersService;
+  /** The rules of the OAuth endpoints (token, authorization, sign-in). */
+  oauth: OAuthService;
   /** The products customers hold (search limits a customer's results to them). */
   products: ProductsService;
   close(): Promise<void>;
@@ -110,8 +115,16 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   await changeFeed.start(overrides.changeFeedIntervalMs ?? 1000);
 
   const clients = new ClientsService(new ClientsRepository(db));
-  const tokens = new TokensService(new TokensRepository(db));
-  const users = new UsersService(new UsersRepository(db));
+  const oauthStore = new OAuthStore(db);
+  const tokens = new TokensService(oauthStore);
+  const users = new UsersService(new UsersRepository(db), { revokeTokensOf: (userId) => tokens.revokeAllForUser(userId) });
+  const oauth = new OAuthService({
+    clients,
+    tokens,
+    store: oauthStore,
+    guard: new SignInGuard({ accounts: users, redis }),
+    lifetimes: config,
+  });
   const products = new ProductsService(new ProductsRepository(db));
   const uploads = new UploadsService({ repository: new UploadsRepository(db, database.dialect), blobs, publicUrl: config.publicUrl });
 
@@ -130,6 +143,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     clients,
     tokens,
     users,
+    oauth,
     products,
     async close() {
       changeFeed.stop();
@@ -319,6 +333,9 @@ export async function buildApp(
     await open.register(mediaRoutes, { media: services.media, signer: services.signer });
     open.get('/v3/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   });
+  // The OAuth token and authorization endpoints: no Api-Key (real clients do not send one there),
+  // no CORS, answers in RFC 6749's shapes; a context of their own.
+  await app.register(oauthRoutes, { oauth: services.oauth, publicUrl: config.publicUrl, authUrl: config.authUrl });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
   app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/docs'));
 

@@ -1,3 +1,4 @@
+import readline from 'node:readline';
 import { Command, InvalidArgumentError } from 'commander';
 import { ConfigError, loadConfig, type Config } from './config/config.js';
 import { buildApp, createServices, type Services } from './app.js';
@@ -5,6 +6,7 @@ import { DEFAULT_DEMO, seedDemo } from './catalog/demo/demo-catalog.js';
 import { IngestService } from './catalog/ingest/ingest.service.js';
 import { ensureDemoAccess } from './cli/demo-access.js';
 import { progressBar } from './cli/progress.js';
+import { GRANT_TYPES, type GrantType } from './oauth/oauth.types.js';
 
 function count(value: string): number {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError('must be a whole number');
@@ -18,6 +20,29 @@ function demoCount(max: number) {
     if (n > max) throw new InvalidArgumentError(`must be at most ${max}`);
     return n;
   };
+}
+
+/** For repeatable options: each use adds one value. */
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function commaList(value: string): string[] {
+  return value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+}
+
+/** The first line of standard input (a password piped in stays out of the process list and shell history). */
+async function firstLineOfStdin(): Promise<string> {
+  const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
+  try {
+    for await (const line of lines) return line;
+    return '';
+  } finally {
+    lines.close();
+  }
 }
 
 function positive(value: string): number {
@@ -70,6 +95,11 @@ async function serve(): Promise<void> {
       '',
       'Try:',
       `  curl -H 'Api-Key: ${demo.api_key}' '${config.publicUrl}/v3/images?ids=1000001,1000002&fields=detail_set,thumb'`,
+      '',
+      'A token for the demo user (then add -H "Authorization: Bearer <access_token>"):',
+      `  curl -u '${demo.api_key}:${demo.api_secret}' -d grant_type=password -d username=${demo.username} -d 'password=${demo.password}' '${config.authUrl}/oauth2/token'`,
+      'Or sign in as a browser would (a local redirect URI needs no registration):',
+      `  ${config.authUrl}/oauth2/auth?client_id=${demo.api_key}&response_type=code&redirect_uri=${encodeURIComponent('http://localhost:8080/callback')}&state=try`,
     );
   }
   process.stdout.write(`${lines.join('\n')}\n\n`);
@@ -130,36 +160,57 @@ program
     });
   });
 
-const admin = program.command('admin').description('manage API clients');
+const admin = program.command('admin').description('manage API clients and the users who sign in to authorize them');
 const client = admin.command('client').description('API clients (applications that hold an API key)');
 
 client
   .command('create')
-  .description('create an API client; prints its key and secret once')
+  .description('create an API client; prints its key (and, for a confidential client, its secret) once')
   .requiredOption('--name <name>', 'name of the application')
   .option('--sandbox', 'a sandbox application (client-credentials grant only)', false)
+  .option('--public', 'a public client (browser or mobile app): no secret, PKCE required for codes', false)
+  .option('--redirect-uri <uri>', 'a redirect URI to register (repeatable; https, or any local http URI, which needs no registration)', collect, [])
+  .option('--grants <list>', `comma-separated grants, replacing the defaults of the kind of client (${GRANT_TYPES.join(', ')}; authorization_code and password bring refresh_token)`, commaList)
   .option('--qps <n>', 'calls allowed per second (default: STOCKROOM_THROTTLE_PER_SECOND)', positive)
   .option('--per-day <n>', 'calls allowed per day (default: STOCKROOM_THROTTLE_PER_DAY)', positive)
-  .option('--json', 'print {"api_key": …, "api_secret": …}', false)
-  .action(async (options: { name: string; sandbox: boolean; qps?: number; perDay?: number; json: boolean }) => {
-    await withServices(async (services) => {
-      const created = await services.clients.create({
-        name: options.name,
-        sandbox: options.sandbox,
-        queriesPerSecond: options.qps ?? null,
-        queriesPerDay: options.perDay ?? null,
+  .option('--json', 'print {"api_key": …, "api_secret": …} (no api_secret for a public client)', false)
+  .action(
+    async (options: {
+      name: string;
+      sandbox: boolean;
+      public: boolean;
+      redirectUri: string[];
+      grants?: string[];
+      qps?: number;
+      perDay?: number;
+      json: boolean;
+    }) => {
+      await withServices(async (services) => {
+        const created = await services.clients.create({
+          name: options.name,
+          sandbox: options.sandbox,
+          confidential: !options.public,
+          redirectUris: options.redirectUri,
+          // Checked by the service, whose one-line error names the unknown grant.
+          grantTypes: options.grants as GrantType[] | undefined,
+          queriesPerSecond: options.qps ?? null,
+          queriesPerDay: options.perDay ?? null,
+        });
+        const { client: registered, apiKey, apiSecret } = created;
+        if (options.json) {
+          process.stdout.write(`${JSON.stringify({ api_key: apiKey, ...(apiSecret === undefined ? {} : { api_secret: apiSecret }) })}\n`);
+          return;
+        }
+        const kind = registered.sandbox ? ' (sandbox)' : registered.confidential ? '' : ' (public: no secret)';
+        const lines = [`Created client ${registered.id} “${registered.name}”${kind}.`, `API key:    ${apiKey}`];
+        if (apiSecret !== undefined) lines.push(`API secret: ${apiSecret}`);
+        lines.push(`Grants:     ${registered.grantTypes.join(', ')}`);
+        if (registered.redirectUris.length > 0) lines.push(`Redirect URIs: ${registered.redirectUris.join(' ')}`);
+        lines.push(apiSecret === undefined ? 'Keep the key now: only its hash is stored.' : 'Keep them now: only their hashes are stored.');
+        process.stdout.write(`${lines.join('\n')}\n`);
       });
-      if (options.json) {
-        process.stdout.write(`${JSON.stringify({ api_key: created.apiKey, api_secret: created.apiSecret })}\n`);
-      } else {
-        process.stdout.write(
-          `Created client ${created.client.id} “${created.client.name}”${created.client.sandbox ? ' (sandbox)' : ''}.\n` +
-            `API key:    ${created.apiKey}\nAPI secret: ${created.apiSecret}\n` +
-            'Keep them now: only their hashes are stored.\n',
-        );
-      }
-    });
-  });
+    },
+  );
 
 client
   .command('disable')
@@ -173,6 +224,53 @@ client
         return;
       }
       process.stdout.write('Disabled.\n');
+    });
+  });
+
+const user = admin.command('user').description('users who sign in to authorize applications');
+
+user
+  .command('create')
+  .description('create a user')
+  .requiredOption('--username <name>', 'the name the user signs in with')
+  .requiredOption('--password <password>', 'at least 8 characters')
+  .option('--team <team>', 'the team the user belongs to')
+  .option('--partner-credit', 'a user of a partner site who holds credits', false)
+  .option('--json', 'print {"id": …, "username": …}', false)
+  .action(async (options: { username: string; password: string; team?: string; partnerCredit: boolean; json: boolean }) => {
+    await withServices(async (services) => {
+      if (await services.users.findByUsername(options.username.trim())) {
+        throw new Error(`a user named ${options.username.trim()} already exists`);
+      }
+      const created = await services.users.create({
+        username: options.username,
+        password: options.password,
+        team: options.team ?? null,
+        partnerCredit: options.partnerCredit,
+      });
+      process.stdout.write(
+        options.json
+          ? `${JSON.stringify({ id: created.id, username: created.username })}\n`
+          : `Created user ${created.id} “${created.username}”${created.team ? ` of team ${created.team}` : ''}${created.partnerCredit ? ' (partner credit)' : ''}.\n`,
+      );
+    });
+  });
+
+user
+  .command('password')
+  .description('set a new password for a user; revokes every token the user holds')
+  .argument('<username>', 'the user')
+  .option('--password <password>', 'the new password (default: the first line of standard input)')
+  .action(async (username: string, options: { password?: string }) => {
+    const password = options.password ?? (await firstLineOfStdin());
+    if (!password) throw new Error('no new password: give --password or write it on the first line of standard input');
+    await withServices(async (services) => {
+      if (!(await services.users.changePassword(username, password))) {
+        process.stderr.write(`stockroom: no user named ${username}\n`);
+        process.exitCode = 1;
+        return;
+      }
+      process.stdout.write(`Changed the password of ${username}; every token the user held is revoked.\n`);
     });
   });
 

@@ -29,7 +29,11 @@ export async function ensureDemoAccess(services: Services): Promise<DemoAccess> 
   const dataDir = services.config.dataDir;
   const existing = readDemoAccess(dataDir);
   if (existing && (await services.clients.authenticate(existing.api_key))) return existing;
-  const { apiKey, apiSecret } = await services.clients.create({ name: 'Demo application' });
+  // The demo is for trying the API: its application may use every grant, password included.
+  const { apiKey, apiSecret } = await services.clients.create({
+    name: 'Demo application',
+    grantTypes: ['authorization_code', 'implicit', 'password', 'client_credentials', 'refresh_token'],
+  });
   let username = 'demo';
   for (let n = 2; await services.users.findByUsername(username); n++) username = `demo${n}`;
   const password = randomSecret(12);

@@ -12,6 +12,14 @@ export interface Config {
   readonly redisUrl: string | undefined;
   /** Base of every hypermedia link the API returns (display URIs, download links). */
   readonly publicUrl: string;
+  /** Base of the newer OAuth endpoints (`{auth_url}/oauth2/token`, `{auth_url}/oauth2/auth`) and the sign-in page. */
+  readonly authUrl: string;
+  /** Lifetime of access tokens from the token endpoint; the spec allows at most 30 minutes. */
+  readonly accessTokenTtlSeconds: number;
+  /** Lifetime of implicit-grant access tokens (the spec: usually one year; there is no refresh). */
+  readonly implicitTokenTtlSeconds: number;
+  /** Lifetime of refresh tokens (the spec: one year). */
+  readonly refreshTokenTtlSeconds: number;
   readonly logLevel: LogLevel;
   /** Default limits for a key that has none of its own. */
   readonly throttle: { readonly perSecond: number; readonly perDay: number };
@@ -30,6 +38,8 @@ const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debu
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
+
+const YEAR_SECONDS = 365 * 24 * 3600;
 
 type Env = Record<string, string | undefined>;
 
@@ -69,6 +79,31 @@ function boolean(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(`${name} must be true or false, got '${raw}'`);
 }
 
+/** An http(s) base URL without a query or fragment, trailing slashes stripped. */
+function baseUrl(env: Env, name: string): string | undefined {
+  const given = url(env, name, ['http:', 'https:']);
+  if (given && /[?#]/.test(given)) {
+    throw new ConfigError(`${name} must be a base URL without a query or fragment, got '${given}'`);
+  }
+  return given?.replace(/\/+$/, '');
+}
+
+/**
+ * The newer OAuth endpoints live at `${authUrl}/oauth2/…`. On the API's own host and path they
+ * would sit on top of the earlier ones (`/oauth2/…`), so that is refused; and the path becomes
+ * routes, so it must be plain segments.
+ */
+function checkAuthUrl(authUrl: string, publicUrl: string): void {
+  const auth = new URL(authUrl);
+  const api = new URL(publicUrl);
+  if (!/^(\/[A-Za-z0-9._~-]+)*\/?$/.test(auth.pathname)) {
+    throw new ConfigError(`STOCKROOM_AUTH_URL's path must be plain segments (letters, digits, . _ ~ -), got '${auth.pathname}'`);
+  }
+  if (auth.host === api.host && auth.pathname.replace(/\/+$/, '') === api.pathname.replace(/\/+$/, '')) {
+    throw new ConfigError('STOCKROOM_AUTH_URL must differ from the public URL: give it a path (such as /auth) or another host');
+  }
+}
+
 /** An IP address, `localhost` or a DNS name (labels of letters, digits and hyphens). */
 function host(env: Env): string {
   const raw = env.HOST?.trim() || '127.0.0.1';
@@ -86,14 +121,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
   const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:']);
   const displayHost = listenHost === '0.0.0.0' || listenHost === '::' ? '127.0.0.1' : listenHost;
-  const givenPublicUrl = url(env, 'STOCKROOM_PUBLIC_URL', ['http:', 'https:']);
-  if (givenPublicUrl && /[?#]/.test(givenPublicUrl)) {
-    throw new ConfigError(`STOCKROOM_PUBLIC_URL must be a base URL without a query or fragment, got '${givenPublicUrl}'`);
-  }
-  const publicUrl = (
-    givenPublicUrl ??
-    `http://${displayHost.includes(':') ? `[${displayHost}]` : displayHost}:${port}`
-  ).replace(/\/+$/, '');
+  const publicUrl =
+    baseUrl(env, 'STOCKROOM_PUBLIC_URL') ?? `http://${displayHost.includes(':') ? `[${displayHost}]` : displayHost}:${port}`;
+  const authUrl = baseUrl(env, 'STOCKROOM_AUTH_URL') ?? `${publicUrl}/auth`;
+  checkAuthUrl(authUrl, publicUrl);
   const logLevel = (env.STOCKROOM_LOG_LEVEL?.trim() || 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`STOCKROOM_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got '${logLevel}'`);
@@ -105,6 +136,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     databaseUrl,
     redisUrl,
     publicUrl,
+    authUrl,
+    accessTokenTtlSeconds: integer(env, 'STOCKROOM_ACCESS_TOKEN_TTL', 1800, 60, 1800),
+    implicitTokenTtlSeconds: integer(env, 'STOCKROOM_IMPLICIT_TOKEN_TTL', YEAR_SECONDS, 60, 2 * YEAR_SECONDS),
+    refreshTokenTtlSeconds: integer(env, 'STOCKROOM_REFRESH_TOKEN_TTL', YEAR_SECONDS, 60, 2 * YEAR_SECONDS),
     logLevel,
     throttle: Object.freeze({
       perSecond: integer(env, 'STOCKROOM_THROTTLE_PER_SECOND', 50, 1, 1_000_000_000),

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { ApiClientsTable, Tables } from '../platform/db/tables.js';
 
 export type ApiClientRow = Selectable<ApiClientsTable>;
@@ -6,7 +6,7 @@ export type ApiClientRow = Selectable<ApiClientsTable>;
 export class ClientsRepository {
   constructor(private readonly db: Kysely<Tables>) {}
 
-  async insert(values: Omit<ApiClientRow, 'id'>): Promise<ApiClientRow> {
+  async insert(values: Insertable<ApiClientsTable>): Promise<ApiClientRow> {
     return this.db.insertInto('api_clients').values(values).returningAll().executeTakeFirstOrThrow();
   }
 

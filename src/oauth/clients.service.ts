@@ -1,5 +1,9 @@
 import { digestsEqual, randomApiKey, randomSecret, sha256Hex } from '../platform/crypto/secrets.js';
 import type { ApiClientRow, ClientsRepository } from './clients.repository.js';
+import { clientKind, effectiveGrants, grantListProblem } from './grant-policy.js';
+import { InvalidClientMetadata } from './oauth.errors.js';
+import { GRANT_TYPES, type GrantType } from './oauth.types.js';
+import { checkRegistrableRedirectUri } from './redirect-uris.js';
 
 /** An application allowed to call the API, as the request pipeline sees it. */
 export interface ApiClient {
@@ -11,11 +15,22 @@ export interface ApiClient {
   /** null: the configured default applies */
   queriesPerSecond: number | null;
   queriesPerDay: number | null;
+  /** Holds a secret (web application with a server side); false: a public client (browser, mobile). */
+  confidential: boolean;
+  /** Registered redirect URIs; local ones need no registration. */
+  redirectUris: readonly string[];
+  /** The grants it may use (its own list, or the defaults of its kind). */
+  grantTypes: readonly GrantType[];
 }
 
 export interface NewClient {
   name: string;
   sandbox?: boolean;
+  /** Default true. A public client gets no secret. */
+  confidential?: boolean;
+  redirectUris?: readonly string[];
+  /** Default: the grants of the client's kind (see grant-policy.ts). */
+  grantTypes?: readonly GrantType[];
   queriesPerSecond?: number | null;
   queriesPerDay?: number | null;
 }
@@ -24,8 +39,12 @@ export interface NewClient {
 export interface ClientCredentials {
   client: ApiClient;
   apiKey: string;
-  apiSecret: string;
+  /** undefined for a public client: it has none. */
+  apiSecret: string | undefined;
 }
+
+/** A public client's stored secret hash: matches no secret (a digest is never empty). */
+const NO_SECRET = '';
 
 // A key looked up moments ago is trusted for this long, so the hot path does not hit the
 // store on every request; disabling a key in this process takes effect at once.
@@ -37,17 +56,40 @@ export class ClientsService {
 
   constructor(private readonly repository: ClientsRepository) {}
 
+  /** Registers a client. Throws InvalidClientMetadata for a bad redirect URI or a grant its kind may not have. */
+  async create(input: NewClient & { confidential?: true }): Promise<ClientCredentials & { apiSecret: string }>;
+  async create(input: NewClient): Promise<ClientCredentials>;
   async create(input: NewClient): Promise<ClientCredentials> {
     const name = input.name.trim();
-    if (!name) throw new Error('a client needs a name');
+    if (!name) throw new InvalidClientMetadata('a client needs a name');
+    const sandbox = input.sandbox ?? false;
+    const confidential = input.confidential ?? true;
+    if (sandbox && !confidential) throw new InvalidClientMetadata('a sandbox client uses client credentials, so it needs a secret: it cannot be public');
+    const kind = clientKind({ sandbox, confidential });
+    const grantTypes = input.grantTypes ? [...new Set(input.grantTypes)] : null;
+    if (grantTypes) {
+      const unknown = grantTypes.find((grant) => !GRANT_TYPES.includes(grant));
+      if (unknown !== undefined) throw new InvalidClientMetadata(`unknown grant ${String(unknown)} (known: ${GRANT_TYPES.join(', ')})`);
+      const problem = grantListProblem(kind, grantTypes);
+      if (problem) throw new InvalidClientMetadata(problem);
+    }
+    const redirectUris = [...new Set(input.redirectUris ?? [])];
+    for (const uri of redirectUris) {
+      const check = checkRegistrableRedirectUri(uri);
+      if (!check.ok) throw new InvalidClientMetadata(`redirect URI ${uri} ${check.reason}`);
+    }
+
     const apiKey = randomApiKey();
-    const apiSecret = randomSecret();
+    const apiSecret = confidential ? randomSecret() : undefined;
     const row = await this.repository.insert({
       name,
       key_hash: sha256Hex(apiKey),
       key_hint: apiKey.slice(-4),
-      secret_hash: sha256Hex(apiSecret),
-      sandbox: input.sandbox ? 1 : 0,
+      secret_hash: apiSecret === undefined ? NO_SECRET : sha256Hex(apiSecret),
+      sandbox: sandbox ? 1 : 0,
+      confidential: confidential ? 1 : 0,
+      redirect_uris: JSON.stringify(redirectUris),
+      grant_types: grantTypes ? JSON.stringify(grantTypes) : null,
       queries_per_second: input.queriesPerSecond ?? null,
       queries_per_day: input.queriesPerDay ?? null,
       disabled: 0,
@@ -71,10 +113,21 @@ export class ClientsService {
     return client;
   }
 
-  /** Checks a key and secret pair (for the token endpoint's client authentication). */
-  async verifySecret(apiKey: string, apiSecret: string): Promise<ApiClient | undefined> {
+  /**
+   * The enabled client holding this API key, read from the store (no cache): the OAuth
+   * endpoints see a disabled client at once.
+   */
+  async find(apiKey: string | undefined): Promise<ApiClient | undefined> {
+    if (!apiKey || apiKey.length > 200) return undefined;
     const row = await this.repository.findByKeyHash(sha256Hex(apiKey));
-    if (!row || row.disabled) return undefined;
+    return row && !row.disabled ? toClient(row) : undefined;
+  }
+
+  /** Checks a key and secret pair (for the token endpoint's client authentication). A public client has no secret to match. */
+  async verifySecret(apiKey: string, apiSecret: string): Promise<ApiClient | undefined> {
+    if (apiKey.length > 200 || apiSecret.length > 200) return undefined;
+    const row = await this.repository.findByKeyHash(sha256Hex(apiKey));
+    if (!row || row.disabled || !row.confidential || row.secret_hash === NO_SECRET) return undefined;
     return digestsEqual(row.secret_hash, sha256Hex(apiSecret)) ? toClient(row) : undefined;
   }
 
@@ -89,13 +142,29 @@ export class ClientsService {
   }
 }
 
+function parseList(json: string | null): unknown[] | null {
+  if (json === null) return null;
+  try {
+    const value: unknown = JSON.parse(json);
+    return Array.isArray(value) ? value : [];
+  } catch {
+    return [];
+  }
+}
+
 function toClient(row: ApiClientRow): ApiClient {
+  const sandbox = row.sandbox === 1;
+  const confidential = row.confidential === 1;
+  const listedGrants = parseList(row.grant_types)?.filter((g): g is GrantType => GRANT_TYPES.includes(g as GrantType)) ?? null;
   return {
     id: row.id,
     throttleKey: row.key_hash.slice(0, 32),
     name: row.name,
-    sandbox: row.sandbox === 1,
+    sandbox,
     queriesPerSecond: row.queries_per_second,
     queriesPerDay: row.queries_per_day,
+    confidential,
+    redirectUris: (parseList(row.redirect_uris) ?? []).filter((uri): uri is string => typeof uri === 'string'),
+    grantTypes: effectiveGrants(clientKind({ sandbox, confidential }), listedGrants),
   };
 }

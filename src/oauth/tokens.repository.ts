@@ -22,4 +22,24 @@ export class TokensRepository {
       .where('revoked_at', 'is', null)
       .execute();
   }
+
+  /** Revokes the tokens descending from an authorization code. */
+  async revokeForCode(codeHash: string, at: string): Promise<void> {
+    await this.db
+      .updateTable('access_tokens')
+      .set({ revoked_at: at })
+      .where('code_hash', '=', codeHash)
+      .where('revoked_at', 'is', null)
+      .execute();
+  }
+
+  /** Revokes the tokens issued from a refresh-token family. */
+  async revokeForFamily(family: string, at: string): Promise<void> {
+    await this.db
+      .updateTable('access_tokens')
+      .set({ revoked_at: at })
+      .where('refresh_family', '=', family)
+      .where('revoked_at', 'is', null)
+      .execute();
+  }
 }

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import type { Tables, UsersTable } from '../platform/db/tables.js';
 
 export type UserRow = Selectable<UsersTable>;
@@ -6,11 +6,47 @@ export type UserRow = Selectable<UsersTable>;
 export class UsersRepository {
   constructor(private readonly db: Kysely<Tables>) {}
 
-  insert(values: Omit<UserRow, 'id'>): Promise<UserRow> {
+  insert(values: Insertable<UsersTable>): Promise<UserRow> {
     return this.db.insertInto('users').values(values).returningAll().executeTakeFirstOrThrow();
   }
 
   findByUsername(username: string): Promise<UserRow | undefined> {
     return this.db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst();
+  }
+
+  /** Sets a new password hash and clears the lockout; false when there is no such user. */
+  async updatePassword(userId: number, passwordHash: string, at: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('users')
+      .set({ password_hash: passwordHash, password_changed_at: at, failed_sign_ins: 0, locked_until: null })
+      .where('id', '=', userId)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /**
+   * Counts one failed sign-in, in one statement so that concurrent failures all count: the
+   * failure that reaches `maxFailures` sets `locked_until` and starts the count again.
+   */
+  async recordFailedSignIn(userId: number, maxFailures: number, lockedUntil: string): Promise<{ lockedUntil: string | null } | undefined> {
+    return this.db
+      .updateTable('users')
+      .set({
+        failed_sign_ins: sql<number>`case when failed_sign_ins + 1 >= ${maxFailures} then 0 else failed_sign_ins + 1 end`,
+        locked_until: sql<string | null>`case when failed_sign_ins + 1 >= ${maxFailures} then ${lockedUntil} else locked_until end`,
+      })
+      .where('id', '=', userId)
+      .returning('locked_until as lockedUntil')
+      .executeTakeFirst();
+  }
+
+  /** Clears the failure count after a successful sign-in (writes only when there is something to clear). */
+  async clearFailedSignIns(userId: number): Promise<void> {
+    await this.db
+      .updateTable('users')
+      .set({ failed_sign_ins: 0, locked_until: null })
+      .where('id', '=', userId)
+      .where((eb) => eb.or([eb('failed_sign_ins', '<>', 0), eb('locked_until', 'is not', null)]))
+      .execute();
   }
 }

@@ -1,4 +1,5 @@
 import { hash, verify } from '@node-rs/argon2';
+import { randomSecret } from '../platform/crypto/secrets.js';
 import type { UserRow, UsersRepository } from './users.repository.js';
 
 export interface User {
@@ -7,40 +8,99 @@ export interface User {
   first_name: string | null;
   last_name: string | null;
   email: string | null;
+  team: string | null;
+  /** A user of a partner site who holds credits. */
+  partnerCredit: boolean;
 }
 
 export interface NewUser {
   username: string;
   password: string;
+  team?: string | null;
+  partnerCredit?: boolean;
   first_name?: string | null;
   last_name?: string | null;
   email?: string | null;
 }
 
+/** A user's lockout state, as the sign-in guard reads it. */
+export interface SignInAccount {
+  userId: number;
+  lockedUntil: Date | null;
+}
+
+export interface UsersServiceOptions {
+  /** Revokes every token of a user (TokensService.revokeAllForUser); called on a password change. */
+  revokeTokensOf?: (userId: number) => Promise<void>;
+  now?: () => Date;
+}
+
+const MIN_PASSWORD_LENGTH = 8;
+/** argon2 hashes the whole input: a bound keeps a megabyte "password" from costing more than one. */
+const MAX_PASSWORD_LENGTH = 1024;
+
 /** End users who sign in to authorize applications; passwords are kept as argon2id hashes. */
 export class UsersService {
-  constructor(private readonly repository: UsersRepository) {}
+  private readonly revokeTokensOf: (userId: number) => Promise<void>;
+  private readonly now: () => Date;
+  /** A hash of nothing anyone knows, made with the same parameters as real ones, verified for unknown usernames. */
+  private dummyHash: Promise<string> | undefined;
+
+  constructor(
+    private readonly repository: UsersRepository,
+    options: UsersServiceOptions = {},
+  ) {
+    this.revokeTokensOf = options.revokeTokensOf ?? (async () => undefined);
+    this.now = options.now ?? (() => new Date());
+  }
 
   async create(input: NewUser): Promise<User> {
     const username = input.username.trim();
     if (!username) throw new Error('a user needs a username');
-    if (input.password.length < 8) throw new Error('a password needs at least 8 characters');
-    const now = new Date().toISOString();
+    checkPasswordRules(input.password);
+    const now = this.now().toISOString();
     const row = await this.repository.insert({
       username,
       password_hash: await hash(input.password),
       first_name: input.first_name ?? null,
       last_name: input.last_name ?? null,
       email: input.email ?? null,
+      team: input.team?.trim() || null,
+      partner_credit: input.partnerCredit ? 1 : 0,
+      failed_sign_ins: 0,
+      locked_until: null,
       password_changed_at: now,
       created_at: now,
     });
     return toUser(row);
   }
 
-  async verifyPassword(username: string, password: string): Promise<User | undefined> {
+  /**
+   * Sets a new password, lifts any lockout and revokes every access and refresh token of
+   * the user (spec: tokens are revoked when the user changes the password). False when
+   * there is no such user.
+   */
+  async changePassword(username: string, newPassword: string): Promise<boolean> {
+    checkPasswordRules(newPassword);
     const row = await this.repository.findByUsername(username);
-    if (!row) return undefined;
+    if (!row) return false;
+    const passwordHash = await hash(newPassword);
+    if (!(await this.repository.updatePassword(row.id, passwordHash, this.now().toISOString()))) return false;
+    await this.revokeTokensOf(row.id);
+    return true;
+  }
+
+  /**
+   * The user with this username and password, or undefined. An unknown username still costs
+   * one argon2 verification, so the time taken does not tell which usernames exist.
+   */
+  async verifyPassword(username: string, password: string): Promise<User | undefined> {
+    const row = username.length <= 200 ? await this.repository.findByUsername(username) : undefined;
+    if (password.length > MAX_PASSWORD_LENGTH) return undefined;
+    if (!row) {
+      await verify(await this.dummyPasswordHash(), password).catch(() => false);
+      return undefined;
+    }
     return (await verify(row.password_hash, password)) ? toUser(row) : undefined;
   }
 
@@ -48,8 +108,44 @@ export class UsersService {
     const row = await this.repository.findByUsername(username);
     return row ? toUser(row) : undefined;
   }
+
+  /** The lockout state of the account with this username, or undefined when there is none. */
+  async signInAccount(username: string): Promise<SignInAccount | undefined> {
+    if (username.length > 200) return undefined;
+    const row = await this.repository.findByUsername(username);
+    if (!row) return undefined;
+    return { userId: row.id, lockedUntil: row.locked_until ? new Date(row.locked_until) : null };
+  }
+
+  /** Counts a failed sign-in; the one that reaches `maxFailures` locks the account until `lockUntil`. */
+  async recordFailedSignIn(userId: number, maxFailures: number, lockUntil: Date): Promise<{ lockedUntil: Date | null }> {
+    const result = await this.repository.recordFailedSignIn(userId, maxFailures, lockUntil.toISOString());
+    return { lockedUntil: result?.lockedUntil ? new Date(result.lockedUntil) : null };
+  }
+
+  async recordSuccessfulSignIn(userId: number): Promise<void> {
+    await this.repository.clearFailedSignIns(userId);
+  }
+
+  private dummyPasswordHash(): Promise<string> {
+    this.dummyHash ??= hash(randomSecret());
+    return this.dummyHash;
+  }
+}
+
+function checkPasswordRules(password: string): void {
+  if (password.length < MIN_PASSWORD_LENGTH) throw new Error(`a password needs at least ${MIN_PASSWORD_LENGTH} characters`);
+  if (password.length > MAX_PASSWORD_LENGTH) throw new Error(`a password has at most ${MAX_PASSWORD_LENGTH} characters`);
 }
 
 function toUser(row: UserRow): User {
-  return { id: row.id, username: row.username, first_name: row.first_name, last_name: row.last_name, email: row.email };
+  return {
+    id: row.id,
+    username: row.username,
+    first_name: row.first_name,
+    last_name: row.last_name,
+    email: row.email,
+    team: row.team,
+    partnerCredit: row.partner_credit === 1,
+  };
 }

@@ -107,6 +107,25 @@ describe('stockroom serve on an empty store', () => {
       const thumb = await fetch(body.images[0]!.display_sizes[0]!.uri);
       expect(thumb.status).toBe(200);
       expect(thumb.headers.get('content-type')).toBe('image/jpeg');
+
+      // The printed token request works as printed: the demo application may use the password grant.
+      const curl = /curl -u '([^:']+):([^']+)' -d grant_type=password -d username=(\S+) -d 'password=([^']+)' '([^']+)'/.exec(output);
+      expect(curl?.[1]).toBe(key);
+      const tokenResponse = await fetch(curl![5]!, {
+        method: 'POST',
+        headers: { authorization: `Basic ${Buffer.from(`${curl![1]}:${curl![2]}`).toString('base64')}` },
+        body: new URLSearchParams({ grant_type: 'password', username: curl![3]!, password: curl![4]! }),
+      });
+      expect(tokenResponse.status).toBe(200);
+      const { access_token: accessToken } = (await tokenResponse.json()) as { access_token: string };
+      const withToken = await fetch(`http://127.0.0.1:${port}/v3/images/1000001?fields=download_sizes`, {
+        headers: { 'api-key': key!, authorization: `Bearer ${accessToken}` },
+      });
+      expect(withToken.status).toBe(200);
+      const signIn = /^\s+(http\S+\/oauth2\/auth\?\S+)$/m.exec(output)?.[1];
+      const page = await fetch(signIn!);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('<form');
     } finally {
       child.kill('SIGTERM');
       await new Promise((resolve) => child.once('exit', resolve));

@@ -58,9 +58,57 @@ describe('configuration', () => {
     ['HOST', 'bad..host'],
     ['HOST', 'with space'],
     ['STOCKROOM_PUBLIC_URL', 'http://x/p?q=1'],
+    ['STOCKROOM_AUTH_URL', 'ftp://auth.example.com'],
+    ['STOCKROOM_AUTH_URL', 'https://auth.example.com/#top'],
+    ['STOCKROOM_AUTH_URL', 'https://auth.example.com/?tenant=1'],
+    ['STOCKROOM_AUTH_URL', 'not a url'],
+    ['STOCKROOM_ACCESS_TOKEN_TTL', '1801'],
+    ['STOCKROOM_ACCESS_TOKEN_TTL', '59'],
+    ['STOCKROOM_ACCESS_TOKEN_TTL', '30m'],
+    ['STOCKROOM_IMPLICIT_TOKEN_TTL', '59'],
+    ['STOCKROOM_IMPLICIT_TOKEN_TTL', String(2 * 31_536_000 + 1)],
+    ['STOCKROOM_REFRESH_TOKEN_TTL', '0'],
+    ['STOCKROOM_REFRESH_TOKEN_TTL', String(2 * 31_536_000 + 1)],
   ])('stops with one line naming %s when it is %s', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^${name} `));
+  });
+
+  it('puts the auth URL under the public URL and gives tokens the spec’s lifetimes by default', () => {
+    expect(loadConfig({ STOCKROOM_PUBLIC_URL: 'https://media.example.com/' })).toMatchObject({
+      authUrl: 'https://media.example.com/auth',
+      accessTokenTtlSeconds: 1800,
+      implicitTokenTtlSeconds: 31_536_000,
+      refreshTokenTtlSeconds: 31_536_000,
+    });
+  });
+
+  it('reads the auth URL (trailing slash stripped) and the token lifetimes', () => {
+    const config = loadConfig({
+      STOCKROOM_AUTH_URL: 'https://auth.example.com/',
+      STOCKROOM_ACCESS_TOKEN_TTL: '60',
+      STOCKROOM_IMPLICIT_TOKEN_TTL: '86400',
+      STOCKROOM_REFRESH_TOKEN_TTL: String(2 * 31_536_000),
+    });
+    expect(config).toMatchObject({
+      authUrl: 'https://auth.example.com',
+      accessTokenTtlSeconds: 60,
+      implicitTokenTtlSeconds: 86_400,
+      refreshTokenTtlSeconds: 2 * 31_536_000,
+    });
+  });
+
+  it('refuses an auth URL that is the public URL itself, where the newer endpoints would cover the earlier ones', () => {
+    expect(() => loadConfig({ STOCKROOM_PUBLIC_URL: 'https://media.example.com', STOCKROOM_AUTH_URL: 'https://media.example.com/' })).toThrow(
+      /^STOCKROOM_AUTH_URL must differ from the public URL/,
+    );
+    expect(loadConfig({ STOCKROOM_PUBLIC_URL: 'https://media.example.com', STOCKROOM_AUTH_URL: 'https://auth.example.com' }).authUrl).toBe(
+      'https://auth.example.com',
+    );
+  });
+
+  it('refuses an auth URL whose path is not plain segments', () => {
+    expect(() => loadConfig({ STOCKROOM_AUTH_URL: 'https://auth.example.com/a:b' })).toThrow(/^STOCKROOM_AUTH_URL's path must be plain segments/);
   });
 
   it('is frozen once read', () => {

@@ -14,6 +14,7 @@ import {
 import type { Tables } from './tables.js';
 import { foundation } from './migrations/0001-foundation.js';
 import { search } from './migrations/0002-search.js';
+import { oauth } from './migrations/0003-oauth.js';
 
 export type SqlDialect = 'sqlite' | 'postgres';
 
@@ -73,6 +74,7 @@ export async function migrateToLatest(database: Database): Promise<void> {
   const migrations: Record<string, Migration> = {
     '0001-foundation': foundation(database.dialect),
     '0002-search': search(database.dialect),
+    '0003-oauth': oauth(database.dialect),
   };
   const provider: MigrationProvider = { getMigrations: async () => migrations };
   // On PostgreSQL the migrator must look for its bookkeeping tables in our own schema only:

@@ -119,6 +119,12 @@ export interface ApiClientsTable {
   queries_per_day: number | null;
   disabled: number;
   created_at: string;
+  /** 1: holds a secret it can keep (web server); 0: a public client (browser, mobile) with no secret. */
+  confidential: Generated<number>;
+  /** JSON array of registered redirect URIs (local ones need no registration). */
+  redirect_uris: Generated<string>;
+  /** JSON array of the grants the client may use; null: the defaults for its kind. */
+  grant_types: string | null;
 }
 
 export interface UsersTable {
@@ -131,6 +137,13 @@ export interface UsersTable {
   email: string | null;
   password_changed_at: string;
   created_at: string;
+  team: string | null;
+  /** 1: a user of a partner site who holds credits. */
+  partner_credit: Generated<number>;
+  /** Consecutive failed sign-ins since the last success or lock. */
+  failed_sign_ins: Generated<number>;
+  /** Sign-ins are refused until this instant. */
+  locked_until: string | null;
 }
 
 export interface AccessTokensTable {
@@ -142,6 +155,40 @@ export interface AccessTokensTable {
   issued_at: string;
   expires_at: string;
   revoked_at: string | null;
+  /** SHA-256 of the authorization code the token descends from (revoked together if the code is replayed). */
+  code_hash: string | null;
+  /** The refresh-token family that issued it (revoked together on refresh-token reuse). */
+  refresh_family: string | null;
+}
+
+export interface AuthorizationCodesTable {
+  /** SHA-256 (hex) of the code. */
+  code_hash: string;
+  client_id: number;
+  user_id: number;
+  /** Exactly as the authorization request carried it; the token request must repeat it. */
+  redirect_uri: string;
+  /** PKCE S256 challenge, when the request had one. */
+  code_challenge: string | null;
+  issued_at: string;
+  expires_at: string;
+  /** Set once, when the code is exchanged; a second exchange is a replay. */
+  used_at: string | null;
+}
+
+export interface RefreshTokensTable {
+  /** SHA-256 (hex) of the refresh token. */
+  token_hash: string;
+  client_id: number;
+  user_id: number;
+  /** Random id shared by a chain of rotated refresh tokens. */
+  family: string;
+  code_hash: string | null;
+  issued_at: string;
+  expires_at: string;
+  revoked_at: string | null;
+  /** Set when a rotation replaced it (public clients); presenting it again is reuse. */
+  replaced_at: string | null;
 }
 
 export interface SearchUploadsTable {
@@ -182,6 +229,8 @@ export interface Tables {
   api_clients: ApiClientsTable;
   users: UsersTable;
   access_tokens: AccessTokensTable;
+  authorization_codes: AuthorizationCodesTable;
+  refresh_tokens: RefreshTokensTable;
   search_uploads: SearchUploadsTable;
   products: ProductsTable;
 }

@@ -1,0 +1,58 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { RefreshTokensTable, Tables } from '../platform/db/tables.js';
+
+export type RefreshTokenRow = Selectable<RefreshTokensTable>;
+
+export class RefreshTokensRepository {
+  constructor(private readonly db: Kysely<Tables>) {}
+
+  async insert(row: RefreshTokenRow): Promise<void> {
+    await this.db.insertInto('refresh_tokens').values(row).execute();
+  }
+
+  findByHash(tokenHash: string): Promise<RefreshTokenRow | undefined> {
+    return this.db.selectFrom('refresh_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+  }
+
+  /**
+   * Marks a live token replaced by its rotation. Conditional, so that of two concurrent
+   * rotations of one token exactly one sees `true`.
+   */
+  async markReplaced(tokenHash: string, at: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('refresh_tokens')
+      .set({ replaced_at: at })
+      .where('token_hash', '=', tokenHash)
+      .where('replaced_at', 'is', null)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async revokeForUser(userId: number, at: string): Promise<void> {
+    await this.db
+      .updateTable('refresh_tokens')
+      .set({ revoked_at: at })
+      .where('user_id', '=', userId)
+      .where('revoked_at', 'is', null)
+      .execute();
+  }
+
+  async revokeForCode(codeHash: string, at: string): Promise<void> {
+    await this.db
+      .updateTable('refresh_tokens')
+      .set({ revoked_at: at })
+      .where('code_hash', '=', codeHash)
+      .where('revoked_at', 'is', null)
+      .execute();
+  }
+
+  async revokeFamily(family: string, at: string): Promise<void> {
+    await this.db
+      .updateTable('refresh_tokens')
+      .set({ revoked_at: at })
+      .where('family', '=', family)
+      .where('revoked_at', 'is', null)
+      .execute();
+  }
+}

@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import * as argon2 from '@node-rs/argon2';
+import { STORES, createTestApp, type TestApp } from '../helpers/test-app.js';
+
+vi.mock('@node-rs/argon2', async (importOriginal) => {
+  const original = await importOriginal<typeof argon2>();
+  return { ...original, verify: vi.fn(original.verify) };
+});
+
+const PASSWORD = 'correct horse battery';
+
+describe.each(STORES)('users on $name', ({ url }) => {
+  let t: TestApp;
+  let count = 0;
+  const username = () => `user-${++count}`;
+
+  beforeAll(async () => {
+    t = await createTestApp({ databaseUrl: url });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('creates a user with a team and partner credit, keeping only an argon2id hash of the password', async () => {
+    const user = await t.services.users.create({ username: 'partner-user', password: PASSWORD, team: 'Newsroom', partnerCredit: true });
+    expect(user).toMatchObject({ username: 'partner-user', team: 'Newsroom', partnerCredit: true });
+    const row = await t.services.database.db.selectFrom('users').selectAll().where('id', '=', user.id).executeTakeFirstOrThrow();
+    expect(row.password_hash).toMatch(/^\$argon2id\$/);
+    expect(JSON.stringify(row)).not.toContain(PASSWORD);
+    const plain = await t.services.users.create({ username: username(), password: PASSWORD });
+    expect(plain).toMatchObject({ team: null, partnerCredit: false });
+  });
+
+  it('refuses a password shorter than 8 characters', async () => {
+    await expect(t.services.users.create({ username: username(), password: 'short' })).rejects.toThrow(/at least 8/);
+  });
+
+  it('still verifies a password (against a dummy hash) for an unknown username, so timing does not tell', async () => {
+    const verify = vi.mocked(argon2.verify);
+    verify.mockClear();
+    expect(await t.services.users.verifyPassword('nobody-here', PASSWORD)).toBeUndefined();
+    expect(verify).toHaveBeenCalledTimes(1);
+    const name = username();
+    await t.services.users.create({ username: name, password: PASSWORD });
+    verify.mockClear();
+    expect(await t.services.users.verifyPassword(name, 'wrong password')).toBeUndefined();
+    expect(verify).toHaveBeenCalledTimes(1);
+  });
+
+  it('changes a password: the old one stops working, the new one works', async () => {
+    const name = username();
+    await t.services.users.create({ username: name, password: PASSWORD });
+    expect(await t.services.users.changePassword(name, 'a brand new secret')).toBe(true);
+    expect(await t.services.users.verifyPassword(name, PASSWORD)).toBeUndefined();
+    expect(await t.services.users.verifyPassword(name, 'a brand new secret')).toMatchObject({ username: name });
+  });
+
+  it('answers false when changing the password of no such user', async () => {
+    expect(await t.services.users.changePassword('nobody-here', 'a brand new secret')).toBe(false);
+  });
+
+  it('revokes every access and refresh token of the user on a password change, and no one else’s', async () => {
+    const name = username();
+    const user = await t.services.users.create({ username: name, password: PASSWORD });
+    const other = await t.services.users.create({ username: username(), password: PASSWORD });
+    const { tokens } = t.services;
+    const access = await tokens.issue({ clientId: t.clientId, userId: user.id, grantType: 'implicit', lifetimeSeconds: 3600 });
+    const refresh = await tokens.issueRefreshToken({ clientId: t.clientId, userId: user.id, expiresAt: new Date(Date.now() + 3600_000) });
+    const othersAccess = await tokens.issue({ clientId: t.clientId, userId: other.id, grantType: 'implicit', lifetimeSeconds: 3600 });
+    expect((await tokens.verify(access.token, t.clientId)).valid).toBe(true);
+
+    await t.services.users.changePassword(name, 'a brand new secret');
+
+    expect(await tokens.verify(access.token, t.clientId)).toEqual({ valid: false, reason: 'The access token has been revoked' });
+    expect((await tokens.findRefreshToken(refresh.token))?.revoked_at).toEqual(expect.any(String));
+    expect((await tokens.verify(othersAccess.token, t.clientId)).valid).toBe(true);
+  });
+
+  it('lifts a lockout on a password change', async () => {
+    const name = username();
+    const user = await t.services.users.create({ username: name, password: PASSWORD });
+    await t.services.users.recordFailedSignIn(user.id, 1, new Date(Date.now() + 900_000));
+    expect((await t.services.users.signInAccount(name))?.lockedUntil).toBeInstanceOf(Date);
+    await t.services.users.changePassword(name, 'a brand new secret');
+    expect(await t.services.users.signInAccount(name)).toEqual({ userId: user.id, lockedUntil: null });
+  });
+});
