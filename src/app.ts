@@ -206,6 +206,13 @@ async function connectRedis(url: string): Promise<Redis> {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** Fastify's form of the trusted proxies: a hop count is "the nearest N hops" (as proxy-addr reads a number). */
+function trustedProxies(trust: Config['trustProxy']): false | string[] | ((address: string, hop: number) => boolean) {
+  if (trust === false) return false;
+  if (typeof trust === 'number') return (_address, hop) => hop < trust;
+  return [...trust];
+}
+
 /** The HTTP application on top of the services. The caller listens (serve) or injects (tests). */
 export async function buildApp(
   config: Config,
@@ -236,7 +243,8 @@ export async function buildApp(
         .header('x-request-id', request.id)
         .send({ message: status === 414 ? 'The request URL is too long' : 'The request URL cannot be decoded', code: 'MalformedRequest' });
     },
-    trustProxy: true,
+    // Forwarded headers count only from the configured proxies (none by default).
+    trustProxy: trustedProxies(config.trustProxy),
   });
   app.addHook('onClose', () => services.close());
 

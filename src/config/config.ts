@@ -20,6 +20,12 @@ export interface Config {
   readonly implicitTokenTtlSeconds: number;
   /** Lifetime of refresh tokens (the spec: one year). */
   readonly refreshTokenTtlSeconds: number;
+  /**
+   * Which proxies' X-Forwarded-For/-Proto/-Host to believe: none (false), the nearest N hops, or
+   * the listed addresses, ranges and proxy-addr names. Believing every sender would let a caller
+   * pick its own address and slip past the sign-in throttle.
+   */
+  readonly trustProxy: false | number | readonly string[];
   readonly logLevel: LogLevel;
   /** Default limits for a key that has none of its own. */
   readonly throttle: { readonly perSecond: number; readonly perDay: number };
@@ -88,6 +94,27 @@ function baseUrl(env: Env, name: string): string | undefined {
   return given?.replace(/\/+$/, '');
 }
 
+const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** STOCKROOM_TRUST_PROXY: unset or false, a hop count, or addresses, CIDR ranges and proxy-addr names. */
+function trustProxy(env: Env): false | number | readonly string[] {
+  const raw = env.STOCKROOM_TRUST_PROXY?.trim();
+  if (!raw || /^(0|false|no|off)$/i.test(raw)) return false;
+  if (/^\d+$/.test(raw)) return integer(env, 'STOCKROOM_TRUST_PROXY', 0, 1, 10);
+  const entries = raw.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    const [address, bits, extra] = entry.split('/');
+    const family = isIP(address ?? '');
+    const validBits = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32));
+    if (!PROXY_NAMES.includes(entry) && (family === 0 || !validBits || extra !== undefined)) {
+      throw new ConfigError(
+        `STOCKROOM_TRUST_PROXY must be false, a number of proxy hops (1 to 10), or a comma-separated list of addresses, CIDR ranges or ${PROXY_NAMES.join(', ')}; got '${raw}'`,
+      );
+    }
+  }
+  return Object.freeze(entries);
+}
+
 /**
  * The newer OAuth endpoints live at `${authUrl}/oauth2/…`. On the API's own host and path they
  * would sit on top of the earlier ones (`/oauth2/…`), so that is refused; and the path becomes
@@ -137,6 +164,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     redisUrl,
     publicUrl,
     authUrl,
+    trustProxy: trustProxy(env),
     accessTokenTtlSeconds: integer(env, 'STOCKROOM_ACCESS_TOKEN_TTL', 1800, 60, 1800),
     implicitTokenTtlSeconds: integer(env, 'STOCKROOM_IMPLICIT_TOKEN_TTL', YEAR_SECONDS, 60, 2 * YEAR_SECONDS),
     refreshTokenTtlSeconds: integer(env, 'STOCKROOM_REFRESH_TOKEN_TTL', YEAR_SECONDS, 60, 2 * YEAR_SECONDS),

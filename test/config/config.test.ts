@@ -111,6 +111,21 @@ describe('configuration', () => {
     expect(() => loadConfig({ STOCKROOM_AUTH_URL: 'https://auth.example.com/a:b' })).toThrow(/^STOCKROOM_AUTH_URL's path must be plain segments/);
   });
 
+  it('believes no proxy by default, and the hops or addresses STOCKROOM_TRUST_PROXY names', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ STOCKROOM_TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadConfig({ STOCKROOM_TRUST_PROXY: '1' }).trustProxy).toBe(1);
+    expect(loadConfig({ STOCKROOM_TRUST_PROXY: '127.0.0.1, 10.0.0.0/8, ::1, loopback' }).trustProxy).toEqual([
+      '127.0.0.1',
+      '10.0.0.0/8',
+      '::1',
+      'loopback',
+    ]);
+    for (const bad of ['true', 'proxy.example.com', '10.0.0.0/33', '11', '10.0.0.1/8/1']) {
+      expect(() => loadConfig({ STOCKROOM_TRUST_PROXY: bad })).toThrow(/^STOCKROOM_TRUST_PROXY /);
+    }
+  });
+
   it('is frozen once read', () => {
     const config = loadConfig({});
     expect(Object.isFrozen(config)).toBe(true);
