@@ -206,6 +206,13 @@ async function connectRedis(url: string): Promise<Redis> {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** Query parameters whose values never reach a log line (a client may misplace a secret into the URL). */
+const SECRET_PARAMETERS = /([?&](?:client_secret|password|code|code_verifier|refresh_token|access_token|token)=)[^&#]*/gi;
+
+export function redactedUrl(url: string): string {
+  return url.includes('?') ? url.replace(SECRET_PARAMETERS, '$1[redacted]') : url;
+}
+
 /** Fastify's form of the trusted proxies: a hop count is "the nearest N hops" (as proxy-addr reads a number). */
 function trustedProxies(trust: Config['trustProxy']): false | string[] | ((address: string, hop: number) => boolean) {
   if (trust === false) return false;
@@ -255,7 +262,7 @@ export async function buildApp(
     request.log.info(
       {
         method: request.method,
-        url: request.url,
+        url: redactedUrl(request.url),
         status: reply.statusCode,
         ms: Math.round(reply.elapsedTime * 100) / 100,
         client: request.apiClient?.id,

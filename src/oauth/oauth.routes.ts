@@ -34,6 +34,19 @@ interface EndpointBase {
 /** The authorization request's parameters that the sign-in form carries from the GET to the POST. */
 const AUTHORIZATION_PARAMETERS = ['client_id', 'response_type', 'redirect_uri', 'state', 'code_challenge', 'code_challenge_method'] as const;
 
+/** The token request's own parameters: never accepted from the URL (RFC 6749 §2.3.1). */
+const TOKEN_REQUEST_PARAMETERS: ReadonlySet<string> = new Set([
+  'grant_type',
+  'client_id',
+  'client_secret',
+  'username',
+  'password',
+  'code',
+  'code_verifier',
+  'redirect_uri',
+  'refresh_token',
+]);
+
 const CSRF_COOKIE = 'stockroom_oauth_csrf';
 const CSRF_FIELD = 'csrf_token';
 
@@ -130,6 +143,9 @@ async function tokenEndpoint(app: FastifyInstance, { oauth, bases, realm }: Toke
   for (const base of bases) {
     const url = `${base.prefix}/token`;
     app.post(url, Hidden, async (request, reply) => {
+      // RFC 6749 §2.3.1 and §3.2: credentials and grants travel in the body; a URL ends up in logs.
+      const inUrl = Object.keys(request.query as Record<string, unknown>).find((name) => TOKEN_REQUEST_PARAMETERS.has(name));
+      if (inUrl !== undefined) throw new OAuthError('invalid_request', `Send ${inUrl} in the form body, not in the URL`);
       const form = readTokenForm(request.body);
       const basic = readBasicCredentials(request.headers.authorization);
       const response = await oauth.token(form, basic, request.ip);
@@ -213,8 +229,10 @@ function isBase64(text: string): boolean {
   return padding === '' ? remainder !== 1 : (digits.length + padding.length) % 4 === 0 && padding.length === 4 - remainder;
 }
 
+/** RFC 6749 §5.2: error_description is %x20-21 / %x23-5B / %x5D-7E; anything else becomes a safe stand-in. */
 function errorBody(code: OAuthErrorCode, description: string): { error: OAuthErrorCode; error_description: string } {
-  return { error: code, error_description: description };
+  const safe = description.replace(/"/g, "'").replace(/\\/g, '/').replace(/[^\x20-\x7e]/g, '?');
+  return { error: code, error_description: safe };
 }
 
 function sendTokenError(error: FastifyError | OAuthError, request: FastifyRequest, reply: FastifyReply, realm: string): FastifyReply {
@@ -274,7 +292,7 @@ async function authorizationEndpoint(app: FastifyInstance, { oauth, bases }: Aut
       if (check.kind === 'error-page') return sendErrorPage(reply, 400, check.message);
       if (check.kind === 'redirect') return reply.code(302).header('location', check.location).send();
       const csrfToken = randomBytes(32).toString('base64url');
-      reply.header('set-cookie', csrfCookie(csrfToken, url, request.protocol === 'https'));
+      reply.header('set-cookie', csrfCookie(csrfToken, request.protocol === 'https'));
       return sendSignInPage(reply, 200, {
         request: check.request,
         parameters: withoutEmptyValues(query.fields, AUTHORIZATION_PARAMETERS),
@@ -377,8 +395,13 @@ function queryOf(url: string): string {
 }
 
 /** Double-submit cookie, scoped to this endpoint's path; the browser never sends it cross-site. */
-function csrfCookie(token: string, path: string, secure: boolean): string {
-  return `${CSRF_COOKIE}=${token}; Path=${path}; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`;
+/**
+ * No Path attribute: the browser's default path (the page's folder, `/oauth2` for
+ * `/oauth2/auth`) also holds behind a proxy that adds a prefix, where a path written here
+ * from the route would never match the browser's URL.
+ */
+function csrfCookie(token: string, secure: boolean): string {
+  return `${CSRF_COOKIE}=${token}; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`;
 }
 
 function csrfMatches(cookieHeader: string | undefined, formToken: string): boolean {

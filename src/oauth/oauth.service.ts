@@ -47,9 +47,15 @@ export interface OAuthServiceOptions {
 /** Grants served at the token endpoint, by grant_type. (implicit is not: its token comes from the authorization endpoint.) */
 export type TokenEndpointGrants = Partial<Record<GrantType, TokenGrant>>;
 
-const NOT_AT_TOKEN_ENDPOINT: Partial<Record<string, string>> = {
-  implicit: 'The implicit grant issues its token at the authorization endpoint (response_type=token), not at the token endpoint',
-};
+const NOT_AT_TOKEN_ENDPOINT: ReadonlyMap<string, string> = new Map([
+  ['implicit', 'The implicit grant issues its token at the authorization endpoint (response_type=token), not at the token endpoint'],
+]);
+
+/** The grants whose tokens or codes travel through the browser to a redirect URI. */
+const REDIRECTING_GRANTS: readonly GrantType[] = ['authorization_code', 'implicit'];
+
+/** `state` goes back in a Location header: a generous bound, far below header limits. */
+const MAX_STATE_LENGTH = 2048;
 
 export class OAuthService implements OAuthEndpoints {
   private readonly clients: ClientsService;
@@ -129,10 +135,11 @@ export class OAuthService implements OAuthEndpoints {
   /** Step 3 of the pipeline. */
   private grantFor(grantType: string | undefined, client: ApiClient): TokenGrant {
     if (!grantType) throw new InvalidRequest('The grant_type parameter is missing');
-    const elsewhere = NOT_AT_TOKEN_ENDPOINT[grantType];
+    const elsewhere = NOT_AT_TOKEN_ENDPOINT.get(grantType);
     if (elsewhere) throw new UnsupportedGrantType(elsewhere);
     const grant = Object.hasOwn(this.grants, grantType) ? this.grants[grantType as GrantType] : undefined;
-    if (!grant) throw new UnsupportedGrantType(`The grant_type ${JSON.stringify(grantType.slice(0, 60))} is not supported`);
+    // The value is not echoed: error_description allows only some ASCII (RFC 6749 §5.2).
+    if (!grant) throw new UnsupportedGrantType('The grant_type is not one this server supports (authorization_code, password, client_credentials, refresh_token)');
     if (!client.grantTypes.includes(grant.type)) throw new UnauthorizedClient(`This application may not use the ${grant.type} grant`);
     return grant;
   }
@@ -151,18 +158,27 @@ export class OAuthService implements OAuthEndpoints {
     if (!redirectUri) return errorPage('The request has no redirect_uri.');
     const redirect = checkRequestedRedirectUri(redirectUri, client.redirectUris);
     if (!redirect.ok) return errorPage(`The redirect_uri ${redirect.reason}.`);
-
+    // A client that may use neither redirecting grant (a sandbox one) has no business here:
+    // nothing is redirected for it, not even an error.
+    if (!REDIRECTING_GRANTS.some((grant) => client.grantTypes.includes(grant))) {
+      return errorPage('This application may not sign users in (it has neither the authorization_code nor the implicit grant).');
+    }
     const state = query.state;
+    if (state !== undefined && state.length > MAX_STATE_LENGTH) return errorPage(`The state parameter is longer than ${MAX_STATE_LENGTH} characters.`);
+    // A local redirect URI that nobody registered is not trusted with an error before the user
+    // has signed in and seen where it leads (else any client_id would make this server an open
+    // redirector onto the user's machine, RFC 9700 §4.11.2): such errors are shown here.
+    const refuseTo = (where: 'query' | 'fragment', code: OAuthErrorCode, description: string) =>
+      redirect.registered ? redirectError(redirectUri, where, code, description, state) : errorPage(`${description} (${code}).`);
+
     const responseType = query.response_type && Object.hasOwn(RESPONSE_TYPES, query.response_type) ? RESPONSE_TYPES[query.response_type] : undefined;
     // RFC 6749 §4.1.2.1: a missing parameter is invalid_request; one this server does not
     // serve is unsupported_response_type. Either way the error goes in the query: without a
     // known response_type there is no telling that the client reads fragments.
-    if (!query.response_type) return redirectError(redirectUri, 'query', 'invalid_request', 'The response_type parameter is missing', state);
-    if (!responseType) {
-      return redirectError(redirectUri, 'query', 'unsupported_response_type', 'The response_type must be code (or authorization_code) or token', state);
-    }
+    if (!query.response_type) return refuseTo('query', 'invalid_request', 'The response_type parameter is missing');
+    if (!responseType) return refuseTo('query', 'unsupported_response_type', 'The response_type must be code (or authorization_code) or token');
     const where = responseType.responseType === 'code' ? 'query' : 'fragment';
-    const refuse = (code: OAuthErrorCode, description: string) => redirectError(redirectUri, where, code, description, state);
+    const refuse = (code: OAuthErrorCode, description: string) => refuseTo(where, code, description);
     if (!client.grantTypes.includes(responseType.grant)) {
       return refuse('unauthorized_client', `This application may not use the ${responseType.grant} grant`);
     }

@@ -6,9 +6,11 @@
  *    path are the same and every query parameter of the registered URI is present with the
  *    same value (RFC 9700 §4.1.3 asks for exact matching; the spec's extra parameters are the
  *    one allowed difference).
- * 2. A URI with a local host name (localhost, *.localhost, 127.0.0.0/8, [::1]) needs neither
- *    registration nor HTTPS: it never leaves the user's machine (RFC 8252 §7.3 lets native
- *    apps pick any port).
+ * 2. A URI with a local host name (localhost, 127.0.0.0/8, [::1]) needs neither registration
+ *    nor HTTPS: it never leaves the user's machine (RFC 8252 §7.3 lets native apps pick any
+ *    port). `*.localhost` is not among them: not every resolver maps it to this machine.
+ *    Because such a URI is nobody's registration, the authorization endpoint never sends the
+ *    browser there before the user has signed in and seen it (see oauth.service.ts).
  * 3. Every other redirect URI uses HTTPS.
  *
  * Never: a fragment (RFC 6749 §3.1.2), user information (`https://user@host/`, a phishing
@@ -18,6 +20,9 @@
  */
 
 export type RedirectUriCheck = { ok: true; url: URL } | { ok: false; reason: string };
+
+/** A requested redirect URI that may be used, and whether the client registered it (else it is a local one). */
+export type RequestedRedirectUri = { ok: true; url: URL; registered: boolean } | { ok: false; reason: string };
 
 /** Longer than any sensible callback, short enough to keep codes and pages small. */
 export const MAX_REDIRECT_URI_LENGTH = 2000;
@@ -32,7 +37,7 @@ export const RESPONSE_PARAMETERS: readonly string[] = ['code', 'state', 'error',
 
 /** True for host names that always mean this machine (URL.hostname form, lower case). */
 export function isLocalHostname(hostname: string): boolean {
-  if (hostname === 'localhost' || hostname.endsWith('.localhost')) return true;
+  if (hostname === 'localhost') return true;
   if (hostname === '[::1]') return true;
   // The URL parser has already turned 127.1, 0x7f.1 and 2130706433 into dotted quads.
   return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
@@ -83,14 +88,14 @@ export function matchesRegisteredUri(requested: URL, registered: URL): boolean {
  * May an authorization request of a client with these registered URIs redirect to `requested`?
  * Returns the parsed URI, or the reason to show on the error page (never redirect there).
  */
-export function checkRequestedRedirectUri(requested: string, registered: readonly string[]): RedirectUriCheck {
+export function checkRequestedRedirectUri(requested: string, registered: readonly string[]): RequestedRedirectUri {
   const parsed = parseRedirectUri(requested);
   if (!parsed.ok) return parsed;
-  if (isLocalHostname(parsed.url.hostname)) return parsed;
   for (const candidate of registered) {
     const registeredUri = parseRedirectUri(candidate);
-    if (registeredUri.ok && matchesRegisteredUri(parsed.url, registeredUri.url)) return parsed;
+    if (registeredUri.ok && matchesRegisteredUri(parsed.url, registeredUri.url)) return { ok: true, url: parsed.url, registered: true };
   }
+  if (isLocalHostname(parsed.url.hostname)) return { ok: true, url: parsed.url, registered: false };
   return { ok: false, reason: 'is not registered for this application' };
 }
 

@@ -2,8 +2,9 @@
  * The checks in front of every password check: the sign-in page and the password grant
  * both come through here.
  *
- * - Per account: after `account.maxConsecutiveFailures` failures in a row the account is
- *   locked for `account.lockSeconds`, even against the right password. The count and the
+ * - Per account: after `account.maxConsecutiveFailures` failures within `account.lockSeconds`
+ *   (counted from the first of them) the account is locked for `account.lockSeconds`, even
+ *   against the right password. The count and the
  *   lock live in the users table, so they hold across processes and restarts; a success
  *   clears the count, and so does the lock itself (after it ends, the count starts again).
  * - Per remote address: at most `address.maxFailures` failed sign-ins per
@@ -45,7 +46,7 @@ export const SIGN_IN_MESSAGES = Object.freeze({
 export interface SignInAccounts {
   signInAccount(username: string): Promise<SignInAccount | undefined>;
   verifyPassword(username: string, password: string): Promise<User | undefined>;
-  recordFailedSignIn(userId: number, maxFailures: number, lockUntil: Date): Promise<{ lockedUntil: Date | null }>;
+  recordFailedSignIn(userId: number, maxFailures: number, lockUntil: Date, now: Date, windowStart: Date): Promise<{ lockedUntil: Date | null }>;
   recordSuccessfulSignIn(userId: number): Promise<void>;
 }
 
@@ -115,7 +116,8 @@ export class SignInGuard {
 
     if (account) {
       const lockUntil = new Date(now.getTime() + this.policy.account.lockSeconds * 1000);
-      const { lockedUntil } = await this.accounts.recordFailedSignIn(account.userId, this.policy.account.maxConsecutiveFailures, lockUntil);
+      const windowStart = new Date(now.getTime() - this.policy.account.lockSeconds * 1000);
+      const { lockedUntil } = await this.accounts.recordFailedSignIn(account.userId, this.policy.account.maxConsecutiveFailures, lockUntil, now, windowStart);
       if (lockedUntil && lockedUntil > now) return locked(lockedUntil, now);
     } else {
       try {

@@ -18,22 +18,33 @@ export class UsersRepository {
   async updatePassword(userId: number, passwordHash: string, at: string): Promise<boolean> {
     const result = await this.db
       .updateTable('users')
-      .set({ password_hash: passwordHash, password_changed_at: at, failed_sign_ins: 0, locked_until: null })
+      .set({ password_hash: passwordHash, password_changed_at: at, failed_sign_ins: 0, locked_until: null, first_failed_at: null })
       .where('id', '=', userId)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   }
 
   /**
-   * Counts one failed sign-in, in one statement so that concurrent failures all count: the
-   * failure that reaches `maxFailures` sets `locked_until` and starts the count again.
+   * Counts one failed sign-in, in one statement so that concurrent failures all count. A run
+   * of failures that began before `windowStart` starts again at this one (the same window as
+   * for unknown usernames, so the lock does not tell which accounts exist); the failure that
+   * reaches `maxFailures` (≥ 2) within the window sets `locked_until` and starts the count again.
    */
-  async recordFailedSignIn(userId: number, maxFailures: number, lockedUntil: string): Promise<{ lockedUntil: string | null } | undefined> {
+  async recordFailedSignIn(
+    userId: number,
+    maxFailures: number,
+    lockedUntil: string,
+    now: string,
+    windowStart: string,
+  ): Promise<{ lockedUntil: string | null } | undefined> {
+    const fresh = sql<boolean>`(first_failed_at is null or first_failed_at < ${windowStart})`;
+    const reaches = sql<boolean>`(not ${fresh} and failed_sign_ins + 1 >= ${maxFailures})`;
     return this.db
       .updateTable('users')
       .set({
-        failed_sign_ins: sql<number>`case when failed_sign_ins + 1 >= ${maxFailures} then 0 else failed_sign_ins + 1 end`,
-        locked_until: sql<string | null>`case when failed_sign_ins + 1 >= ${maxFailures} then ${lockedUntil} else locked_until end`,
+        failed_sign_ins: sql<number>`case when ${fresh} then 1 when ${reaches} then 0 else failed_sign_ins + 1 end`,
+        locked_until: sql<string | null>`case when ${reaches} then ${lockedUntil} else locked_until end`,
+        first_failed_at: sql<string | null>`case when ${fresh} then ${now} when ${reaches} then null else first_failed_at end`,
       })
       .where('id', '=', userId)
       .returning('locked_until as lockedUntil')
@@ -44,7 +55,7 @@ export class UsersRepository {
   async clearFailedSignIns(userId: number): Promise<void> {
     await this.db
       .updateTable('users')
-      .set({ failed_sign_ins: 0, locked_until: null })
+      .set({ failed_sign_ins: 0, locked_until: null, first_failed_at: null })
       .where('id', '=', userId)
       .where((eb) => eb.or([eb('failed_sign_ins', '<>', 0), eb('locked_until', 'is not', null)]))
       .execute();

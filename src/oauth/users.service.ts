@@ -69,6 +69,7 @@ export class UsersService {
       partner_credit: input.partnerCredit ? 1 : 0,
       failed_sign_ins: 0,
       locked_until: null,
+      first_failed_at: null,
       password_changed_at: now,
       created_at: now,
     });
@@ -118,8 +119,8 @@ export class UsersService {
   }
 
   /** Counts a failed sign-in; the one that reaches `maxFailures` locks the account until `lockUntil`. */
-  async recordFailedSignIn(userId: number, maxFailures: number, lockUntil: Date): Promise<{ lockedUntil: Date | null }> {
-    const result = await this.repository.recordFailedSignIn(userId, maxFailures, lockUntil.toISOString());
+  async recordFailedSignIn(userId: number, maxFailures: number, lockUntil: Date, now: Date, windowStart: Date): Promise<{ lockedUntil: Date | null }> {
+    const result = await this.repository.recordFailedSignIn(userId, maxFailures, lockUntil.toISOString(), now.toISOString(), windowStart.toISOString());
     return { lockedUntil: result?.lockedUntil ? new Date(result.lockedUntil) : null };
   }
 

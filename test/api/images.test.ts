@@ -177,10 +177,16 @@ describe.each(STORES)('image metadata endpoints on $name', ({ url }) => {
       expect(response.headers['www-authenticate']).toMatch(/^Bearer realm="Stockroom", error="invalid_token", error_description="[^"]+"$/);
     });
 
-    it('answers 401 with error="invalid_request" for an Authorization header that is not a bearer token', async () => {
-      const response = await get('/v3/images/1001?fields=download_sizes', { authorization: 'Basic dXNlcjpwYXNz' });
+    it('answers 401 with error="invalid_request" for a malformed Bearer header', async () => {
+      const response = await get('/v3/images/1001?fields=download_sizes', { authorization: 'Bearer two words' });
       expect(response.statusCode).toBe(401);
       expect(response.headers['www-authenticate']).toContain('error="invalid_request"');
+    });
+
+    it('answers the bare challenge to another scheme, which is no bearer token at all (RFC 6750 §3.1)', async () => {
+      const response = await get('/v3/images/1001?fields=download_sizes', { authorization: 'Basic dXNlcjpwYXNz' });
+      expect(response.statusCode).toBe(401);
+      expect(response.headers['www-authenticate']).toBe('Bearer realm="Stockroom"');
     });
 
     it('answers 401 for an expired token', async () => {

@@ -835,7 +835,8 @@ for (const { family, prefix, expiresIn } of FAMILIES) {
           400,
           ['unauthorized_client', 'invalid_grant'],
         );
-        // At the authorization endpoint (a local redirect needs no registration).
+        // At the authorization endpoint: a client that may use neither redirecting grant is
+        // shown an error page, never redirected (not even to a local URI).
         for (const responseType of ['code', 'token'] as const) {
           const response = await openAuthorizationPage(t.app, prefix, {
             client_id: sandbox.apiKey,
@@ -843,13 +844,7 @@ for (const { family, prefix, expiresIn } of FAMILIES) {
             redirect_uri: 'http://localhost:8123/cb',
             state: 'sb',
           });
-          expectErrorRedirect(
-            response,
-            'http://localhost:8123/cb',
-            'unauthorized_client',
-            responseType === 'code' ? 'query' : 'fragment',
-            'sb',
-          );
+          expectErrorPage(response);
         }
       });
 
@@ -1252,7 +1247,7 @@ for (const { family, prefix, expiresIn } of FAMILIES) {
       });
 
       it('redirects with unauthorized_client for a client not granted the code flow', async () => {
-        const client = await newClient({ grantTypes: ['password'] });
+        const client = await newClient({ grantTypes: ['implicit'] });
         const response = await openAuthorizationPage(t.app, prefix, {
           client_id: client.apiKey,
           response_type: 'code',
@@ -1260,6 +1255,29 @@ for (const { family, prefix, expiresIn } of FAMILIES) {
           state: 'u',
         });
         expectErrorRedirect(response, REDIRECT, 'unauthorized_client', 'query', 'u');
+      });
+
+      it('shows an error page, never a redirect, for a client granted neither the code nor the implicit flow', async () => {
+        const client = await newClient({ grantTypes: ['password'] });
+        expectErrorPage(await openAuthorizationPage(t.app, prefix, { client_id: client.apiKey, response_type: 'code', redirect_uri: REDIRECT, state: 'u' }));
+      });
+
+      it('shows errors for an unregistered local redirect URI on a page: no redirect before the user has signed in (RFC 9700 §4.11.2)', async () => {
+        const client = await newClient();
+        const local = 'http://127.0.0.1:2375/containers/json';
+        expectErrorPage(await openAuthorizationPage(t.app, prefix, { client_id: client.apiKey, response_type: 'nonsense', redirect_uri: local }));
+        expectErrorPage(await openAuthorizationPage(t.app, prefix, { client_id: client.apiKey, redirect_uri: local }));
+        // A good request still shows the sign-in page, which names where it leads.
+        const page = await openAuthorizationPage(t.app, prefix, { client_id: client.apiKey, response_type: 'code', redirect_uri: local });
+        expect(page.statusCode).toBe(200);
+        expect(page.body).toContain('127.0.0.1:2375');
+      });
+
+      it('shows an error page for a state longer than 2048 characters', async () => {
+        const client = await newClient();
+        expectErrorPage(
+          await openAuthorizationPage(t.app, prefix, { client_id: client.apiKey, response_type: 'code', redirect_uri: REDIRECT, state: 'x'.repeat(2049) }),
+        );
       });
 
       it('redirects a request without response_type with invalid_request', async () => {

@@ -489,17 +489,23 @@ describe.each(STORES)('the OAuth rules on $name', ({ url }) => {
       expect(ok(check)).toEqual({ clientId: c.apiKey, clientName: 'Web app', responseType: 'code', redirectUri: REDIRECT, state: undefined, codeChallenge: undefined });
     });
 
-    it('answers unauthorized_client for a response_type whose grant the client may not use (a sandbox client may use neither)', async () => {
-      const sandbox = await t.services.clients.create({ name: 'Sandbox', sandbox: true, redirectUris: [REDIRECT] });
-      const code = await oauth.checkAuthorization({ client_id: sandbox.apiKey, redirect_uri: REDIRECT, response_type: 'code', state: 's' });
-      expect(code.kind === 'redirect' && new URL(code.location).searchParams.get('error')).toBe('unauthorized_client');
-      const token = await oauth.checkAuthorization({ client_id: sandbox.apiKey, redirect_uri: REDIRECT, response_type: 'token', state: 's' });
+    it('answers unauthorized_client for a response_type whose grant the client may not use', async () => {
+      const codeOnly = await t.services.clients.create({ name: 'Code only', grantTypes: ['authorization_code'], redirectUris: [REDIRECT] });
+      const token = await oauth.checkAuthorization({ client_id: codeOnly.apiKey, redirect_uri: REDIRECT, response_type: 'token', state: 's' });
       expect(token.kind).toBe('redirect');
       if (token.kind !== 'redirect') return;
       const fragment = new URLSearchParams(new URL(token.location).hash.slice(1));
       expect(fragment.get('error')).toBe('unauthorized_client');
       expect(fragment.get('state')).toBe('s');
       expect(new URL(token.location).search).toBe('');
+    });
+
+    it('shows an error page to a client that may use neither redirecting grant (a sandbox one): nothing is redirected for it', async () => {
+      const sandbox = await t.services.clients.create({ name: 'Sandbox', sandbox: true, redirectUris: [REDIRECT] });
+      for (const responseType of ['code', 'token']) {
+        const check = await oauth.checkAuthorization({ client_id: sandbox.apiKey, redirect_uri: REDIRECT, response_type: responseType, state: 's' });
+        expect(check.kind).toBe('error-page');
+      }
     });
 
     it('accepts only the S256 code_challenge_method', async () => {

@@ -46,7 +46,6 @@ describe('redirect URI rules', () => {
       'http://localhost/callback',
       'http://localhost:51234/any/path?x=1',
       'https://localhost:8443/cb',
-      'http://app.localhost:3000/cb',
       'http://127.0.0.1:8080/cb',
       'http://127.45.6.7/cb',
       'http://[::1]:9000/cb',
@@ -60,6 +59,16 @@ describe('redirect URI rules', () => {
       expect(isLocalHostname('128.0.0.1')).toBe(false);
       expect(allowed('http://localhost.evil.com/cb', [])).toBe(false);
       expect(allowed('http://10.0.0.1/cb', [])).toBe(false);
+    });
+
+    it('and *.localhost is not counted local (not every resolver maps it to this machine)', () => {
+      expect(isLocalHostname('app.localhost')).toBe(false);
+      expect(allowed('http://app.localhost:3000/cb', [])).toBe(false);
+    });
+
+    it('tells a registered URI from a local one that nobody registered', () => {
+      expect(checkRequestedRedirectUri('http://localhost:4000/cb', [])).toMatchObject({ ok: true, registered: false });
+      expect(checkRequestedRedirectUri('http://localhost:4000/cb?x=1', ['http://localhost:4000/cb'])).toMatchObject({ ok: true, registered: true });
     });
   });
 

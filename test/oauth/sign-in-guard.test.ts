@@ -97,6 +97,20 @@ describe('the sign-in guard', () => {
     expect((await guard.signIn(username, PASSWORD, freshAddress())).ok).toBe(true);
   });
 
+  it('counts failures within 15 minutes of the first: failures spread wider never lock (as for an unknown name)', async () => {
+    const guard = new SignInGuard({ accounts: users, now });
+    const username = await newUser();
+    const start = clock;
+    try {
+      for (let i = 0; i < 8; i++) {
+        clock = new Date(start.getTime() + i * 4 * 60_000);
+        expect(await guard.signIn(username, 'wrong password', freshAddress()), `failure ${i + 1}`).toMatchObject({ reason: 'invalid' });
+      }
+    } finally {
+      clock = new Date();
+    }
+  });
+
   it('keeps the lock in the store, so that every process sees it', async () => {
     const username = await newUser();
     const first = new SignInGuard({ accounts: users, now });

@@ -79,7 +79,10 @@ describe.each(STORES)('users on $name', ({ url }) => {
   it('lifts a lockout on a password change', async () => {
     const name = username();
     const user = await t.services.users.create({ username: name, password: PASSWORD });
-    await t.services.users.recordFailedSignIn(user.id, 1, new Date(Date.now() + 900_000));
+    const now = new Date();
+    const windowStart = new Date(now.getTime() - 900_000);
+    await t.services.users.recordFailedSignIn(user.id, 2, new Date(now.getTime() + 900_000), now, windowStart);
+    await t.services.users.recordFailedSignIn(user.id, 2, new Date(now.getTime() + 900_000), now, windowStart);
     expect((await t.services.users.signInAccount(name))?.lockedUntil).toBeInstanceOf(Date);
     await t.services.users.changePassword(name, 'a brand new secret');
     expect(await t.services.users.signInAccount(name)).toEqual({ userId: user.id, lockedUntil: null });

@@ -140,10 +140,12 @@ export interface UsersTable {
   team: string | null;
   /** 1: a user of a partner site who holds credits. */
   partner_credit: Generated<number>;
-  /** Consecutive failed sign-ins since the last success or lock. */
+  /** Failed sign-ins since first_failed_at (reset by a success, a lock or the window's end). */
   failed_sign_ins: Generated<number>;
   /** Sign-ins are refused until this instant. */
   locked_until: string | null;
+  /** When the current run of failures began: a run older than the lock window starts again. */
+  first_failed_at: string | null;
 }
 
 export interface AccessTokensTable {

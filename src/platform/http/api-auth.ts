@@ -40,9 +40,14 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * The bearer token of the request: undefined when there is none (no Authorization header, or
+ * another scheme such as Basic — RFC 6750 §3.1 counts both as no authentication), '' when the
+ * Bearer header is malformed.
+ */
 function bearerToken(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
-  if (!header) return undefined;
+  if (!header || !/^Bearer(\s|$)/i.test(header)) return undefined;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return match ? match[1] : '';
 }
