@@ -99,7 +99,10 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   const catalog: CatalogService = new CatalogService(new CatalogRepository(db, database.dialect), {
     displaySizes: (asset, names) => media.displaySizes(asset, names),
   });
-  const media = new MediaService({ blobs, signer, findOriginal: (assetId) => catalog.findOriginal(assetId) });
+  // Download (delivery) URLs are signed with a key of their own: a display signature never opens a licensed file.
+  const deliverySecret = await getOrCreateSetting(db, 'delivery_url_secret', () => randomSecret());
+  const deliverySigner = new UrlSigner(deliverySecret, config.publicUrl, config.deliveryUrlTtlSeconds);
+  const media = new MediaService({ blobs, signer, deliverySigner, findOriginal: (assetId) => catalog.findOriginal(assetId) });
 
   // A node's search snapshot belongs to one store: the store's id travels in it.
   const storeId = await getOrCreateSetting(db, 'store_id', () => randomUUID());
@@ -207,7 +210,7 @@ async function connectRedis(url: string): Promise<Redis> {
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Query parameters whose values never reach a log line (a client may misplace a secret into the URL). */
-const SECRET_PARAMETERS = /([?&](?:client_secret|password|code|code_verifier|refresh_token|access_token|token)=)[^&#]*/gi;
+const SECRET_PARAMETERS = /([?&](?:client_secret|password|code|code_verifier|refresh_token|access_token|token|signature)=)[^&#]*/gi;
 
 export function redactedUrl(url: string): string {
   return url.includes('?') ? url.replace(SECRET_PARAMETERS, '$1[redacted]') : url;

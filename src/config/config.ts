@@ -31,6 +31,8 @@ export interface Config {
   readonly throttle: { readonly perSecond: number; readonly perDay: number };
   /** How long a display URI stays valid. */
   readonly displayUrlTtlSeconds: number;
+  /** How long a download (delivery) URI stays valid, at least; the spec promises 24 hours. */
+  readonly deliveryUrlTtlSeconds: number;
   /** Seed the demo catalogue when `serve` finds an empty store. */
   readonly seedDemoOnEmptyStore: boolean;
   /** Keep a snapshot of the search index under dataDir, so that a restart loads it instead of rebuilding. */
@@ -174,6 +176,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       perDay: integer(env, 'STOCKROOM_THROTTLE_PER_DAY', 100_000, 1, 1_000_000_000),
     }),
     displayUrlTtlSeconds: integer(env, 'STOCKROOM_DISPLAY_URL_TTL', 24 * 3600, 60, 366 * 24 * 3600),
+    deliveryUrlTtlSeconds: integer(env, 'STOCKROOM_DELIVERY_URL_TTL', 24 * 3600, 60, 7 * 24 * 3600),
     seedDemoOnEmptyStore: boolean(env, 'STOCKROOM_SEED_DEMO', true),
     searchSnapshot: boolean(env, 'STOCKROOM_SEARCH_SNAPSHOT', true),
   });

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../platform/http/errors.js';
+import { deliveryPath, ifRangeAllows, parseByteRange, parseDeliveryFileName } from './delivery.js';
 import { displayPath, type MediaService } from './media.service.js';
 import type { UrlSigner } from './url-signer.js';
 
@@ -32,6 +33,16 @@ const ErrorBody = Type.Object(
 );
 
 const binaryImage = { schema: { type: 'string', format: 'binary' } };
+
+// Loose like the display parameters: anything malformed is simply not a signed URL (403).
+const DeliveryParams = Type.Object({
+  downloadId: Type.String({ maxLength: 20, description: 'Download id' }),
+  assetId: Type.String({ maxLength: 200, description: 'Image or video id' }),
+  fileName: Type.String({ maxLength: 255, description: 'File name; the real one is in Content-Disposition' }),
+});
+
+/** Headers a page fetching a download may read (type and length are always readable). */
+const DELIVERY_EXPOSED_HEADERS = 'content-disposition, content-range, accept-ranges, etag';
 
 /**
  * Serves display renditions at `GET /display/:assetId/:file`. No API key: these
@@ -85,6 +96,81 @@ export async function mediaRoutes(app: FastifyInstance, options: MediaRoutesOpti
       return reply.type(image.contentType).send(image.body);
     },
   );
+
+  app.route<{ Params: Static<typeof DeliveryParams>; Querystring: Static<typeof DisplayQuery> }>({
+    method: ['GET', 'HEAD'],
+    url: '/delivery/:downloadId/:assetId/:fileName',
+    schema: {
+      tags: ['media'],
+      summary: 'The file of a licensed download, from the uri that POST /v3/downloads/... returned',
+      description:
+        'Use the download uri exactly as returned; its format may change. No API key is needed: the URL carries its own ' +
+        'signature and expiry (24 hours by default). File name, size and type are in the Content-Disposition, ' +
+        'Content-Length and Content-Type headers. Single byte ranges are supported (Accept-Ranges: bytes).',
+      security: [],
+      params: DeliveryParams,
+      querystring: DisplayQuery,
+      response: {
+        200: {
+          description: 'The file',
+          content: { 'image/jpeg': binaryImage, 'application/octet-stream': binaryImage },
+        },
+        206: { description: 'The requested byte range of the file (Content-Range)', content: { 'application/octet-stream': binaryImage } },
+        304: { description: 'Not modified (If-None-Match matched the ETag)', type: 'null' },
+        403: { ...ErrorBody, description: 'Signature invalid, missing or expired' },
+        404: { ...ErrorBody, description: 'No such image or video, or its file is missing' },
+        416: { ...ErrorBody, description: 'The range lies past the end of the file (Content-Range: bytes */size)' },
+      },
+    },
+    handler: async (request, reply) => {
+      const { downloadId, assetId, fileName } = request.params;
+      const { expires, signature } = request.query;
+      const verdict = media.verifyDeliveryUrl(deliveryPath(downloadId, assetId, fileName), { expires, signature });
+      if (verdict === 'invalid') throw new ApiError(403, 'InvalidSignature', 'Invalid or tampered download URL');
+      if (verdict === 'expired') throw new ApiError(403, 'DownloadUrlExpired', 'Download URL expired');
+
+      const target = parseDeliveryFileName(assetId, fileName);
+      const file = target === undefined ? undefined : await media.deliver(assetId, target);
+      if (file === undefined) {
+        // Image names end in .jpg; video names hold no dot.
+        const isVideo = target === undefined ? !fileName.includes('.') : target.kind === 'video';
+        throw isVideo
+          ? new ApiError(404, 'VideoNotFound', `Video ${assetId} has no file to deliver`)
+          : new ApiError(404, 'ImageNotFound', `Image ${assetId} has no file to deliver`);
+      }
+
+      const common = {
+        'accept-ranges': 'bytes',
+        // A verified URL always has a numeric expires; no cache may keep the file longer, nor share it.
+        'cache-control': `private, max-age=${media.deliveryUrlSecondsLeft(expires ?? '')}`,
+        etag: file.etag,
+        'access-control-expose-headers': DELIVERY_EXPOSED_HEADERS,
+      };
+      if (matchesEtag(request.headers['if-none-match'], file.etag)) return reply.code(304).headers(common).send();
+
+      // Range applies to GET only (RFC 9110 §14.2), and only while If-Range still names this file.
+      const isHead = request.method === 'HEAD';
+      const range =
+        isHead || !ifRangeAllows(request.headers['if-range'], file.etag) ? undefined : parseByteRange(request.headers.range, file.size);
+      if (range === 'unsatisfiable') {
+        throw new ApiError(416, 'RangeNotSatisfiable', `The requested range is not within the file's ${file.size} bytes`, {
+          'content-range': `bytes */${file.size}`,
+          'accept-ranges': 'bytes',
+        });
+      }
+      const { start, end } = range ?? { start: 0, end: file.size - 1 };
+      void reply
+        .headers(common)
+        .header('content-disposition', `attachment; filename="${file.fileName}"`)
+        .header('x-content-type-options', 'nosniff')
+        .header('content-length', String(end - start + 1))
+        .type(file.contentType);
+      if (range !== undefined) void reply.code(206).header('content-range', `bytes ${start}-${end}/${file.size}`);
+      // HEAD sends the headers only, without reading (or rendering more than once) the bytes.
+      if (isHead) return reply.send();
+      return reply.send(await file.read(start, end));
+    },
+  });
 }
 
 /** If-None-Match may list several tags, weak or strong, or `*`; a weak match is enough for GET (RFC 9110 §13.1.2). */

@@ -7,7 +7,23 @@ import {
   renditionForFile,
   type Rendition,
 } from './display-sizes.js';
-import type { UrlSigner } from './url-signer.js';
+import {
+  deliveryBlobKey,
+  deliveryFileName,
+  deliveryPath,
+  fileFromBuffer,
+  fileFromStream,
+  etagOf,
+  mediaTypeByExtension,
+  renderDelivery,
+  sniffMediaType,
+  SNIFF_BYTES,
+  type DeliveredFile,
+  type DeliverySpec,
+  type DeliveryTarget,
+  type MediaTypeInfo,
+} from './delivery.js';
+import type { SignatureVerdict, UrlSigner } from './url-signer.js';
 import { applyWatermark } from './watermark.js';
 
 export interface DisplaySize {
@@ -28,6 +44,11 @@ export interface MediaServiceDeps {
   signer: UrlSigner;
   /** Where the asset's original file sits in the blob store; undefined for an unknown asset. */
   findOriginal: (assetId: string) => Promise<{ originalKey: string } | undefined>;
+  /**
+   * Signs and checks the download (delivery) URLs, with their own lifetime. Without it
+   * deliveryUri throws and every /delivery URL is refused as invalid.
+   */
+  deliverySigner?: UrlSigner | undefined;
 }
 
 const JPEG_QUALITY = 82;
@@ -52,12 +73,14 @@ export function renditionBlobKey(originalKey: string, file: string): string {
 
 /**
  * Display renditions of image originals: signed URLs for `display_sizes`, and
- * the rendered, watermarked, cached files behind them.
+ * the rendered, watermarked, cached files behind them. And the files of licensed
+ * downloads: signed, expiring delivery URLs and the files behind them (delivery.ts).
  */
 export class MediaService {
   private readonly blobs: BlobStore;
   private readonly signer: UrlSigner;
   private readonly findOriginal: MediaServiceDeps['findOriginal'];
+  private readonly deliverySigner: UrlSigner | undefined;
   /** Renders under way, by cache key, so simultaneous first requests share one render. */
   private readonly inFlight = new Map<string, Promise<RenderedImage | undefined>>();
 
@@ -65,6 +88,7 @@ export class MediaService {
     this.blobs = deps.blobs;
     this.signer = deps.signer;
     this.findOriginal = deps.findOriginal;
+    this.deliverySigner = deps.deliverySigner;
   }
 
   /**
@@ -115,6 +139,102 @@ export class MediaService {
       this.inFlight.set(cacheKey, pending);
     }
     return pending;
+  }
+
+  /**
+   * The absolute, signed, expiring URL of one licensed download's file:
+   * `${publicUrl}/delivery/<downloadId>/<assetId>/<file name>?expires=…&signature=…`.
+   * No I/O. Throws a RangeError for a spec that cannot be delivered (see deliveryFileName:
+   * an image needs the licensed size's width and height), and an Error when no delivery
+   * signer was configured.
+   */
+  deliveryUri(spec: DeliverySpec): string {
+    if (this.deliverySigner === undefined) throw new Error('MediaService: no deliverySigner was given, so no download URL can be made');
+    if (!(Number.isSafeInteger(spec.downloadId) && spec.downloadId > 0)) {
+      throw new RangeError(`downloadId must be a positive whole number, got ${String(spec.downloadId)}`);
+    }
+    if (typeof spec.assetId !== 'string' || spec.assetId === '') throw new RangeError('assetId must be a non-empty string');
+    return this.deliverySigner.sign(deliveryPath(spec.downloadId, spec.assetId, deliveryFileName(spec)));
+  }
+
+  /** Checks a delivery URL's path (as deliveryPath builds it) and query; 'invalid' for all when no delivery signer was given. */
+  verifyDeliveryUrl(path: string, query: { expires?: string | undefined; signature?: string | undefined }): SignatureVerdict {
+    return this.deliverySigner?.verify(path, query) ?? 'invalid';
+  }
+
+  /** Whole seconds before a delivery URL with this `expires` lapses. */
+  deliveryUrlSecondsLeft(expires: string): number {
+    return this.deliverySigner?.secondsUntilExpiry(expires) ?? 0;
+  }
+
+  /**
+   * The file of a delivery: for an image, the original resized to the named size (cached in
+   * the blob store, so it is rendered once) or, at full height, the original JPEG as it is;
+   * for a video, the stored original as it is, streamed. Undefined for an unknown asset or an
+   * original missing from the store.
+   */
+  async deliver(assetId: string, target: DeliveryTarget): Promise<DeliveredFile | undefined> {
+    const original = await this.findOriginal(assetId);
+    if (original === undefined) return undefined;
+    if (target.kind === 'video') return this.storedFile(original.originalKey, target.baseName);
+    const cacheKey = deliveryBlobKey(original.originalKey, target.width, target.height);
+    let pending = this.inFlight.get(cacheKey);
+    if (pending === undefined) {
+      pending = this.loadOrRenderDelivery(original.originalKey, target.width, target.height, cacheKey).finally(() => {
+        this.inFlight.delete(cacheKey);
+      });
+      this.inFlight.set(cacheKey, pending);
+    }
+    const image = await pending;
+    return image === undefined ? undefined : fileFromBuffer(image.body, image.contentType, target.fileName);
+  }
+
+  private async loadOrRenderDelivery(
+    originalKey: string,
+    width: number,
+    height: number,
+    cacheKey: string,
+  ): Promise<RenderedImage | undefined> {
+    const cached = await this.blobs.get(cacheKey);
+    if (cached !== undefined) return { body: cached, contentType: 'image/jpeg' };
+    const originalBytes = await this.blobs.get(originalKey);
+    if (originalBytes === undefined) return undefined;
+    const rendered = await renderDelivery(originalBytes, width, height);
+    // The original itself is not copied into the cache: it is already stored.
+    if (rendered === 'original') return { body: originalBytes, contentType: 'image/jpeg' };
+    await this.blobs.put(cacheKey, rendered);
+    return { body: rendered, contentType: 'image/jpeg' };
+  }
+
+  /** A stored original as it is, named `<baseName>.<extension of its type>`; its type by the key's extension, else by its first bytes. */
+  private async storedFile(key: string, baseName: string): Promise<DeliveredFile | undefined> {
+    const size = await this.blobs.size(key);
+    if (size === undefined) return undefined;
+    const type: MediaTypeInfo = mediaTypeByExtension(key) ?? sniffMediaType(await this.headOf(key, size));
+    return fileFromStream(() => this.blobs.stream(key), {
+      size,
+      contentType: type.contentType,
+      fileName: `${baseName}.${type.extension}`,
+      // Originals are stored under their content's hash, so key and size identify the bytes.
+      etag: etagOf(`${key}\n${size}`),
+    });
+  }
+
+  private async headOf(key: string, size: number): Promise<Buffer> {
+    const stream = await this.blobs.stream(key);
+    if (stream === undefined) return Buffer.alloc(0);
+    const chunks: Buffer[] = [];
+    let length = 0;
+    try {
+      for await (const chunk of stream as AsyncIterable<Buffer>) {
+        chunks.push(chunk);
+        length += chunk.length;
+        if (length >= Math.min(SNIFF_BYTES, size)) break;
+      }
+    } finally {
+      stream.destroy();
+    }
+    return Buffer.concat(chunks).subarray(0, SNIFF_BYTES);
   }
 
   private async loadOrRender(originalKey: string, rendition: Rendition, cacheKey: string): Promise<RenderedImage | undefined> {

@@ -126,6 +126,16 @@ describe('configuration', () => {
     }
   });
 
+  it('keeps download (delivery) URIs valid for a day by default, and from a minute to a week when set', () => {
+    expect(loadConfig({}).deliveryUrlTtlSeconds).toBe(86_400);
+    expect(loadConfig({ STOCKROOM_DELIVERY_URL_TTL: '60' }).deliveryUrlTtlSeconds).toBe(60);
+    expect(loadConfig({ STOCKROOM_DELIVERY_URL_TTL: String(7 * 86_400) }).deliveryUrlTtlSeconds).toBe(7 * 86_400);
+    for (const bad of ['59', String(7 * 86_400 + 1), '1d', '-60']) {
+      expect(() => loadConfig({ STOCKROOM_DELIVERY_URL_TTL: bad })).toThrow(ConfigError);
+      expect(() => loadConfig({ STOCKROOM_DELIVERY_URL_TTL: bad })).toThrow(/^STOCKROOM_DELIVERY_URL_TTL must be a whole number from 60 to 604800/);
+    }
+  });
+
   it('is frozen once read', () => {
     const config = loadConfig({});
     expect(Object.isFrozen(config)).toBe(true);

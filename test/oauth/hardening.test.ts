@@ -50,5 +50,7 @@ describe('the request log', () => {
     );
     expect(redactedUrl('/cb?code=abc&state=x#access_token=t')).toBe('/cb?code=[redacted]&state=x#access_token=t');
     expect(redactedUrl('/v3/search/images?phrase=password')).toBe('/v3/search/images?phrase=password');
+    // a signed download URL opens a licensed file for a day
+    expect(redactedUrl('/delivery/1/2/f.jpg?expires=1&signature=abc')).toBe('/delivery/1/2/f.jpg?expires=1&signature=[redacted]');
   });
 });
