@@ -17,21 +17,31 @@ export interface LoadOptions {
   headers?: Record<string, string>;
   seconds: number;
   connections: number;
+  /** default GET */
+  method?: 'GET' | 'POST';
+  /** 'random' (default): any path each time; 'once': each path in turn, so that none repeats while there are enough */
+  order?: 'random' | 'once';
 }
 
 /** Drives one server with autocannon, rotating over the given paths; a short warm-up first. */
 export async function load(options: LoadOptions): Promise<LoadResult> {
+  let next = 0;
+  const pick =
+    options.order === 'once'
+      ? () => options.paths[next++ % options.paths.length]!
+      : () => options.paths[Math.floor(Math.random() * options.paths.length)]!;
   const run = (seconds: number) =>
     autocannon({
       url: options.url,
       connections: options.connections,
       pipelining: 1,
       duration: seconds,
+      method: options.method ?? 'GET',
       headers: options.headers,
       requests: [
         {
           setupRequest: (request) => {
-            request.path = options.paths[Math.floor(Math.random() * options.paths.length)]!;
+            request.path = pick();
             return request;
           },
         },

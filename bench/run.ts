@@ -1,10 +1,12 @@
 /**
  * `npm run bench -- <name>`: reproducible benchmarks that print a table beside a reference.
  */
+import { downloadsBenchmark } from './downloads.js';
 import { metadataBenchmark } from './metadata.js';
 import { searchBenchmark } from './search.js';
 
 const benchmarks: Record<string, () => Promise<void>> = {
+  downloads: downloadsBenchmark,
   metadata: metadataBenchmark,
   search: searchBenchmark,
 };

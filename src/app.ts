@@ -48,6 +48,13 @@ import { OAuthService } from './oauth/oauth.service.js';
 import { SignInGuard } from './oauth/sign-in-guard.js';
 import { ProductsRepository } from './licensing/products.repository.js';
 import { ProductsService } from './licensing/products.service.js';
+import { productsRoutes } from './licensing/products.routes.js';
+import { DownloadsRepository } from './licensing/downloads.repository.js';
+import { DownloadsService, type DeliveryUri } from './licensing/downloads.service.js';
+import { downloadsRoutes } from './licensing/downloads.routes.js';
+import { AssetLicensingRepository } from './licensing/asset-licensing.repository.js';
+import { AssetLicensingService } from './licensing/asset-licensing.service.js';
+import { assetLicensingRoutes } from './licensing/asset-licensing.routes.js';
 
 /** Everything a running Stockroom is made of; commands and tests reach the services here. */
 export interface Services {
@@ -71,6 +78,10 @@ export interface Services {
   oauth: OAuthService;
   /** The products customers hold (search limits a customer's results to them). */
   products: ProductsService;
+  /** Downloads: entitlements, payment and ledger, history, purchases, download links. */
+  downloads: DownloadsService;
+  /** Extended licenses bought with credits. */
+  assetLicensing: AssetLicensingService;
   close(): Promise<void>;
 }
 
@@ -80,6 +91,8 @@ export interface ServiceOverrides {
   blobs?: BlobStore;
   /** How often to read the change log for writes of other processes. */
   changeFeedIntervalMs?: number;
+  /** The signed URL of a licensed file (tests); default: the media module's. */
+  deliveryUri?: DeliveryUri;
 }
 
 /** Opens the store (migrating it), the blob store and Redis, and builds every service. */
@@ -96,9 +109,11 @@ export async function createServices(config: Config, overrides: ServiceOverrides
 
   // The catalogue shows media's display URIs and media finds originals through the catalogue;
   // each reaches the other through a small interface, wired here.
-  const catalog: CatalogService = new CatalogService(new CatalogRepository(db, database.dialect), {
-    displaySizes: (asset, names) => media.displaySizes(asset, names),
-  });
+  const catalog: CatalogService = new CatalogService(
+    new CatalogRepository(db, database.dialect),
+    { displaySizes: (asset, names) => media.displaySizes(asset, names) },
+    { forCustomer: (userId) => downloads.downloadLinksFor(userId) },
+  );
   // Download (delivery) URLs are signed with a key of their own: a display signature never opens a licensed file.
   const deliverySecret = await getOrCreateSetting(db, 'delivery_url_secret', () => randomSecret());
   const deliverySigner = new UrlSigner(deliverySecret, config.publicUrl, config.deliveryUrlTtlSeconds);
@@ -129,6 +144,15 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     lifetimes: config,
   });
   const products = new ProductsService(new ProductsRepository(db));
+  const downloads: DownloadsService = new DownloadsService({
+    repository: new DownloadsRepository(db),
+    products,
+    catalog,
+    deliveryUri: overrides.deliveryUri ?? ((spec) => media.deliveryUri(spec)),
+    publicUrl: config.publicUrl,
+    deliveryUriLifetimeMs: config.deliveryUrlTtlSeconds * 1000,
+  });
+  const assetLicensing = new AssetLicensingService({ repository: new AssetLicensingRepository(db), products, catalog });
   const uploads = new UploadsService({ repository: new UploadsRepository(db, database.dialect), blobs, publicUrl: config.publicUrl });
 
   return {
@@ -148,6 +172,8 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     users,
     oauth,
     products,
+    downloads,
+    assetLicensing,
     async close() {
       changeFeed.stop();
       // The snapshot reflects every change read so far, so the next boot replays less.
@@ -307,12 +333,13 @@ export async function buildApp(
     'x-ratelimit-reset',
     'retry-after',
     'www-authenticate',
+    'idempotent-replayed',
   ];
 
   // The API: CORS, then the key and throttle checks, then the routes of every module.
   await app.register(
     async (api) => {
-      registerOpenCors(api, { exposedHeaders, allowedHeaders: ['Api-Key', 'Authorization', 'Accept-Language', 'Content-Type', 'X-Request-Id', 'Country-Code'] });
+      registerOpenCors(api, { exposedHeaders, allowedHeaders: ['Api-Key', 'Authorization', 'Accept-Language', 'Content-Type', 'X-Request-Id', 'Country-Code', 'Idempotency-Key'] });
       registerApiAuth(api, {
         authenticateKey: (key) => services.clients.authenticate(key),
         verifyToken: (token, clientId) => services.tokens.verify(token, clientId),
@@ -325,6 +352,9 @@ export async function buildApp(
       await api.register(eventsRoutes, deps);
       await api.register(collectionsRoutes, deps);
       await api.register(countriesRoutes);
+      await api.register(productsRoutes, { products: services.products });
+      await api.register(downloadsRoutes, { downloads: services.downloads });
+      await api.register(assetLicensingRoutes, { assetLicensing: services.assetLicensing });
       await api.register(searchRoutes, {
         search: services.search,
         catalog: services.catalog,

@@ -1,3 +1,4 @@
+import { downloadSizesFor } from '../../src/media/image-probe.js';
 import type { AssetInput, AssetRecord, EventInput, KeywordInput, StoredKeyword } from '../../src/catalog/catalog.records.js';
 import { seededRandom } from '../../src/platform/seeded-random.js';
 import { syntheticVocabulary } from '../../src/search/engine/synthetic.js';
@@ -303,6 +304,8 @@ export class SyntheticCatalogue {
         license_model: collection.license_model,
         product_types: [...collection.product_types],
         max_dimensions: { height, width },
+        // as ingest derives them from an original (a JPEG of about a third of a byte per pixel)
+        download_sizes: downloadSizesFor({ width, height, dpi: 300, bytes: Math.round(width * height * 0.35), media_type: 'image/jpeg' }),
         orientation,
         quality_rank: between(0, 3),
         date_created: isoSeconds(created),

@@ -18,6 +18,8 @@ import { localizedText } from './localize.js';
 export interface ReadContext {
   language: string;
   authorized: boolean;
+  /** The customer the token speaks for (none for a client-credentials token): whose download links to show. */
+  userId?: number | null;
 }
 
 export interface DisplaySizeView {
@@ -43,15 +45,21 @@ export interface DownloadLink {
   agreement_name: string | null;
 }
 
-/**
- * The licensing module's part in a read: the download links a customer may use for
- * one size of an asset. Until products exist, no customer holds one and the list is empty.
- */
-export interface DownloadLinkProvider {
+/** The download links one customer may use for one size of an asset. */
+export interface CustomerDownloadLinks {
   linksFor(asset: AssetRecord, size: Record<string, unknown>): DownloadLink[];
 }
 
-const noDownloadLinks: DownloadLinkProvider = { linksFor: () => [] };
+/**
+ * The licensing module's part in a read: what the customer holds is loaded once per read,
+ * then asked synchronously for every size of every asset.
+ */
+export interface DownloadLinkProvider {
+  forCustomer(userId: number): Promise<CustomerDownloadLinks>;
+}
+
+const NO_LINKS: CustomerDownloadLinks = { linksFor: () => [] };
+const noDownloadLinks: DownloadLinkProvider = { forCustomer: async () => NO_LINKS };
 
 const ASSET_CACHE_LIMIT = 20_000;
 
@@ -165,14 +173,29 @@ export class CatalogService {
 
   async getAssets(assetType: AssetType, ids: readonly string[], selection: FieldSelection, context: ReadContext) {
     const { found, notFound: missing } = await this.findAssets(assetType, ids);
-    return { assets: found.map((record) => this.project(record, selection, context)), notFound: missing };
+    const links = found.length > 0 ? await this.linksOf(selection, context) : NO_LINKS;
+    return { assets: found.map((record) => this.project(record, selection, context, links)), notFound: missing };
   }
 
   async getAsset(assetType: AssetType, id: string, selection: FieldSelection, context: ReadContext) {
     const { found } = await this.findAssets(assetType, [id]);
     const record = found[0];
     if (!record) throw notFound(NOT_FOUND_CODES[assetType], `${assetType === 'image' ? 'Image' : 'Video'} not found: ${id}`);
-    return this.project(record, selection, context);
+    return this.project(record, selection, context, await this.linksOf(selection, context));
+  }
+
+  /** The thumb display URI of each asset that has one, by id (download history and purchases show it). */
+  async thumbUris(assetType: AssetType, ids: readonly string[]): Promise<Map<string, string>> {
+    const { found } = await this.findAssets(assetType, ids);
+    const uris = new Map<string, string>();
+    for (const record of found) {
+      const thumb = this.media.displaySizes(
+        { id: record.id, width: record.width, height: record.height, hasOriginal: record.original !== null },
+        ['thumb'],
+      )[0];
+      if (thumb) uris.set(record.id, thumb.uri);
+    }
+    return uris;
   }
 
   async getEvents(ids: readonly number[], selection: FieldSelection, context: ReadContext) {
@@ -216,8 +239,20 @@ export class CatalogService {
     this.assetCache.set(cacheKey(record.asset_type, record.id), record);
   }
 
+  /** The customer's download links, loaded only when a selected field shows them. */
+  private async linksOf(selection: FieldSelection, context: ReadContext): Promise<CustomerDownloadLinks> {
+    const shown = selection.fields.has('downloads') || selection.fields.has('largest_downloads');
+    if (!shown || !context.authorized || context.userId == null) return NO_LINKS;
+    return this.downloads.forCustomer(context.userId);
+  }
+
   /** The response object: id, then exactly the selected fields, null where the record has no value. */
-  private project(record: AssetRecord, selection: FieldSelection, context: ReadContext): Record<string, unknown> {
+  private project(
+    record: AssetRecord,
+    selection: FieldSelection,
+    context: ReadContext,
+    links: CustomerDownloadLinks,
+  ): Record<string, unknown> {
     const out: Record<string, unknown> = { id: record.id };
     const fields = record.fields;
     for (const name of selection.fields) {
@@ -230,7 +265,7 @@ export class CatalogService {
         case 'download_sizes':
         case 'downloads':
         case 'largest_downloads':
-          if (context.authorized) this.addDownloads(out, record, name);
+          if (context.authorized) this.addDownloads(out, record, name, links);
           break;
         case 'display_sizes':
           break;
@@ -250,14 +285,14 @@ export class CatalogService {
     return out;
   }
 
-  private addDownloads(out: Record<string, unknown>, record: AssetRecord, name: string): void {
+  private addDownloads(out: Record<string, unknown>, record: AssetRecord, name: string, links: CustomerDownloadLinks): void {
     const sizes = (record.fields.download_sizes as Array<Record<string, unknown>> | undefined) ?? [];
     if (name === 'download_sizes') {
       // download_sizes lists the sizes without links; `downloads` adds them.
       if (!('download_sizes' in out)) out.download_sizes = sizes.map((size) => withoutDownloads(size));
       return;
     }
-    const withLinks = sizes.map((size) => ({ ...size, downloads: this.downloads.linksFor(record, size) }));
+    const withLinks = sizes.map((size) => ({ ...size, downloads: links.linksFor(record, size) }));
     if (name === 'downloads') out.download_sizes = withLinks;
     else out.largest_downloads = withLinks.length > 0 ? [largest(withLinks)] : [];
   }

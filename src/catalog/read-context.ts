@@ -11,11 +11,12 @@ import type { ReadContext } from './catalog.service.js';
 export async function readContext(request: FastifyRequest, selection: FieldSelection): Promise<ReadContext> {
   const language = preferredLanguage(request.headers['accept-language']);
   if (selection.requiresToken) {
-    await request.requireBearer();
-    return { language, authorized: true };
+    const grant = await request.requireBearer();
+    return { language, authorized: true, userId: grant.userId };
   }
   if (selection.tokenFieldsIfAuthorized.size > 0) {
-    return { language, authorized: (await request.optionalBearer()) !== undefined };
+    const grant = await request.optionalBearer();
+    return { language, authorized: grant !== undefined, userId: grant?.userId ?? null };
   }
   return { language, authorized: false };
 }

@@ -37,7 +37,10 @@ export async function ensureDemoAccess(services: Services): Promise<DemoAccess> 
   let username = 'demo';
   for (let n = 2; await services.users.findByUsername(username); n++) username = `demo${n}`;
   const password = randomSecret(12);
-  await services.users.create({ username, password, first_name: 'Demo', last_name: 'User', email: `${username}@example.com` });
+  const user = await services.users.create({ username, password, first_name: 'Demo', last_name: 'User', email: `${username}@example.com` });
+  // Products to license with, so that downloads can be tried at once: between them they license every demo collection.
+  await services.products.grant({ userId: user.id, type: 'premiumaccess', downloads: 100, period: 'month' });
+  await services.products.grant({ userId: user.id, type: 'creditpack', credits: 100 });
   const access: DemoAccess = { api_key: apiKey, api_secret: apiSecret, username, password };
   fs.mkdirSync(dataDir, { recursive: true });
   fs.writeFileSync(path.join(dataDir, FILE_NAME), `${JSON.stringify(access, null, 2)}\n`, { mode: 0o600 });

@@ -1,8 +1,19 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { ProductsTable, Tables } from '../platform/db/tables.js';
+import { Ledger } from './ledger.repository.js';
 
 export type ProductRow = Selectable<ProductsTable>;
 export type NewProductRow = Insertable<ProductsTable>;
+
+/** A user as licensing sees one: who downloads, their team and whether they hold partner credits. */
+export interface CustomerRow {
+  id: number;
+  username: string;
+  first_name: string | null;
+  last_name: string | null;
+  team: string | null;
+  partner_credit: number;
+}
 
 /** SQLite and PostgreSQL each report a broken foreign key their own way. */
 function isForeignKeyViolation(error: unknown): boolean {
@@ -14,10 +25,23 @@ function isForeignKeyViolation(error: unknown): boolean {
 export class ProductsRepository {
   constructor(private readonly db: Kysely<Tables>) {}
 
-  /** The stored row; undefined when the user does not exist. */
-  async insert(row: NewProductRow): Promise<ProductRow | undefined> {
+  /**
+   * Stores a product and, in the same transaction, the ledger rows of the credits it brings: its
+   * own (credits_remaining) and those it adds to a team's pool. Undefined when the user does not exist.
+   */
+  async insert(row: NewProductRow, teamCredits?: { team: string; credits: number }): Promise<ProductRow | undefined> {
     try {
-      return await this.db.insertInto('products').values(row).returningAll().executeTakeFirstOrThrow();
+      return await this.db.transaction().execute(async (trx) => {
+        const product = await trx.insertInto('products').values(row).returningAll().executeTakeFirstOrThrow();
+        const ledger = new Ledger(trx);
+        const grant = { user_id: product.user_id, product_id: product.id, unit: 'credit', reason: 'grant', created_at: product.created_at };
+        if (product.credits_remaining) await ledger.record({ ...grant, amount: product.credits_remaining });
+        if (teamCredits && teamCredits.credits > 0) {
+          await ledger.addTeamCredits(teamCredits.team, teamCredits.credits, product.created_at);
+          await ledger.record({ ...grant, team: teamCredits.team, amount: teamCredits.credits });
+        }
+        return product;
+      });
     } catch (error) {
       if (isForeignKeyViolation(error)) return undefined;
       throw error;
@@ -54,5 +78,28 @@ export class ProductsRepository {
   async setStatus(id: number, status: 'active' | 'inactive'): Promise<boolean> {
     const result = await this.db.updateTable('products').set({ status }).where('id', '=', id).executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
+  }
+
+  /** The credits in a team's pool; 0 when the team has none. */
+  async teamCredits(team: string): Promise<number> {
+    const row = await this.db.selectFrom('team_credits').select('credits').where('team', '=', team).executeTakeFirst();
+    return row?.credits ?? 0;
+  }
+
+  /** The user behind a token (read from the users table the OAuth module keeps). */
+  findCustomer(userId: number): Promise<CustomerRow | undefined> {
+    return this.db
+      .selectFrom('users')
+      .select(['id', 'username', 'first_name', 'last_name', 'team', 'partner_credit'])
+      .where('id', '=', userId)
+      .executeTakeFirst();
+  }
+
+  findCustomerByUsername(username: string): Promise<CustomerRow | undefined> {
+    return this.db
+      .selectFrom('users')
+      .select(['id', 'username', 'first_name', 'last_name', 'team', 'partner_credit'])
+      .where('username', '=', username)
+      .executeTakeFirst();
   }
 }

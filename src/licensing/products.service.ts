@@ -1,9 +1,19 @@
 import { invalidParameter, notFound } from '../platform/http/errors.js';
-import type { ProductRow, ProductsRepository } from './products.repository.js';
+import { customerIdOf, userTokenRequired, type CustomerGrant } from './customer-access.js';
+import {
+  addPeriods,
+  downloadsRemaining,
+  isHeld,
+  overageRemaining,
+  paysWithCredits,
+  periodState,
+  type Entitlement,
+} from './entitlements.js';
+import { DOWNLOAD_LIMIT_DURATIONS, RESOLUTIONS, type DownloadLimitDuration } from './licensing-policy.js';
+import type { CustomerRow, ProductRow, ProductsRepository } from './products.repository.js';
 import { ASSET_PRODUCT_TYPES, PRODUCT_TYPES, type ProductType } from './product-types.js';
 
 export { PRODUCT_TYPES, type ProductType } from './product-types.js';
-
 
 /** The held types that license catalogue assets: what search limits a customer's results to. */
 export const LICENSING_PRODUCT_TYPES: readonly ProductType[] = ASSET_PRODUCT_TYPES;
@@ -19,33 +29,92 @@ const DEFAULT_NAMES: Readonly<Record<ProductType, string>> = {
   aigen: 'AI Generation',
 };
 
-export interface Product {
-  id: number;
+/** A product a customer holds, with everything that decides what it may still license. */
+export interface Product extends Entitlement {
   userId: number;
-  type: ProductType;
   name: string;
-  status: 'active' | 'inactive';
-  /** ISO 8601 (UTC); null: it does not expire */
-  expiresAt: string | null;
-  createdAt: string;
+  agreementName: string | null;
+  applicationWebsite: string | null;
+  noteRequired: boolean;
+  projectCodeRequired: boolean;
+  /** the project codes a download may name; empty: any */
+  projectCodes: string[];
 }
 
 export interface GrantInput {
   userId: number;
   type: string;
   /** default: the type's own name, e.g. "Premium Access" */
-  name?: string;
-  /** a Date or an ISO 8601 date-time; absent: it does not expire */
-  expiresAt?: Date | string | null;
+  name?: string | undefined;
+  /** a Date or an ISO 8601 date or date-time; absent: it does not expire */
+  expiresAt?: Date | string | null | undefined;
+  /** credits of a credit product (creditpack); with `team`, they go to the user's team */
+  credits?: number | undefined;
+  /** the team's credits, not the user's own: the user must belong to a team */
+  team?: boolean | undefined;
+  /** downloads allowed, per `period` or in all */
+  downloads?: number | undefined;
+  period?: string | undefined;
+  /** downloads allowed beyond the limit in a period */
+  overage?: number | undefined;
+  agreementName?: string | undefined;
+  /** the largest size a download may have: x-small, small, medium, large, x-large */
+  imagepackResolution?: string | undefined;
+  applicationWebsite?: string | undefined;
+  noteRequired?: boolean | undefined;
+  projectCodeRequired?: boolean | undefined;
+  projectCodes?: readonly string[] | undefined;
+}
+
+/** A user behind a token, as licensing needs one. */
+export interface Customer {
+  id: number;
+  username: string;
+  firstName: string | null;
+  lastName: string | null;
+  team: string | null;
+  partnerCredit: boolean;
+}
+
+/** GET /products: one product in the spec's names (the contract's Product). */
+export interface ProductRecord {
+  id: number;
+  name: string;
+  type: ProductType;
+  status: 'active' | 'inactive';
+  credits_remaining: number | null;
+  team_credits: number | null;
+  download_limit: number | null;
+  download_limit_duration: string | null;
+  downloads_remaining: number | null;
+  download_limit_reset_utc_date: string | null;
+  expiration_utc_date: string | null;
+  agreement_name: string | null;
+  imagepack_resolution: string | null;
+  application_website: string | null;
+  overage: { limit: number | null; remaining: number | null; count: number | null; overages_reached: boolean | null };
+  download_requirements?: { is_note_required: boolean; is_project_code_required: boolean; project_codes: string[] };
 }
 
 function isProductType(type: string): type is ProductType {
   return (PRODUCT_TYPES as readonly string[]).includes(type);
 }
 
+function wholeNumber(name: string, value: number | undefined): number | null {
+  if (value === undefined) return null;
+  if (!Number.isSafeInteger(value) || value < 0) throw invalidParameter(name, `'${value}' is not a whole number of at least 0`);
+  return value;
+}
+
+/** The spec's form of an instant: YYYY-MM-DDTHH:MM:SSZ. */
+export function utcDate(value: string | Date | null): string | null {
+  if (value === null) return null;
+  return (value instanceof Date ? value : new Date(value)).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
 /**
- * The products a customer holds: what they may license with. Credits, download limits and
- * downloads belong here as well once licensing comes; this is the part search needs.
+ * The products a customer holds: what they may license with, their credits, download limits and
+ * requirements, and the team credits they may spend.
  */
 export class ProductsService {
   constructor(
@@ -53,19 +122,63 @@ export class ProductsService {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  /** Gives a user a product, active from now. 400 for an unknown type or date, 404 for an unknown user. */
+  /**
+   * Gives a user a product, active from now. Credits go to the product (or, with `team`, to the
+   * user's team) and are written to the ledger with it. 400 for an unknown type, date, size or a
+   * setting the type does not take; 404 for an unknown user.
+   */
   async grant(input: GrantInput): Promise<Product> {
     const type = input.type.trim().toLowerCase();
     if (!isProductType(type)) throw invalidParameter('type', `'${input.type}' is not one of ${PRODUCT_TYPES.join(', ')}`);
     const name = input.name?.trim() || DEFAULT_NAMES[type];
-    const row = await this.repository.insert({
-      user_id: input.userId,
-      type,
-      name,
-      status: 'active',
-      expires_at: input.expiresAt == null ? null : isoInstant(input.expiresAt),
-      created_at: this.now().toISOString(),
-    });
+    const credits = wholeNumber('credits', input.credits);
+    const downloads = wholeNumber('downloads', input.downloads);
+    const overage = wholeNumber('overage', input.overage);
+    const takesCredits = paysWithCredits(type);
+    if (credits !== null && !takesCredits) throw invalidParameter('credits', `a ${type} product takes no credits (credit products: creditpack)`);
+    if (input.team && !takesCredits) throw invalidParameter('team', `team credits belong to credit products (creditpack), not ${type}`);
+    const period = input.period?.trim().toLowerCase();
+    if (period !== undefined && !(DOWNLOAD_LIMIT_DURATIONS as readonly string[]).includes(period)) {
+      throw invalidParameter('period', `'${input.period}' is not one of ${DOWNLOAD_LIMIT_DURATIONS.join(', ')}`);
+    }
+    if (period !== undefined && downloads === null) throw invalidParameter('period', 'a period needs a download limit (downloads)');
+    if (overage !== null && downloads === null) throw invalidParameter('overage', 'overage needs a download limit (downloads)');
+    const resolution = input.imagepackResolution?.trim().toLowerCase();
+    if (resolution !== undefined && !RESOLUTIONS.includes(resolution)) {
+      throw invalidParameter('imagepack_resolution', `'${input.imagepackResolution}' is not one of ${RESOLUTIONS.join(', ')}`);
+    }
+
+    let team: string | null = null;
+    if (input.team) {
+      const customer = await this.repository.findCustomer(input.userId);
+      if (!customer) throw notFound('UserNotFound', `User not found: ${input.userId}`);
+      if (!customer.team) throw invalidParameter('team', `user ${customer.username} belongs to no team`);
+      team = customer.team;
+    }
+
+    const createdAt = this.now();
+    const row = await this.repository.insert(
+      {
+        user_id: input.userId,
+        type,
+        name,
+        status: 'active',
+        expires_at: input.expiresAt == null ? null : isoInstant(input.expiresAt),
+        created_at: createdAt.toISOString(),
+        credits_remaining: takesCredits ? (team === null ? (credits ?? 0) : 0) : null,
+        download_limit: downloads,
+        download_limit_duration: period ?? null,
+        download_period_ends_at: period === undefined ? null : addPeriods(createdAt, period as DownloadLimitDuration, 1).toISOString(),
+        overage_limit: overage,
+        agreement_name: input.agreementName?.trim() || null,
+        imagepack_resolution: resolution ?? null,
+        application_website: input.applicationWebsite?.trim() || null,
+        note_required: input.noteRequired ? 1 : 0,
+        project_code_required: input.projectCodeRequired ? 1 : 0,
+        project_codes: JSON.stringify((input.projectCodes ?? []).map((code) => code.trim()).filter((code) => code !== '')),
+      },
+      team === null ? undefined : { team, credits: credits ?? 0 },
+    );
     if (!row) throw notFound('UserNotFound', `User not found: ${input.userId}`);
     return toProduct(row);
   }
@@ -78,6 +191,11 @@ export class ProductsService {
   /** Every product of a user, whatever its state. */
   async productsOf(userId: number): Promise<Product[]> {
     return (await this.repository.listForUser(userId)).map(toProduct);
+  }
+
+  /** The products of a user that are active and not expired at `now`, oldest first. */
+  async heldProducts(userId: number, now: Date = this.now()): Promise<Product[]> {
+    return (await this.productsOf(userId)).filter((product) => isHeld(product, now));
   }
 
   /** The types of the user's products that are active and not expired at `now`, each once, sorted. */
@@ -93,6 +211,83 @@ export class ProductsService {
     const held = await this.heldProductTypes(userId, now);
     return held.filter((type) => (LICENSING_PRODUCT_TYPES as readonly string[]).includes(type));
   }
+
+  /** The credits the team shares; 0 for a team without any. */
+  teamCredits(team: string): Promise<number> {
+    return this.repository.teamCredits(team);
+  }
+
+  async findCustomer(userId: number): Promise<Customer | undefined> {
+    const row = await this.repository.findCustomer(userId);
+    return row ? toCustomer(row) : undefined;
+  }
+
+  /** A user named by username, or by id when no username is that number. */
+  async findCustomerByName(user: string): Promise<Customer | undefined> {
+    const row = (await this.repository.findCustomerByUsername(user)) ?? (/^\d+$/.test(user) ? await this.repository.findCustomer(Number(user)) : undefined);
+    return row ? toCustomer(row) : undefined;
+  }
+
+  /** The customer a token speaks for; 403 UserTokenRequired for a token of no (or no longer any) user. */
+  async customerOf(grant: CustomerGrant): Promise<Customer> {
+    const customer = await this.findCustomer(customerIdOf(grant));
+    if (!customer) throw userTokenRequired();
+    return customer;
+  }
+
+  /** GET /customers/current: the name of the user behind the token. */
+  async currentCustomer(grant: CustomerGrant): Promise<{ first_name: string | null; middle_name: null; last_name: string | null }> {
+    const customer = await this.customerOf(grant);
+    return { first_name: customer.firstName, middle_name: null, last_name: customer.lastName };
+  }
+
+  /** GET /products for the user behind the token. */
+  async productsForToken(grant: CustomerGrant, options: { downloadRequirements?: boolean } = {}): Promise<ProductRecord[]> {
+    return this.productRecords(await this.customerOf(grant), options);
+  }
+
+  /**
+   * GET /products: every product of the user in the spec's names, as of now — a download period
+   * that has ended shows its limit whole again. team_credits is the pool of the user's team, on
+   * the products that spend credits.
+   */
+  async productRecords(customer: Customer, options: { downloadRequirements?: boolean } = {}): Promise<ProductRecord[]> {
+    const now = this.now();
+    const products = await this.productsOf(customer.id);
+    const teamCredits = customer.team !== null && products.some((p) => paysWithCredits(p.type)) ? await this.teamCredits(customer.team) : null;
+    return products.map((product) => {
+      const period = periodState(product, now);
+      const overageLeft = overageRemaining(product, now);
+      const record: ProductRecord = {
+        id: product.id,
+        name: product.name,
+        type: product.type,
+        status: isHeld(product, now) ? 'active' : 'inactive',
+        credits_remaining: product.creditsRemaining,
+        team_credits: paysWithCredits(product.type) ? teamCredits : null,
+        download_limit: product.downloadLimit,
+        download_limit_duration: product.downloadLimitDuration,
+        downloads_remaining: downloadsRemaining(product, now),
+        download_limit_reset_utc_date: utcDate(period.resetsAt),
+        expiration_utc_date: utcDate(product.expiresAt),
+        agreement_name: product.agreementName,
+        imagepack_resolution: product.imagepackResolution,
+        application_website: product.applicationWebsite,
+        overage:
+          product.overageLimit === null
+            ? { limit: null, remaining: null, count: null, overages_reached: null }
+            : { limit: product.overageLimit, remaining: overageLeft, count: period.overageCount, overages_reached: overageLeft === 0 },
+      };
+      if (options.downloadRequirements) {
+        record.download_requirements = {
+          is_note_required: product.noteRequired,
+          is_project_code_required: product.projectCodeRequired,
+          project_codes: product.projectCodes,
+        };
+      }
+      return record;
+    });
+  }
 }
 
 /** The same instant, written the one way the store compares: toISOString(). */
@@ -100,6 +295,15 @@ function isoInstant(value: Date | string): string {
   const time = value instanceof Date ? value.getTime() : Date.parse(value);
   if (Number.isNaN(time)) throw invalidParameter('expires_at', `'${String(value)}' is not an ISO 8601 date-time`);
   return new Date(time).toISOString();
+}
+
+function parseCodes(json: string): string[] {
+  try {
+    const value: unknown = JSON.parse(json);
+    return Array.isArray(value) ? value.filter((code): code is string => typeof code === 'string') : [];
+  } catch {
+    return [];
+  }
 }
 
 function toProduct(row: ProductRow): Product {
@@ -111,5 +315,29 @@ function toProduct(row: ProductRow): Product {
     status: row.status === 'inactive' ? 'inactive' : 'active',
     expiresAt: row.expires_at,
     createdAt: row.created_at,
+    creditsRemaining: row.credits_remaining,
+    downloadLimit: row.download_limit,
+    downloadLimitDuration: row.download_limit_duration as DownloadLimitDuration | null,
+    downloadsUsed: row.downloads_used,
+    downloadPeriodEndsAt: row.download_period_ends_at,
+    overageLimit: row.overage_limit,
+    overageCount: row.overage_count,
+    agreementName: row.agreement_name,
+    imagepackResolution: row.imagepack_resolution,
+    applicationWebsite: row.application_website,
+    noteRequired: row.note_required === 1,
+    projectCodeRequired: row.project_code_required === 1,
+    projectCodes: parseCodes(row.project_codes),
+  };
+}
+
+function toCustomer(row: CustomerRow): Customer {
+  return {
+    id: row.id,
+    username: row.username,
+    firstName: row.first_name,
+    lastName: row.last_name,
+    team: row.team,
+    partnerCredit: row.partner_credit === 1,
   };
 }

@@ -51,6 +51,10 @@ const DELIVERY_EXPOSED_HEADERS = 'content-disposition, content-range, accept-ran
  */
 export async function mediaRoutes(app: FastifyInstance, options: MediaRoutesOptions): Promise<void> {
   const { media, signer } = options;
+  // A video download answers 307 (the spec), and a client following it repeats its POST, body
+  // and all, at the delivery URL: whatever that body is, it is not read here.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 64 * 1024 }, (_request, _body, done) => done(null, undefined));
 
   app.get<{ Params: Static<typeof DisplayParams>; Querystring: Static<typeof DisplayQuery> }>(
     '/display/:assetId/:file',
@@ -98,7 +102,8 @@ export async function mediaRoutes(app: FastifyInstance, options: MediaRoutesOpti
   );
 
   app.route<{ Params: Static<typeof DeliveryParams>; Querystring: Static<typeof DisplayQuery> }>({
-    method: ['GET', 'HEAD'],
+    // POST: where a 307 from POST /v3/downloads/videos/{id} sends the client (see above).
+    method: ['GET', 'HEAD', 'POST'],
     url: '/delivery/:downloadId/:assetId/:fileName',
     schema: {
       tags: ['media'],

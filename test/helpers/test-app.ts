@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type Services } from '../../src/app.js';
 import { loadConfig } from '../../src/config/config.js';
+import type { DeliveryUri } from '../../src/licensing/downloads.service.js';
 import { openTestStore } from './test-store.js';
 
 export { POSTGRES_URL, REDIS_URL, STORES } from './test-store.js';
@@ -23,6 +24,8 @@ export interface TestApp {
 export interface TestAppOptions {
   databaseUrl?: string | undefined;
   env?: Record<string, string>;
+  /** The signed URL of a licensed file; default: the media module's. */
+  deliveryUri?: DeliveryUri;
 }
 
 /** The whole application on a temporary store, driven with app.inject() — no network. */
@@ -35,7 +38,11 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     ...options.env,
   });
   const store = await openTestStore(options.databaseUrl);
-  const { app, services } = await buildApp(config, { database: store.database, logger: false });
+  const { app, services } = await buildApp(config, {
+    database: store.database,
+    logger: false,
+    ...(options.deliveryUri ? { deliveryUri: options.deliveryUri } : {}),
+  });
   await app.ready();
   const { apiKey, client } = await services.clients.create({
     name: 'Test application',

@@ -216,6 +216,109 @@ export interface ProductsTable {
   status: string;
   expires_at: string | null;
   created_at: string;
+  /** Personal credits; null: the product does not take credits. */
+  credits_remaining: number | null;
+  /** Downloads allowed per period (or in all, without a duration); null: no limit. */
+  download_limit: number | null;
+  /** day | month | year; null: the limit never resets. */
+  download_limit_duration: string | null;
+  /** Downloads counted in the period ending at download_period_ends_at. */
+  downloads_used: Generated<number>;
+  download_period_ends_at: string | null;
+  /** Downloads allowed beyond the limit in a period; null: none. */
+  overage_limit: number | null;
+  overage_count: Generated<number>;
+  agreement_name: string | null;
+  /** The largest download size the product allows (a size name); null: any. */
+  imagepack_resolution: string | null;
+  application_website: string | null;
+  note_required: Generated<number>;
+  project_code_required: Generated<number>;
+  /** JSON array of the project codes a download may name; [] means any. */
+  project_codes: Generated<string>;
+}
+
+/** The credits a team shares (users.team), spent with use_team_credits=true. */
+export interface TeamCreditsTable {
+  team: string;
+  credits: number;
+  updated_at: string;
+}
+
+/** One download: the history, and the record every debit of it belongs to. */
+export interface DownloadsTable {
+  id: Generated<number>;
+  user_id: number;
+  client_id: number;
+  product_id: number;
+  product_type: string;
+  /** The user's team at the time (company_downloads). */
+  team: string | null;
+  asset_id: string;
+  /** image | video */
+  asset_type: string;
+  size_name: string | null;
+  width: number | null;
+  height: number | null;
+  dpi: number | null;
+  bytes: number | null;
+  /** jpg when the request named it; null: the size's own format */
+  file_type: string | null;
+  license_model: string | null;
+  download_notes: string | null;
+  project_code: string | null;
+  downloaded_at: string;
+  /** api: every download made here is made through the API. */
+  source: Generated<string>;
+  /** 1: this download licensed the asset under its product (a purchase); 0: a free re-download. */
+  new_license: number;
+  credits_spent: Generated<number>;
+  used_team_credits: Generated<number>;
+  idempotency_key: string | null;
+  /** SHA-256 of what the request asked for; a key reused for another request is refused. */
+  request_fingerprint: string | null;
+  delivery_uri: string | null;
+  delivery_issued_at: string | null;
+}
+
+/** An asset licensed under a product: downloading it again under that product is free. */
+export interface AssetLicensesTable {
+  product_id: number;
+  asset_id: string;
+  user_id: number;
+  /** The download that licensed it. */
+  download_id: number;
+  licensed_at: string;
+}
+
+export interface ExtendedLicensesTable {
+  id: Generated<number>;
+  user_id: number;
+  asset_id: string;
+  /** multiseat | unlimited | resale | indemnification */
+  license_type: string;
+  credits: number;
+  product_id: number | null;
+  team: string | null;
+  acquired_at: string;
+}
+
+/** Every grant and debit of credits, downloads and overage; a debit belongs to a download or an extended license. */
+export interface DownloadLedgerTable {
+  id: Generated<number>;
+  user_id: number;
+  product_id: number | null;
+  /** Set when the entry moves the team's pool rather than the product's own credits. */
+  team: string | null;
+  /** credit | download | overage */
+  unit: string;
+  /** grant | download | extended_license */
+  reason: string;
+  /** Positive for a grant, negative for a debit. */
+  amount: number;
+  download_id: number | null;
+  extended_license_id: number | null;
+  created_at: string;
 }
 
 export interface Tables {
@@ -235,4 +338,9 @@ export interface Tables {
   refresh_tokens: RefreshTokensTable;
   search_uploads: SearchUploadsTable;
   products: ProductsTable;
+  team_credits: TeamCreditsTable;
+  downloads: DownloadsTable;
+  asset_licenses: AssetLicensesTable;
+  extended_licenses: ExtendedLicensesTable;
+  download_ledger: DownloadLedgerTable;
 }

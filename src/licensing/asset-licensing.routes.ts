@@ -1,0 +1,40 @@
+import type { Static } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { ErrorBody } from '../platform/http/schema-types.js';
+import type { AssetLicensingService } from './asset-licensing.service.js';
+import { AcquireAssetLicensesRequest, AssetLicensingParams, AssetLicensingResponse, errors } from './licensing.schemas.js';
+
+/** POST /asset-licensing/{assetId}: extended licenses bought with partner credits. */
+export async function assetLicensingRoutes(app: FastifyInstance, options: { assetLicensing: AssetLicensingService }): Promise<void> {
+  const { assetLicensing } = options;
+  // The token is checked before the body, so a caller without one learns that first.
+  app.addHook('onRequest', async (request) => {
+    if (request.method !== 'OPTIONS') await request.requireBearer();
+  });
+  app.post(
+    '/asset-licensing/:assetId',
+    {
+      schema: {
+        tags: ['licensing'],
+        summary: 'Acquire extended licenses for a downloaded asset with credits',
+        description:
+          'For partner-credit users, on assets they have downloaded (404 StandardLicenseNotFound otherwise). Licenses already held ' +
+          'are listed again and cost nothing; 402 NotEnoughCreditsForPurchase when the credits do not cover the rest.',
+        security: [{ ApiKey: [], Bearer: [] }],
+        params: AssetLicensingParams,
+        body: AcquireAssetLicensesRequest,
+        response: { 200: AssetLicensingResponse, 402: ErrorBody, ...errors },
+      },
+    },
+    async (request) => {
+      const { assetId } = request.params as Static<typeof AssetLicensingParams>;
+      const body = request.body as Static<typeof AcquireAssetLicensesRequest>;
+      return assetLicensing.acquire({
+        grant: await request.requireBearer(),
+        assetId,
+        extendedLicenses: body.extended_licenses,
+        useTeamCredits: body.use_team_credits ?? false,
+      });
+    },
+  );
+}

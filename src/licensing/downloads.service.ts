@@ -1,0 +1,565 @@
+import { createHash } from 'node:crypto';
+import type { AssetRecord, AssetType } from '../catalog/catalog.records.js';
+import type { CustomerDownloadLinks, DownloadLink } from '../catalog/catalog.service.js';
+import { ApiError, badRequest, invalidParameter, notFound } from '../platform/http/errors.js';
+import { requireDownloadToken, type CustomerGrant } from './customer-access.js';
+import {
+  allowsSize,
+  choiceOrder,
+  downloadCredits,
+  downloadSizeOf,
+  largestSize,
+  licensableAsset,
+  paymentRefusal,
+  paysWithCredits,
+  periodState,
+  typeLicenses,
+  type DownloadSize,
+  type LicensableAsset,
+  type PaymentRefusal,
+} from './entitlements.js';
+import {
+  isUniqueViolation,
+  PaymentRefusedError,
+  type DownloadRow,
+  type DownloadsRepository,
+  type HistoryFilter,
+  type HistoryRow,
+} from './downloads.repository.js';
+import { DELIVERY_URI_LIFETIME_MS, type AssetKind } from './licensing-policy.js';
+import { utcDate, type Customer, type Product, type ProductsService } from './products.service.js';
+
+/** What the media module needs to make the signed URL of a licensed file (MediaService.deliveryUri). */
+export interface DeliverySpec {
+  downloadId: number;
+  assetId: string;
+  assetType: 'image' | 'video';
+  /** images: the licensed size's pixel height */
+  height?: number;
+  /** images: the licensed size's pixel width */
+  width?: number;
+  sizeName: string;
+  fileType?: 'jpg';
+}
+
+/** An absolute signed URL, valid 24 hours, that serves the licensed file. */
+export type DeliveryUri = (spec: DeliverySpec) => string;
+
+/** The catalogue's part: asset records and their thumbnails. */
+export interface DownloadCatalog {
+  findAssets(assetType: AssetType, ids: readonly string[]): Promise<{ found: AssetRecord[]; notFound: string[] }>;
+  thumbUris(assetType: AssetType, ids: readonly string[]): Promise<Map<string, string>>;
+}
+
+export interface DownloadsServiceDeps {
+  repository: DownloadsRepository;
+  products: ProductsService;
+  catalog: DownloadCatalog;
+  deliveryUri: DeliveryUri;
+  /** Base of the hypermedia download links (`${publicUrl}/v3/downloads/...`). */
+  publicUrl: string;
+  /** How long a delivery URI works (STOCKROOM_DELIVERY_URL_TTL): a replay within it returns the same one. */
+  deliveryUriLifetimeMs?: number;
+  now?: () => Date;
+}
+
+export interface DownloadRequest {
+  grant: CustomerGrant;
+  assetType: AssetKind;
+  assetId: string;
+  productType?: string | undefined;
+  productId?: number | undefined;
+  /** images: the pixel height of a download size; blank: the largest the product allows */
+  height?: string | undefined;
+  /** videos: the name of a download size; blank: the largest */
+  size?: string | undefined;
+  fileType?: 'jpg' | 'eps' | undefined;
+  useTeamCredits: boolean;
+  downloadNotes?: string | null | undefined;
+  projectCode?: string | null | undefined;
+  idempotencyKey?: string | undefined;
+}
+
+export interface DownloadResult {
+  uri: string;
+  downloadId: number;
+  /** the answer to an earlier request with the same Idempotency-Key */
+  replayed: boolean;
+}
+
+export interface HistoryQuery {
+  dateFrom?: string | undefined;
+  dateTo?: string | undefined;
+  useTime?: boolean | undefined;
+  page?: number | undefined;
+  pageSize?: number | undefined;
+  productType?: string | undefined;
+  companyDownloads?: boolean | undefined;
+}
+
+export interface PurchasesQuery {
+  dateFrom?: string | undefined;
+  dateTo?: string | undefined;
+  page?: number | undefined;
+  pageSize?: number | undefined;
+  companyPurchases?: boolean | undefined;
+}
+
+/** GET /downloads: one download in the contract's names (HistoricalDownload). */
+export interface HistoricalDownload {
+  date_downloaded: string;
+  id: string;
+  asset_type: string;
+  product_type: string;
+  thumb_uri: string | null;
+  agreement_name: string | null;
+  product_id: number;
+  download_details: { download_notes: string | null; project_code: string | null };
+  download_source: string;
+  user: { username: string; first_name: string | null; middle_name: string | null; last_name: string | null };
+  size_name: string | null;
+  dimensions: { width: number | null; height: number | null; dpi: number | null };
+  license_model: string | null;
+  generated_asset_id: null;
+}
+
+const NOT_FOUND: Readonly<Record<AssetKind, { code: string; noun: string }>> = {
+  image: { code: 'ImageNotFound', noun: 'Image' },
+  video: { code: 'VideoNotFound', noun: 'Video' },
+};
+
+const DAY_MS = 86_400_000;
+const HISTORY_WINDOW_MS = 30 * DAY_MS;
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/**
+ * Downloads: which product licenses an asset for a customer, the download itself (record, ledger
+ * and debit in one transaction, then the signed delivery URL), the history, the purchases, and the
+ * hypermedia download links of the metadata endpoints.
+ */
+export class DownloadsService {
+  private readonly repository: DownloadsRepository;
+  private readonly products: ProductsService;
+  private readonly catalog: DownloadCatalog;
+  private readonly deliveryUri: DeliveryUri;
+  private readonly publicUrl: string;
+  private readonly deliveryUriLifetimeMs: number;
+  private readonly now: () => Date;
+
+  constructor(deps: DownloadsServiceDeps) {
+    this.repository = deps.repository;
+    this.products = deps.products;
+    this.catalog = deps.catalog;
+    this.deliveryUri = deps.deliveryUri;
+    this.publicUrl = deps.publicUrl.replace(/\/+$/, '');
+    this.deliveryUriLifetimeMs = deps.deliveryUriLifetimeMs ?? DELIVERY_URI_LIFETIME_MS;
+    this.now = deps.now ?? (() => new Date());
+  }
+
+  // ── downloading ───────────────────────────────────────────────────────────
+
+  /**
+   * Downloads an asset for the customer behind the token: chooses the product, checks its
+   * requirements, records the download and takes its payment atomically, and returns the signed
+   * URL of the file. A repeated Idempotency-Key returns the first answer without a second payment.
+   */
+  async download(request: DownloadRequest): Promise<DownloadResult> {
+    const now = this.now();
+    const userId = requireDownloadToken(request.grant, now);
+    const customer = await this.products.customerOf(request.grant);
+    const key = request.idempotencyKey;
+    if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
+      throw invalidParameter('Idempotency-Key', 'give 1 to 255 visible ASCII characters');
+    }
+    const fingerprint = requestFingerprint(request);
+    if (key !== undefined) {
+      const earlier = await this.repository.findByIdempotencyKey(userId, key);
+      if (earlier) return this.replay(earlier, fingerprint, now);
+    }
+
+    const asset = await this.licensableAsset(request.assetType, request.assetId);
+    if (request.fileType === 'eps') throw invalidParameter('file_type', `no eps file exists for image ${asset.id}; jpg is available`);
+    const wanted = this.wantedSize(asset, request);
+    if (request.useTeamCredits && (customer.team === null || !customer.partnerCredit)) {
+      throw new ApiError(403, 'TeamCreditsNotAvailable', 'use_team_credits needs a partner-credit user who belongs to a team');
+    }
+
+    const candidates = await this.candidates(customer, asset, request, now);
+    const sizeFor = (product: Product): DownloadSize | undefined =>
+      wanted !== undefined ? (allowsSize(product, wanted) ? wanted : undefined) : largestSize(asset.sizes.filter((size) => allowsSize(product, size)));
+    const sized = candidates.filter((product) => sizeFor(product) !== undefined);
+    if (sized.length === 0) {
+      throw new ApiError(403, 'UnauthorizedDownloadSize', `Your products do not license ${asset.assetType} ${asset.id} at that size (imagepack_resolution)`);
+    }
+    const licensedUnder = await this.repository.licensedUnder(sized.map((product) => product.id), asset.id);
+    const teamCredits = request.useTeamCredits ? await this.products.teamCredits(customer.team!) : undefined;
+    const ordered = choiceOrder(sized, licensedUnder);
+    const refusalOf = (product: Product) =>
+      licensedUnder.has(product.id) ? undefined : paymentRefusal(product, downloadCredits(product.type, asset), now, teamCredits);
+    const chosen = ordered.find((product) => refusalOf(product) === undefined);
+    const payingTeam = request.useTeamCredits ? customer.team : null;
+    if (chosen === undefined) throw this.refusal(refusalOf(ordered[0]!)!, ordered[0]!, asset, now, payingTeam);
+    checkRequirements(chosen, request);
+
+    const size = sizeFor(chosen)!;
+    const fileType = request.fileType === 'jpg' ? 'jpg' : undefined;
+    try {
+      const recorded = await this.repository.record(
+        {
+          user_id: userId,
+          client_id: request.grant.clientId,
+          product_id: chosen.id,
+          product_type: chosen.type,
+          team: customer.team,
+          asset_id: asset.id,
+          asset_type: asset.assetType,
+          size_name: size.name,
+          width: size.width,
+          height: size.height,
+          dpi: size.dpi,
+          bytes: size.bytes,
+          file_type: fileType ?? null,
+          license_model: asset.licenseModel,
+          download_notes: request.downloadNotes ?? null,
+          project_code: request.projectCode ?? null,
+          downloaded_at: now.toISOString(),
+          idempotency_key: key ?? null,
+          request_fingerprint: key === undefined ? null : fingerprint,
+        },
+        {
+          credits: downloadCredits(chosen.type, asset),
+          team: payingTeam,
+          countsDownload: chosen.downloadLimit !== null,
+        },
+        (downloadId) => this.deliveryUri(deliverySpec(downloadId, asset.id, asset.assetType, size, fileType)),
+        now,
+      );
+      return { uri: recorded.deliveryUri, downloadId: recorded.id, replayed: false };
+    } catch (error) {
+      if (error instanceof PaymentRefusedError) throw this.refusal(error.refusal, chosen, asset, now, payingTeam);
+      // The same key at the same moment: the other request stored it first; answer as it did.
+      if (key !== undefined && isUniqueViolation(error)) {
+        const earlier = await this.repository.findByIdempotencyKey(userId, key);
+        if (earlier) return this.replay(earlier, fingerprint, now);
+      }
+      throw error;
+    }
+  }
+
+  /** The answer to an earlier request with the same key: its URI (a fresh one once it has lapsed), never a second payment. */
+  private async replay(earlier: DownloadRow, fingerprint: string, now: Date): Promise<DownloadResult> {
+    if (earlier.request_fingerprint !== fingerprint) {
+      throw new ApiError(
+        422,
+        'IdempotencyKeyReused',
+        'This Idempotency-Key was used for a different download request; use a new key for a new request',
+      );
+    }
+    const issuedAt = earlier.delivery_issued_at === null ? Number.NEGATIVE_INFINITY : Date.parse(earlier.delivery_issued_at);
+    if (earlier.delivery_uri !== null && now.getTime() - issuedAt < this.deliveryUriLifetimeMs) {
+      return { uri: earlier.delivery_uri, downloadId: earlier.id, replayed: true };
+    }
+    const size: DownloadSize = { name: earlier.size_name, width: earlier.width, height: earlier.height, dpi: earlier.dpi, bytes: earlier.bytes };
+    const uri = this.deliveryUri(
+      deliverySpec(earlier.id, earlier.asset_id, earlier.asset_type as AssetKind, size, earlier.file_type === 'jpg' ? 'jpg' : undefined),
+    );
+    await this.repository.updateDelivery(earlier.id, uri, now.toISOString());
+    return { uri, downloadId: earlier.id, replayed: true };
+  }
+
+  private async licensableAsset(assetType: AssetKind, id: string): Promise<LicensableAsset> {
+    const { found } = await this.catalog.findAssets(assetType, [id]);
+    const record = found[0];
+    if (!record) throw notFound(NOT_FOUND[assetType].code, `${NOT_FOUND[assetType].noun} not found: ${id}`);
+    const asset = licensableAsset(record);
+    // An image is delivered at a size of known pixels; one without any has nothing to download.
+    const sizes = assetType === 'image' ? asset.sizes.filter((size) => size.width !== null && size.height !== null) : asset.sizes;
+    if (sizes.length === 0) throw notFound(NOT_FOUND[assetType].code, `${NOT_FOUND[assetType].noun} ${id} has no downloadable size`);
+    return { ...asset, sizes };
+  }
+
+  /** The size the request names (height for images, size for videos); undefined: the largest the product allows. */
+  private wantedSize(asset: LicensableAsset, request: DownloadRequest): DownloadSize | undefined {
+    const list = (sizes: readonly DownloadSize[], show: (size: DownloadSize) => string) => sizes.map(show).join(', ');
+    if (asset.assetType === 'image') {
+      const height = request.height?.trim();
+      if (!height) return undefined;
+      const found = /^\d{1,6}$/.test(height) ? asset.sizes.find((size) => size.height === Number(height)) : undefined;
+      if (!found) {
+        throw invalidParameter('height', `image ${asset.id} has no download size ${height} pixels high (heights: ${list(asset.sizes, (s) => String(s.height))})`);
+      }
+      return found;
+    }
+    const name = request.size?.trim().toLowerCase();
+    if (!name) return undefined;
+    const found = asset.sizes.find((size) => size.name?.toLowerCase() === name);
+    if (!found) throw invalidParameter('size', `video ${asset.id} has no download size '${request.size}' (sizes: ${list(asset.sizes, (s) => s.name ?? '')})`);
+    return found;
+  }
+
+  /**
+   * The customer's products that may license the asset for this request: held (active, not
+   * expired), the one named by product_id / of the type named by product_type, licensing the
+   * asset, and paying with credits when team credits are asked for. 403 NoAccessToProductType for none.
+   */
+  private async candidates(customer: Customer, asset: LicensableAsset, request: DownloadRequest, now: Date): Promise<Product[]> {
+    let products = await this.products.heldProducts(customer.id, now);
+    if (request.productId !== undefined) {
+      products = products.filter((product) => product.id === request.productId);
+      if (products.length === 0) throw noAccess(`You hold no active product ${request.productId}`);
+    }
+    if (request.productType !== undefined) {
+      const type = request.productType;
+      products = products.filter((product) => product.type === type);
+      if (products.length === 0) throw noAccess(`You hold no active ${type} product${request.productId === undefined ? '' : ` ${request.productId}`}`);
+    }
+    const licensing = products.filter((product) => typeLicenses(product.type, asset));
+    if (licensing.length === 0) throw noAccess(`None of your products licenses ${asset.assetType} ${asset.id}`);
+    if (!request.useTeamCredits) return licensing;
+    const withCredits = licensing.filter((product) => paysWithCredits(product.type));
+    if (withCredits.length === 0) throw noAccess(`Team credits pay through a credit product, and none of yours licenses ${asset.assetType} ${asset.id}`);
+    return withCredits;
+  }
+
+  private refusal(refusal: PaymentRefusal, product: Product, asset: LicensableAsset, now: Date, team: string | null): ApiError {
+    if (refusal === 'InsufficientCredits') {
+      const cost = downloadCredits(product.type, asset);
+      const left = team === null ? `product ${product.id} has ${product.creditsRemaining ?? 0} left` : `team ${team} has fewer left`;
+      return new ApiError(403, 'InsufficientCredits', `Not enough credits: ${asset.assetType} ${asset.id} costs ${cost} credits, and ${left}`);
+    }
+    const resetsAt = periodState(product, now).resetsAt;
+    return new ApiError(
+      403,
+      'OverageLimitReached',
+      `Product ${product.id} has no downloads left${resetsAt === null ? '' : ` until ${utcDate(resetsAt)}`}, and no overage`,
+    );
+  }
+
+  // ── history and purchases ─────────────────────────────────────────────────
+
+  /** GET /downloads: the customer's (or the team's) downloads in a date window, newest first. */
+  async history(grant: CustomerGrant, query: HistoryQuery): Promise<{ result_count: number; downloads: HistoricalDownload[] }> {
+    const customer = await this.products.customerOf(grant);
+    const filter = this.whose(customer, query.companyDownloads ?? false, 'company_downloads');
+    const { from, until } = dateWindow(query, this.now());
+    if (query.productType !== undefined) filter.productType = query.productType;
+    const page = this.page(query.page, query.pageSize, 30);
+    const { total, rows } = await this.repository.list({ ...filter, from, until }, page.offset, page.limit);
+    return { result_count: total, downloads: await this.historical(rows) };
+  }
+
+  /** GET /images/{id}/downloadhistory, /videos/{id}/downloadhistory: the downloads of one asset. */
+  async assetHistory(grant: CustomerGrant, assetType: AssetKind, assetId: string, companyDownloads: boolean) {
+    const customer = await this.products.customerOf(grant);
+    const { found } = await this.catalog.findAssets(assetType, [assetId]);
+    if (found.length === 0) {
+      throw notFound(assetType === 'image' ? 'ImageNotFound' : 'VideosNotFound', `${NOT_FOUND[assetType].noun} not found: ${assetId}`);
+    }
+    const filter = { ...this.whose(customer, companyDownloads, 'company_downloads'), assetType, assetId };
+    const { rows } = await this.repository.list(filter, 0, 1000);
+    return { id: assetId, downloads: await this.historical(rows) };
+  }
+
+  /**
+   * GET /purchased-assets and /purchased-images. A purchase here is a download that licensed its
+   * asset (the first under its product); downloading it again is free and buys nothing.
+   */
+  async purchases(grant: CustomerGrant, assetType: AssetKind | undefined, query: PurchasesQuery) {
+    const customer = await this.products.customerOf(grant);
+    const filter: HistoryFilter = { ...this.whose(customer, query.companyPurchases ?? false, 'company_purchases'), purchasesOnly: true };
+    if (assetType !== undefined) filter.assetType = assetType;
+    if (query.dateFrom !== undefined) filter.from = dayStart(parseDate('date_from', query.dateFrom)).toISOString();
+    if (query.dateTo !== undefined) filter.until = new Date(dayStart(parseDate('date_to', query.dateTo)).getTime() + DAY_MS).toISOString();
+    if (query.page !== undefined && query.page < 1) throw badRequest('PageNumberLessThanOne', 'page must be 1 or more');
+    const page = this.page(query.page, query.pageSize, 75);
+    const { total, rows } = await this.repository.list(filter, page.offset, page.limit);
+    const thumbs = await this.thumbs(rows);
+    return {
+      result_count: total,
+      previous_purchases: rows.map((row) => ({
+        date_purchased: utcDate(row.downloaded_at)!,
+        purchased_by: row.username,
+        asset_id: row.asset_id,
+        // purchased-images names it image_id (each endpoint's schema keeps its own fields)
+        image_id: row.asset_id,
+        asset_type: row.asset_type,
+        license_model: row.license_model,
+        order_id: String(row.id),
+        thumb_uri: thumbs.get(`${row.asset_type}:${row.asset_id}`) ?? null,
+        size_name: row.size_name,
+        file_size_in_bytes: row.bytes === null ? null : String(row.bytes),
+        // Downloading it again under the same product is free: the link to do so.
+        download_uri: this.linkUri(row.asset_type as AssetKind, row.asset_id, { name: row.size_name, height: row.height }, row.product_id, row.product_type),
+      })),
+    };
+  }
+
+  private whose(customer: Customer, company: boolean, parameter: string): HistoryFilter {
+    if (!company) return { userId: customer.id };
+    if (customer.team === null) {
+      throw new ApiError(403, 'CompanyDownloadsNotEnabled', `${parameter} lists a team's downloads, and this user belongs to no team`);
+    }
+    return { team: customer.team };
+  }
+
+  private page(page: number | undefined, pageSize: number | undefined, defaultSize: number) {
+    const size = pageSize ?? defaultSize;
+    return { offset: ((page ?? 1) - 1) * size, limit: size };
+  }
+
+  private async thumbs(rows: readonly HistoryRow[]): Promise<Map<string, string>> {
+    const thumbs = new Map<string, string>();
+    for (const assetType of ['image', 'video'] as const) {
+      const ids = [...new Set(rows.filter((row) => row.asset_type === assetType).map((row) => row.asset_id))];
+      if (ids.length === 0) continue;
+      for (const [id, uri] of await this.catalog.thumbUris(assetType, ids)) thumbs.set(`${assetType}:${id}`, uri);
+    }
+    return thumbs;
+  }
+
+  private async historical(rows: readonly HistoryRow[]): Promise<HistoricalDownload[]> {
+    const thumbs = await this.thumbs(rows);
+    return rows.map((row) => ({
+      date_downloaded: utcDate(row.downloaded_at)!,
+      id: row.asset_id,
+      asset_type: row.asset_type,
+      product_type: row.product_type,
+      thumb_uri: thumbs.get(`${row.asset_type}:${row.asset_id}`) ?? null,
+      agreement_name: row.agreement_name,
+      product_id: row.product_id,
+      download_details: { download_notes: row.download_notes, project_code: row.project_code },
+      download_source: row.source,
+      user: { username: row.username, first_name: row.first_name, middle_name: null, last_name: row.last_name },
+      size_name: row.size_name,
+      dimensions: { width: row.width, height: row.height, dpi: row.dpi },
+      license_model: row.license_model,
+      generated_asset_id: null,
+    }));
+  }
+
+  // ── hypermedia links ──────────────────────────────────────────────────────
+
+  /**
+   * The links the metadata endpoints show in `downloads` and `largest_downloads`: for each size,
+   * one per held product that licenses the asset at that size, in the order a download without
+   * product_id would try them. The products are read once; every size is then answered in memory.
+   */
+  async downloadLinksFor(userId: number): Promise<CustomerDownloadLinks> {
+    const held = await this.products.heldProducts(userId, this.now());
+    const assets = new WeakMap<AssetRecord, { asset: LicensableAsset; products: Product[] }>();
+    return {
+      linksFor: (record, rawSize): DownloadLink[] => {
+        let entry = assets.get(record);
+        if (entry === undefined) {
+          const asset = licensableAsset(record);
+          entry = { asset, products: choiceOrder(held.filter((product) => typeLicenses(product.type, asset)), new Set()) };
+          assets.set(record, entry);
+        }
+        const size = downloadSizeOf(rawSize);
+        return entry.products
+          .filter((product) => allowsSize(product, size))
+          .map((product) => ({
+            product_id: String(product.id),
+            product_type: product.type,
+            uri: this.linkUri(entry.asset.assetType, record.id, size, product.id, product.type),
+            agreement_name: product.agreementName,
+          }));
+      },
+    };
+  }
+
+  /** The URI to POST to download one size of an asset with one product. */
+  private linkUri(
+    assetType: AssetKind,
+    assetId: string,
+    size: Pick<DownloadSize, 'name' | 'height'>,
+    productId: number,
+    productType: string,
+  ): string {
+    const query = new URLSearchParams();
+    if (assetType === 'image' && size.height !== null) query.set('height', String(size.height));
+    if (assetType === 'video' && size.name !== null) query.set('size', size.name);
+    query.set('product_id', String(productId));
+    query.set('product_type', productType);
+    return `${this.publicUrl}/v3/downloads/${assetType}s/${encodeURIComponent(assetId)}?${query.toString()}`;
+  }
+}
+
+function noAccess(message: string): ApiError {
+  return new ApiError(403, 'NoAccessToProductType', message);
+}
+
+/** A product may demand download notes and a project code (one of its list, when it has one). */
+function checkRequirements(product: Product, request: DownloadRequest): void {
+  const notes = request.downloadNotes?.trim();
+  const code = request.projectCode?.trim();
+  if (product.noteRequired && !notes) {
+    throw badRequest('DownloadNotesRequired', `Product ${product.id} requires download_notes in the request body`);
+  }
+  if (product.projectCodeRequired && !code) {
+    throw badRequest('ProjectCodeRequired', `Product ${product.id} requires a project_code in the request body`);
+  }
+  if (code && product.projectCodes.length > 0 && !product.projectCodes.includes(code)) {
+    throw invalidParameter('project_code', `'${code}' is not one of the project codes of product ${product.id}: ${product.projectCodes.join(', ')}`);
+  }
+}
+
+function deliverySpec(downloadId: number, assetId: string, assetType: AssetKind, size: DownloadSize, fileType: 'jpg' | undefined): DeliverySpec {
+  const spec: DeliverySpec = { downloadId, assetId, assetType, sizeName: size.name ?? (assetType === 'image' ? `${size.height}px` : 'video') };
+  if (assetType === 'image') {
+    if (size.height !== null) spec.height = size.height;
+    if (size.width !== null) spec.width = size.width;
+    if (fileType !== undefined) spec.fileType = fileType;
+  }
+  return spec;
+}
+
+/** What a download request asks for, independent of how it wants the answer (auto_download) or which path form it used. */
+function requestFingerprint(request: DownloadRequest): string {
+  const asked = [
+    request.assetType,
+    request.assetId,
+    request.productType ?? null,
+    request.productId ?? null,
+    request.height?.trim() || null,
+    request.size?.trim().toLowerCase() || null,
+    request.fileType ?? null,
+    request.useTeamCredits,
+    request.downloadNotes ?? null,
+    request.projectCode ?? null,
+  ];
+  return createHash('sha256').update(JSON.stringify(asked)).digest('hex');
+}
+
+/** An ISO 8601 date or date-time; without a zone, UTC. */
+function parseDate(parameter: string, value: string): Date {
+  const text = value.trim();
+  const withZone = /^\d{4}-\d{2}-\d{2}$/.test(text)
+    ? `${text}T00:00:00Z`
+    : /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(text)
+      ? `${text}Z`
+      : text;
+  const time = /^\d{4}-\d{2}-\d{2}/.test(withZone) ? Date.parse(withZone) : Number.NaN;
+  if (Number.isNaN(time)) throw invalidParameter(parameter, `'${value}' is not an ISO 8601 date (YYYY-MM-DD) or date-time`);
+  return new Date(time);
+}
+
+function dayStart(date: Date): Date {
+  return new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate()));
+}
+
+/**
+ * The contract's window of GET /downloads: date_to defaults to the earlier of today and
+ * date_from + 30 days, date_from to date_to − 30 days; both are whole days (date_to included)
+ * unless use_time, when their times count.
+ */
+export function dateWindow(query: Pick<HistoryQuery, 'dateFrom' | 'dateTo' | 'useTime'>, now: Date): { from: string; until: string } {
+  const useTime = query.useTime ?? false;
+  const givenFrom = query.dateFrom === undefined ? undefined : parseDate('date_from', query.dateFrom);
+  const givenTo = query.dateTo === undefined ? undefined : parseDate('date_to', query.dateTo);
+  const to = givenTo ?? (givenFrom === undefined ? now : new Date(Math.min(now.getTime(), givenFrom.getTime() + HISTORY_WINDOW_MS)));
+  const from = givenFrom ?? new Date(to.getTime() - HISTORY_WINDOW_MS);
+  if (from.getTime() > to.getTime()) throw invalidParameter('date_from', 'date_from is after date_to');
+  if (useTime) return { from: from.toISOString(), until: new Date(to.getTime() + 1).toISOString() };
+  return { from: dayStart(from).toISOString(), until: new Date(dayStart(to).getTime() + DAY_MS).toISOString() };
+}

@@ -1,0 +1,215 @@
+import { Type } from '@sinclair/typebox';
+import { invalidParameter } from '../platform/http/errors.js';
+import { CsvParameter, ErrorBody, Nullable } from '../platform/http/schema-types.js';
+import { PRODUCT_TYPES, type ProductType } from './product-types.js';
+
+/*
+ * The shapes of the licensing endpoints, in the spec's and the contract's names: products,
+ * the customer, downloads and their history, purchases and extended licenses.
+ */
+
+const S = Type.String();
+const I = Type.Integer();
+const B = Type.Boolean();
+
+export const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
+
+// ── parameters ──────────────────────────────────────────────────────────────
+
+/** A boolean in the query: true or false in any letter case; blank means the default. */
+export const FlagParameter = (description: string) => Type.Union([Type.Boolean(), Type.String()], { description });
+
+export function flag(name: string, value: boolean | string | undefined, fallback: boolean): boolean {
+  if (typeof value === 'boolean') return value;
+  const text = value?.trim().toLowerCase();
+  if (!text) return fallback;
+  if (text === 'true') return true;
+  if (text === 'false') return false;
+  throw invalidParameter(name, `'${value}' is not true or false`);
+}
+
+export const ProductTypeParameter = (description: string) => Type.String({ description: `${description} One of ${PRODUCT_TYPES.join(', ')}.` });
+
+/** A product type in any letter case; blank means none. */
+export function productType(name: string, value: string | undefined): ProductType | undefined {
+  const text = value?.trim().toLowerCase();
+  if (!text) return undefined;
+  if (!(PRODUCT_TYPES as readonly string[]).includes(text)) throw invalidParameter(name, `'${value}' is not one of ${PRODUCT_TYPES.join(', ')}`);
+  return text as ProductType;
+}
+
+export const AssetIdParams = Type.Object({ id: Type.String({ minLength: 1, description: 'Asset id' }) });
+
+// ── products and the customer ───────────────────────────────────────────────
+
+export const ProductsQuery = Type.Object(
+  { fields: Type.Optional(CsvParameter('download_requirements adds what a download under each product must carry.')) },
+  { additionalProperties: false },
+);
+
+export const Product = Type.Object(
+  {
+    id: I,
+    name: S,
+    type: Type.String({ description: PRODUCT_TYPES.join(', ') }),
+    status: Type.String({ description: 'active, or inactive (suspended or expired)' }),
+    credits_remaining: Nullable(I),
+    team_credits: Nullable(I),
+    download_limit: Nullable(I),
+    download_limit_duration: Nullable(Type.String({ description: 'day, month or year; null for a limit that never resets' })),
+    downloads_remaining: Nullable(I),
+    download_limit_reset_utc_date: Nullable(S),
+    expiration_utc_date: Nullable(S),
+    agreement_name: Nullable(S),
+    imagepack_resolution: Nullable(Type.String({ description: 'the largest size a download may have: x-small, small, medium, large, x-large' })),
+    application_website: Nullable(S),
+    overage: Type.Object({ limit: Nullable(I), remaining: Nullable(I), count: Nullable(I), overages_reached: Nullable(B) }),
+    download_requirements: Type.Optional(
+      Type.Object({ is_note_required: B, is_project_code_required: B, project_codes: Type.Array(S) }),
+    ),
+  },
+  { $id: 'Product', description: 'A product the customer holds.' },
+);
+
+export const ProductsResult = Type.Object({ products: Type.Array(Product) });
+
+export const CustomerInfo = Type.Object({ first_name: Nullable(S), middle_name: Nullable(S), last_name: Nullable(S) });
+
+// ── downloads ───────────────────────────────────────────────────────────────
+
+const downloadQuery = {
+  product_type: Type.Optional(ProductTypeParameter('The product type to download with.')),
+  product_id: Type.Optional(Type.Integer({ minimum: 1, description: 'The id of the product to download with (GET /products).' })),
+  use_team_credits: Type.Optional(FlagParameter('true: pay with the team’s credits (partner-credit users of a team); default false.')),
+};
+
+export const ImageDownloadQuery = Type.Object(
+  {
+    auto_download: Type.Optional(FlagParameter('true (default): 303 to the file; false: 200 with its uri.')),
+    file_type: Type.Optional(Type.Union([Type.Literal('jpg'), Type.Literal('eps')], { description: 'jpg; eps is not available' })),
+    height: Type.Optional(Type.String({ maxLength: 10, description: 'Pixel height of a download size (image metadata); blank: the largest the product allows.' })),
+    ...downloadQuery,
+  },
+  { additionalProperties: false },
+);
+
+export const VideoDownloadQuery = Type.Object(
+  {
+    auto_download: Type.Optional(FlagParameter('true: 307 to the file; false (default): 200 with its uri.')),
+    size: Type.Optional(Type.String({ maxLength: 100, description: 'Name of a download size (video metadata); blank: the largest.' })),
+    ...downloadQuery,
+  },
+  { additionalProperties: false },
+);
+
+/** PremiumAccessDownloadData; the body may also be absent, empty or the JSON null. */
+export const DownloadBody = Type.Union([
+  Type.Null(),
+  Type.Object(
+    {
+      download_notes: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))),
+      project_code: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+    },
+    { additionalProperties: false },
+  ),
+]);
+
+export const DownloadUri = Type.Object({ uri: Type.String({ description: 'Signed URL of the file, valid 24 hours; use it as given.' }) });
+
+export const HistoryQuery = Type.Object(
+  {
+    date_from: Type.Optional(Type.String({ description: 'Downloaded on or after (ISO 8601); default date_to minus 30 days.' })),
+    date_to: Type.Optional(Type.String({ description: 'Downloaded on or before (ISO 8601); default the earlier of today and date_from plus 30 days.' })),
+    use_time: Type.Optional(FlagParameter('true: the times of date_from and date_to count; default false (whole days).')),
+    page: Type.Optional(Type.Integer({ minimum: 1, description: 'Page number, from 1.' })),
+    page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Results per page; default 30.' })),
+    pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Same as page_size.' })),
+    product_type: Type.Optional(ProductTypeParameter('Only downloads made with this product type.')),
+    company_downloads: Type.Optional(FlagParameter('true: the downloads of every user of the team; default false.')),
+  },
+  { additionalProperties: false },
+);
+
+export const HistoricalDownload = Type.Object(
+  {
+    date_downloaded: S,
+    id: S,
+    asset_type: S,
+    product_type: S,
+    thumb_uri: Nullable(S),
+    agreement_name: Nullable(S),
+    product_id: I,
+    download_details: Type.Object({ download_notes: Nullable(S), project_code: Nullable(S) }),
+    download_source: Type.String({ description: 'api: downloads made here are made through the API' }),
+    user: Type.Object({ username: S, first_name: Nullable(S), middle_name: Nullable(S), last_name: Nullable(S) }),
+    size_name: Nullable(S),
+    dimensions: Type.Object({ width: Nullable(I), height: Nullable(I), dpi: Nullable(I) }),
+    license_model: Nullable(S),
+    generated_asset_id: Nullable(S),
+  },
+  { $id: 'HistoricalDownload' },
+);
+
+export const DownloadsResult = Type.Object({ result_count: I, downloads: Type.Array(HistoricalDownload) });
+
+export const AssetHistoryQuery = Type.Object(
+  { company_downloads: Type.Optional(FlagParameter('true: the downloads of every user of the team; default false.')) },
+  { additionalProperties: false },
+);
+
+export const AssetDownloadHistory = Type.Object({ id: S, downloads: Type.Array(HistoricalDownload) });
+
+// ── purchases ───────────────────────────────────────────────────────────────
+
+export const PurchasesQuery = Type.Object(
+  {
+    date_from: Type.Optional(Type.String({ description: 'Purchased on or after (ISO 8601 date).' })),
+    date_to: Type.Optional(Type.String({ description: 'Purchased on or before (ISO 8601 date).' })),
+    page: Type.Optional(Type.Integer({ description: 'Page number, from 1.' })),
+    page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Results per page; default 75.' })),
+    company_purchases: Type.Optional(FlagParameter('true: the purchases of every user of the team; default false.')),
+  },
+  { additionalProperties: false },
+);
+
+export const PreviousPurchases = Type.Object({
+  result_count: I,
+  previous_purchases: Type.Array(
+    Type.Object({ date_purchased: S, image_id: S, license_model: Nullable(S), order_id: S, thumb_uri: Nullable(S) }),
+  ),
+});
+
+export const PreviousAssetPurchases = Type.Object({
+  result_count: I,
+  previous_purchases: Type.Array(
+    Type.Object({
+      date_purchased: S,
+      purchased_by: S,
+      asset_id: S,
+      asset_type: S,
+      license_model: Nullable(S),
+      order_id: S,
+      thumb_uri: Nullable(S),
+      size_name: Nullable(S),
+      file_size_in_bytes: Nullable(S),
+      download_uri: Type.String({ description: 'The URI to POST to download it again (free under the same product).' }),
+    }),
+  ),
+});
+
+// ── extended licenses ───────────────────────────────────────────────────────
+
+export const AssetLicensingParams = Type.Object({ assetId: Type.String({ minLength: 1, maxLength: 64 }) });
+
+export const AcquireAssetLicensesRequest = Type.Object(
+  {
+    extended_licenses: Type.Array(Type.String({ maxLength: 40 }), {
+      maxItems: 10,
+      description: 'multiseat, unlimited, resale, indemnification (any letter case)',
+    }),
+    use_team_credits: Type.Optional(Type.Boolean({ default: false })),
+  },
+  { additionalProperties: false },
+);
+
+export const AssetLicensingResponse = Type.Object({ credits_used: I, acquired_licenses: Type.Array(S) });
