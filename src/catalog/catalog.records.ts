@@ -61,6 +61,8 @@ export interface AssetRecord {
   original: { key: string; media_type: string } | null;
   /** "v<version>:<base64>", or null when no signature was computed. */
   visual_signature: string | null;
+  /** How often it has been downloaded (licensed); absent reads as 0. */
+  downloads?: number;
 }
 
 export interface EventInput {

@@ -319,6 +319,7 @@ export class CatalogRepository {
         'assets.original_key',
         'assets.original_media_type',
         'assets.visual_signature',
+        'assets.download_count',
         'artists.name as artist',
         'collections.id as collection_id',
         'collections.code as collection_code',
@@ -400,7 +401,27 @@ export class CatalogRepository {
         height: r.max_height,
         original: r.original_key ? { key: r.original_key, media_type: r.original_media_type ?? 'image/jpeg' } : null,
         visual_signature: r.visual_signature,
+        downloads: r.download_count,
       };
+    });
+  }
+
+  /**
+   * Counts one download of an asset and logs the change, so that every node's search index
+   * re-reads it (most_popular ranks by the count). False when there is no such asset.
+   */
+  async countDownload(assetType: AssetType, id: string): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      await this.takeWriteTurn(trx);
+      const result = await trx
+        .updateTable('assets')
+        .set({ download_count: sql<number>`download_count + 1` })
+        .where('id', '=', id)
+        .where('asset_type', '=', assetType)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) === 0) return false;
+      await recordChange(trx, assetType, id, 'update');
+      return true;
     });
   }
 

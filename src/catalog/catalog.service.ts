@@ -136,6 +136,12 @@ export class CatalogService {
   }
 
   /** Where the original file of an asset is, for the media module. */
+  /** One more download of an asset (licensing calls it; search's most_popular ranks by the count). */
+  async countDownload(assetType: AssetType, id: string): Promise<void> {
+    await this.repository.countDownload(assetType, id);
+    this.assetCache.delete(cacheKey(assetType, id));
+  }
+
   async findOriginal(assetId: string): Promise<{ originalKey: string } | undefined> {
     const key = await this.repository.findOriginalKey(assetId);
     return key ? { originalKey: key } : undefined;

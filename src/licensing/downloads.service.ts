@@ -49,6 +49,8 @@ export type DeliveryUri = (spec: DeliverySpec) => string;
 export interface DownloadCatalog {
   findAssets(assetType: AssetType, ids: readonly string[]): Promise<{ found: AssetRecord[]; notFound: string[] }>;
   thumbUris(assetType: AssetType, ids: readonly string[]): Promise<Map<string, string>>;
+  /** Counts a download of the asset (its popularity in search). */
+  countDownload(assetType: AssetType, id: string): Promise<void>;
 }
 
 export interface DownloadsServiceDeps {
@@ -234,6 +236,7 @@ export class DownloadsService {
         (downloadId) => this.deliveryUri(deliverySpec(downloadId, asset.id, asset.assetType, size, fileType)),
         now,
       );
+      await this.countTowardsPopularity(asset);
       return { uri: recorded.deliveryUri, downloadId: recorded.id, replayed: false };
     } catch (error) {
       if (error instanceof PaymentRefusedError) throw this.refusal(error.refusal, chosen, asset, now, payingTeam);
@@ -243,6 +246,19 @@ export class DownloadsService {
         if (earlier) return this.replay(earlier, fingerprint, now);
       }
       throw error;
+    }
+  }
+
+  /**
+   * A download adds to the asset's popularity after its own transaction: the download is done
+   * and paid by then, so a failure here must not turn it into an error (a client would try
+   * again, and without an Idempotency-Key pay again). A lost count only nudges a ranking.
+   */
+  private async countTowardsPopularity(asset: LicensableAsset): Promise<void> {
+    try {
+      await this.catalog.countDownload(asset.assetType, asset.id);
+    } catch {
+      // see above: the download stands
     }
   }
 

@@ -166,8 +166,8 @@ export function assetDocument(record: AssetRecord): IndexDocument {
     },
     numbers: {
       date: epochSeconds(f.date_created),
-      // Licensed downloads come with the licensing module; until then every asset is equally popular.
-      popularity: 0,
+      // most_popular: how often the asset has been downloaded (licensed)
+      popularity: record.downloads ?? 0,
       // quality_rank: 0 is best (the spec's video rule; images follow it), so quality is its negation.
       quality: qualityRank === null ? null : -qualityRank,
       long_edge: record.width !== null && record.height !== null ? Math.max(record.width, record.height) : null,

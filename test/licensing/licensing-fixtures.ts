@@ -70,6 +70,10 @@ export function memoryCatalog(records: readonly AssetRecord[]): DownloadCatalog 
       }
       return { found, notFound };
     },
+    async countDownload(assetType, id) {
+      const record = byKey.get(`${assetType}:${id}`);
+      if (record) record.downloads = (record.downloads ?? 0) + 1;
+    },
     async thumbUris(assetType, ids) {
       return new Map(ids.filter((id) => byKey.has(`${assetType}:${id}`)).map((id) => [id, `https://display.test/${id}/thumb.jpg`]));
     },

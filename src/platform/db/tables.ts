@@ -50,6 +50,8 @@ export interface AssetsTable {
   updated_at: string;
   /** "v<version>:<base64>": the visual signature of the original, for search by image. */
   visual_signature: string | null;
+  /** Downloads of the asset (licensing counts them; search's most_popular ranks by them). */
+  download_count: Generated<number>;
 }
 
 export interface KeywordsTable {
