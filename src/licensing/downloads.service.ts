@@ -198,10 +198,14 @@ export class DownloadsService {
     const ordered = choiceOrder(sized, licensedUnder);
     const refusalOf = (product: Product) =>
       licensedUnder.has(product.id) ? undefined : paymentRefusal(product, downloadCredits(product.type, asset), now, teamCredits);
-    const chosen = ordered.find((product) => refusalOf(product) === undefined);
+    // A product whose requirements (notes, project code) the request does not meet is passed
+    // over for one that can take it as it is; when none can, the first that can pay says why.
+    const payable = ordered.filter((product) => refusalOf(product) === undefined);
+    const chosen = payable.find((product) => requirementProblem(product, request) === undefined) ?? payable[0];
     const payingTeam = request.useTeamCredits ? customer.team : null;
     if (chosen === undefined) throw this.refusal(refusalOf(ordered[0]!)!, ordered[0]!, asset, now, payingTeam);
-    checkRequirements(chosen, request);
+    const problem = requirementProblem(chosen, request);
+    if (problem) throw problem;
 
     const size = sizeFor(chosen)!;
     const fileType = request.fileType === 'jpg' ? 'jpg' : undefined;
@@ -223,7 +227,7 @@ export class DownloadsService {
           file_type: fileType ?? null,
           license_model: asset.licenseModel,
           download_notes: request.downloadNotes ?? null,
-          project_code: request.projectCode ?? null,
+          project_code: request.projectCode?.trim() ?? null,
           downloaded_at: now.toISOString(),
           idempotency_key: key ?? null,
           request_fingerprint: key === undefined ? null : fingerprint,
@@ -236,7 +240,8 @@ export class DownloadsService {
         (downloadId) => this.deliveryUri(deliverySpec(downloadId, asset.id, asset.assetType, size, fileType)),
         now,
       );
-      await this.countTowardsPopularity(asset);
+      // Popularity counts licenses: a free download again under the same product adds nothing.
+      if (recorded.newLicense) await this.countTowardsPopularity(asset);
       return { uri: recorded.deliveryUri, downloadId: recorded.id, replayed: false };
     } catch (error) {
       if (error instanceof PaymentRefusedError) throw this.refusal(error.refusal, chosen, asset, now, payingTeam);
@@ -386,6 +391,9 @@ export class DownloadsService {
     if (assetType !== undefined) filter.assetType = assetType;
     if (query.dateFrom !== undefined) filter.from = dayStart(parseDate('date_from', query.dateFrom)).toISOString();
     if (query.dateTo !== undefined) filter.until = new Date(dayStart(parseDate('date_to', query.dateTo)).getTime() + DAY_MS).toISOString();
+    if (filter.from !== undefined && filter.until !== undefined && filter.from >= filter.until) {
+      throw invalidParameter('date_from', 'must not be after date_to');
+    }
     if (query.page !== undefined && query.page < 1) throw badRequest('PageNumberLessThanOne', 'page must be 1 or more');
     const page = this.page(query.page, query.pageSize, 75);
     const { total, rows } = await this.repository.list(filter, page.offset, page.limit);
@@ -506,18 +514,20 @@ function noAccess(message: string): ApiError {
 }
 
 /** A product may demand download notes and a project code (one of its list, when it has one). */
-function checkRequirements(product: Product, request: DownloadRequest): void {
+/** The error a download under this product would answer for its requirements, or undefined when the request meets them. */
+function requirementProblem(product: Product, request: DownloadRequest): ApiError | undefined {
   const notes = request.downloadNotes?.trim();
   const code = request.projectCode?.trim();
   if (product.noteRequired && !notes) {
-    throw badRequest('DownloadNotesRequired', `Product ${product.id} requires download_notes in the request body`);
+    return badRequest('DownloadNotesRequired', `Product ${product.id} requires download_notes in the request body`);
   }
   if (product.projectCodeRequired && !code) {
-    throw badRequest('ProjectCodeRequired', `Product ${product.id} requires a project_code in the request body`);
+    return badRequest('ProjectCodeRequired', `Product ${product.id} requires a project_code in the request body`);
   }
   if (code && product.projectCodes.length > 0 && !product.projectCodes.includes(code)) {
-    throw invalidParameter('project_code', `'${code}' is not one of the project codes of product ${product.id}: ${product.projectCodes.join(', ')}`);
+    return invalidParameter('project_code', `'${code}' is not one of the project codes of product ${product.id}: ${product.projectCodes.join(', ')}`);
   }
+  return undefined;
 }
 
 function deliverySpec(downloadId: number, assetId: string, assetType: AssetKind, size: DownloadSize, fileType: 'jpg' | undefined): DeliverySpec {
@@ -556,7 +566,10 @@ function parseDate(parameter: string, value: string): Date {
       ? `${text}Z`
       : text;
   const time = /^\d{4}-\d{2}-\d{2}/.test(withZone) ? Date.parse(withZone) : Number.NaN;
-  if (Number.isNaN(time)) throw invalidParameter(parameter, `'${value}' is not an ISO 8601 date (YYYY-MM-DD) or date-time`);
+  // Date.parse rolls an impossible day over (2026-02-30 → 2 March); the calendar date must survive.
+  const written = /^(\d{4})-(\d{2})-(\d{2})T/.exec(withZone);
+  const rolledOver = written !== null && !Number.isNaN(time) && !/[+-]\d{2}:?\d{2}$/.test(withZone) && new Date(time).toISOString().slice(0, 10) !== `${written[1]}-${written[2]}-${written[3]}`;
+  if (Number.isNaN(time) || rolledOver) throw invalidParameter(parameter, `'${value}' is not an ISO 8601 date (YYYY-MM-DD) or date-time`);
   return new Date(time);
 }
 

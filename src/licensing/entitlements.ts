@@ -103,7 +103,8 @@ export function typeLicenses(type: ProductType, asset: LicensableAsset): boolean
 /** The size is within the product's imagepack_resolution (its longest edge at most the resolution's). */
 export function allowsSize(product: Pick<Entitlement, 'imagepackResolution'>, size: DownloadSize): boolean {
   if (product.imagepackResolution === null) return true;
-  const limit = RESOLUTION_LONG_EDGES[product.imagepackResolution] ?? Number.POSITIVE_INFINITY;
+  // A resolution this server does not know allows nothing (grant refuses them; a stray one must not mean "any size").
+  const limit = Object.hasOwn(RESOLUTION_LONG_EDGES, product.imagepackResolution) ? RESOLUTION_LONG_EDGES[product.imagepackResolution]! : 0;
   return Math.max(size.width ?? 0, size.height ?? 0) <= limit;
 }
 

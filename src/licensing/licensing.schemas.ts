@@ -3,6 +3,9 @@ import { invalidParameter } from '../platform/http/errors.js';
 import { CsvParameter, ErrorBody, Nullable } from '../platform/http/schema-types.js';
 import { PRODUCT_TYPES, type ProductType } from './product-types.js';
 
+/** Far past any real history; it keeps the row offset a safe integer (a larger page is a 400, not a database error). */
+const MAX_PAGE = 100_000;
+
 /*
  * The shapes of the licensing endpoints, in the spec's and the contract's names: products,
  * the customer, downloads and their history, purchases and extended licenses.
@@ -121,7 +124,7 @@ export const HistoryQuery = Type.Object(
     date_from: Type.Optional(Type.String({ description: 'Downloaded on or after (ISO 8601); default date_to minus 30 days.' })),
     date_to: Type.Optional(Type.String({ description: 'Downloaded on or before (ISO 8601); default the earlier of today and date_from plus 30 days.' })),
     use_time: Type.Optional(FlagParameter('true: the times of date_from and date_to count; default false (whole days).')),
-    page: Type.Optional(Type.Integer({ minimum: 1, description: 'Page number, from 1.' })),
+    page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, description: 'Page number, from 1.' })),
     page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Results per page; default 30.' })),
     pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Same as page_size.' })),
     product_type: Type.Optional(ProductTypeParameter('Only downloads made with this product type.')),
@@ -165,7 +168,7 @@ export const PurchasesQuery = Type.Object(
   {
     date_from: Type.Optional(Type.String({ description: 'Purchased on or after (ISO 8601 date).' })),
     date_to: Type.Optional(Type.String({ description: 'Purchased on or before (ISO 8601 date).' })),
-    page: Type.Optional(Type.Integer({ description: 'Page number, from 1.' })),
+    page: Type.Optional(Type.Integer({ maximum: MAX_PAGE, description: 'Page number, from 1.' })),
     page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Results per page; default 75.' })),
     company_purchases: Type.Optional(FlagParameter('true: the purchases of every user of the team; default false.')),
   },

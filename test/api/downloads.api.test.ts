@@ -346,6 +346,18 @@ describe.each(STORES)('the download endpoints, on $name', ({ url }) => {
       });
     });
 
+    it('answers 400, never a database error, to a page past any history, an impossible date or dates the wrong way round', async () => {
+      for (const path of ['/v3/downloads?page=99999999999999999999', '/v3/purchased-assets?page=99999999999999999999']) {
+        const response = await get(path);
+        expect(response.statusCode, path).toBe(400);
+        expect(json(response).code, path).toBe('InvalidPage');
+      }
+      for (const path of ['/v3/downloads?date_from=2026-02-30', '/v3/purchased-assets?date_to=2025-13-01']) {
+        expect((await get(path)).statusCode, path).toBe(400);
+      }
+      expect(json(await get('/v3/purchased-assets?date_from=2026-03-02&date_to=2026-03-01'))).toMatchObject({ code: 'InvalidParameterValue' });
+    });
+
     it('takes date_from, date_to (whole days unless use_time), product_type and pages', async () => {
       await grant({ type: 'premiumaccess' });
       await grant({ type: 'creditpack', credits: 10 });

@@ -315,8 +315,17 @@ describe.each(STORES)('downloads, on $name', ({ url }) => {
       expect(await refusal(download('c1'))).toMatchObject({ statusCode: 400, code: 'DownloadNotesRequired' });
       expect(await refusal(download('c1', { downloadNotes: 'cover' }))).toMatchObject({ statusCode: 400, code: 'ProjectCodeRequired' });
       expect(await refusal(download('c1', { downloadNotes: 'cover', projectCode: 'WINTER' }))).toMatchObject({ statusCode: 400, code: 'InvalidParameterValue' });
-      await download('c1', { downloadNotes: 'cover', projectCode: 'SPRING' });
+      await download('c1', { downloadNotes: 'cover', projectCode: ' SPRING ' });
       expect((await downloadRows())[0]).toMatchObject({ download_notes: 'cover', project_code: 'SPRING' });
+    });
+
+    it('passes over a product whose requirements the request does not meet when another can license the asset as asked', async () => {
+      const demanding = await grant({ type: 'premiumaccess', noteRequired: true });
+      const plain = await grant({ type: 'easyaccess' });
+      expect(await download('c1')).toMatchObject({ replayed: false });
+      expect((await downloadRows())[0]).toMatchObject({ product_id: plain.id });
+      await download('c2', { downloadNotes: 'cover' });
+      expect((await downloadRows()).find((row) => row.asset_id === 'c2')).toMatchObject({ product_id: demanding.id });
     });
   });
 

@@ -3,7 +3,7 @@ import { addImage } from '../helpers/catalog-fixtures.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { insertUser } from '../licensing/licensing-fixtures.js';
 
-/** most_popular ranks by licensed downloads: a download counts, and every node's index learns it from the change log. */
+/** most_popular ranks by licensed downloads: a license counts, and every node's index learns it from the change log. */
 describe('sort_order=most_popular', () => {
   let t: TestApp;
   let headers: Record<string, string>;
@@ -41,9 +41,20 @@ describe('sort_order=most_popular', () => {
     await download('kite-c');
     await download('kite-c');
     await download('kite-b');
+    // a second customer licenses kite-c too
+    const other = await insertUser(t.services.database.db);
+    await t.services.products.grant({ userId: other, type: 'premiumaccess' });
+    const { token } = await t.services.tokens.issue({ clientId: t.clientId, userId: other, grantType: 'password', lifetimeSeconds: 1800 });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/v3/downloads/images/kite-c?auto_download=false',
+      headers: { 'api-key': t.apiKey, authorization: `Bearer ${token}` },
+    });
+    expect(response.statusCode).toBe(200);
     await t.services.changeFeed.poll();
     await t.services.search.settled();
     expect(await order()).toEqual(['kite-c', 'kite-b', 'kite-a']);
+    // kite-c was licensed twice (two customers); its second download by the first was free and adds nothing.
     const [record] = (await t.services.catalog.findAssets('image', ['kite-c'])).found;
     expect(record?.downloads).toBe(2);
   });

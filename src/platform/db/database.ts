@@ -16,6 +16,7 @@ import { foundation } from './migrations/0001-foundation.js';
 import { search } from './migrations/0002-search.js';
 import { oauth } from './migrations/0003-oauth.js';
 import { licensing } from './migrations/0004-licensing.js';
+import { counts } from './migrations/0005-counts.js';
 
 export type SqlDialect = 'sqlite' | 'postgres';
 
@@ -77,6 +78,7 @@ export async function migrateToLatest(database: Database): Promise<void> {
     '0002-search': search(database.dialect),
     '0003-oauth': oauth(database.dialect),
     '0004-licensing': licensing(database.dialect),
+    '0005-counts': counts(database.dialect),
   };
   const provider: MigrationProvider = { getMigrations: async () => migrations };
   // On PostgreSQL the migrator must look for its bookkeeping tables in our own schema only:

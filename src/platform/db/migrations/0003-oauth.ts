@@ -15,7 +15,6 @@ export function oauth(_dialect: SqlDialect) {
     ['users', 'partner_credit', 'integer', 0],
     ['users', 'failed_sign_ins', 'integer', 0],
     ['users', 'locked_until', 'text'],
-    ['users', 'first_failed_at', 'text'],
     ['access_tokens', 'code_hash', 'text'],
     ['access_tokens', 'refresh_family', 'text'],
   ];

@@ -43,8 +43,6 @@ export function licensing(dialect: SqlDialect) {
           .addColumn(column, type, (c) => (notNullDefault === undefined ? c : c.notNull().defaultTo(notNullDefault)))
           .execute();
       }
-      // How often each asset has been downloaded: search's most_popular ranks by it.
-      await db.schema.alterTable('assets').addColumn('download_count', 'integer', (c) => c.notNull().defaultTo(0)).execute();
 
       await db.schema
         .createTable('team_credits')
@@ -162,7 +160,6 @@ export function licensing(dialect: SqlDialect) {
       for (const [column] of [...productColumns].reverse()) {
         await db.schema.alterTable('products').dropColumn(column).execute();
       }
-      await db.schema.alterTable('assets').dropColumn('download_count').execute();
     },
   };
 }
