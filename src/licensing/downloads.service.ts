@@ -28,19 +28,10 @@ import {
 } from './downloads.repository.js';
 import { DELIVERY_URI_LIFETIME_MS, type AssetKind } from './licensing-policy.js';
 import { utcDate, type Customer, type Product, type ProductsService } from './products.service.js';
+import type { DeliverySpec } from '../media/delivery.js';
 
-/** What the media module needs to make the signed URL of a licensed file (MediaService.deliveryUri). */
-export interface DeliverySpec {
-  downloadId: number;
-  assetId: string;
-  assetType: 'image' | 'video';
-  /** images: the licensed size's pixel height */
-  height?: number;
-  /** images: the licensed size's pixel width */
-  width?: number;
-  sizeName: string;
-  fileType?: 'jpg';
-}
+/** What the media module needs to make the signed URL of a licensed file (MediaService.deliveryUri): its own type. */
+export type { DeliverySpec };
 
 /** An absolute signed URL, valid 24 hours, that serves the licensed file. */
 export type DeliveryUri = (spec: DeliverySpec) => string;

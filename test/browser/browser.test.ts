@@ -1,8 +1,9 @@
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, HAS_CHROMIUM, LAUNCH_ARGS } from '../helpers/chromium.js';
+import { freePort } from '../helpers/network.js';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { addImage } from '../helpers/catalog-fixtures.js';
@@ -13,37 +14,14 @@ import { addImage } from '../helpers/catalog-fixtures.js';
  * playwright-core, which never downloads a browser of its own. Only loopback is ever contacted.
  */
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAS_CHROMIUM = fs.existsSync(CHROMIUM);
 if (!HAS_CHROMIUM) {
   console.log(`stockroom tests: skipped the browser suite (${CHROMIUM} does not exist; apt-get install chromium)`);
 }
 
-const LAUNCH_ARGS = [
-  '--no-sandbox',
-  '--headless',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-sync',
-];
 
 /** Where the docs screenshot goes; overwritten on every run, kept afterwards for a look. */
 const SCREENSHOT = path.join(os.tmpdir(), 'stockroom-browser', 'docs.png');
 
-/** A loopback port free right now, so the public URL can name it before the app listens on it. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = address !== null && typeof address === 'object' ? address.port : 0;
-      server.close(() => (port > 0 ? resolve(port) : reject(new Error('no TCP port'))));
-    });
-  });
-}
 
 function isLoopback(url: string): boolean {
   const { protocol, hostname } = new URL(url);

@@ -1,6 +1,6 @@
-import fs from 'node:fs';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, HAS_CHROMIUM, LAUNCH_ARGS } from '../helpers/chromium.js';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { freePort, uniqueName } from '../helpers/oauth-fixtures.js';
@@ -15,21 +15,10 @@ import { freePort, uniqueName } from '../helpers/oauth-fixtures.js';
  * make sites), so the user arrives at the sign-in page the real way: a cross-site link.
  */
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAS_CHROMIUM = fs.existsSync(CHROMIUM);
 if (!HAS_CHROMIUM) {
   console.log(`stockroom tests: skipped the OAuth browser suite (${CHROMIUM} does not exist; apt-get install chromium)`);
 }
 
-const LAUNCH_ARGS = [
-  '--no-sandbox',
-  '--headless',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-sync',
-];
 
 const PASSWORD = 'correct horse battery staple';
 const PREFIX = '/auth/oauth2';

@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import net from 'node:net';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 
@@ -325,18 +324,7 @@ export function expectExpiresIn(value: unknown, kind: 'string' | 'number'): numb
 // ---------------------------------------------------------------------------------------------
 // Real HTTP (fetch) for the suites that listen
 
-/** A loopback port free right now, so the public URL can name it before the app listens on it. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = address !== null && typeof address === 'object' ? address.port : 0;
-      server.close(() => (port > 0 ? resolve(port) : reject(new Error('no TCP port'))));
-    });
-  });
-}
+export { freePort } from './network.js';
 
 /**
  * The page step over real HTTP, as a browser without JavaScript would do it: GET the page,

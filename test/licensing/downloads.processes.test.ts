@@ -1,12 +1,12 @@
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
+import { freePort } from '../helpers/network.js';
 import { openDatabase, type Database } from '../../src/platform/db/database.js';
 import { POSTGRES_URL, STORES } from '../helpers/test-store.js';
 import { IMAGE_SIZES } from './licensing-fixtures.js';
@@ -20,14 +20,6 @@ const run = promisify(execFile);
 const CLI = path.resolve('bin/stockroom.js');
 const PASSWORD = 'correct horse battery';
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** A database of its own on the test PostgreSQL server, dropped afterwards. */
 async function freshPostgresDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
