@@ -101,7 +101,10 @@ export async function downloadsBenchmark(): Promise<void> {
     const read = median(rounds.read);
     const download = median(rounds.download);
 
-    // 4. The ledger after the run: every download paid once, every payment a download.
+    // 4. The ledger once the server has stopped (requests still in flight when the load ends
+    //    commit after it): every download paid once, every payment a download.
+    await stop(stockroom);
+    children.length = 0;
     const check = new SqliteDatabase(path.join(dataDir, 'stockroom.sqlite'), { readonly: true });
     const downloads = check.prepare('select count(*) as n, count(distinct asset_id) as assets from downloads').get() as { n: number; assets: number };
     const debits = check
