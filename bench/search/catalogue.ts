@@ -371,5 +371,6 @@ export function storedRecord(input: AssetInput, detailsOf: (fields: Record<strin
     height: dimensions.height,
     original: null,
     visual_signature: null,
+    downloads: 0,
   };
 }
