@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { invalidParameter } from '../platform/http/errors.js';
 import { CsvParameter, ErrorBody, Nullable } from '../platform/http/schema-types.js';
 import { PRODUCT_TYPES, type ProductType } from './product-types.js';
@@ -106,16 +106,24 @@ export const VideoDownloadQuery = Type.Object(
 );
 
 /** PremiumAccessDownloadData; the body may also be absent, empty or the JSON null. */
-export const DownloadBody = Type.Union([
-  Type.Null(),
-  Type.Object(
-    {
-      download_notes: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))),
-      project_code: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
-    },
-    { additionalProperties: false },
-  ),
-]);
+const DownloadDetails = Type.Object(
+  {
+    download_notes: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))),
+    project_code: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * `{download_notes, project_code}` or the JSON null, as one schema of type object-or-null
+ * rather than a union: a union's error names its first branch ("must be null") instead of the
+ * field at fault.
+ */
+export const DownloadBody = Type.Unsafe<Static<typeof DownloadDetails> | null>({
+  ...DownloadDetails,
+  type: ['object', 'null'],
+  description: 'Optional: {download_notes, project_code}, required when the product demands them; null or no body means none.',
+});
 
 export const DownloadUri = Type.Object({ uri: Type.String({ description: 'Signed URL of the file, valid 24 hours; use it as given.' }) });
 

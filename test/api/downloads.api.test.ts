@@ -120,6 +120,23 @@ describe.each(STORES)('the download endpoints, on $name', ({ url }) => {
       expect(json(await post('/v3/downloads/videos/nope'))).toMatchObject({ code: 'VideoNotFound' });
     });
 
+    it('names the field at fault in a body it cannot take', async () => {
+      await grant({ type: 'premiumaccess' });
+      const cases: Array<[unknown, RegExp]> = [
+        [[], /object/],
+        [42, /object/],
+        [{ download_notes: { a: 1 } }, /download_notes/],
+        [{ download_notes: 'x'.repeat(2001) }, /download_notes/],
+        [{ project_code: ['a', 'b'] }, /project_code/],
+        [{ colour: 'red' }, /colour/],
+      ];
+      for (const [body, message] of cases) {
+        const response = await post('/v3/downloads/images/c1?auto_download=false', { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+        expect(response.statusCode, JSON.stringify(body)).toBe(400);
+        expect(json(response).message, JSON.stringify(body)).toMatch(message);
+      }
+    });
+
     it('takes no body, an empty one, the JSON null, or {download_notes, project_code}', async () => {
       await grant({ type: 'premiumaccess' });
       const jsonType = { 'content-type': 'application/json' };
