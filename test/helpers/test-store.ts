@@ -23,19 +23,46 @@ export async function openTestStore(url: string | undefined): Promise<TestStore>
     await migrateToLatest(database);
     return { database, drop: () => database.close() };
   }
-  const schema = `test_${randomBytes(6).toString('hex')}`;
-  const database = await openDatabase({ url, pgSchema: schema });
-  await migrateToLatest(database);
+  const { schema, database } = await migratedSchema(url);
   return {
     database,
     async drop() {
       // The app may have closed the pool already.
       await database.close().catch(() => undefined);
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      await client.query(`drop schema if exists ${schema} cascade`);
-      await client.end();
+      await dropSchema(url, schema);
     },
   };
 }
 
+
+/**
+ * A new schema, migrated. Once in several CI runs (never reproduced in 150 concurrent creations
+ * here) a migration failed outside any migration step with "column team of relation
+ * download_ledger does not exist"; the store is then made again in a fresh schema, and the
+ * failure is printed so that it stays visible.
+ */
+async function migratedSchema(url: string): Promise<{ schema: string; database: Database }> {
+  for (let attempt = 1; ; attempt++) {
+    const schema = `test_${randomBytes(6).toString('hex')}`;
+    const database = await openDatabase({ url, pgSchema: schema });
+    try {
+      await migrateToLatest(database);
+      return { schema, database };
+    } catch (error) {
+      await database.close().catch(() => undefined);
+      await dropSchema(url, schema);
+      if (attempt === 2) throw error;
+      console.warn(`stockroom tests: migrating test schema ${schema} failed, trying a fresh one: ${String(error)}`);
+    }
+  }
+}
+
+async function dropSchema(url: string, schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`drop schema if exists ${schema} cascade`);
+  } finally {
+    await client.end();
+  }
+}
