@@ -6,7 +6,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { loadConfig } from '../src/config/config.js';
 import { createServices } from '../src/app.js';
 import { progressBar } from '../src/cli/progress.js';
-import { freePort, load, startServer, stop, table, type LoadResult } from './harness.js';
+import { load, serverEnvironment, startServer, stop, table, type LoadResult } from './harness.js';
 import { SyntheticCatalogue } from './search/catalogue.js';
 import { loadCatalogue } from './search/store-loader.js';
 
@@ -27,17 +27,10 @@ const ASSETS = Number(process.env.BENCH_ASSETS ?? 200_000);
  * twice, so that none is a free download again under the same product.
  */
 export async function downloadsBenchmark(): Promise<void> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stockroom-bench-downloads-'));
-  const port = await freePort();
-  const env = {
-    ...process.env,
-    STOCKROOM_DATA_DIR: dataDir,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    STOCKROOM_SEED_DEMO: 'false',
+  const { dataDir, port, env } = await serverEnvironment('downloads', {
     STOCKROOM_SEARCH_SNAPSHOT: 'false',
     STOCKROOM_LOG_LEVEL: process.env.STOCKROOM_LOG_LEVEL ?? 'warn',
-  };
+  });
   const children = [];
   try {
     // 1. A client the load cannot throttle, a customer with a large download allowance, a catalogue.

@@ -1,4 +1,7 @@
+import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import readline from 'node:readline';
 import autocannon from 'autocannon';
@@ -122,4 +125,25 @@ export function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * A fresh data folder, a free port and the environment of a `stockroom serve` on them: no demo
+ * seeding (the benchmark writes its own catalogue), listening on loopback only.
+ */
+export async function serverEnvironment(
+  name: string,
+  settings: Record<string, string> = {},
+): Promise<{ dataDir: string; port: number; env: NodeJS.ProcessEnv }> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `stockroom-bench-${name}-`));
+  const port = await freePort();
+  const env = {
+    ...process.env,
+    STOCKROOM_DATA_DIR: dataDir,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    STOCKROOM_SEED_DEMO: 'false',
+    ...settings,
+  };
+  return { dataDir, port, env };
 }

@@ -6,7 +6,7 @@ import { loadConfig } from '../src/config/config.js';
 import { createServices } from '../src/app.js';
 import { DEFAULT_DEMO, seedDemo } from '../src/catalog/demo/demo-catalog.js';
 import { progressBar } from '../src/cli/progress.js';
-import { freePort, load, startProcess, startServer, stop, table, type LoadResult } from './harness.js';
+import { load, serverEnvironment, startProcess, startServer, stop, table, type LoadResult } from './harness.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -19,16 +19,7 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
  * node:http server answering a JSON body of the same size, in the same run.
  */
 export async function metadataBenchmark(): Promise<void> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stockroom-bench-'));
-  const port = await freePort();
-  const env = {
-    ...process.env,
-    STOCKROOM_DATA_DIR: dataDir,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    STOCKROOM_SEED_DEMO: 'false',
-    STOCKROOM_LOG_LEVEL: process.env.STOCKROOM_LOG_LEVEL ?? 'info',
-  };
+  const { dataDir, port, env } = await serverEnvironment('metadata', { STOCKROOM_LOG_LEVEL: process.env.STOCKROOM_LOG_LEVEL ?? 'info' });
   const children = [];
   try {
     // 1. A seeded store and a client whose limits the load cannot reach.

@@ -15,6 +15,7 @@ import { randomSecret } from './platform/crypto/secrets.js';
 import type { BlobStore } from './platform/blobs/blob-store.js';
 import { FilesystemBlobStore } from './platform/blobs/filesystem-blob-store.js';
 import { registerErrorHandler } from './platform/http/error-handler.js';
+import { redactedUrl } from './platform/http/redacted-url.js';
 import { registerOpenCors } from './platform/http/cors.js';
 import { registerApiAuth } from './platform/http/api-auth.js';
 import { ErrorBody } from './platform/http/schema-types.js';
@@ -235,12 +236,6 @@ async function connectRedis(url: string): Promise<Redis> {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** Query parameters whose values never reach a log line (a client may misplace a secret into the URL). */
-const SECRET_PARAMETERS = /([?&](?:client_secret|password|code|code_verifier|refresh_token|access_token|token|signature)=)[^&#]*/gi;
-
-export function redactedUrl(url: string): string {
-  return url.includes('?') ? url.replace(SECRET_PARAMETERS, '$1[redacted]') : url;
-}
 
 /** Fastify's form of the trusted proxies: a hop count is "the nearest N hops" (as proxy-addr reads a number). */
 function trustedProxies(trust: Config['trustProxy']): false | string[] | ((address: string, hop: number) => boolean) {

@@ -29,30 +29,20 @@ export class RefreshTokensRepository {
     return Number(result.numUpdatedRows) === 1;
   }
 
-  async revokeForUser(userId: number, at: string): Promise<void> {
-    await this.db
-      .updateTable('refresh_tokens')
-      .set({ revoked_at: at })
-      .where('user_id', '=', userId)
-      .where('revoked_at', 'is', null)
-      .execute();
+  revokeForUser(userId: number, at: string): Promise<void> {
+    return this.revokeLive('user_id', userId, at);
   }
 
-  async revokeForCode(codeHash: string, at: string): Promise<void> {
-    await this.db
-      .updateTable('refresh_tokens')
-      .set({ revoked_at: at })
-      .where('code_hash', '=', codeHash)
-      .where('revoked_at', 'is', null)
-      .execute();
+  revokeForCode(codeHash: string, at: string): Promise<void> {
+    return this.revokeLive('code_hash', codeHash, at);
   }
 
-  async revokeFamily(family: string, at: string): Promise<void> {
-    await this.db
-      .updateTable('refresh_tokens')
-      .set({ revoked_at: at })
-      .where('family', '=', family)
-      .where('revoked_at', 'is', null)
-      .execute();
+  revokeFamily(family: string, at: string): Promise<void> {
+    return this.revokeLive('family', family, at);
+  }
+
+  /** Stamps every live token whose `column` holds `value` revoked (revoked ones keep their first stamp). */
+  private async revokeLive(column: 'user_id' | 'code_hash' | 'family', value: string | number, at: string): Promise<void> {
+    await this.db.updateTable('refresh_tokens').set({ revoked_at: at }).where(column, '=', value).where('revoked_at', 'is', null).execute();
   }
 }

@@ -14,32 +14,22 @@ export class TokensRepository {
     return this.db.selectFrom('access_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
   }
 
-  async revokeForUser(userId: number, at: string): Promise<void> {
-    await this.db
-      .updateTable('access_tokens')
-      .set({ revoked_at: at })
-      .where('user_id', '=', userId)
-      .where('revoked_at', 'is', null)
-      .execute();
+  revokeForUser(userId: number, at: string): Promise<void> {
+    return this.revokeLive('user_id', userId, at);
   }
 
   /** Revokes the tokens descending from an authorization code. */
-  async revokeForCode(codeHash: string, at: string): Promise<void> {
-    await this.db
-      .updateTable('access_tokens')
-      .set({ revoked_at: at })
-      .where('code_hash', '=', codeHash)
-      .where('revoked_at', 'is', null)
-      .execute();
+  revokeForCode(codeHash: string, at: string): Promise<void> {
+    return this.revokeLive('code_hash', codeHash, at);
   }
 
   /** Revokes the tokens issued from a refresh-token family. */
-  async revokeForFamily(family: string, at: string): Promise<void> {
-    await this.db
-      .updateTable('access_tokens')
-      .set({ revoked_at: at })
-      .where('refresh_family', '=', family)
-      .where('revoked_at', 'is', null)
-      .execute();
+  revokeForFamily(family: string, at: string): Promise<void> {
+    return this.revokeLive('refresh_family', family, at);
+  }
+
+  /** Stamps every live token whose `column` holds `value` revoked (revoked ones keep their first stamp). */
+  private async revokeLive(column: 'user_id' | 'code_hash' | 'refresh_family', value: string | number, at: string): Promise<void> {
+    await this.db.updateTable('access_tokens').set({ revoked_at: at }).where(column, '=', value).where('revoked_at', 'is', null).execute();
   }
 }

@@ -17,11 +17,10 @@ import type { DownloadSize } from '../../src/media/image-probe.js';
 import { mediaRoutes } from '../../src/media/media.routes.js';
 import { MediaService } from '../../src/media/media.service.js';
 import { UrlSigner } from '../../src/media/url-signer.js';
-import type { BlobStore } from '../../src/platform/blobs/blob-store.js';
 import { registerErrorHandler } from '../../src/platform/http/error-handler.js';
 import { addImage } from '../helpers/catalog-fixtures.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
-import { makeJpeg } from './media-fixtures.js';
+import { makeJpeg, RecordingBlobStore } from './media-fixtures.js';
 
 const PUBLIC_URL = 'http://stockroom.test';
 const TTL_SECONDS = 86_400;
@@ -35,29 +34,6 @@ const MP4_KEY = 'originals/clip-real.mp4';
 /** A "real" video: an ftyp box, then enough bytes that the file store reads it in several chunks (64 KiB each). */
 const MP4_BYTES = Buffer.concat([Buffer.from('000000186674797069736f6d0000020069736f6d', 'hex'), randomBytes(300_000)]);
 
-/** Wraps a blob store and records every key read and written, to tell a render from a cache hit. */
-class CountingBlobStore implements BlobStore {
-  readonly gets: string[] = [];
-  readonly puts: string[] = [];
-  constructor(private readonly inner: BlobStore) {}
-  async put(key: string, data: Buffer): Promise<void> {
-    this.puts.push(key);
-    await this.inner.put(key, data);
-  }
-  get(key: string) {
-    this.gets.push(key);
-    return this.inner.get(key);
-  }
-  stream(key: string) {
-    return this.inner.stream(key);
-  }
-  size(key: string) {
-    return this.inner.size(key);
-  }
-  delete(key: string) {
-    return this.inner.delete(key);
-  }
-}
 
 /** The path and query of a signed URI, as a client would request it from our host. */
 function requestTarget(uri: string): string {
@@ -75,7 +51,7 @@ describe('delivery of licensed downloads', () => {
 
   let app: FastifyInstance;
   let media: MediaService;
-  let blobs: CountingBlobStore;
+  let blobs: RecordingBlobStore;
   let clock: { nowMs: number };
 
   beforeAll(async () => {
@@ -116,7 +92,7 @@ describe('delivery of licensed downloads', () => {
   beforeEach(async () => {
     const { services } = testApp;
     clock = { nowMs: SIGNED_AT_MS };
-    blobs = new CountingBlobStore(services.blobs);
+    blobs = new RecordingBlobStore(services.blobs);
     media = new MediaService({
       blobs,
       signer: services.signer,

@@ -11,8 +11,9 @@ export function temporaryBlobStore(): { blobs: FilesystemBlobStore; cleanUp: () 
   return { blobs: new FilesystemBlobStore(root), cleanUp: () => fs.rmSync(root, { recursive: true, force: true }) };
 }
 
-/** Wraps a blob store and records every key written, to tell a render from a cache hit. */
+/** Wraps a blob store and records every key read and written, to tell a render from a cache hit. */
 export class RecordingBlobStore implements BlobStore {
+  readonly gets: string[] = [];
   readonly puts: string[] = [];
   constructor(private readonly inner: BlobStore) {}
   async put(key: string, data: Buffer): Promise<void> {
@@ -20,6 +21,7 @@ export class RecordingBlobStore implements BlobStore {
     await this.inner.put(key, data);
   }
   get(key: string) {
+    this.gets.push(key);
     return this.inner.get(key);
   }
   stream(key: string) {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { tokenRequest } from '../helpers/oauth-fixtures.js';
-import { redactedUrl } from '../../src/app.js';
+import { redactedUrl } from '../../src/platform/http/redacted-url.js';
 
 /** What an independent review of the OAuth endpoints found, each kept fixed by a test. */
 describe('the token endpoint under odd input', () => {
