@@ -40,7 +40,7 @@ export interface Bm25Context {
  * multi-valued one (offsets + values), or a numeric range (NaN, a missing value, fails it).
  */
 export type DocumentFilter =
-  | { kind: 'single'; single: Int32Array; allowed: Uint8Array; exclude: boolean }
+  | { kind: 'single'; single: Uint32Array; allowed: Uint8Array; exclude: boolean }
   | { kind: 'multi'; starts: Uint32Array; values: Uint32Array; allowed: Uint8Array; exclude: boolean }
   | { kind: 'range'; column: Float64Array; min: number; max: number };
 
@@ -118,7 +118,7 @@ function listBits(bits: Uint32Array, words: number, ordinals: Uint32Array): numb
   return count;
 }
 
-function refineSingle(bits: Uint32Array, words: number, single: Int32Array, allowed: Uint8Array, exclude: boolean): void {
+function refineSingle(bits: Uint32Array, words: number, single: Uint32Array, allowed: Uint8Array, exclude: boolean): void {
   const flip = exclude ? 1 : 0;
   for (let i = 0; i < words; i++) {
     let word = bits[i]! | 0;
@@ -205,6 +205,82 @@ function keepByBits(ordinals: Uint32Array, count: number, marks: Uint32Array, ke
   for (let c = 0; c < count; c++) {
     const d = ordinals[c]!;
     if (((marks[d >>> 5]! & (1 << (d & 31))) !== 0) === keepMarked) ordinals[kept++] = d;
+  }
+  return kept;
+}
+
+/** Compacts `ordinals[0..count)` to those in any of the bitmaps (`negate`: in none); returns how many stay. */
+function keepByAnyBits(ordinals: Uint32Array, count: number, bitmaps: readonly Uint32Array[], negate: boolean): number {
+  let kept = 0;
+  for (let c = 0; c < count; c++) {
+    const d = ordinals[c]!;
+    const w = d >>> 5;
+    const bit = 1 << (d & 31);
+    let hit = false;
+    for (let b = 0; b < bitmaps.length; b++) {
+      const bitmap = bitmaps[b]!;
+      if (w < bitmap.length && (bitmap[w]! & bit) !== 0) {
+        hit = true;
+        break;
+      }
+    }
+    if (hit !== negate) ordinals[kept++] = d;
+  }
+  return kept;
+}
+
+/** refineSingle on a list: keeps the documents whose value passes; returns how many stay. */
+function keepBySingle(ordinals: Uint32Array, count: number, single: Uint32Array, allowed: Uint8Array, exclude: boolean): number {
+  const flip = exclude ? 1 : 0;
+  let kept = 0;
+  for (let c = 0; c < count; c++) {
+    const d = ordinals[c]!;
+    if ((allowed[single[d]!]! ^ flip) !== 0) ordinals[kept++] = d;
+  }
+  return kept;
+}
+
+/** refineMulti on a list. */
+function keepByMulti(ordinals: Uint32Array, count: number, starts: Uint32Array, values: Uint32Array, allowed: Uint8Array, exclude: boolean): number {
+  let kept = 0;
+  for (let c = 0; c < count; c++) {
+    const d = ordinals[c]!;
+    let hit = false;
+    for (let j = starts[d]!, end = starts[d + 1]!; j < end; j++) {
+      if (allowed[values[j]!] !== 0) {
+        hit = true;
+        break;
+      }
+    }
+    if (hit !== exclude) ordinals[kept++] = d;
+  }
+  return kept;
+}
+
+/** refineRange on a list. */
+function keepByRange(ordinals: Uint32Array, count: number, column: Float64Array, min: number, max: number): number {
+  let kept = 0;
+  for (let c = 0; c < count; c++) {
+    const d = ordinals[c]!;
+    const value = column[d]!;
+    if (value >= min && value <= max) ordinals[kept++] = d;
+  }
+  return kept;
+}
+
+/** Copies `docs[start..end)` to `target` from `at`; returns the end. */
+function copyList(target: Uint32Array, at: number, docs: Uint32Array, start: number, end: number): number {
+  for (let i = start; i < end; i++) target[at++] = docs[i]!;
+  return at;
+}
+
+/** Drops repeats from a sorted list; returns the new length. */
+function dropRepeats(ordinals: Uint32Array, count: number): number {
+  if (count === 0) return 0;
+  let kept = 1;
+  for (let c = 1; c < count; c++) {
+    const d = ordinals[c]!;
+    if (d !== ordinals[kept - 1]) ordinals[kept++] = d;
   }
   return kept;
 }
@@ -481,6 +557,41 @@ function scoreByLookup(segment: Segment, ordinals: Uint32Array, count: number, b
   return;
 }
 
+/** Marks the listed documents in `marks` (clear before) and counts, per word, the marks before it in `ranks`. */
+function rankList(ordinals: Uint32Array, count: number, marks: Uint32Array, ranks: Uint32Array, words: number): void {
+  for (let c = 0; c < count; c++) {
+    const d = ordinals[c]!;
+    marks[d >>> 5] = marks[d >>> 5]! | (1 << (d & 31));
+  }
+  let before = 0;
+  for (let w = 0; w < words; w++) {
+    ranks[w] = before;
+    before += bitCount(marks[w]!);
+  }
+  return;
+}
+
+/**
+ * scoreByMerge for one of several lists of a token, walking the list alone: a posting of a
+ * listed document finds its list position by rank (see rankList), in constant time.
+ */
+function scoreByRank(segment: Segment, marks: Uint32Array, ranks: Uint32Array, bm25: Bm25Context, best: Float64Array): void {
+  const { docs, start, end } = segment;
+  const words = marks.length;
+  for (let i = start; i < end; i++) {
+    const d = docs[i]!;
+    const w = d >>> 5;
+    if (w >= words) return;
+    const word = marks[w]!;
+    const bit = 1 << (d & 31);
+    if ((word & bit) === 0) continue;
+    const c = ranks[w]! + bitCount(word & ~(-1 << (d & 31)));
+    const score = postingScore(segment, i, d, bm25);
+    if (score > best[c]!) best[c] = score;
+  }
+  return;
+}
+
 /** Compacts the list (ordinals and scores) to the given ascending positions; returns the new count. */
 function keepPositions(ordinals: Uint32Array, scores: Float64Array, positions: Uint32Array, count: number): number {
   for (let j = 0; j < count; j++) {
@@ -531,6 +642,9 @@ function keepByPhrase(
   return kept;
 }
 
+/** Bounded scoring pays for its tables (256 entries per field and token) from this many candidates. */
+const MIN_BOUNDED_CANDIDATES = 1024;
+
 /** A step looks each candidate up in a token's lists (galloping) when the lists are this much longer than the set. */
 export const LOOKUP_RATIO = 16;
 
@@ -562,6 +676,11 @@ export class CandidateSet {
   private bits: Uint32Array = new Uint32Array(1);
   private scratch: Uint32Array = new Uint32Array(1);
   private words = 0;
+  /** per word of `scratch`, the candidates before it (scoring by rank), valid while `ranked` */
+  private ranks: Uint32Array = new Uint32Array(1);
+  private ranked = false;
+  /** words of `bits` that may hold set bits (cleared by the next reset) */
+  private dirtyWords = 0;
   /** positions given exact scores by scoreAll (-1 count: not in use) */
   private exact: Uint32Array = new Uint32Array(16);
   private exactCount = -1;
@@ -580,8 +699,11 @@ export class CandidateSet {
       this.keys = [];
       this.bits = new Uint32Array((capacity + 31) >>> 5);
       this.scratch = new Uint32Array((capacity + 31) >>> 5);
+      this.ranks = new Uint32Array((capacity + 31) >>> 5);
     }
-    this.bits.fill(0, 0, this.words);
+    // the bitmap is cleared only as far as the last query wrote it (a list-first query never does)
+    if (this.dirtyWords > 0) this.bits.fill(0, 0, this.dirtyWords);
+    this.dirtyWords = 0;
     this.count = 0;
   }
 
@@ -608,16 +730,19 @@ export class CandidateSet {
 
   /** Adds the union of a token's lists. */
   fillFromPlan(plan: TermPlan): void {
+    this.dirtyWords = this.words;
     this.markPlan(this.bits, plan);
   }
 
   /** Adds the union of plain ordinal lists. */
   fillFromLists(lists: ReadonlyArray<readonly [Uint32Array, number, number]>): void {
+    this.dirtyWords = this.words;
     for (const [docs, start, end] of lists) setBits(this.bits, docs, start, end);
   }
 
   /** Adds a bitmap's documents (the live ones). */
   fillFromBitmap(bitmap: Uint32Array): void {
+    this.dirtyWords = this.words;
     orInto(this.bits, bitmap, Math.min(this.words, bitmap.length));
   }
 
@@ -672,6 +797,33 @@ export class CandidateSet {
   // ---- phase 2: list
 
   /**
+   * Phase 2 straight from a short token's lists, skipping the bitmap (whose passes cost a
+   * word per 32 documents, however few match): its documents, ascending, each once. The
+   * steps of phase 1 then have list forms: keepLive, keepInAnyOf, keepByFilter, and verify.
+   */
+  listFromPlan(plan: TermPlan): void {
+    let count = 0;
+    for (const segment of plan.segments) count = copyList(this.ordinals, count, segment.docs, segment.start, segment.end);
+    if (plan.segments.length > 1) {
+      this.ordinals.subarray(0, count).sort();
+      count = dropRepeats(this.ordinals, count);
+    }
+    this.count = count;
+  }
+
+  /** Keeps the listed documents in any of the bitmaps (`negate`: in none of them). */
+  keepInAnyOf(bitmaps: readonly Uint32Array[], negate: boolean): void {
+    this.count = keepByAnyBits(this.ordinals, this.count, bitmaps, negate);
+  }
+
+  /** Keeps the listed documents that pass a per-document filter. */
+  keepByFilter(filter: DocumentFilter): void {
+    if (filter.kind === 'single') this.count = keepBySingle(this.ordinals, this.count, filter.single, filter.allowed, filter.exclude);
+    else if (filter.kind === 'multi') this.count = keepByMulti(this.ordinals, this.count, filter.starts, filter.values, filter.allowed, filter.exclude);
+    else this.count = keepByRange(this.ordinals, this.count, filter.column, filter.min, filter.max);
+  }
+
+  /**
    * Keeps the documents a token matches (`keepFound`) or does not match: looked up by
    * galloping when the set is small against the lists, else through the lists marked in the
    * scratch bitmap.
@@ -697,8 +849,18 @@ export class CandidateSet {
     const best = first ? this.scores : this.partial;
     best.fill(0, 0, count);
     const lookup = count * LOOKUP_RATIO < plan.cost;
+    // several lists (a word's variants): each walked once, candidates found by rank — not
+    // every candidate walked once per list
+    const byRank = !lookup && plan.segments.length > 1;
+    if (byRank && !this.ranked) {
+      this.scratch.fill(0, 0, this.words);
+      rankList(ordinals, count, this.scratch, this.ranks, this.words);
+      this.ranked = true;
+    }
+    const marks = byRank ? this.scratch.subarray(0, this.words) : this.scratch;
     for (const segment of plan.segments) {
       if (lookup) scoreByLookup(segment, ordinals, count, bm25, best);
+      else if (byRank) scoreByRank(segment, marks, this.ranks, bm25, best);
       else scoreByMerge(segment, ordinals, count, bm25, best);
     }
     if (!first) addInto(this.scores, best, count);
@@ -715,12 +877,14 @@ export class CandidateSet {
     const count = this.count;
     if (count === 0) return;
     if (!plans.every((plan) => plan.segments.length === 1)) {
+      this.ranked = false;
       plans.forEach((plan, i) => this.score(plan, bm25, i === 0));
       return;
     }
     const segments = plans.map((plan) => plan.segments[0]!);
     const single = segments.length === 1 ? segments[0]! : undefined;
-    if (single !== undefined && k > 0 && 2 * k < count && 2 * count >= single.end - single.start) {
+    const bounded = k > 0 && 2 * k < count && count >= MIN_BOUNDED_CANDIDATES;
+    if (single !== undefined && bounded && 2 * count >= single.end - single.start) {
       if (this.exact.length < count) this.exact = new Uint32Array(this.ordinals.length);
       this.exactCount = scoreOneBounded(single, this.ordinals, count, bm25, this.scores, k, this.exact);
       return;
@@ -737,7 +901,7 @@ export class CandidateSet {
       else locateByMerge(segment, this.ordinals, count, at);
       return at;
     });
-    if (k > 0 && 2 * k < count) {
+    if (bounded) {
       if (this.exact.length < count) this.exact = new Uint32Array(this.ordinals.length);
       this.exactCount = scoreBoundedAt(segments, ats, this.ordinals, count, bm25, this.scores, k, this.exact);
       return;

@@ -2,16 +2,20 @@ import { PostingStore } from './posting-store.js';
 import { ensureCapacity, trimmed } from './typed-arrays.js';
 import type { FacetCount } from './types.js';
 
+const EMPTY = new Uint32Array(0);
+
 /**
- * A multi-valued string attribute, dictionary-encoded, kept in the three shapes its readers
- * want:
+ * A multi-valued string attribute, dictionary-encoded, kept in the shapes its readers want:
  *
- * - per document (offsets + values: `docValues[docStart[d]..docStart[d + 1])`, plus the first
- *   value in a dense `single` column): facet counting over a match set and the filter check of
- *   one candidate walk a document's few values — a sequential read whatever the size of the
- *   dictionary (an event attribute has ~20k values: counting them from per-value bitmaps would
- *   be 20k bitmap intersections per facet). While no live document has two values (orientation,
- *   artist, collection), `single[d]` (value id + 1, 0 for none) is all they read.
+ * - per document: facet counting over a match set and the filter check of one candidate read
+ *   a document's few values — a sequential read whatever the size of the dictionary (an event
+ *   attribute has ~20k values: counting them from per-value bitmaps would be 20k bitmap
+ *   intersections per facet). Most attributes never give a document two values (orientation,
+ *   artist, collection): those keep one number per document, `single[d]` (value id + 1, 0 for
+ *   none). The first document with two values switches the column to offsets + values
+ *   (`docValues[docStart[d]..docStart[d + 1])`) for good — until a compaction finds no live
+ *   document with two values left. A column holds one layout or the other, never both: at a
+ *   million documents and two dozen attributes that is 200 MB less.
  * - per value, as posting lists of ordinals: a selective filter (one artist, one event) drives
  *   the search from its few documents instead of checking every document of a common term.
  * - per dense value (≥ 1/32 of the documents, where a bitmap is no bigger than the list), as a
@@ -26,15 +30,18 @@ export class KeywordColumn {
   values: string[] = [];
   private valueIds = new Map<string, number>();
   liveCounts: Uint32Array = new Uint32Array(16);
-  docStart: Uint32Array = new Uint32Array(16);
-  docValues: Uint32Array = new Uint32Array(16);
-  single: Int32Array = new Int32Array(16);
+  /** single-valued layout: value id + 1 per document, 0 for none (empty in the other layout) */
+  single: Uint32Array = new Uint32Array(16);
+  /** multi-valued layout: offsets into docValues per document (empty in the other layout) */
+  docStart: Uint32Array = EMPTY;
+  docValues: Uint32Array = EMPTY;
+  private multi = false;
   /** a bitmap per dense value (at the last build), else null; documents appended since are added */
   bitmaps: (Uint32Array | null)[] = [];
-  /** live documents with more than one value */
-  multiValuedDocs = 0;
   readonly postings = new PostingStore(0);
   private counts: Uint32Array = new Uint32Array(16);
+  /** scratch: the value ids of the document being appended */
+  private appending: number[] = [];
 
   constructor(name: string) {
     this.name = name;
@@ -42,6 +49,11 @@ export class KeywordColumn {
 
   get valueCount(): number {
     return this.values.length;
+  }
+
+  /** Whether the column keeps one value per document (`single`), not offsets + values. */
+  get singleValued(): boolean {
+    return !this.multi;
   }
 
   idOf(value: string): number | undefined {
@@ -59,74 +71,108 @@ export class KeywordColumn {
     return id;
   }
 
+  /** Calls `visit` with each value id of document `d`. */
+  private forEachValue(d: number, visit: (value: number) => void): void {
+    if (this.multi) {
+      for (let j = this.docStart[d]!, end = this.docStart[d + 1]!; j < end; j++) visit(this.docValues[j]!);
+    } else if (this.single[d]! !== 0) {
+      visit(this.single[d]! - 1);
+    }
+  }
+
   /** Values of the next document, `ordinal` being the number of documents so far. */
   append(ordinal: number, values: readonly string[] | undefined): void {
-    const start = this.docStart[ordinal]!;
-    let end = start;
+    const ids = this.appending;
+    ids.length = 0;
     if (values !== undefined) {
       for (const value of values) {
         if (typeof value !== 'string') continue;
         const id = this.intern(value);
-        let repeated = false;
-        for (let j = start; j < end; j++) {
-          if (this.docValues[j] === id) {
-            repeated = true;
-            break;
-          }
-        }
-        if (repeated) continue;
-        this.docValues = ensureCapacity(this.docValues, end + 1);
-        this.docValues[end++] = id;
-        this.liveCounts[id]!++;
+        if (!ids.includes(id)) ids.push(id);
       }
     }
-    this.docStart = ensureCapacity(this.docStart, ordinal + 2);
-    this.docStart[ordinal + 1] = end;
-    this.single = ensureCapacity(this.single, ordinal + 1);
-    this.single[ordinal] = end > start ? this.docValues[start]! + 1 : 0;
-    if (end - start > 1) this.multiValuedDocs++;
-    for (let j = start; j < end; j++) {
-      const bitmap = this.bitmaps[this.docValues[j]!];
+    if (ids.length > 1 && !this.multi) this.switchToMulti(ordinal);
+    if (this.multi) {
+      const start = this.docStart[ordinal]!;
+      this.docValues = ensureCapacity(this.docValues, start + ids.length);
+      for (let i = 0; i < ids.length; i++) this.docValues[start + i] = ids[i]!;
+      this.docStart = ensureCapacity(this.docStart, ordinal + 2);
+      this.docStart[ordinal + 1] = start + ids.length;
+    } else {
+      this.single = ensureCapacity(this.single, ordinal + 1);
+      this.single[ordinal] = ids.length > 0 ? ids[0]! + 1 : 0;
+    }
+    for (const id of ids) {
+      this.liveCounts[id]!++;
+      const bitmap = this.bitmaps[id];
       if (bitmap !== undefined && bitmap !== null) {
         const word = ordinal >>> 5;
         const grown = ensureCapacity(bitmap, word + 1);
         grown[word] = grown[word]! | (1 << (ordinal & 31));
-        this.bitmaps[this.docValues[j]!] = grown;
+        this.bitmaps[id] = grown;
       }
     }
   }
 
-  get singleValued(): boolean {
-    return this.multiValuedDocs === 0;
+  /** The first document with two values: the `docCount` documents so far move to offsets + values. */
+  private switchToMulti(docCount: number): void {
+    const docStart = new Uint32Array(Math.max(16, this.single.length + 1));
+    const docValues = new Uint32Array(Math.max(16, docCount));
+    let write = 0;
+    for (let d = 0; d < docCount; d++) {
+      docStart[d] = write;
+      if (this.single[d]! !== 0) docValues[write++] = this.single[d]! - 1;
+    }
+    docStart[docCount] = write;
+    this.docStart = docStart;
+    this.docValues = docValues;
+    this.single = EMPTY;
+    this.multi = true;
   }
 
   /** A document was deleted: it no longer counts. */
   release(ordinal: number): void {
-    if (this.docStart[ordinal + 1]! - this.docStart[ordinal]! > 1) this.multiValuedDocs--;
-    for (let j = this.docStart[ordinal]!; j < this.docStart[ordinal + 1]!; j++) this.liveCounts[this.docValues[j]!]!--;
+    this.forEachValue(ordinal, (value) => this.liveCounts[value]!--);
   }
 
   /** Adds a document appended since the last build to the per-value lists. */
   indexTail(ordinal: number): void {
-    for (let j = this.docStart[ordinal]!; j < this.docStart[ordinal + 1]!; j++) {
-      this.postings.add(this.docValues[j]!, ordinal, null, 0);
-    }
+    this.forEachValue(ordinal, (value) => this.postings.add(value, ordinal, null, 0));
   }
 
   /** Moves a kept document's values down to its new ordinal during compaction (next ≤ old). */
   compactInto(oldOrdinal: number, newOrdinal: number, write: number): number {
+    if (!this.multi) {
+      this.single[newOrdinal] = this.single[oldOrdinal]!;
+      return write;
+    }
     const from = this.docStart[oldOrdinal]!;
     const to = this.docStart[oldOrdinal + 1]!;
     if (write !== from) this.docValues.copyWithin(write, from, to);
     this.docStart[newOrdinal] = write;
-    this.single[newOrdinal] = this.single[oldOrdinal]!;
     return write + (to - from);
   }
 
   finishCompaction(docCount: number, write: number): void {
+    if (!this.multi) {
+      this.single.fill(0, docCount);
+      return;
+    }
     this.docStart[docCount] = write;
     // Growth left room for appends; a compacted column keeps only a little of it.
     this.docValues = trimmed(this.docValues, write);
+    this.useSingleWhenPossible(docCount);
+  }
+
+  /** Back to one value per document when no document has two. */
+  private useSingleWhenPossible(docCount: number): void {
+    for (let d = 0; d < docCount; d++) if (this.docStart[d + 1]! - this.docStart[d]! > 1) return;
+    const single = new Uint32Array(docCount + 16);
+    for (let d = 0; d < docCount; d++) if (this.docStart[d + 1]! > this.docStart[d]!) single[d] = this.docValues[this.docStart[d]!]! + 1;
+    this.single = single;
+    this.docStart = EMPTY;
+    this.docValues = EMPTY;
+    this.multi = false;
   }
 
   /** Rebuilds the per-value lists of all `docCount` documents (all alive after compaction). */
@@ -136,8 +182,12 @@ export class KeywordColumn {
     for (let v = 0; v < valueCount; v++) start[v + 1] = start[v]! + this.liveCounts[v]!;
     const docs = new Uint32Array(start[valueCount]!);
     const cursor = start.slice(0, valueCount);
-    for (let d = 0; d < docCount; d++) {
-      for (let j = this.docStart[d]!; j < this.docStart[d + 1]!; j++) docs[cursor[this.docValues[j]!]!++] = d;
+    if (this.multi) {
+      for (let d = 0; d < docCount; d++) {
+        for (let j = this.docStart[d]!; j < this.docStart[d + 1]!; j++) docs[cursor[this.docValues[j]!]!++] = d;
+      }
+    } else {
+      for (let d = 0; d < docCount; d++) if (this.single[d]! !== 0) docs[cursor[this.single[d]! - 1]!++] = d;
     }
     this.postings.setBase(start, docs, new Uint8Array(0));
     this.buildBitmaps(docCount);
@@ -159,21 +209,38 @@ export class KeywordColumn {
     });
   }
 
+  /** The per-document layout for a snapshot: `single`, or `docStart` and `docValues`. */
+  layout(docCount: number): { single: Uint32Array } | { docStart: Uint32Array; docValues: Uint32Array } {
+    if (!this.multi) return { single: this.single.subarray(0, docCount) };
+    return { docStart: this.docStart.subarray(0, docCount + 1), docValues: this.docValues.subarray(0, this.docStart[docCount]!) };
+  }
+
   /** Restores a column from a snapshot (its postings are set separately). */
-  restore(values: string[], liveCounts: Uint32Array, docStart: Uint32Array, docValues: Uint32Array, docCount: number): void {
+  restore(values: string[], liveCounts: Uint32Array, layout: ReturnType<KeywordColumn['layout']>, docCount: number): void {
     this.values = values;
     this.valueIds = new Map(values.map((value, id) => [value, id]));
     this.liveCounts = ensureCapacity(liveCounts, 16);
-    this.docStart = ensureCapacity(docStart, 16);
-    this.docValues = ensureCapacity(docValues, 16);
-    this.single = new Int32Array(docCount + 16);
-    this.multiValuedDocs = 0;
-    for (let d = 0; d < docCount; d++) {
-      const start = this.docStart[d]!;
-      const end = this.docStart[d + 1]!;
-      this.single[d] = end > start ? this.docValues[start]! + 1 : 0;
-      if (end - start > 1) this.multiValuedDocs++;
+    if ('single' in layout) {
+      if (layout.single.length !== docCount) throw new Error(`search index snapshot: column ${this.name} has the wrong length`);
+      this.single = ensureCapacity(layout.single, docCount + 16);
+      this.docStart = EMPTY;
+      this.docValues = EMPTY;
+      this.multi = false;
+    } else {
+      if (layout.docStart.length !== docCount + 1) throw new Error(`search index snapshot: column ${this.name} has the wrong length`);
+      this.docStart = ensureCapacity(layout.docStart, 16);
+      this.docValues = ensureCapacity(layout.docValues, 16);
+      this.single = EMPTY;
+      this.multi = true;
+      this.useSingleWhenPossible(docCount);
     }
+  }
+
+  /** Bytes held in typed arrays (capacity included): for diagnostics. */
+  byteSize(): number {
+    let bytes = this.liveCounts.byteLength + this.single.byteLength + this.docStart.byteLength + this.docValues.byteLength + this.postings.byteSize();
+    for (const bitmap of this.bitmaps) if (bitmap !== null) bytes += bitmap.byteLength;
+    return bytes;
   }
 
   /**
@@ -191,7 +258,7 @@ export class KeywordColumn {
     } else {
       this.counts = ensureCapacity(this.counts, this.values.length + 1);
       counts = this.counts;
-      if (this.singleValued) this.countSingle(ordinals, count, counts, touched);
+      if (!this.multi) this.countSingle(ordinals, count, counts, touched);
       else this.countMulti(ordinals, count, counts, touched);
     }
     const top = selectFacetValues(counts, touched, this.values, limit);

@@ -39,6 +39,10 @@ const DEFAULT_LIMIT = 30;
 const MAX_PHRASE_TOKENS = 31;
 /** A keyword filter drives the search (its documents are the first candidates) when it is this much more selective. */
 const FILTER_DRIVER_RATIO = 4;
+/** A driver starts as a list (no bitmap) when its postings are at most a 1/LIST_FIRST_RATIO of the bitmap's words ... */
+const LIST_FIRST_RATIO = 2;
+/** ... and, when they come in several lists that must be merged by sorting, at most this many. */
+const MAX_SORTED_LIST_FIRST = 1024;
 /**
  * Automatic compaction (O(index): seconds at a million documents, so rare): when deleted
  * documents are this share of all ordinals ...
@@ -787,6 +791,18 @@ export class SearchIndex {
     const set = this.candidates;
     set.reset(this.docCount);
     let rest = required;
+    const sort = query.sort ?? 'best_match';
+    const driver = required[0];
+    if (filterDriver === undefined && driver !== undefined && this.listFirst(driver)) {
+      // A short driver: straight to the list; every other step checks the few documents in it.
+      set.listFromPlan(driver);
+      if (this.deadCount > 0) set.keepInAnyOf([this.live], false);
+      for (const filter of bitmapFilters) set.keepInAnyOf(filter.bitmaps!, filter.exclude);
+      for (const filter of filters) set.keepByFilter(filter);
+      for (const plan of required.slice(1)) if (set.count > 0) set.verify(plan, true);
+      for (const plan of excluded) if (set.count > 0) set.verify(plan, false);
+      return this.finish(query, set, required, phrases, excludedPhrases, facetRequests, facets, offset, limit, sort, false);
+    }
     if (filterDriver !== undefined) {
       set.fillFromLists(this.valueLists(filterDriver));
       if (this.deadCount > 0) set.andWith(this.live, false);
@@ -811,7 +827,6 @@ export class SearchIndex {
     }
     for (const filter of filters) set.refine(filter);
 
-    const sort = query.sort ?? 'best_match';
     const everything = required.length === 0 && compiled.keyword.length === 0 && compiled.range.length === 0 && excluded.length === 0 && excludedPhrases.length === 0;
     if (required.length === 0 && toVerifyAbsent.length === 0 && excludedPhrases.length === 0 && sort !== 'random') {
       // Browsing: the bitmap is the whole match set.
@@ -822,6 +837,33 @@ export class SearchIndex {
     set.extract();
     for (const plan of toVerify) if (set.count > 0) set.verify(plan, true);
     for (const plan of toVerifyAbsent) if (set.count > 0) set.verify(plan, false);
+    return this.finish(query, set, required, phrases, excludedPhrases, facetRequests, facets, offset, limit, sort, everything);
+  }
+
+  /**
+   * Whether a token's lists are short enough to start from as a list (listFromPlan): a
+   * bitmap pass costs a word per 32 documents; one list, or a few short ones to sort, cost
+   * their length.
+   */
+  private listFirst(plan: TermPlan): boolean {
+    const words = (this.docCount + 31) >>> 5;
+    return plan.segments.length === 1 ? plan.cost * LIST_FIRST_RATIO <= words : plan.cost <= MAX_SORTED_LIST_FIRST && plan.cost * LIST_FIRST_RATIO <= words;
+  }
+
+  /** Phase 2 of a search, on the list of candidates: phrases, scores, facets and the page. */
+  private finish(
+    query: SearchQuery,
+    set: CandidateSet,
+    required: readonly TermPlan[],
+    phrases: readonly PhrasePositions[],
+    excludedPhrases: readonly PhrasePositions[],
+    facetRequests: ReadonlyArray<{ attribute: string; limit: number }>,
+    facets: Record<string, FacetCount[]>,
+    offset: number,
+    limit: number,
+    sort: string,
+    everything: boolean,
+  ): SearchResult {
     for (const positions of phrases) this.keepByPhrase(positions, true);
     for (const positions of excludedPhrases) this.keepByPhrase(positions, false);
 
@@ -1069,8 +1111,13 @@ export class SearchIndex {
     this.columns.forEach((column, c) => {
       writer.addStrings(`keyword.${c}.values`, column.values);
       writer.add(`keyword.${c}.liveCounts`, column.liveCounts, column.valueCount);
-      writer.add(`keyword.${c}.docStart`, column.docStart, docCount + 1);
-      writer.add(`keyword.${c}.docValues`, column.docValues, column.docStart[docCount]!);
+      const layout = column.layout(docCount);
+      if ('single' in layout) {
+        writer.add(`keyword.${c}.single`, layout.single);
+      } else {
+        writer.add(`keyword.${c}.docStart`, layout.docStart);
+        writer.add(`keyword.${c}.docValues`, layout.docValues);
+      }
       writer.add(`keyword.${c}.postings.start`, column.postings.baseStart);
       writer.add(`keyword.${c}.postings.docs`, column.postings.baseDocs);
     });
@@ -1122,8 +1169,9 @@ export class SearchIndex {
       column.restore(
         reader.strings(`keyword.${c}.values`),
         reader.u32(`keyword.${c}.liveCounts`),
-        reader.u32(`keyword.${c}.docStart`),
-        reader.u32(`keyword.${c}.docValues`),
+        reader.has(`keyword.${c}.single`)
+          ? { single: reader.u32(`keyword.${c}.single`) }
+          : { docStart: reader.u32(`keyword.${c}.docStart`), docValues: reader.u32(`keyword.${c}.docValues`) },
         docCount,
       );
       column.postings.setBase(reader.u32(`keyword.${c}.postings.start`), reader.u32(`keyword.${c}.postings.docs`), new Uint8Array(0));
@@ -1145,7 +1193,7 @@ export class SearchIndex {
       this.postings.byteSize() +
       this.candidates.ordinals.byteLength * 6; // ordinals and stamps (4 bytes each), two score arrays (8 each)
     for (const column of this.columns) {
-      bytes += column.liveCounts.byteLength + column.docStart.byteLength + column.docValues.byteLength + column.single.byteLength + column.postings.byteSize();
+      bytes += column.byteSize();
     }
     for (const column of this.numbers) bytes += column.byteLength;
     return bytes;

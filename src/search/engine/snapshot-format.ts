@@ -16,7 +16,7 @@ import { endianness } from 'node:os';
  * buffer and the buffer can be dropped at once.
  */
 const MAGIC = 'STKIDXv1';
-export const SNAPSHOT_VERSION = 1;
+export const SNAPSHOT_VERSION = 2;
 const FIXED_HEADER = 24;
 
 type SectionArray = Uint8Array | Uint16Array | Uint32Array | Int32Array | Float64Array;
@@ -154,6 +154,11 @@ export class SnapshotReader {
       if (end > source.length) throw new Error(`search index snapshot: section ${entry.name} is truncated`);
       this.entries.set(entry.name, entry);
     }
+  }
+
+  /** Whether the snapshot has a section of this name. */
+  has(name: string): boolean {
+    return this.entries.has(name);
   }
 
   private copy(name: string, type: SectionType): SectionArray {

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import type { KeywordColumn } from '../../../src/search/engine/keyword-column.js';
+import { SearchIndex } from '../../../src/search/engine/search-index.js';
+import type { SearchQuery } from '../../../src/search/engine/types.js';
+import { doc, indexOf } from './fixtures.js';
+
+/*
+ * A keyword attribute keeps one value per document until a document brings two, then offsets
+ * and values; a compaction that leaves no document with two goes back. Whatever the layout,
+ * filters, facets and snapshots answer the same.
+ */
+
+const SEGMENTS = ['news', 'sport', 'royalty', 'archive'];
+
+function segmentsOf(i: number): string[] {
+  return i % 11 === 0 ? [] : [SEGMENTS[i % SEGMENTS.length]!];
+}
+
+/** Filters and facets over the segments, sorted by date so that the whole answer is compared. */
+const QUERIES: SearchQuery[] = [
+  { filters: [{ attribute: 'segments', anyOf: ['news', 'archive'] }] },
+  { filters: [{ attribute: 'segments', anyOf: ['sport'], exclude: true }] },
+  { phrase: 'harbour', filters: [{ attribute: 'segments', anyOf: ['royalty'] }] },
+  { phrase: 'harbour', facets: [{ attribute: 'segments', limit: 10 }] },
+  { facets: [{ attribute: 'segments', limit: 10 }] },
+].map((query) => ({ ...query, sort: 'newest', limit: 10_000 }));
+
+function answers(index: SearchIndex) {
+  return QUERIES.map((query) => index.search(query));
+}
+
+describe('keyword attribute layouts', () => {
+  it('switch to offsets and values at the first document with two values, answering as before', () => {
+    const docs = Array.from({ length: 3_000 }, (_, i) =>
+      doc(`d${String(i).padStart(4, '0')}`, { title: i % 3 === 0 ? 'harbour' : 'field', segments: segmentsOf(i), date: i }),
+    );
+    const index = indexOf(docs);
+    const column = (index as unknown as { columns: KeywordColumn[] }).columns.find((c) => c.name === 'segments')!;
+    index.search({ phrase: 'harbour' });
+    expect(column.singleValued).toBe(true);
+    const before = answers(index);
+
+    // a document with two values: the column switches, and the new document is found through both
+    index.upsert(doc('two', { title: 'harbour', segments: ['news', 'royalty'], date: 5_000 }));
+    expect(column.singleValued).toBe(false);
+    const after = answers(index);
+    expect(after[0]!.ids).toEqual(['two', ...before[0]!.ids]);
+    expect(after[1]!.ids).toEqual(['two', ...before[1]!.ids]);
+    expect(after[2]!.ids).toEqual(['two', ...before[2]!.ids]);
+    const facetCount = (result: (typeof after)[number], value: string) => result.facets.segments!.find((f) => f.value === value)!.count;
+    expect(facetCount(after[3]!, 'news')).toBe(facetCount(before[3]!, 'news') + 1);
+    expect(facetCount(after[3]!, 'royalty')).toBe(facetCount(before[3]!, 'royalty') + 1);
+
+    // a snapshot keeps the layout and the answers
+    const restored = SearchIndex.fromSnapshot(index.toSnapshot());
+    expect(answers(restored)).toEqual(answers(index));
+
+    // once it is deleted and the index compacted, one value per document again — same answers as at first
+    index.remove('two');
+    index.compact();
+    expect(column.singleValued).toBe(true);
+    expect(answers(index)).toEqual(before);
+    expect(answers(SearchIndex.fromSnapshot(index.toSnapshot()))).toEqual(before);
+  });
+
+  it('keep the values of documents appended after the switch, and of deleted ones out of the counts', () => {
+    const index = indexOf([doc('a', { title: 'sea', segments: ['news'] }), doc('b', { title: 'sea', segments: ['news', 'sport'] })]);
+    index.upsert(doc('c', { title: 'sea', segments: ['sport'] }));
+    index.upsert(doc('d', { title: 'sea' }));
+    index.remove('a');
+    const result = index.search({ phrase: 'sea', facets: [{ attribute: 'segments', limit: 10 }] });
+    expect(result.facets.segments).toEqual([
+      { value: 'sport', count: 2 },
+      { value: 'news', count: 1 },
+    ]);
+    expect(index.search({ filters: [{ attribute: 'segments', anyOf: ['sport'] }] }).ids.sort()).toEqual(['b', 'c']);
+  });
+});
