@@ -30,8 +30,11 @@ export class KeywordColumn {
   values: string[] = [];
   private valueIds = new Map<string, number>();
   liveCounts: Uint32Array = new Uint32Array(16);
-  /** single-valued layout: value id + 1 per document, 0 for none (empty in the other layout) */
-  single: Uint32Array = new Uint32Array(16);
+  /**
+   * single-valued layout: value id + 1 per document, 0 for none. Empty in the other layout,
+   * and while the column has no value at all (many attributes of a catalogue stay unused).
+   */
+  single: Uint32Array = EMPTY;
   /** multi-valued layout: offsets into docValues per document (empty in the other layout) */
   docStart: Uint32Array = EMPTY;
   docValues: Uint32Array = EMPTY;
@@ -75,7 +78,7 @@ export class KeywordColumn {
   private forEachValue(d: number, visit: (value: number) => void): void {
     if (this.multi) {
       for (let j = this.docStart[d]!, end = this.docStart[d + 1]!; j < end; j++) visit(this.docValues[j]!);
-    } else if (this.single[d]! !== 0) {
+    } else if (d < this.single.length && this.single[d]! !== 0) {
       visit(this.single[d]! - 1);
     }
   }
@@ -98,7 +101,7 @@ export class KeywordColumn {
       for (let i = 0; i < ids.length; i++) this.docValues[start + i] = ids[i]!;
       this.docStart = ensureCapacity(this.docStart, ordinal + 2);
       this.docStart[ordinal + 1] = start + ids.length;
-    } else {
+    } else if (this.values.length > 0) {
       this.single = ensureCapacity(this.single, ordinal + 1);
       this.single[ordinal] = ids.length > 0 ? ids[0]! + 1 : 0;
     }
@@ -121,7 +124,7 @@ export class KeywordColumn {
     let write = 0;
     for (let d = 0; d < docCount; d++) {
       docStart[d] = write;
-      if (this.single[d]! !== 0) docValues[write++] = this.single[d]! - 1;
+      if (d < this.single.length && this.single[d]! !== 0) docValues[write++] = this.single[d]! - 1;
     }
     docStart[docCount] = write;
     this.docStart = docStart;
@@ -143,7 +146,7 @@ export class KeywordColumn {
   /** Moves a kept document's values down to its new ordinal during compaction (next ≤ old). */
   compactInto(oldOrdinal: number, newOrdinal: number, write: number): number {
     if (!this.multi) {
-      this.single[newOrdinal] = this.single[oldOrdinal]!;
+      if (this.single.length > 0) this.single[newOrdinal] = this.single[oldOrdinal]!;
       return write;
     }
     const from = this.docStart[oldOrdinal]!;
@@ -155,6 +158,8 @@ export class KeywordColumn {
 
   finishCompaction(docCount: number, write: number): void {
     if (!this.multi) {
+      if (this.single.length === 0) return;
+      this.single = trimmed(this.single, docCount);
       this.single.fill(0, docCount);
       return;
     }
@@ -167,7 +172,7 @@ export class KeywordColumn {
   /** Back to one value per document when no document has two. */
   private useSingleWhenPossible(docCount: number): void {
     for (let d = 0; d < docCount; d++) if (this.docStart[d + 1]! - this.docStart[d]! > 1) return;
-    const single = new Uint32Array(docCount + 16);
+    const single = this.values.length === 0 ? EMPTY : new Uint32Array(docCount + 16);
     for (let d = 0; d < docCount; d++) if (this.docStart[d + 1]! > this.docStart[d]!) single[d] = this.docValues[this.docStart[d]!]! + 1;
     this.single = single;
     this.docStart = EMPTY;
@@ -186,7 +191,7 @@ export class KeywordColumn {
       for (let d = 0; d < docCount; d++) {
         for (let j = this.docStart[d]!; j < this.docStart[d + 1]!; j++) docs[cursor[this.docValues[j]!]!++] = d;
       }
-    } else {
+    } else if (this.single.length > 0) {
       for (let d = 0; d < docCount; d++) if (this.single[d]! !== 0) docs[cursor[this.single[d]! - 1]!++] = d;
     }
     this.postings.setBase(start, docs, new Uint8Array(0));
@@ -211,7 +216,7 @@ export class KeywordColumn {
 
   /** The per-document layout for a snapshot: `single`, or `docStart` and `docValues`. */
   layout(docCount: number): { single: Uint32Array } | { docStart: Uint32Array; docValues: Uint32Array } {
-    if (!this.multi) return { single: this.single.subarray(0, docCount) };
+    if (!this.multi) return { single: this.single.subarray(0, this.single.length === 0 ? 0 : docCount) };
     return { docStart: this.docStart.subarray(0, docCount + 1), docValues: this.docValues.subarray(0, this.docStart[docCount]!) };
   }
 
@@ -221,8 +226,8 @@ export class KeywordColumn {
     this.valueIds = new Map(values.map((value, id) => [value, id]));
     this.liveCounts = ensureCapacity(liveCounts, 16);
     if ('single' in layout) {
-      if (layout.single.length !== docCount) throw new Error(`search index snapshot: column ${this.name} has the wrong length`);
-      this.single = ensureCapacity(layout.single, docCount + 16);
+      if (layout.single.length !== (values.length === 0 ? 0 : docCount)) throw new Error(`search index snapshot: column ${this.name} has the wrong length`);
+      this.single = values.length === 0 ? EMPTY : ensureCapacity(layout.single, docCount + 16);
       this.docStart = EMPTY;
       this.docValues = EMPTY;
       this.multi = false;
@@ -249,7 +254,7 @@ export class KeywordColumn {
    * value. Counters are scratch per value, zeroed again after use.
    */
   topValues(ordinals: Uint32Array, count: number, limit: number, everything: boolean): FacetCount[] {
-    if (limit <= 0) return [];
+    if (limit <= 0 || this.values.length === 0) return [];
     let counts: Uint32Array;
     const touched: number[] = [];
     if (everything) {

@@ -770,6 +770,11 @@ export class SearchIndex {
       if (corrections !== undefined) result.corrections = corrections;
       return result;
     }
+    // a filter that names no value any document has matches nothing
+    if (compiled.keyword.some((filter) => !filter.exclude && filter.valueIds.length === 0)) {
+      for (const request of facetRequests) facets[request.attribute] = [];
+      return { total: 0, ids: [], facets };
+    }
 
     // Filters: broad ones (every value dense) become bitmap ANDs, the rest per-document checks.
     const perDocument = compiled.keyword.filter((filter) => filter.bitmaps === undefined && !(filter.exclude && filter.valueIds.length === 0));

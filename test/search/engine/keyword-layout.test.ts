@@ -63,6 +63,32 @@ describe('keyword attribute layouts', () => {
     expect(answers(SearchIndex.fromSnapshot(index.toSnapshot()))).toEqual(before);
   });
 
+  it('hold nothing per document for an attribute no document has, until one has it', () => {
+    const docs = Array.from({ length: 2_000 }, (_, i) => doc(`d${i}`, { title: 'sea', date: i }));
+    const index = indexOf(docs);
+    const column = (index as unknown as { columns: KeywordColumn[] }).columns.find((c) => c.name === 'collection')!;
+    index.search({ phrase: 'sea' });
+    expect(column.single.length).toBe(0);
+    const named = { attribute: 'collection', anyOf: ['c1'] };
+    expect(index.search({ phrase: 'sea', filters: [named] }).total).toBe(0);
+    expect(index.search({ phrase: 'sea', filters: [{ ...named, exclude: true }] }).total).toBe(2_000);
+    expect(index.search({ phrase: 'sea', facets: [{ attribute: 'collection', limit: 5 }] }).facets).toEqual({ collection: [] });
+    expect(SearchIndex.fromSnapshot(index.toSnapshot()).search({ phrase: 'sea', filters: [{ ...named, exclude: true }] }).total).toBe(2_000);
+
+    // the first value: every earlier document has none
+    index.upsert(doc('late', { title: 'sea', collection: 'c1', date: 9_000 }));
+    index.upsert(doc('later', { title: 'sea', date: 9_001 }));
+    expect(index.search({ phrase: 'sea', filters: [named] }).ids).toEqual(['late']);
+    expect(index.search({ phrase: 'sea', filters: [{ ...named, exclude: true }] }).total).toBe(2_001);
+    index.remove('d7');
+    index.compact();
+    const restored = SearchIndex.fromSnapshot(index.toSnapshot());
+    for (const engine of [index, restored]) {
+      expect(engine.search({ phrase: 'sea', filters: [named] }).ids).toEqual(['late']);
+      expect(engine.search({ phrase: 'sea', facets: [{ attribute: 'collection', limit: 5 }] }).facets).toEqual({ collection: [{ value: 'c1', count: 1 }] });
+    }
+  });
+
   it('keep the values of documents appended after the switch, and of deleted ones out of the counts', () => {
     const index = indexOf([doc('a', { title: 'sea', segments: ['news'] }), doc('b', { title: 'sea', segments: ['news', 'sport'] })]);
     index.upsert(doc('c', { title: 'sea', segments: ['sport'] }));
