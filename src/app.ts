@@ -114,6 +114,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     new CatalogRepository(db, database.dialect),
     { displaySizes: (asset, names) => media.displaySizes(asset, names) },
     { forCustomer: (userId) => downloads.downloadLinksFor(userId) },
+    config.recordCacheSize,
   );
   // Download (delivery) URLs are signed with a key of their own: a display signature never opens a licensed file.
   const deliverySecret = await getOrCreateSetting(db, 'delivery_url_secret', () => randomSecret());

@@ -61,7 +61,9 @@ export interface DownloadLinkProvider {
 const NO_LINKS: CustomerDownloadLinks = { linksFor: () => [] };
 const noDownloadLinks: DownloadLinkProvider = { forCustomer: async () => NO_LINKS };
 
-const ASSET_CACHE_LIMIT = 20_000;
+
+/** Records kept in memory by default: each takes a few kilobytes of heap (6 KB with 14 keywords). */
+export const DEFAULT_RECORD_CACHE_SIZE = 10_000;
 
 const NOT_FOUND_CODES: Record<AssetType, string> = { image: 'ImageNotFound', video: 'VideosNotFound' };
 
@@ -74,6 +76,8 @@ export class CatalogService {
     private readonly repository: CatalogRepository,
     private readonly media: DisplaySizeProvider,
     downloads?: DownloadLinkProvider,
+    /** records kept in memory, oldest dropped first */
+    private readonly cacheSize = DEFAULT_RECORD_CACHE_SIZE,
   ) {
     this.downloads = downloads ?? noDownloadLinks;
   }
@@ -237,7 +241,8 @@ export class CatalogService {
   // ── shaping ───────────────────────────────────────────────────────────────
 
   private remember(record: AssetRecord): void {
-    if (this.assetCache.size >= ASSET_CACHE_LIMIT) {
+    if (this.cacheSize === 0) return;
+    if (this.assetCache.size >= this.cacheSize) {
       // Oldest first: a Map iterates in insertion order.
       const oldest = this.assetCache.keys().next().value;
       if (oldest !== undefined) this.assetCache.delete(oldest);

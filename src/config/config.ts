@@ -37,6 +37,13 @@ export interface Config {
   readonly seedDemoOnEmptyStore: boolean;
   /** Keep a snapshot of the search index under dataDir, so that a restart loads it instead of rebuilding. */
   readonly searchSnapshot: boolean;
+  /** Asset records kept in memory for responses (0: none); each is a few kilobytes. */
+  readonly recordCacheSize: number;
+  /**
+   * How far the JavaScript heap may grow past its live size before a full collection, in
+   * percent (0: V8's own choice, up to four times the live size). `serve` sets it.
+   */
+  readonly heapGrowthPercent: number;
 }
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -179,5 +186,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     deliveryUrlTtlSeconds: integer(env, 'STOCKROOM_DELIVERY_URL_TTL', 24 * 3600, 60, 7 * 24 * 3600),
     seedDemoOnEmptyStore: boolean(env, 'STOCKROOM_SEED_DEMO', true),
     searchSnapshot: boolean(env, 'STOCKROOM_SEARCH_SNAPSHOT', true),
+    recordCacheSize: integer(env, 'STOCKROOM_RECORD_CACHE', 10_000, 0, 10_000_000),
+    heapGrowthPercent: integer(env, 'STOCKROOM_HEAP_GROWTH_PERCENT', 30, 0, 300),
   });
 }

@@ -14,6 +14,8 @@ describe('configuration', () => {
       throttle: { perSecond: 50, perDay: 100_000 },
       seedDemoOnEmptyStore: true,
       searchSnapshot: true,
+      recordCacheSize: 10_000,
+      heapGrowthPercent: 30,
     });
   });
 
@@ -29,6 +31,8 @@ describe('configuration', () => {
         STOCKROOM_THROTTLE_PER_SECOND: '5',
         STOCKROOM_THROTTLE_PER_DAY: '5000',
         STOCKROOM_SEARCH_SNAPSHOT: 'false',
+        STOCKROOM_RECORD_CACHE: '0',
+        STOCKROOM_HEAP_GROWTH_PERCENT: '0',
       },
       '/srv/app',
     );
@@ -41,6 +45,8 @@ describe('configuration', () => {
       publicUrl: 'https://media.example.com',
       throttle: { perSecond: 5, perDay: 5000 },
       searchSnapshot: false,
+      recordCacheSize: 0,
+      heapGrowthPercent: 0,
     });
   });
 
@@ -52,6 +58,8 @@ describe('configuration', () => {
     ['REDIS_URL', 'http://cache'],
     ['STOCKROOM_PUBLIC_URL', 'ftp://x'],
     ['STOCKROOM_SEARCH_SNAPSHOT', 'sometimes'],
+    ['STOCKROOM_RECORD_CACHE', '-1'],
+    ['STOCKROOM_HEAP_GROWTH_PERCENT', '1000'],
     ['STOCKROOM_THROTTLE_PER_SECOND', '0'],
     ['STOCKROOM_SEED_DEMO', 'maybe'],
     ['STOCKROOM_LOG_LEVEL', 'loud'],

@@ -876,6 +876,7 @@ export class CandidateSet {
     this.exactCount = -1;
     const count = this.count;
     if (count === 0) return;
+    const bounded = k > 0 && 2 * k < count && count >= MIN_BOUNDED_CANDIDATES;
     if (!plans.every((plan) => plan.segments.length === 1)) {
       this.ranked = false;
       plans.forEach((plan, i) => this.score(plan, bm25, i === 0));
@@ -883,7 +884,6 @@ export class CandidateSet {
     }
     const segments = plans.map((plan) => plan.segments[0]!);
     const single = segments.length === 1 ? segments[0]! : undefined;
-    const bounded = k > 0 && 2 * k < count && count >= MIN_BOUNDED_CANDIDATES;
     if (single !== undefined && bounded && 2 * count >= single.end - single.start) {
       if (this.exact.length < count) this.exact = new Uint32Array(this.ordinals.length);
       this.exactCount = scoreOneBounded(single, this.ordinals, count, bm25, this.scores, k, this.exact);

@@ -226,7 +226,7 @@ export class KeywordColumn {
     this.valueIds = new Map(values.map((value, id) => [value, id]));
     this.liveCounts = ensureCapacity(liveCounts, 16);
     if ('single' in layout) {
-      if (layout.single.length !== (values.length === 0 ? 0 : docCount)) throw new Error(`search index snapshot: column ${this.name} has the wrong length`);
+      if (layout.single.length !== docCount && !(values.length === 0 && layout.single.length === 0)) throw new Error(`search index snapshot: column ${this.name} has the wrong length`);
       this.single = values.length === 0 ? EMPTY : ensureCapacity(layout.single, docCount + 16);
       this.docStart = EMPTY;
       this.docValues = EMPTY;

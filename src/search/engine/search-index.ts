@@ -687,9 +687,14 @@ export class SearchIndex {
           valueIds.push(id);
           cost += column.liveCounts[id]!;
         }
+        const exclude = filter.exclude === true;
+        // A filter every live document passes changes nothing and costs a pass: excluded values no
+        // live document has, or the values of every live document of a one-value-per-document
+        // attribute (images only, in a catalogue of images).
+        if (exclude ? cost === 0 : column.singleValued && cost === this.liveCount && this.liveCount > 0) continue;
         const bitmaps = valueIds.map((id) => column.bitmaps[id]);
         const dense = valueIds.length > 0 && bitmaps.every((bitmap) => bitmap !== undefined && bitmap !== null);
-        keyword.push({ column, allowed, valueIds, exclude: filter.exclude === true, cost, bitmaps: dense ? (bitmaps as Uint32Array[]) : undefined });
+        keyword.push({ column, allowed, valueIds, exclude, cost, bitmaps: dense ? (bitmaps as Uint32Array[]) : undefined });
       } else {
         const index = this.numericNames.indexOf(filter.attribute);
         if (index === -1) throw new RangeError(`search index: ${filter.attribute} is not a numeric attribute`);

@@ -98,4 +98,20 @@ describe('filters on a larger index (bitmap and driver paths)', () => {
     expect(big.search({ filters: [{ attribute: 'segments', anyOf: ['even'], exclude: true }, { attribute: 'date', min: 100, max: 199 }] }).total).toBe(50);
     expect(big.search({ phrase: 'common', filters: [{ attribute: 'orientation', anyOf: ['horizontal'], exclude: true }] }).total).toBe(expected((i) => i % 3 === 0 && i % 4 === 0));
   });
+
+  it('that every live document passes answer as no filter does, until one document does not', () => {
+    const plain = { phrase: 'common', facets: [{ attribute: 'collection', limit: 5 }], sort: 'newest' as const, limit: 50 };
+    const everyValue = { attribute: 'orientation', anyOf: ['horizontal', 'vertical'] };
+    const noneHas = { attribute: 'orientation', anyOf: ['square'], exclude: true };
+    const unfiltered = big.search(plain);
+    expect(big.search({ ...plain, filters: [everyValue] })).toEqual(unfiltered);
+    expect(big.search({ ...plain, filters: [noneHas] })).toEqual(unfiltered);
+    expect(big.search({ filters: [everyValue] }).total).toBe(3000);
+
+    big.upsert(doc('no-orientation', { title: 'common', date: 10_000 }));
+    big.upsert(doc('square', { title: 'common', orientation: 'square', date: 10_001 }));
+    expect(big.search({ ...plain, filters: [everyValue] }).ids).toEqual(unfiltered.ids);
+    expect(big.search({ ...plain, filters: [noneHas] }).ids.slice(0, 2)).toEqual(['no-orientation', ...unfiltered.ids.slice(0, 1)]);
+    expect(big.search({ filters: [everyValue] }).total).toBe(3000);
+  });
 });

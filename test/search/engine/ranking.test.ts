@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../../../src/platform/seeded-random.js';
 import { SearchIndex } from '../../../src/search/engine/search-index.js';
 import { SYNTHETIC_SCHEMA, syntheticDocuments, syntheticVocabulary } from '../../../src/search/engine/synthetic.js';
-import { doc, filler, indexOf } from './fixtures.js';
+import { doc, filler, indexOf, SCHEMA } from './fixtures.js';
 
 describe('BM25', () => {
   it('ranks a term in the title above the same term only in the caption (title weighs more)', () => {
@@ -160,6 +161,46 @@ describe.each([
         [10, 20],
       ] as const) {
         expect(index.search({ ...query, offset, limit }).ids).toEqual(all.ids.slice(offset, offset + limit));
+      }
+    }
+  });
+});
+
+// A word with several variants (its plural, a longer word it begins) has several lists; a
+// page of it takes bounds first and exact scores only where a bound can reach the page.
+describe('best_match pages of a word with variants', () => {
+  const random = seededRandom(0x7a11);
+  const forms = ['harbour', 'harbours', 'harbourside', 'harbourmaster'];
+  const index = new SearchIndex(SCHEMA);
+  index.upsertMany(
+    Array.from({ length: 6_000 }, (_, i) => {
+      const words = Array.from({ length: 1 + Math.floor(random() * 3) }, () => forms[Math.floor(random() * forms.length)]!);
+      const padding = Array.from({ length: Math.floor(random() * 12) }, (_, j) => `pad${(i + j) % 40}`);
+      return doc(`d${i}`, {
+        title: random() < 0.3 ? words[0] : 'plain',
+        caption: [...padding, ...words].join(' '),
+        keywords: random() < 0.2 ? [words[words.length - 1]!, 'boats'] : ['boats'],
+        quality: i % 4,
+        popularity: i % 9,
+        orientation: i % 3 === 0 ? 'vertical' : 'horizontal',
+      });
+    }),
+  );
+
+  it('are slices of the whole ranking, alone and beside another word', () => {
+    for (const phrase of ['harbour', 'harbour boats']) {
+      for (const filters of [[], [{ attribute: 'orientation', anyOf: ['horizontal'] }]]) {
+        const all = index.search({ phrase, filters, limit: 100_000 });
+        expect(all.total).toBeGreaterThan(2_000);
+        for (const [offset, limit] of [
+          [0, 10],
+          [10, 30],
+          [400, 20],
+        ] as const) {
+          const page = index.search({ phrase, filters, offset, limit });
+          expect(page.total).toBe(all.total);
+          expect(page.ids).toEqual(all.ids.slice(offset, offset + limit));
+        }
       }
     }
   });
