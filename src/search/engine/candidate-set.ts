@@ -566,7 +566,8 @@ function rankList(ordinals: Uint32Array, count: number, marks: Uint32Array, rank
   let before = 0;
   for (let w = 0; w < words; w++) {
     ranks[w] = before;
-    before += bitCount(marks[w]!);
+    const word = marks[w]!;
+    if (word !== 0) before += bitCount(word); // most words are empty
   }
   return;
 }
