@@ -58,3 +58,26 @@ describe('two nodes on one store', () => {
     expect(nodeA.signer.sign('/display/1/thumb.jpg')).toBe(nodeB.signer.sign('/display/1/thumb.jpg'));
   });
 });
+
+describe('a node without a record cache (STOCKROOM_RECORD_CACHE=0)', () => {
+  let dataDir: string;
+  let nodeA: Services;
+  let nodeB: Services;
+  beforeAll(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stockroom-nocache-'));
+    nodeA = await createServices(loadConfig({ STOCKROOM_DATA_DIR: dataDir, STOCKROOM_RECORD_CACHE: '0' }), { changeFeedIntervalMs: 60_000 });
+    nodeB = await createServices(loadConfig({ STOCKROOM_DATA_DIR: dataDir }), { changeFeedIntervalMs: 60_000 });
+  });
+  afterAll(async () => {
+    await nodeA.close();
+    await nodeB.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('reads every record from the store: another node’s write shows before the change log is read', async () => {
+    await nodeB.catalog.upsertAsset({ asset_type: 'image', id: '1', fields: { title: 'First title' } });
+    expect((await nodeA.catalog.findAssets('image', ['1'])).found[0]!.fields.title).toBe('First title');
+    await nodeB.catalog.upsertAsset({ asset_type: 'image', id: '1', fields: { title: 'Second title' } });
+    expect((await nodeA.catalog.findAssets('image', ['1', '2'])).found.map((r) => r.fields.title)).toEqual(['Second title']);
+  });
+});

@@ -609,30 +609,73 @@ function addInto(target: Float64Array, source: Float64Array, count: number): voi
 }
 
 /**
- * Shift-and over each listed document's forward stream: `mask[term]` has bit i set when the
- * term may stand at position i of the phrase, bit i of `state` says the last i + 1 tokens
- * match its first i + 1; markers (≥ termCount) break every partial match. Compacts the list
- * to the documents with (or without) the phrase; returns how many stay.
+ * The term ids a phrase may use, each with the positions of the phrase it may stand at (bit i:
+ * position i), in a small open-addressing table: a phrase has a handful of terms, and their
+ * table stays in the first-level cache where a mask per vocabulary term (megabytes) would
+ * miss it on nearly every rare token of the documents read.
+ */
+export class PhraseTerms {
+  /** term id + 1, 0 for an empty slot */
+  readonly keys: Uint32Array;
+  readonly masks: Uint32Array;
+  readonly shift: number;
+
+  constructor(positions: ReadonlyArray<readonly number[]>) {
+    const terms = positions.reduce((sum, ids) => sum + ids.length, 0);
+    let bits = 6;
+    while (1 << bits < 4 * terms) bits++;
+    this.keys = new Uint32Array(1 << bits);
+    this.masks = new Uint32Array(1 << bits);
+    this.shift = 32 - bits;
+    positions.forEach((ids, position) => {
+      for (const id of ids) {
+        let h = Math.imul(id, HASH_MULTIPLIER) >>> this.shift;
+        while (this.keys[h] !== 0 && this.keys[h] !== id + 1) h = (h + 1) & (this.keys.length - 1);
+        this.keys[h] = id + 1;
+        this.masks[h] = this.masks[h]! | (1 << position);
+      }
+    });
+  }
+}
+
+const HASH_MULTIPLIER = 0x9e3779b1;
+
+/**
+ * Shift-and over each listed document's forward stream: a term's mask (PhraseTerms) has bit i
+ * set when it may stand at position i of the phrase, bit i of `state` says the last i + 1
+ * tokens match its first i + 1; markers and other terms (mask 0) break every partial match.
+ * Compacts the list to the documents with (or without) the phrase; returns how many stay.
  */
 function keepByPhrase(
   ordinals: Uint32Array,
   count: number,
-  mask: Uint32Array,
+  keys: Uint32Array,
+  masks: Uint32Array,
+  shift: number,
   length: number,
-  termCount: number,
   forward: Uint32Array,
   forwardStart: Uint32Array,
   keepMatches: boolean,
 ): number {
   const goal = 1 << (length - 1);
+  const slots = keys.length - 1;
   let kept = 0;
   for (let c = 0; c < count; c++) {
     const d = ordinals[c]!;
     let state = 0;
     let found = false;
     for (let j = forwardStart[d]!, end = forwardStart[d + 1]!; j < end; j++) {
-      const term = forward[j]!;
-      state = ((state << 1) | 1) & (term < termCount ? mask[term]! : 0);
+      const key = forward[j]! + 1;
+      let h = Math.imul(key - 1, HASH_MULTIPLIER) >>> shift;
+      let mask = 0;
+      for (let k = keys[h]!; k !== 0; k = keys[h]!) {
+        if (k === key) {
+          mask = masks[h]!;
+          break;
+        }
+        h = (h + 1) & slots;
+      }
+      state = ((state << 1) | 1) & mask;
       if ((state & goal) !== 0) {
         found = true;
         break;
@@ -923,8 +966,8 @@ export class CandidateSet {
   }
 
   /** Keeps (or, for an excluded phrase, drops) the documents whose forward stream has the phrase (see keepByPhrase). */
-  keepByPhrase(mask: Uint32Array, length: number, termCount: number, forward: Uint32Array, forwardStart: Uint32Array, keepMatches: boolean): void {
-    this.count = keepByPhrase(this.ordinals, this.count, mask, length, termCount, forward, forwardStart, keepMatches);
+  keepByPhrase(terms: PhraseTerms, length: number, forward: Uint32Array, forwardStart: Uint32Array, keepMatches: boolean): void {
+    this.count = keepByPhrase(this.ordinals, this.count, terms.keys, terms.masks, terms.shift, length, forward, forwardStart, keepMatches);
   }
 }
 

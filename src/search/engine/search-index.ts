@@ -1,6 +1,6 @@
 import { parseQuery, renderQuery, tokenize } from './analyzer.js';
 import type { QueryClause } from './analyzer.js';
-import { CandidateSet, LOOKUP_RATIO } from './candidate-set.js';
+import { CandidateSet, LOOKUP_RATIO, PhraseTerms } from './candidate-set.js';
 import type { Bm25Context, DocumentFilter, Segment, TermPlan } from './candidate-set.js';
 import { KeywordColumn } from './keyword-column.js';
 import { PostingStore } from './posting-store.js';
@@ -177,7 +177,6 @@ export class SearchIndex {
   private readonly candidates = new CandidateSet();
   /** presorted base ordinals for browsing, by sort levels (see sorted-order.ts); emptied when ordinals change */
   private readonly sortedOrders = new Map<string, Uint32Array>();
-  private phraseMask: Uint32Array = new Uint32Array(1024);
 
   constructor(schema: IndexSchema) {
     this.schema = {
@@ -1001,15 +1000,9 @@ export class SearchIndex {
 
   private keepByPhrase(positions: PhrasePositions, keepMatches: boolean): void {
     if (this.candidates.count === 0) return;
-    const termCount = this.vocabulary.size;
-    this.phraseMask = ensureCapacity(this.phraseMask, termCount);
-    const mask = this.phraseMask;
-    positions.forEach((ids, position) => {
-      for (const id of ids) mask[id] = mask[id]! | (1 << position);
-    });
-    this.candidates.keepByPhrase(mask, positions.length, termCount, this.forward, this.forwardStart, keepMatches);
-    for (const ids of positions) for (const id of ids) mask[id] = 0;
+    this.candidates.keepByPhrase(new PhraseTerms(positions), positions.length, this.forward, this.forwardStart, keepMatches);
   }
+
 
   /**
    * The sort keys of the candidate list, most significant first (then the id breaks ties):
