@@ -26,10 +26,13 @@ export type {
   SortNumbers,
 } from './types.js';
 
-// Markers in the forward token stream (term ids stay below them).
-const ELEMENT_BREAK = 0xffffffff; // between two values of a list field: a phrase never spans it
-const FIELD_END = 0xfffffffe; // after each text field, in schema order
-const FIRST_MARKER = FIELD_END;
+// Codes of the forward token stream: two markers, then term t as t + TERM_CODE.
+const ELEMENT_BREAK = 0; // between two values of a list field: a phrase never spans it
+const FIELD_END = 1; // after each text field, in schema order
+const TERM_CODE = 2;
+/** A code takes one 16-bit unit, or this one and two more when it does not fit (term ids past 65,532: rare tokens). */
+const ESCAPE = 0xffff;
+const MAX_TERMS = 2 ** 32 - 1 - TERM_CODE;
 
 const K1 = 1.2;
 const B = 0.75;
@@ -78,6 +81,25 @@ function encodeLength(length: number): number {
 }
 
 /** A count from a caller: a finite number ≥ 0, rounded down; the fallback otherwise. */
+/** Writes a code at `at` (one unit, or ESCAPE and two: high and low half); returns the end. */
+function writeCode(out: Uint16Array, at: number, code: number): number {
+  if (code < ESCAPE) {
+    out[at] = code;
+    return at + 1;
+  }
+  out[at] = ESCAPE;
+  out[at + 1] = code >>> 16;
+  out[at + 2] = code & 0xffff;
+  return at + 3;
+}
+
+/** Writes `codes[0..count)` at `at`; returns the end. */
+function encodeCodes(codes: Uint32Array, count: number, out: Uint16Array, at: number): number {
+  let w = at;
+  for (let i = 0; i < count; i++) w = writeCode(out, w, codes[i]!);
+  return w;
+}
+
 function wholeNumber(value: number | undefined, fallback: number): number {
   return typeof value === 'number' && Number.isFinite(value) ? Math.max(0, Math.floor(value)) : fallback;
 }
@@ -156,8 +178,16 @@ export class SearchIndex {
   private readonly lengthSums: Float64Array;
   /** per field, the smallest length code ever stored (a lower bound of every live length) */
   private readonly minLengthCode: Uint8Array;
+  /** where each document's codes start in `forward` (in units) */
   private forwardStart: Uint32Array = new Uint32Array(16);
-  private forward: Uint32Array = new Uint32Array(1024);
+  /**
+   * the codes, 16 bits each (see writeCode): a catalogue's text has some 100,000 distinct
+   * terms, so nearly every token takes one unit — half the memory of 32-bit ids, and a phrase
+   * check reads it as fast
+   */
+  private forward: Uint16Array = new Uint16Array(4096);
+  /** scratch: the codes of the document being appended, before they are encoded */
+  private docCodes: Uint32Array = new Uint32Array(1024);
 
   // terms
   private readonly vocabulary = new Vocabulary();
@@ -272,7 +302,7 @@ export class SearchIndex {
     const fields = this.fields;
     if (ordinal + 2 > this.forwardStart.length) this.growDocumentArrays(ordinal + 2);
 
-    let position = this.forwardStart[ordinal]!;
+    let position = 0;
     for (let f = 0; f < fields; f++) {
       const value = doc.text[this.fieldNames[f]!];
       let length = 0;
@@ -286,14 +316,14 @@ export class SearchIndex {
           length += this.appendedTokens;
         }
       }
-      this.forward = ensureCapacity(this.forward, position + 1);
-      this.forward[position++] = FIELD_END;
+      this.docCodes = ensureCapacity(this.docCodes, position + 1);
+      this.docCodes[position++] = FIELD_END;
       const code = encodeLength(length);
       this.lengths[ordinal * fields + f] = code;
       if (code < this.minLengthCode[f]!) this.minLengthCode[f] = code;
       this.lengthSums[f] = this.lengthSums[f]! + LENGTH_OF_CODE[code]!;
     }
-    this.forwardStart[ordinal + 1] = position;
+    this.forwardStart[ordinal + 1] = this.encodeDocument(this.forwardStart[ordinal]!, position);
 
     for (const column of this.columns) column.append(ordinal, doc.keywords[column.name]);
     for (let n = 0; n < this.numbers.length; n++) {
@@ -332,8 +362,8 @@ export class SearchIndex {
   private appendText(text: string, position: number, separate: boolean): number {
     const n = text.length;
     // n + 2 bounds the tokens of ASCII text and the break
-    this.forward = ensureCapacity(this.forward, position + n + 2);
-    const forward = this.forward;
+    this.docCodes = ensureCapacity(this.docCodes, position + n + 2);
+    const codes = this.docCodes;
     const vocabulary = this.vocabulary;
     let p = position;
     let start = -1;
@@ -355,8 +385,8 @@ export class SearchIndex {
           id = vocabulary.findRange(text, start, i);
           if (id < 0) id = this.termId(text.slice(start, i).toLowerCase());
         }
-        if (count === 0 && separate) forward[p++] = ELEMENT_BREAK;
-        forward[p++] = id;
+        if (count === 0 && separate) codes[p++] = ELEMENT_BREAK;
+        codes[p++] = id + TERM_CODE;
         count++;
         start = -1;
       }
@@ -366,16 +396,23 @@ export class SearchIndex {
   }
 
   private appendTokens(tokens: readonly string[], position: number, separate: boolean): number {
-    this.forward = ensureCapacity(this.forward, position + tokens.length + 1);
+    this.docCodes = ensureCapacity(this.docCodes, position + tokens.length + 1);
     let p = position;
-    if (separate && tokens.length > 0) this.forward[p++] = ELEMENT_BREAK;
-    for (const token of tokens) this.forward[p++] = this.termId(token);
+    if (separate && tokens.length > 0) this.docCodes[p++] = ELEMENT_BREAK;
+    for (const token of tokens) this.docCodes[p++] = this.termId(token) + TERM_CODE;
     this.appendedTokens = tokens.length;
     return p;
   }
 
+  /** Writes `docCodes[0..count)` to the forward stream at byte `at`; returns the end. */
+  private encodeDocument(at: number, count: number): number {
+    this.forward = ensureCapacity(this.forward, at + 3 * count);
+    return encodeCodes(this.docCodes, count, this.forward, at);
+  }
+
   private termId(token: string): number {
     const id = this.vocabulary.idOf(token);
+    if (id >= MAX_TERMS) throw new RangeError(`search index: more than ${MAX_TERMS} distinct terms`);
     if (id >= this.termMark.length) {
       this.termMark = ensureCapacity(this.termMark, id + 1);
       this.termSlot = ensureCapacity(this.termSlot, id + 1);
@@ -397,9 +434,14 @@ export class SearchIndex {
     const forward = this.forward;
     const termMark = this.termMark;
     const frequency = this.vocabulary.frequency;
-    for (let j = this.forwardStart[ordinal]!, end = this.forwardStart[ordinal + 1]!; j < end; j++) {
-      const term = forward[j]!;
-      if (term < FIRST_MARKER && termMark[term] !== mark) {
+    for (let j = this.forwardStart[ordinal]!, end = this.forwardStart[ordinal + 1]!; j < end; ) {
+      let code = forward[j++]!;
+      if (code === ESCAPE) {
+        code = forward[j]! * 0x10000 + forward[j + 1]!;
+        j += 2;
+      }
+      const term = code - TERM_CODE;
+      if (term >= 0 && termMark[term] !== mark) {
         termMark[term] = mark;
         frequency[term]!++;
       }
@@ -416,16 +458,22 @@ export class SearchIndex {
     const termSlot = this.termSlot;
     const start = this.forwardStart[ordinal]!;
     const end = this.forwardStart[ordinal + 1]!;
+    // a document has at most one code per unit
     this.docTerms = ensureCapacity(this.docTerms, end - start);
     this.docTermTfs = ensureCapacity(this.docTermTfs, (end - start) * fields);
     const docTerms = this.docTerms;
     const tfs = this.docTermTfs;
     let count = 0;
     let field = 0;
-    for (let j = start; j < end; j++) {
-      const term = forward[j]!;
-      if (term >= FIRST_MARKER) {
-        if (term === FIELD_END) field++;
+    for (let j = start; j < end; ) {
+      let code = forward[j++]!;
+      if (code === ESCAPE) {
+        code = forward[j]! * 0x10000 + forward[j + 1]!;
+        j += 2;
+      }
+      const term = code - TERM_CODE;
+      if (term < 0) {
+        if (code === FIELD_END) field++;
         continue;
       }
       let slot: number;
@@ -561,16 +609,37 @@ export class SearchIndex {
       kept[terms.length] = frequency[t]!;
       terms.push(vocabulary.terms[t]!);
     }
-    const forward = this.forward;
-    const end = this.forwardStart[this.docCount]!;
-    for (let j = 0; j < end; j++) {
-      const term = forward[j]!;
-      if (term < FIRST_MARKER) forward[j] = renumber[term]!;
-    }
+    this.renumberForward(renumber);
     vocabulary.reset(terms, kept);
     this.termMark = new Uint32Array(Math.max(1024, used));
     this.termSlot = new Uint32Array(Math.max(1024, used));
     this.markGeneration = 0;
+  }
+
+  /**
+   * Rewrites every code with its term's new id, in place: ids only shrink, so a code never
+   * takes more units than before and the writing never overtakes the reading.
+   */
+  private renumberForward(renumber: Uint32Array): void {
+    const forward = this.forward;
+    const forwardStart = this.forwardStart;
+    let write = 0;
+    let read = forwardStart[0]!;
+    for (let d = 0; d < this.docCount; d++) {
+      const end = forwardStart[d + 1]!;
+      forwardStart[d] = write;
+      while (read < end) {
+        let code = forward[read++]!;
+        if (code === ESCAPE) {
+          code = forward[read]! * 0x10000 + forward[read + 1]!;
+          read += 2;
+        }
+        if (code >= TERM_CODE) code = renumber[code - TERM_CODE]! + TERM_CODE;
+        write = writeCode(forward, write, code);
+      }
+    }
+    forwardStart[this.docCount] = write;
+    return;
   }
 
   private buildTermPostings(): void {
@@ -591,10 +660,15 @@ export class SearchIndex {
       const mark = this.nextMark();
       let field = 0;
       const end = forwardStart[d + 1]!;
-      for (let j = forwardStart[d]!; j < end; j++) {
-        const term = forward[j]!;
-        if (term >= FIRST_MARKER) {
-          if (term === FIELD_END) field++;
+      for (let j = forwardStart[d]!; j < end; ) {
+        let code = forward[j++]!;
+        if (code === ESCAPE) {
+          code = forward[j]! * 0x10000 + forward[j + 1]!;
+          j += 2;
+        }
+        const term = code - TERM_CODE;
+        if (term < 0) {
+          if (code === FIELD_END) field++;
           continue;
         }
         let slot: number;
@@ -1000,7 +1074,8 @@ export class SearchIndex {
 
   private keepByPhrase(positions: PhrasePositions, keepMatches: boolean): void {
     if (this.candidates.count === 0) return;
-    this.candidates.keepByPhrase(new PhraseTerms(positions), positions.length, this.forward, this.forwardStart, keepMatches);
+    const codes = positions.map((ids) => ids.map((id) => id + TERM_CODE));
+    this.candidates.keepByPhrase(new PhraseTerms(codes), positions.length, this.forward, this.forwardStart, keepMatches);
   }
 
 
@@ -1158,7 +1233,7 @@ export class SearchIndex {
     }
     lengthSums.forEach((sum, f) => (this.lengthSums[f] = sum));
     this.forwardStart = reader.u32('forwardStart');
-    this.forward = reader.u32('forward');
+    this.forward = reader.u16('forward');
     this.live = new Uint32Array(((docCount + 31) >>> 5) + 1);
     this.markAllLive(docCount);
     const terms = reader.strings('terms');
