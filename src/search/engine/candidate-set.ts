@@ -861,7 +861,12 @@ export class CandidateSet {
    */
   listFromPlan(plan: TermPlan): void {
     let count = 0;
-    for (const segment of plan.segments) count = copyList(this.ordinals, count, segment.docs, segment.start, segment.end);
+    if (plan.segments.length === 1) {
+      const { docs, start, end } = plan.segments[0]!;
+      this.ordinals.set(docs.subarray(start, end));
+      count = end - start;
+    }
+    for (const segment of plan.segments.length > 1 ? plan.segments : []) count = copyList(this.ordinals, count, segment.docs, segment.start, segment.end);
     if (plan.segments.length > 1) {
       this.ordinals.subarray(0, count).sort();
       count = dropRepeats(this.ordinals, count);

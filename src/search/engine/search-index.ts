@@ -876,7 +876,16 @@ export class SearchIndex {
     let rest = required;
     const sort = query.sort ?? 'best_match';
     const driver = required[0];
-    if (filterDriver === undefined && driver !== undefined && this.listFirst(driver)) {
+    // one list and nothing else to check: the list is the match set, whatever its length
+    const alone =
+      driver !== undefined &&
+      driver.segments.length === 1 &&
+      required.length === 1 &&
+      excluded.length === 0 &&
+      bitmapFilters.length === 0 &&
+      filters.length === 0 &&
+      this.deadCount === 0;
+    if (filterDriver === undefined && driver !== undefined && (alone || this.listFirst(driver))) {
       // A short driver: straight to the list; every other step checks the few documents in it.
       set.listFromPlan(driver);
       if (this.deadCount > 0) set.keepInAnyOf([this.live], false);
