@@ -909,13 +909,24 @@ export class SearchIndex {
     // Other tokens: AND-ed as bitmaps, or — much commoner than the set — verified per candidate later.
     const toVerify: TermPlan[] = [];
     const toVerifyAbsent: TermPlan[] = [];
+    // the set's size: one list's length while nothing else narrowed it, else counted (a pass)
+    let known = filterDriver === undefined && driver !== undefined && driver.segments.length === 1 && bitmapFilters.length === 0 && this.deadCount === 0 ? driver.cost : -1;
+    const population = () => (known >= 0 ? known : set.population());
     for (const plan of rest) {
-      if (set.population() * LOOKUP_RATIO < plan.cost) toVerify.push(plan);
-      else set.andPlan(plan, false);
+      if (population() * LOOKUP_RATIO < plan.cost) {
+        toVerify.push(plan);
+      } else {
+        set.andPlan(plan, false);
+        known = -1;
+      }
     }
     for (const plan of excluded) {
-      if (set.population() * LOOKUP_RATIO < plan.cost) toVerifyAbsent.push(plan);
-      else set.andPlan(plan, true);
+      if (population() * LOOKUP_RATIO < plan.cost) {
+        toVerifyAbsent.push(plan);
+      } else {
+        set.andPlan(plan, true);
+        known = -1;
+      }
     }
     for (const filter of filters) set.refine(filter);
 
