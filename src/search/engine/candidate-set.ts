@@ -1,3 +1,4 @@
+import { codeAt, unitsOf } from './forward-codes.js';
 import { bitCount, ensureCapacity } from './typed-arrays.js';
 
 /** A run of postings: `docs[start..end)`, term frequencies at `tfs[posting * fields + f]`. */
@@ -646,8 +647,7 @@ export class PhraseTerms {
 const HASH_MULTIPLIER = 0x9e3779b1;
 
 /**
- * Shift-and over each listed document's forward stream (16-bit codes with an escape, as
- * SearchIndex writes them): a term's mask (PhraseTerms) has bit i set when it may stand at
+ * Shift-and over each listed document's forward stream (see forward-codes.ts): a term's mask (PhraseTerms) has bit i set when it may stand at
  * position i of the phrase, bit i of `state` says the last i + 1 tokens match its first i + 1;
  * markers and other terms (mask 0) break every partial match. Compacts the list to the
  * documents with (or without) the phrase; returns how many stay.
@@ -672,12 +672,8 @@ function keepByPhrase(
     let state = 0;
     let found = false;
     for (let j = forwardStart[d]!, end = forwardStart[d + 1]!; j < end; ) {
-      // one 16-bit unit, or 0xffff and the code's two halves
-      let code = forward[j++]!;
-      if (code === 0xffff) {
-        code = forward[j]! * 0x10000 + forward[j + 1]!;
-        j += 2;
-      }
+      const code = codeAt(forward, j);
+      j += unitsOf(code);
       let mask = 0;
       if ((seen[(code >>> 5) & 127]! & (1 << (code & 31))) !== 0) {
         let h = Math.imul(code, HASH_MULTIPLIER) >>> shift;

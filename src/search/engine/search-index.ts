@@ -2,6 +2,7 @@ import { parseQuery, renderQuery, tokenize } from './analyzer.js';
 import type { QueryClause } from './analyzer.js';
 import { CandidateSet, LOOKUP_RATIO, PhraseTerms } from './candidate-set.js';
 import type { Bm25Context, DocumentFilter, Segment, TermPlan } from './candidate-set.js';
+import { codeAt, ELEMENT_BREAK, FIELD_END, MAX_TERMS, TERM_CODE, unitsOf, writeCode } from './forward-codes.js';
 import { KeywordColumn } from './keyword-column.js';
 import { PostingStore } from './posting-store.js';
 import { SnapshotReader, SnapshotWriter, type SnapshotSource } from './snapshot-format.js';
@@ -26,13 +27,6 @@ export type {
   SortNumbers,
 } from './types.js';
 
-// Codes of the forward token stream: two markers, then term t as t + TERM_CODE.
-const ELEMENT_BREAK = 0; // between two values of a list field: a phrase never spans it
-const FIELD_END = 1; // after each text field, in schema order
-const TERM_CODE = 2;
-/** A code takes one 16-bit unit, or this one and two more when it does not fit (term ids past 65,532: rare tokens). */
-const ESCAPE = 0xffff;
-const MAX_TERMS = 2 ** 32 - 1 - TERM_CODE;
 
 const K1 = 1.2;
 const B = 0.75;
@@ -81,18 +75,6 @@ function encodeLength(length: number): number {
 }
 
 /** A count from a caller: a finite number ≥ 0, rounded down; the fallback otherwise. */
-/** Writes a code at `at` (one unit, or ESCAPE and two: high and low half); returns the end. */
-function writeCode(out: Uint16Array, at: number, code: number): number {
-  if (code < ESCAPE) {
-    out[at] = code;
-    return at + 1;
-  }
-  out[at] = ESCAPE;
-  out[at + 1] = code >>> 16;
-  out[at + 2] = code & 0xffff;
-  return at + 3;
-}
-
 /** Writes `codes[0..count)` at `at`; returns the end. */
 function encodeCodes(codes: Uint32Array, count: number, out: Uint16Array, at: number): number {
   let w = at;
@@ -180,11 +162,7 @@ export class SearchIndex {
   private readonly minLengthCode: Uint8Array;
   /** where each document's codes start in `forward` (in units) */
   private forwardStart: Uint32Array = new Uint32Array(16);
-  /**
-   * the codes, 16 bits each (see writeCode): a catalogue's text has some 100,000 distinct
-   * terms, so nearly every token takes one unit — half the memory of 32-bit ids, and a phrase
-   * check reads it as fast
-   */
+  /** each document's tokens as codes (see forward-codes.ts) */
   private forward: Uint16Array = new Uint16Array(4096);
   /** scratch: the codes of the document being appended, before they are encoded */
   private docCodes: Uint32Array = new Uint32Array(1024);
@@ -435,11 +413,8 @@ export class SearchIndex {
     const termMark = this.termMark;
     const frequency = this.vocabulary.frequency;
     for (let j = this.forwardStart[ordinal]!, end = this.forwardStart[ordinal + 1]!; j < end; ) {
-      let code = forward[j++]!;
-      if (code === ESCAPE) {
-        code = forward[j]! * 0x10000 + forward[j + 1]!;
-        j += 2;
-      }
+      const code = codeAt(forward, j);
+      j += unitsOf(code);
       const term = code - TERM_CODE;
       if (term >= 0 && termMark[term] !== mark) {
         termMark[term] = mark;
@@ -466,11 +441,8 @@ export class SearchIndex {
     let count = 0;
     let field = 0;
     for (let j = start; j < end; ) {
-      let code = forward[j++]!;
-      if (code === ESCAPE) {
-        code = forward[j]! * 0x10000 + forward[j + 1]!;
-        j += 2;
-      }
+      const code = codeAt(forward, j);
+      j += unitsOf(code);
       const term = code - TERM_CODE;
       if (term < 0) {
         if (code === FIELD_END) field++;
@@ -629,13 +601,9 @@ export class SearchIndex {
       const end = forwardStart[d + 1]!;
       forwardStart[d] = write;
       while (read < end) {
-        let code = forward[read++]!;
-        if (code === ESCAPE) {
-          code = forward[read]! * 0x10000 + forward[read + 1]!;
-          read += 2;
-        }
-        if (code >= TERM_CODE) code = renumber[code - TERM_CODE]! + TERM_CODE;
-        write = writeCode(forward, write, code);
+        const code = codeAt(forward, read);
+        read += unitsOf(code);
+        write = writeCode(forward, write, code >= TERM_CODE ? renumber[code - TERM_CODE]! + TERM_CODE : code);
       }
     }
     forwardStart[this.docCount] = write;
@@ -661,11 +629,8 @@ export class SearchIndex {
       let field = 0;
       const end = forwardStart[d + 1]!;
       for (let j = forwardStart[d]!; j < end; ) {
-        let code = forward[j++]!;
-        if (code === ESCAPE) {
-          code = forward[j]! * 0x10000 + forward[j + 1]!;
-          j += 2;
-        }
+        const code = codeAt(forward, j);
+        j += unitsOf(code);
         const term = code - TERM_CODE;
         if (term < 0) {
           if (code === FIELD_END) field++;
