@@ -119,7 +119,7 @@ export class KeywordColumn {
 
   /** The first document with two values: the `docCount` documents so far move to offsets + values. */
   private switchToMulti(docCount: number): void {
-    const docStart = new Uint32Array(Math.max(16, this.single.length + 1));
+    const docStart = new Uint32Array(Math.max(16, docCount + 2, this.single.length + 1));
     const docValues = new Uint32Array(Math.max(16, docCount));
     let write = 0;
     for (let d = 0; d < docCount; d++) {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { KeywordColumn } from '../../../src/search/engine/keyword-column.js';
 import { SearchIndex } from '../../../src/search/engine/search-index.js';
 import type { SearchQuery } from '../../../src/search/engine/types.js';
-import { doc, indexOf } from './fixtures.js';
+import { doc, indexOf, SCHEMA } from './fixtures.js';
 
 /*
  * A keyword attribute keeps one value per document until a document brings two, then offsets
@@ -86,6 +86,27 @@ describe('keyword attribute layouts', () => {
     for (const engine of [index, restored]) {
       expect(engine.search({ phrase: 'sea', filters: [named] }).ids).toEqual(['late']);
       expect(engine.search({ phrase: 'sea', facets: [{ attribute: 'collection', limit: 5 }] }).facets).toEqual({ collection: [{ value: 'c1', count: 1 }] });
+    }
+  });
+
+  it('switch straight from holding nothing to offsets and values when the first document with the attribute has two', () => {
+    const plain = (i: number) => doc(`d${i}`, { title: 'sea', date: i });
+    const two = doc('two', { title: 'sea', segments: ['news', 'sport'], date: 100 });
+    const one = new SearchIndex(SCHEMA);
+    for (let i = 0; i < 40; i++) one.upsert(plain(i));
+    one.upsert(two);
+    one.upsert(plain(40));
+    const bulk = new SearchIndex(SCHEMA);
+    bulk.upsertMany([...Array.from({ length: 40 }, (_, i) => plain(i)), two, plain(40)]);
+    const base = new SearchIndex(SCHEMA);
+    base.upsertMany(Array.from({ length: 40 }, (_, i) => plain(i)));
+    const restored = SearchIndex.fromSnapshot(base.toSnapshot());
+    restored.upsert(two);
+    restored.upsert(plain(40));
+    for (const index of [one, bulk, restored]) {
+      expect(index.size).toBe(42);
+      expect(index.search({ filters: [{ attribute: 'segments', anyOf: ['sport'] }] }).ids).toEqual(['two']);
+      expect(index.search({ phrase: 'sea', filters: [{ attribute: 'segments', anyOf: ['news'], exclude: true }] }).total).toBe(41);
     }
   });
 
