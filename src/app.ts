@@ -145,7 +145,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     guard: new SignInGuard({ accounts: users, redis }),
     lifetimes: config,
   });
-  const products = new ProductsService(new ProductsRepository(db));
+  const products = new ProductsService(new ProductsRepository(db), users);
   const downloads: DownloadsService = new DownloadsService({
     repository: new DownloadsRepository(db),
     products,

@@ -5,16 +5,6 @@ import { Ledger } from './ledger.repository.js';
 export type ProductRow = Selectable<ProductsTable>;
 export type NewProductRow = Insertable<ProductsTable>;
 
-/** A user as licensing sees one: who downloads, their team and whether they hold partner credits. */
-export interface CustomerRow {
-  id: number;
-  username: string;
-  first_name: string | null;
-  last_name: string | null;
-  team: string | null;
-  partner_credit: number;
-}
-
 /** SQLite and PostgreSQL each report a broken foreign key their own way. */
 function isForeignKeyViolation(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
@@ -84,22 +74,5 @@ export class ProductsRepository {
   async teamCredits(team: string): Promise<number> {
     const row = await this.db.selectFrom('team_credits').select('credits').where('team', '=', team).executeTakeFirst();
     return row?.credits ?? 0;
-  }
-
-  /** The user behind a token (read from the users table the OAuth module keeps). */
-  findCustomer(userId: number): Promise<CustomerRow | undefined> {
-    return this.db
-      .selectFrom('users')
-      .select(['id', 'username', 'first_name', 'last_name', 'team', 'partner_credit'])
-      .where('id', '=', userId)
-      .executeTakeFirst();
-  }
-
-  findCustomerByUsername(username: string): Promise<CustomerRow | undefined> {
-    return this.db
-      .selectFrom('users')
-      .select(['id', 'username', 'first_name', 'last_name', 'team', 'partner_credit'])
-      .where('username', '=', username)
-      .executeTakeFirst();
   }
 }

@@ -10,7 +10,7 @@ import {
   type Entitlement,
 } from './entitlements.js';
 import { DOWNLOAD_LIMIT_DURATIONS, RESOLUTIONS, type DownloadLimitDuration } from './licensing-policy.js';
-import type { CustomerRow, ProductRow, ProductsRepository } from './products.repository.js';
+import type { ProductRow, ProductsRepository } from './products.repository.js';
 import { ASSET_PRODUCT_TYPES, PRODUCT_TYPES, type ProductType } from './product-types.js';
 
 export { PRODUCT_TYPES, type ProductType } from './product-types.js';
@@ -66,6 +66,25 @@ export interface GrantInput {
   projectCodes?: readonly string[] | undefined;
 }
 
+/**
+ * The users, kept by the OAuth module and reached through its service (wired in app.ts):
+ * licensing reads who a customer is, never the users table itself.
+ */
+export interface CustomerDirectory {
+  findById(id: number): Promise<DirectoryUser | undefined>;
+  findByUsername(username: string): Promise<DirectoryUser | undefined>;
+}
+
+/** What licensing reads of a user in the directory. */
+export interface DirectoryUser {
+  id: number;
+  username: string;
+  first_name: string | null;
+  last_name: string | null;
+  team: string | null;
+  partnerCredit: boolean;
+}
+
 /** A user behind a token, as licensing needs one. */
 export interface Customer {
   id: number;
@@ -119,6 +138,7 @@ export function utcDate(value: string | Date | null): string | null {
 export class ProductsService {
   constructor(
     private readonly repository: ProductsRepository,
+    private readonly customers: CustomerDirectory,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
@@ -150,7 +170,7 @@ export class ProductsService {
 
     let team: string | null = null;
     if (input.team) {
-      const customer = await this.repository.findCustomer(input.userId);
+      const customer = await this.customers.findById(input.userId);
       if (!customer) throw notFound('UserNotFound', `User not found: ${input.userId}`);
       if (!customer.team) throw invalidParameter('team', `user ${customer.username} belongs to no team`);
       team = customer.team;
@@ -218,14 +238,14 @@ export class ProductsService {
   }
 
   async findCustomer(userId: number): Promise<Customer | undefined> {
-    const row = await this.repository.findCustomer(userId);
-    return row ? toCustomer(row) : undefined;
+    const user = await this.customers.findById(userId);
+    return user ? toCustomer(user) : undefined;
   }
 
   /** A user named by username, or by id when no username is that number. */
   async findCustomerByName(user: string): Promise<Customer | undefined> {
-    const row = (await this.repository.findCustomerByUsername(user)) ?? (/^\d+$/.test(user) ? await this.repository.findCustomer(Number(user)) : undefined);
-    return row ? toCustomer(row) : undefined;
+    const found = (await this.customers.findByUsername(user)) ?? (/^\d+$/.test(user) ? await this.customers.findById(Number(user)) : undefined);
+    return found ? toCustomer(found) : undefined;
   }
 
   /** The customer a token speaks for; 403 UserTokenRequired for a token of no (or no longer any) user. */
@@ -331,13 +351,13 @@ function toProduct(row: ProductRow): Product {
   };
 }
 
-function toCustomer(row: CustomerRow): Customer {
+function toCustomer(user: DirectoryUser): Customer {
   return {
-    id: row.id,
-    username: row.username,
-    firstName: row.first_name,
-    lastName: row.last_name,
-    team: row.team,
-    partnerCredit: row.partner_credit === 1,
+    id: user.id,
+    username: user.username,
+    firstName: user.first_name,
+    lastName: user.last_name,
+    team: user.team,
+    partnerCredit: user.partnerCredit,
   };
 }

@@ -10,6 +10,10 @@ export class UsersRepository {
     return this.db.insertInto('users').values(values).returningAll().executeTakeFirstOrThrow();
   }
 
+  findById(id: number): Promise<UserRow | undefined> {
+    return this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
   findByUsername(username: string): Promise<UserRow | undefined> {
     return this.db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst();
   }

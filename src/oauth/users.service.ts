@@ -105,6 +105,11 @@ export class UsersService {
     return (await verify(row.password_hash, password)) ? toUser(row) : undefined;
   }
 
+  async findById(id: number): Promise<User | undefined> {
+    const row = Number.isSafeInteger(id) ? await this.repository.findById(id) : undefined;
+    return row ? toUser(row) : undefined;
+  }
+
   async findByUsername(username: string): Promise<User | undefined> {
     const row = await this.repository.findByUsername(username);
     return row ? toUser(row) : undefined;

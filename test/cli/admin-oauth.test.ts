@@ -3,11 +3,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/platform/db/database.js';
+import type { Database } from '../../src/platform/db/database.js';
 import { OAuthStore } from '../../src/oauth/oauth.store.js';
 import { TokensService } from '../../src/oauth/tokens.service.js';
 import { UsersRepository } from '../../src/oauth/users.repository.js';
 import { UsersService } from '../../src/oauth/users.service.js';
+import { readStoreIn } from '../helpers/test-store.js';
 
 const CLI = path.resolve('bin/stockroom.js');
 
@@ -42,14 +43,7 @@ describe('stockroom admin: users and OAuth clients', () => {
     });
 
   /** The store the commands wrote, opened after they ran. */
-  async function withStore<T>(read: (database: Database) => Promise<T>): Promise<T> {
-    const database = await openDatabase({ sqliteFile: path.join(dataDir, 'stockroom.sqlite') });
-    try {
-      return await read(database);
-    } finally {
-      await database.close();
-    }
-  }
+  const withStore = <T>(read: (database: Database) => Promise<T>) => readStoreIn(dataDir, read);
 
   let userId: number;
 

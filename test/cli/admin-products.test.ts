@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/platform/db/database.js';
+import type { Database } from '../../src/platform/db/database.js';
+import { readStoreIn } from '../helpers/test-store.js';
 
 const run = promisify(execFile);
 const CLI = path.resolve('bin/stockroom.js');
@@ -31,14 +32,8 @@ describe('stockroom admin product', () => {
   const failure = (...args: string[]) => stockroom(...args).then(() => undefined, (error: Failure) => error);
   const grantJson = async (...args: string[]) => JSON.parse((await stockroom('admin', 'product', 'grant', ...args, '--json')).stdout) as Record<string, unknown>;
 
-  async function withStore<T>(read: (database: Database) => Promise<T>): Promise<T> {
-    const database = await openDatabase({ sqliteFile: path.join(dataDir, 'stockroom.sqlite') });
-    try {
-      return await read(database);
-    } finally {
-      await database.close();
-    }
-  }
+  /** The store the commands wrote, opened after they ran. */
+  const withStore = <T>(read: (database: Database) => Promise<T>) => readStoreIn(dataDir, read);
 
   it('grants a credit pack and prints it as GET /v3/products shows it', async () => {
     const printed = await grantJson('--user', 'reporter', '--type', 'creditpack', '--credits', '25', '--expires', '2030-06-30', '--agreement', 'Agency terms');

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
 import pg from 'pg';
 import { migrateToLatest, openDatabase, type Database } from '../../src/platform/db/database.js';
 
@@ -64,5 +65,15 @@ async function dropSchema(url: string, schema: string): Promise<void> {
     await client.query(`drop schema if exists ${schema} cascade`);
   } finally {
     await client.end();
+  }
+}
+
+/** Opens the SQLite store a `stockroom` command left in `dataDir`, reads it, and closes it again. */
+export async function readStoreIn<T>(dataDir: string, read: (database: Database) => Promise<T>): Promise<T> {
+  const database = await openDatabase({ sqliteFile: path.join(dataDir, 'stockroom.sqlite') });
+  try {
+    return await read(database);
+  } finally {
+    await database.close();
   }
 }

@@ -2,6 +2,8 @@ import type { Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DownloadsRepository } from '../../src/licensing/downloads.repository.js';
 import { DownloadsService, type DownloadRequest } from '../../src/licensing/downloads.service.js';
+import { UsersRepository } from '../../src/oauth/users.repository.js';
+import { UsersService } from '../../src/oauth/users.service.js';
 import { ProductsRepository } from '../../src/licensing/products.repository.js';
 import { ProductsService, type GrantInput } from '../../src/licensing/products.service.js';
 import type { Tables } from '../../src/platform/db/tables.js';
@@ -41,7 +43,7 @@ describe.each(STORES)('downloads, on $name', ({ url }) => {
       assetRecord('image', 'bare', creativeImageFields({ download_sizes: [] })),
       assetRecord('video', 'v1', creativeVideoFields()),
     ]);
-    products = new ProductsService(new ProductsRepository(db), now);
+    products = new ProductsService(new ProductsRepository(db), new UsersService(new UsersRepository(db)), now);
     downloads = new DownloadsService({
       repository: new DownloadsRepository(db),
       products,

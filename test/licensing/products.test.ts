@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ProductsRepository } from '../../src/licensing/products.repository.js';
 import { PRODUCT_TYPES, ProductsService } from '../../src/licensing/products.service.js';
 import { UsersRepository } from '../../src/oauth/users.repository.js';
+import { UsersService } from '../../src/oauth/users.service.js';
 import { ApiError } from '../../src/platform/http/errors.js';
 import { STORES, openTestStore, type TestStore } from '../helpers/test-store.js';
 import { insertUser } from './licensing-fixtures.js';
@@ -15,7 +16,7 @@ describe.each(STORES)('products customers hold, on $name', ({ url }) => {
 
   beforeEach(async () => {
     store = await openTestStore(url);
-    products = new ProductsService(new ProductsRepository(store.database.db), () => NOW);
+    products = new ProductsService(new ProductsRepository(store.database.db), new UsersService(new UsersRepository(store.database.db)), () => NOW);
     const user = await new UsersRepository(store.database.db).insert({
       username: 'customer',
       password_hash: 'not-a-real-hash',

@@ -856,18 +856,16 @@ export class CandidateSet {
    * steps of phase 1 then have list forms: keepLive, keepInAnyOf, keepByFilter, and verify.
    */
   listFromPlan(plan: TermPlan): void {
-    let count = 0;
     if (plan.segments.length === 1) {
       const { docs, start, end } = plan.segments[0]!;
       this.ordinals.set(docs.subarray(start, end));
-      count = end - start;
+      this.count = end - start;
+      return;
     }
-    for (const segment of plan.segments.length > 1 ? plan.segments : []) count = copyList(this.ordinals, count, segment.docs, segment.start, segment.end);
-    if (plan.segments.length > 1) {
-      this.ordinals.subarray(0, count).sort();
-      count = dropRepeats(this.ordinals, count);
-    }
-    this.count = count;
+    let count = 0;
+    for (const segment of plan.segments) count = copyList(this.ordinals, count, segment.docs, segment.start, segment.end);
+    this.ordinals.subarray(0, count).sort();
+    this.count = dropRepeats(this.ordinals, count);
   }
 
   /** Keeps the listed documents in any of the bitmaps (`negate`: in none of them). */
