@@ -1,6 +1,7 @@
 import { parseQuery, renderQuery, tokenize } from './analyzer.js';
 import type { QueryClause } from './analyzer.js';
 import { CandidateSet, LOOKUP_RATIO, PhraseTerms } from './candidate-set.js';
+import { CommonPairs } from './common-pairs.js';
 import type { Bm25Context, DocumentFilter, Segment, TermPlan } from './candidate-set.js';
 import { codeAt, ELEMENT_BREAK, FIELD_END, MAX_TERMS, TERM_CODE, unitsOf, writeCode } from './forward-codes.js';
 import { KeywordColumn } from './keyword-column.js';
@@ -51,6 +52,10 @@ const TAIL_SHARE_TO_REBUILD = 1;
 const MIN_TAIL_TO_REBUILD = 50_000;
 /** upsertMany rebuilds the base rather than appending to tails when the batch is this share of the index. */
 const BULK_SHARE_TO_REBUILD = 0.1;
+/** A phrase's word pair narrows through pair lists when it has at most this many variant pairs. */
+const MAX_PAIR_COMBINATIONS = 16;
+const NO_BYTES = new Uint8Array(0);
+const NO_COEFFICIENTS = new Float64Array(0);
 
 const DEFAULT_SORT_NUMBERS: SortNumbers = { date: 'date', popularity: 'popularity', quality: 'quality' };
 const SORTS: ReadonlySet<string> = new Set(['best_match', 'newest', 'oldest', 'most_popular', 'random']);
@@ -170,6 +175,8 @@ export class SearchIndex {
   // terms
   private readonly vocabulary = new Vocabulary();
   private readonly postings: PostingStore;
+  /** lists of adjacent common terms, for phrases (see common-pairs.ts) */
+  private readonly pairs = new CommonPairs();
 
   // scratch: distinct terms of one document
   private termMark: Uint32Array = new Uint32Array(1024);
@@ -469,6 +476,7 @@ export class SearchIndex {
     for (let i = 0; i < this.docTermCount; i++) {
       this.postings.add(this.docTerms[i]!, ordinal, this.docTermTfs, i * this.fields);
     }
+    this.pairs.addDocument(this.forward, this.forwardStart[ordinal]!, this.forwardStart[ordinal + 1]!, ordinal);
     for (const column of this.columns) column.indexTail(ordinal);
   }
 
@@ -654,6 +662,7 @@ export class SearchIndex {
     }
     this.postings.setBase(start, docs, payload);
     this.postings.buildDenseBitmaps(this.docCount);
+    this.pairs.rebuild(start, forward, forwardStart, this.docCount);
   }
 
   // ---------------------------------------------------------------------------------------
@@ -823,13 +832,29 @@ export class SearchIndex {
     const perDocument = compiled.keyword.filter((filter) => filter.bitmaps === undefined && !(filter.exclude && filter.valueIds.length === 0));
     const bitmapFilters = compiled.keyword.filter((filter) => filter.bitmaps !== undefined);
 
-    // The driver (the first candidates): the cheapest required token — or a selective filter.
+    // What narrows the set: the required tokens (scored later), and each pair of adjacent
+    // common words of a phrase through its pair list (common-pairs.ts), far shorter than theirs.
     required.sort((a, b) => a.cost - b.cost);
+    // A two-word phrase with a pair list needs no check on the forward stream: the list is its matches.
+    const conditions = [...required];
+    const phrasesToCheck: PhrasePositions[] = [];
+    for (const positions of phrases) {
+      let everyPair = true;
+      for (let i = 0; i + 1 < positions.length; i++) {
+        const plan = this.pairPlanFor(positions[i]!, positions[i + 1]!);
+        if (plan !== undefined) conditions.push(plan);
+        else everyPair = false;
+      }
+      if (!(everyPair && positions.length === 2)) phrasesToCheck.push(positions);
+    }
+    conditions.sort((a, b) => a.cost - b.cost);
+
+    // The driver (the first candidates): the cheapest condition — or a selective filter.
     let filterDriver: CompiledKeywordFilter | undefined;
     for (const filter of perDocument) {
       if (!filter.exclude && (filterDriver === undefined || filter.cost < filterDriver.cost)) filterDriver = filter;
     }
-    const driverCost = required.length > 0 ? required[0]!.cost : this.docCount;
+    const driverCost = conditions.length > 0 ? conditions[0]!.cost : this.docCount;
     if (filterDriver !== undefined && !(filterDriver.cost * FILTER_DRIVER_RATIO < driverCost)) filterDriver = undefined;
     const filters = this.documentFilters(
       perDocument.filter((filter) => filter !== filterDriver),
@@ -838,14 +863,14 @@ export class SearchIndex {
 
     const set = this.candidates;
     set.reset(this.docCount);
-    let rest = required;
+    let rest = conditions;
     const sort = query.sort ?? 'best_match';
-    const driver = required[0];
+    const driver = conditions[0];
     // one list and nothing else to check: the list is the match set, whatever its length
     const alone =
       driver !== undefined &&
       driver.segments.length === 1 &&
-      required.length === 1 &&
+      conditions.length === 1 &&
       excluded.length === 0 &&
       bitmapFilters.length === 0 &&
       filters.length === 0 &&
@@ -856,17 +881,17 @@ export class SearchIndex {
       if (this.deadCount > 0) set.keepInAnyOf([this.live], false);
       for (const filter of bitmapFilters) set.keepInAnyOf(filter.bitmaps!, filter.exclude);
       for (const filter of filters) set.keepByFilter(filter);
-      for (const plan of required.slice(1)) if (set.count > 0) set.verify(plan, true);
+      for (const plan of conditions.slice(1)) if (set.count > 0) set.verify(plan, true);
       for (const plan of excluded) if (set.count > 0) set.verify(plan, false);
-      return this.finish(query, set, required, phrases, excludedPhrases, facetRequests, facets, offset, limit, sort, false);
+      return this.finish(query, set, required, phrasesToCheck, excludedPhrases, facetRequests, facets, offset, limit, sort, false);
     }
     if (filterDriver !== undefined) {
       set.fillFromLists(this.valueLists(filterDriver));
       if (this.deadCount > 0) set.andWith(this.live, false);
-    } else if (required.length > 0) {
-      set.fillFromPlan(required[0]!);
+    } else if (driver !== undefined) {
+      set.fillFromPlan(driver);
       if (this.deadCount > 0) set.andWith(this.live, false);
-      rest = required.slice(1);
+      rest = conditions.slice(1);
     } else {
       set.fillFromBitmap(this.live);
     }
@@ -905,7 +930,7 @@ export class SearchIndex {
     set.extract();
     for (const plan of toVerify) if (set.count > 0) set.verify(plan, true);
     for (const plan of toVerifyAbsent) if (set.count > 0) set.verify(plan, false);
-    return this.finish(query, set, required, phrases, excludedPhrases, facetRequests, facets, offset, limit, sort, everything);
+    return this.finish(query, set, required, phrasesToCheck, excludedPhrases, facetRequests, facets, offset, limit, sort, everything);
   }
 
   /**
@@ -1055,6 +1080,31 @@ export class SearchIndex {
       if (tail > 0) lists.push([postings.tailDocs[value]!, 0, tail]);
     }
     return lists;
+  }
+
+  /**
+   * The documents where a word of `left` (variant ids) directly precedes one of `right`, from
+   * the pair lists; undefined unless every such pair has a list (both words common).
+   */
+  private pairPlanFor(left: readonly number[], right: readonly number[]): TermPlan | undefined {
+    if (left.length * right.length > MAX_PAIR_COMBINATIONS) return undefined;
+    const postings = this.pairs.postings;
+    const segments: Segment[] = [];
+    let cost = 0;
+    for (const a of left) {
+      for (const b of right) {
+        const key = this.pairs.keyOf(a, b);
+        if (key < 0) return undefined;
+        // never scored: no term frequencies, no coefficients
+        const start = postings.baseStart[key]!;
+        const end = postings.baseStart[key + 1]!;
+        if (end > start) segments.push({ docs: postings.baseDocs, start, end, bitmap: null, ranks: null, tfs: NO_BYTES, coefficients: NO_COEFFICIENTS });
+        const tailLength = key < postings.tailLength.length ? postings.tailLength[key]! : 0;
+        if (tailLength > 0) segments.push({ docs: postings.tailDocs[key]!, start: 0, end: tailLength, bitmap: null, ranks: null, tfs: NO_BYTES, coefficients: NO_COEFFICIENTS });
+        cost += end - start + tailLength;
+      }
+    }
+    return { segments, cost };
   }
 
   private keepByPhrase(positions: PhrasePositions, keepMatches: boolean): void {
@@ -1228,6 +1278,7 @@ export class SearchIndex {
     this.markGeneration = 0;
     this.postings.setBase(reader.u32('postings.start'), reader.u32('postings.docs'), reader.u8('postings.tfs'));
     this.postings.buildDenseBitmaps(docCount);
+    this.pairs.rebuild(this.postings.baseStart, this.forward, this.forwardStart, docCount);
     this.columns.forEach((column, c) => {
       column.restore(
         reader.strings(`keyword.${c}.values`),
@@ -1254,6 +1305,7 @@ export class SearchIndex {
       this.forward.byteLength +
       this.vocabulary.frequency.byteLength +
       this.postings.byteSize() +
+      this.pairs.byteSize() +
       this.candidates.ordinals.byteLength * 6; // ordinals and stamps (4 bytes each), two score arrays (8 each)
     for (const column of this.columns) {
       bytes += column.byteSize();
