@@ -369,6 +369,36 @@ function locateByMerge(segment: Segment, ordinals: Uint32Array, count: number, a
   return;
 }
 
+/** A candidate not in a list (see scoreLocatedVariants). */
+const ABSENT = 0xffffffff;
+
+/** locateByRank for a list that may lack some candidates: ABSENT for those. */
+function locateOrAbsentByRank(segment: Segment, ordinals: Uint32Array, count: number, at: Uint32Array): void {
+  const bitmap = segment.bitmap!;
+  const ranks = segment.ranks!;
+  const start = segment.start;
+  for (let c = 0; c < count; c++) {
+    const d = ordinals[c]!;
+    const w = d >>> 5;
+    const word = w < bitmap.length ? bitmap[w]! : 0;
+    at[c] = (word & (1 << (d & 31))) === 0 ? ABSENT : start + ranks[w]! + bitCount(word & ~(-1 << (d & 31)));
+  }
+  return;
+}
+
+/** locateByMerge for a list that may lack some candidates: ABSENT for those. */
+function locateOrAbsentByMerge(segment: Segment, ordinals: Uint32Array, count: number, at: Uint32Array): void {
+  const docs = segment.docs;
+  const end = segment.end;
+  let i = segment.start;
+  for (let c = 0; c < count; c++) {
+    const d = ordinals[c]!;
+    while (i < end && docs[i]! < d) i++;
+    at[c] = i < end && docs[i] === d ? i : ABSENT;
+  }
+  return;
+}
+
 /** at[c] by galloping, for a list much longer than the candidates. */
 function locateByLookup(segment: Segment, ordinals: Uint32Array, count: number, at: Uint32Array): void {
   let position = segment.start;
@@ -442,6 +472,71 @@ function addBounds(tfs: Uint8Array, fields: number, at: Uint32Array, bound: Floa
     out[c] = add ? out[c]! + upper : upper;
   }
   return;
+}
+
+/** `out[c]` = (or = max(out[c], …) when `max`) the bound of posting `at[c]`, 0 when ABSENT. */
+function maxBounds(tfs: Uint8Array, fields: number, at: Uint32Array, bound: Float64Array, out: Float64Array, count: number, max: boolean): void {
+  for (let c = 0; c < count; c++) {
+    const posting = at[c]!;
+    let upper = 0;
+    if (posting !== ABSENT) {
+      const p = posting * fields;
+      for (let f = 0; f < fields; f++) upper += bound[f * 256 + tfs[p + f]!]!;
+    }
+    out[c] = max && out[c]! > upper ? out[c]! : upper;
+  }
+  return;
+}
+
+/**
+ * settle for words with several lists (see scoreLocatedVariants): a word's exact score is its
+ * best list's. Returns how many positions got exact scores.
+ */
+function settleVariants(
+  segments: readonly Segment[],
+  ats: readonly Uint32Array[],
+  firstOf: Uint32Array,
+  ordinals: Uint32Array,
+  count: number,
+  bm25: Bm25Context,
+  out: Float64Array,
+  k: number,
+  exact: Uint32Array,
+): number {
+  const { fields, lengths, lengthOfCode, normConstant, normPerLength } = bm25;
+  const words = firstOf.length - 1;
+  const lengthTerms = new Float64Array(fields);
+  const heap = new Float64Array(k);
+  let filled = 0;
+  let bar = -Infinity;
+  let exactCount = 0;
+  for (let c = 0; c < count; c++) {
+    if (out[c]! < bar) continue;
+    const l = ordinals[c]! * fields;
+    for (let f = 0; f < fields; f++) lengthTerms[f] = normPerLength[f]! * lengthOfCode[lengths[l + f]!]!;
+    let score = 0;
+    for (let w = 0; w < words; w++) {
+      let wordScore = 0;
+      for (let s = firstOf[w]!; s < firstOf[w + 1]!; s++) {
+        const posting = ats[s]![c]!;
+        if (posting === ABSENT) continue;
+        const { tfs, coefficients } = segments[s]!;
+        const p = posting * fields;
+        let listScore = 0;
+        for (let f = 0; f < fields; f++) {
+          const t = tfs[p + f]!;
+          listScore += (coefficients[f]! * t) / (t + normConstant + lengthTerms[f]!);
+        }
+        if (listScore > wordScore) wordScore = listScore;
+      }
+      score = w === 0 ? wordScore : score + wordScore;
+    }
+    out[c] = score;
+    exact[exactCount++] = c;
+    filled = offerToMinHeap(heap, filled, k, score);
+    if (filled === k) bar = heap[0]!;
+  }
+  return exactCount;
 }
 
 /** Replaces the bounds that reach the bar of the k best by exact scores (see scoreBoundedAt); returns how many. */
@@ -594,6 +689,60 @@ function scoreByRank(segment: Segment, marks: Uint32Array, ranks: Uint32Array, b
   return;
 }
 
+/**
+ * scoreByRank for scoreVariantsBounded: postings whose bound (`bound`, see boundTable) is
+ * below the bar are skipped; a document's first exact score joins the min-heap of the k
+ * best (`filled` entries). Returns the heap's new fill and how many postings were skipped.
+ */
+function scoreByRankBounded(
+  segment: Segment,
+  marks: Uint32Array,
+  ranks: Uint32Array,
+  bm25: Bm25Context,
+  best: Float64Array,
+  bound: Float64Array,
+  heap: Float64Array,
+  filled: number,
+  k: number,
+): { filled: number; skipped: number } {
+  const { docs, tfs, start, end } = segment;
+  const fields = bm25.fields;
+  const words = marks.length;
+  let bar = filled === k ? heap[0]! : -Infinity;
+  let skipped = 0;
+  for (let i = start; i < end; i++) {
+    const d = docs[i]!;
+    const w = d >>> 5;
+    if (w >= words) break;
+    const word = marks[w]!;
+    const bit = 1 << (d & 31);
+    if ((word & bit) === 0) continue;
+    const p = i * fields;
+    let upper = 0;
+    for (let f = 0; f < fields; f++) upper += bound[f * 256 + tfs[p + f]!]!;
+    if (upper < bar) {
+      skipped++;
+      continue;
+    }
+    const c = ranks[w]! + bitCount(word & ~(-1 << (d & 31)));
+    const score = postingScore(segment, i, d, bm25);
+    const previous = best[c]!;
+    if (score > previous) best[c] = score;
+    if (previous === 0) {
+      filled = offerToMinHeap(heap, filled, k, score);
+      if (filled === k) bar = heap[0]!;
+    }
+  }
+  return { filled, skipped };
+}
+
+/** Writes the positions whose value is ≥ `bar` to `out`, ascending; returns how many. */
+function positionsAtLeast(values: Float64Array, count: number, bar: number, out: Uint32Array): number {
+  let kept = 0;
+  for (let c = 0; c < count; c++) if (values[c]! >= bar) out[kept++] = c;
+  return kept;
+}
+
 /** Compacts the list (ordinals and scores) to the given ascending positions; returns the new count. */
 function keepPositions(ordinals: Uint32Array, scores: Float64Array, positions: Uint32Array, count: number): number {
   for (let j = 0; j < count; j++) {
@@ -698,6 +847,8 @@ function keepByPhrase(
 
 /** Bounded scoring pays for its tables (256 entries per field and token) from this many candidates. */
 const MIN_BOUNDED_CANDIDATES = 1024;
+/** Words with several lists are scored by locating each candidate in each list (scoreLocatedVariants) up to this many lists in all. */
+const MAX_LOCATED_SEGMENTS = 10;
 
 /** A step looks each candidate up in a token's lists (galloping) when the lists are this much longer than the set. */
 export const LOOKUP_RATIO = 16;
@@ -924,6 +1075,45 @@ export class CandidateSet {
   }
 
   /**
+   * `score` for a best_match page of one word with several lists (its variants), bounded as
+   * scoreOneBounded is: each list is walked once (candidates found by rank), and a posting
+   * whose upper bound is below the k-th best exact score so far (the bar) is not scored.
+   * The bar only rises, so whatever such a posting would give is below the final bar: a
+   * document whose best exact score reaches that bar has its true score, and every other one
+   * is off the page. Each document joins the heap of the k best once, with its first exact
+   * score (a lower bound of its true one), so the bar never passes the true k-th best. Returns
+   * how many positions got exact scores (written to `exact`), or -1 when all did.
+   */
+  private scoreVariantsBounded(plan: TermPlan, bm25: Bm25Context, k: number): number {
+    const count = this.count;
+    const best = this.scores;
+    best.fill(0, 0, count);
+    this.scratch.fill(0, 0, this.words);
+    rankList(this.ordinals, count, this.scratch, this.ranks, this.words);
+    this.ranked = true;
+    const marks = this.scratch.subarray(0, this.words);
+    // variants of one kind (prefix, stem, …) have the same coefficients: one table for them
+    const tables = new Map<string, Float64Array>();
+    const heap = new Float64Array(k);
+    let filled = 0;
+    let skipped = 0;
+    for (const segment of plan.segments) {
+      const key = segment.coefficients.join(',');
+      let bound = tables.get(key);
+      if (bound === undefined) {
+        bound = boundTable(segment, bm25);
+        tables.set(key, bound);
+      }
+      const scored = scoreByRankBounded(segment, marks, this.ranks, bm25, best, bound, heap, filled, k);
+      filled = scored.filled;
+      skipped += scored.skipped;
+    }
+    if (skipped === 0) return -1;
+    if (this.exact.length < count) this.exact = new Uint32Array(this.ordinals.length);
+    return positionsAtLeast(best, count, heap[0]!, this.exact);
+  }
+
+  /**
    * Scores the listed documents: the sum over the required tokens of each one's best variant.
    * `k` > 0 when only the best k documents matter (a best_match page): most then get an upper
    * bound instead of their score (see scoreBoundedAt), and `narrowToExact` can drop them.
@@ -934,6 +1124,15 @@ export class CandidateSet {
     const count = this.count;
     if (count === 0) return;
     const bounded = k > 0 && 2 * k < count && count >= MIN_BOUNDED_CANDIDATES;
+    if (bounded && plans.length === 1 && plans[0]!.segments.length > 1 && !(count * LOOKUP_RATIO < plans[0]!.cost)) {
+      this.exactCount = this.scoreVariantsBounded(plans[0]!, bm25, k);
+      return;
+    }
+    const segmentCount = plans.reduce((sum, plan) => sum + plan.segments.length, 0);
+    if (bounded && segmentCount <= MAX_LOCATED_SEGMENTS && segmentCount > plans.length) {
+      this.exactCount = this.scoreLocatedVariants(plans, bm25, k);
+      return;
+    }
     if (!plans.every((plan) => plan.segments.length === 1)) {
       this.ranked = false;
       plans.forEach((plan, i) => this.score(plan, bm25, i === 0));
@@ -964,6 +1163,44 @@ export class CandidateSet {
       return;
     }
     segments.forEach((segment, s) => scoreAt(segment, this.ordinals, count, ats[s]!, bm25, this.scores, s > 0));
+  }
+
+  /**
+   * scoreBoundedAt for several words, some with several lists (variants), when the lists are
+   * few: each candidate's posting is located in every list, or marked ABSENT (a candidate is
+   * in at least one list of each word); a word's bound and score are its best list's.
+   */
+  private scoreLocatedVariants(plans: readonly TermPlan[], bm25: Bm25Context, k: number): number {
+    const count = this.count;
+    const segments: Segment[] = [];
+    const ats: Uint32Array[] = [];
+    // word w's lists are segments[firstOf[w] .. firstOf[w + 1])
+    const firstOf = new Uint32Array(plans.length + 1);
+    plans.forEach((plan, w) => {
+      for (const segment of plan.segments) {
+        const s = segments.length;
+        while (this.located.length <= s) this.located.push(new Uint32Array(0));
+        if (this.located[s]!.length < count) this.located[s] = new Uint32Array(this.ordinals.length);
+        const at = this.located[s]!;
+        if (plan.segments.length === 1) locateByMerge(segment, this.ordinals, count, at);
+        else if (segment.ranks !== null) locateOrAbsentByRank(segment, this.ordinals, count, at);
+        else locateOrAbsentByMerge(segment, this.ordinals, count, at);
+        segments.push(segment);
+        ats.push(at);
+      }
+      firstOf[w + 1] = segments.length;
+    });
+    if (this.partial.length < count) this.partial = new Float64Array(this.ordinals.length);
+    plans.forEach((_, w) => {
+      // the word's bound: its best list's, in `partial`, then added
+      for (let s = firstOf[w]!; s < firstOf[w + 1]!; s++) {
+        maxBounds(segments[s]!.tfs, bm25.fields, ats[s]!, boundTable(segments[s]!, bm25), this.partial, count, s > firstOf[w]!);
+      }
+      if (w === 0) this.scores.set(this.partial.subarray(0, count));
+      else addInto(this.scores, this.partial, count);
+    });
+    if (this.exact.length < count) this.exact = new Uint32Array(this.ordinals.length);
+    return settleVariants(segments, ats, firstOf, this.ordinals, count, bm25, this.scores, k, this.exact);
   }
 
   /**

@@ -192,6 +192,8 @@ export class SearchIndex {
   private readonly candidates = new CandidateSet();
   /** presorted base ordinals for browsing, by sort levels (see sorted-order.ts); emptied when ordinals change */
   private readonly sortedOrders = new Map<string, Uint32Array>();
+  /** the inverse of a sorted order (base ordinal → its place), by the same key; emptied with them */
+  private readonly sortedRanks = new Map<string, Uint32Array>();
 
   constructor(schema: IndexSchema) {
     this.schema = {
@@ -568,6 +570,7 @@ export class SearchIndex {
     this.baseDocCount = next;
     this.indexedDocCount = next;
     this.sortedOrders.clear();
+    this.sortedRanks.clear();
   }
 
   private dropUnusedTerms(): void {
@@ -975,7 +978,10 @@ export class SearchIndex {
     const ids: string[] = [];
     if (limit > 0 && offset < set.count) {
       const { first, tieBreaks } = this.sortKeys(query, scored);
-      const top = selectTop(set.ordinals, set.count, offset + limit, first, tieBreaks, this.ids, this.idKey);
+      // best_match breaks a tie of scores by quality, popularity and id: the browse order of
+      // best_match, whose inverse (a place per base ordinal) settles it in one comparison
+      const places = scored && (query.sort ?? 'best_match') === 'best_match' ? this.placesInOrder(this.orderLevels(query)) : null;
+      const top = selectTop(set.ordinals, set.count, offset + limit, first, tieBreaks, this.ids, this.idKey, places, this.baseDocCount);
       for (let i = offset; i < top.length; i++) ids.push(this.ids[top[i]!]!);
     }
     return { total, ids, facets };
@@ -1059,15 +1065,32 @@ export class SearchIndex {
     return levels;
   }
 
+  private orderKey(levels: readonly OrderLevel[]): string {
+    return levels.map((level) => `${this.numbers.indexOf(level.values)}${level.sign > 0 ? '+' : '-'}`).join(',');
+  }
+
   /** The base ordinals in the order of `levels`, sorted on first use and kept until ordinals change. */
   private sortedOrder(levels: readonly OrderLevel[]): Uint32Array {
-    const key = levels.map((level) => `${this.numbers.indexOf(level.values)}${level.sign > 0 ? '+' : '-'}`).join(',');
+    const key = this.orderKey(levels);
     let order = this.sortedOrders.get(key);
     if (order === undefined) {
       order = buildOrder(levels, this.idKey, this.ids, this.baseDocCount);
       this.sortedOrders.set(key, order);
     }
     return order;
+  }
+
+  /** Each base ordinal's place in the order of `levels` (see sortedOrder), kept as long as the order. */
+  private placesInOrder(levels: readonly OrderLevel[]): Uint32Array {
+    const key = this.orderKey(levels);
+    let places = this.sortedRanks.get(key);
+    if (places === undefined) {
+      const order = this.sortedOrder(levels);
+      places = new Uint32Array(order.length);
+      for (let i = 0; i < order.length; i++) places[order[i]!] = i;
+      this.sortedRanks.set(key, places);
+    }
+    return places;
   }
 
   /** The posting lists (base and tail) of a keyword filter's values. */
@@ -1253,6 +1276,7 @@ export class SearchIndex {
     this.baseDocCount = docCount;
     this.indexedDocCount = docCount;
     this.sortedOrders.clear();
+    this.sortedRanks.clear();
     this.ids = reader.strings('ids');
     if (this.ids.length !== docCount) throw new Error('search index snapshot: the id count does not match');
     this.ordinalOf = new Map();

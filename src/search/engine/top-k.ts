@@ -14,6 +14,7 @@ export interface TieBreak {
 }
 
 const NO_KEYS = new Float64Array(0);
+const NO_PLACES = new Uint32Array(0);
 const NO_TIE_BREAK: TieBreak = { values: NO_KEYS, sign: 1, byPosition: true, cache: NO_KEYS };
 
 /**
@@ -44,6 +45,8 @@ class TopSelection {
     private readonly ordinals: Uint32Array,
     private readonly ids: readonly string[],
     private readonly idKeys: Float64Array,
+    private readonly places: Uint32Array,
+    private readonly placed: number,
   ) {
     if (tieBreaks.length > 2) throw new RangeError('search index: at most two tie-breaking keys');
     this.heap = new Uint32Array(size);
@@ -70,8 +73,14 @@ class TopSelection {
     return this.breaksTie(a, b);
   }
 
-  /** With equal first keys: the tie-breaking keys, then the id. */
+  /** With equal first keys: the tie-breaking keys, then the id (or the places of both, when known). */
   private breaksTie(a: number, b: number): boolean {
+    const placed = this.placed;
+    if (placed > 0) {
+      const oa = this.ordinals[a]!;
+      const ob = this.ordinals[b]!;
+      if (oa < placed && ob < placed) return this.places[oa]! < this.places[ob]!;
+    }
     if (this.tieBreaks > 0) {
       const va = this.tieValue(this.second, a);
       const vb = this.tieValue(this.second, b);
@@ -172,7 +181,9 @@ class TopSelection {
 /**
  * The ordinals of the best `k` of `ordinals[0..count)`, best first: by `first` (by list
  * position, higher first, no NaN; null: all equal), then the tie-breaking keys, then the id
- * (`idKeys[ordinal]`: idOrderKey, the strings only when those are equal).
+ * (`idKeys[ordinal]`: idOrderKey, the strings only when those are equal). `places`, when
+ * given, is the place of each ordinal below `placed` in the order of those tie-breaking keys
+ * and ids: two such ordinals compare by place alone.
  */
 export function selectTop(
   ordinals: Uint32Array,
@@ -182,10 +193,12 @@ export function selectTop(
   tieBreaks: readonly TieBreak[],
   ids: readonly string[],
   idKeys: Float64Array,
+  places: Uint32Array | null = null,
+  placed = 0,
 ): Uint32Array {
   const size = Math.min(k, count);
   if (size <= 0) return new Uint32Array(0);
-  const selection = new TopSelection(size, first, tieBreaks, ordinals, ids, idKeys);
+  const selection = new TopSelection(size, first, tieBreaks, ordinals, ids, idKeys, places ?? NO_PLACES, places === null ? 0 : Math.min(placed, places.length));
   selection.offerAll(count);
   return selection.drain();
 }

@@ -171,4 +171,23 @@ describe('browsing without a phrase', () => {
       expect(browsed.ids).toEqual(searched.ids);
     }
   });
+
+  // Every document has the same score for "browse": best_match is its tie-break alone (quality,
+  // popularity, id), settled by places in the base order for base documents, by the values for
+  // the tail's: both must agree with a full sort, base and tail documents mixed.
+  it('breaks ties of equal scores in one order, base and tail documents alike', () => {
+    for (const { filters, keep } of cases) {
+      const expected = reference('best_match', keep);
+      for (const [offset, limit] of [
+        [0, 30],
+        [40, 25],
+        [1000, 60],
+        [0, 100_000],
+      ] as const) {
+        const result = index.search({ phrase: 'browse', filters, offset, limit });
+        expect(result.total).toBe(expected.length);
+        expect(result.ids).toEqual(expected.slice(offset, offset + limit));
+      }
+    }
+  });
 });
