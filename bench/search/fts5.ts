@@ -7,7 +7,7 @@ import { ASSET_INDEX_SCHEMA } from '../../src/search/search-documents.js';
  * the text fields (title, caption, keywords, people), ranked by bm25() with the field weights
  * of ASSET_INDEX_SCHEMA; a plain table keyed by the same rowid holds the filter and facet
  * columns. A query is what one would write by hand for the same answer:
- *   - the page:  MATCH (every word, AND) + filters, ORDER BY bm25 LIMIT/OFFSET;
+ *   - the page:  MATCH (every word — any of its terms — AND) + filters, ORDER BY bm25 LIMIT/OFFSET;
  *   - the total: COUNT(*) over the same match set;
  *   - a facet:   GROUP BY the column over the same match set, most frequent first.
  */
@@ -20,7 +20,7 @@ export type FtsFilterColumn = (typeof FILTER_COLUMNS)[number];
 export type FtsFacetColumn = (typeof FACET_COLUMNS)[number];
 
 export interface FtsQuery {
-  /** an FTS5 query: every term and phrase quoted, space-separated (AND) */
+  /** an FTS5 query: every term and phrase quoted (a word with variants: its terms OR-ed in parentheses), joined by AND */
   match: string;
   /** column → accepted values (any of) */
   filters: Partial<Record<FtsFilterColumn, readonly string[]>>;

@@ -32,8 +32,10 @@ export function summarize(times: number[], totals: Map<number, number>): Latency
 }
 
 export interface RunPlan {
-  /** untimed runs first, over the first searches of the list */
+  /** untimed runs first, over the first searches of the list … */
   warmup: number;
+  /** … going on (cycling) until this many seconds went by: V8 optimizes hot code only after thousands of calls */
+  warmupSeconds: number;
   /** at most this many timed runs, cycling over the list */
   samples: number;
   /** …and stop once this many seconds went by, if at least minSamples were timed */
@@ -46,7 +48,8 @@ export interface RunPlan {
  * timing each. `run` resolves to the search's result_count.
  */
 export async function timeSequential<S>(searches: readonly S[], plan: RunPlan, run: (search: S) => number | Promise<number>): Promise<Latency> {
-  for (let i = 0; i < plan.warmup; i++) await run(searches[i % searches.length]!);
+  const warmupEnd = performance.now() + plan.warmupSeconds * 1000;
+  for (let i = 0; i < plan.warmup || performance.now() < warmupEnd; i++) await run(searches[i % searches.length]!);
   const times: number[] = [];
   const totals = new Map<number, number>();
   const deadline = performance.now() + plan.seconds * 1000;

@@ -84,11 +84,21 @@ export function indexQueryOf(search: BenchSearch): SearchQuery {
   return assetSearchQuery(normalized, 0);
 }
 
-/** The same search for FTS5: the index query's words (as tokens), filters, page and facets. */
-export function ftsQueryOf(search: BenchSearch): FtsQuery {
+/**
+ * The same search for FTS5: the index query's words, filters, page and facets. Each word
+ * stands for the terms it matches in the index (`matchingTerms`: its stem, synonym and prefix
+ * forms in enhanced search), OR-ed, so that both engines find the same documents; a quoted
+ * phrase is its tokens as written.
+ */
+export function ftsQueryOf(search: BenchSearch, matchingTerms: (word: string) => readonly string[]): FtsQuery {
   const query = indexQueryOf(search);
   const parsed = parseQuery(query.phrase ?? '');
-  const match = [...parsed.terms.map((t) => `"${t}"`), ...parsed.phrases.map((p) => `"${p.join(' ')}"`)].join(' ');
+  const word = (term: string): string => {
+    const terms = matchingTerms(term);
+    if (terms.length === 0) return `"${term}"`;
+    return terms.length === 1 ? `"${terms[0]}"` : `(${terms.map((t) => `"${t}"`).join(' OR ')})`;
+  };
+  const match = [...parsed.terms.map(word), ...parsed.phrases.map((p) => `"${p.join(' ')}"`)].join(' AND ');
   const filters: Partial<Record<FtsFilterColumn, readonly string[]>> = {};
   for (const filter of query.filters ?? []) {
     // every asset is an image: the index checks asset_type, the reference has no such column

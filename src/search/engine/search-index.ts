@@ -1215,6 +1215,15 @@ export class SearchIndex {
     return changed ? renderQuery(corrected) : undefined;
   }
 
+  /**
+   * The vocabulary terms an unquoted query word matches in a mode (see Vocabulary.variantsOf):
+   * for diagnostics, and for a reference engine that should find the same documents.
+   */
+  matchingTerms(word: string, mode: 'enhanced' | 'precise' = 'enhanced'): string[] {
+    this.indexPending();
+    return [...this.vocabulary.variantsOf(word, mode === 'enhanced', true).keys()].map((id) => this.vocabulary.terms[id]!);
+  }
+
   // ---------------------------------------------------------------------------------------
   // Snapshots
 

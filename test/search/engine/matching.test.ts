@@ -72,6 +72,13 @@ describe('enhanced mode', () => {
   it('matches no document for a word the index does not have', () => {
     expect(index.search({ phrase: 'zebra' })).toMatchObject({ total: 0, ids: [] });
   });
+
+  it('names the terms a word matches, as the search uses them', () => {
+    expect(sorted(index.matchingTerms('dogs'))).toEqual(['dog', 'dogs', 'puppy']);
+    expect(index.matchingTerms('photo')).toEqual(['photographer']);
+    expect(index.matchingTerms('dogs', 'precise')).toEqual(['dogs']);
+    expect(index.matchingTerms('zebra')).toEqual([]);
+  });
 });
 
 describe('phrase match', () => {
