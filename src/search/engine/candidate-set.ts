@@ -1,4 +1,5 @@
 import { codeAt, unitsOf } from './forward-codes.js';
+import { offerToMinHeap } from './top-k.js';
 import { bitCount, ensureCapacity } from './typed-arrays.js';
 
 /** A run of postings: `docs[start..end)`, term frequencies at `tfs[posting * fields + f]`. */
@@ -1219,37 +1220,4 @@ export class CandidateSet {
   keepByPhrase(terms: PhraseTerms, length: number, forward: Uint16Array, forwardStart: Uint32Array, keepMatches: boolean): void {
     this.count = keepByPhrase(this.ordinals, this.count, terms.seen, terms.keys, terms.masks, terms.shift, length, forward, forwardStart, keepMatches);
   }
-}
-
-/**
- * Offers a score to a min-heap of the k best scores seen so far (heap[0] is the k-th best, the
- * bar a new score must pass); returns how many the heap holds. Small enough for V8 to inline
- * into the scoring loops that call it.
- */
-function offerToMinHeap(heap: Float64Array, filled: number, k: number, score: number): number {
-  if (filled < k) {
-    let h = filled;
-    while (h > 0) {
-      const parent = (h - 1) >> 1;
-      if (heap[parent]! <= score) break;
-      heap[h] = heap[parent]!;
-      h = parent;
-    }
-    heap[h] = score;
-    return filled + 1;
-  }
-  if (score > heap[0]!) {
-    let h = 0;
-    for (;;) {
-      const left = 2 * h + 1;
-      if (left >= k) break;
-      const right = left + 1;
-      const child = right < k && heap[right]! < heap[left]! ? right : left;
-      if (heap[child]! >= score) break;
-      heap[h] = heap[child]!;
-      h = child;
-    }
-    heap[h] = score;
-  }
-  return filled;
 }

@@ -10,7 +10,7 @@ import { SnapshotReader, SnapshotWriter, type SnapshotSource } from './snapshot-
 import { bestByComparator, buildOrder, compareOrdinals, takeInOrder } from './sorted-order.js';
 import type { OrderLevel } from './sorted-order.js';
 import { keysFromColumn, selectTop } from './top-k.js';
-import type { TieBreak } from './top-k.js';
+import type { Placement, TieBreak } from './top-k.js';
 import { ensureCapacity, hashString, idOrderKey, mix32, trimmed } from './typed-arrays.js';
 import type { FacetCount, IndexDocument, IndexSchema, SearchFilter, SearchQuery, SearchResult, SortNumbers } from './types.js';
 import { VARIANT_FACTOR, Vocabulary } from './vocabulary.js';
@@ -59,6 +59,15 @@ const NO_COEFFICIENTS = new Float64Array(0);
 
 const DEFAULT_SORT_NUMBERS: SortNumbers = { date: 'date', popularity: 'popularity', quality: 'quality' };
 const SORTS: ReadonlySet<string> = new Set(['best_match', 'newest', 'oldest', 'most_popular', 'random']);
+/** A level of a sort: the relevance score, or a numeric attribute (by its role in SortNumbers) with its sign (1: higher first). */
+type SortLevel = 'relevance' | { number: keyof SortNumbers; sign: 1 | -1 };
+/** The levels of each sort but random, most significant first; the id settles what they leave tied. */
+const SORT_LEVELS: Readonly<Record<string, readonly SortLevel[]>> = {
+  best_match: ['relevance', { number: 'quality', sign: 1 }, { number: 'popularity', sign: 1 }],
+  newest: [{ number: 'date', sign: 1 }, 'relevance'],
+  oldest: [{ number: 'date', sign: -1 }, 'relevance'],
+  most_popular: [{ number: 'popularity', sign: 1 }, 'relevance'],
+};
 
 /** `keys[c]`: a hash of the document's id hash and the seed, for the random sort. */
 function randomKeys(keys: Float64Array, idHash: Uint32Array, seed: number, ordinals: Uint32Array, count: number): void {
@@ -190,6 +199,7 @@ export class SearchIndex {
 
   // scratch: one query at a time (search is synchronous)
   private readonly candidates = new CandidateSet();
+  private readonly bm25: Bm25Context;
   /** presorted base ordinals for browsing, by sort levels (see sorted-order.ts); emptied when ordinals change */
   private readonly sortedOrders = new Map<string, Uint32Array>();
   /** the inverse of a sorted order (base ordinal → its place), by the same key; emptied with them */
@@ -218,6 +228,14 @@ export class SearchIndex {
     this.lengthSums = new Float64Array(this.fields);
     this.minLengthCode = new Uint8Array(this.fields).fill(255);
     this.postings = new PostingStore(this.fields);
+    this.bm25 = {
+      fields: this.fields,
+      lengths: this.lengths,
+      lengthOfCode: LENGTH_OF_CODE,
+      minLengths: new Float64Array(this.fields),
+      normConstant: K1 * (1 - B),
+      normPerLength: new Float64Array(this.fields),
+    };
   }
 
   /** Live documents. */
@@ -710,14 +728,16 @@ export class SearchIndex {
     return { segments, cost };
   }
 
+  /** BM25's context for the index as it is now: one object, refreshed in place for each search. */
   private bm25Context(): Bm25Context {
-    const normPerLength = new Float64Array(this.fields);
+    const context = this.bm25;
     for (let f = 0; f < this.fields; f++) {
       const average = this.liveCount > 0 ? this.lengthSums[f]! / this.liveCount : 0;
-      normPerLength[f] = average > 0 ? (K1 * B) / average : 0;
+      context.normPerLength[f] = average > 0 ? (K1 * B) / average : 0;
+      context.minLengths[f] = LENGTH_OF_CODE[this.minLengthCode[f]!]!;
     }
-    const minLengths = Float64Array.from(this.minLengthCode, (code) => LENGTH_OF_CODE[code]!);
-    return { fields: this.fields, lengths: this.lengths, lengthOfCode: LENGTH_OF_CODE, minLengths, normConstant: K1 * (1 - B), normPerLength };
+    context.lengths = this.lengths;
+    return context;
   }
 
   private compileFilters(filters: readonly SearchFilter[]): { keyword: CompiledKeywordFilter[]; range: CompiledRangeFilter[] } {
@@ -904,9 +924,8 @@ export class SearchIndex {
     const toVerifyAbsent: TermPlan[] = [];
     // the set's size: one list's length while nothing else narrowed it, else counted (a pass)
     let known = filterDriver === undefined && driver !== undefined && driver.segments.length === 1 && bitmapFilters.length === 0 && this.deadCount === 0 ? driver.cost : -1;
-    const population = () => (known >= 0 ? known : set.population());
     for (const plan of rest) {
-      if (population() * LOOKUP_RATIO < plan.cost) {
+      if ((known >= 0 ? known : set.population()) * LOOKUP_RATIO < plan.cost) {
         toVerify.push(plan);
       } else {
         set.andPlan(plan, false);
@@ -914,7 +933,7 @@ export class SearchIndex {
       }
     }
     for (const plan of excluded) {
-      if (population() * LOOKUP_RATIO < plan.cost) {
+      if ((known >= 0 ? known : set.population()) * LOOKUP_RATIO < plan.cost) {
         toVerifyAbsent.push(plan);
       } else {
         set.andPlan(plan, true);
@@ -980,8 +999,8 @@ export class SearchIndex {
       const { first, tieBreaks } = this.sortKeys(query, scored);
       // best_match breaks a tie of scores by quality, popularity and id: the browse order of
       // best_match, whose inverse (a place per base ordinal) settles it in one comparison
-      const places = scored && (query.sort ?? 'best_match') === 'best_match' ? this.placesInOrder(this.orderLevels(query)) : null;
-      const top = selectTop(set.ordinals, set.count, offset + limit, first, tieBreaks, this.ids, this.idKey, places, this.baseDocCount);
+      const placement = scored && (query.sort ?? 'best_match') === 'best_match' ? this.placement(this.orderLevels(query)) : null;
+      const top = selectTop(set.ordinals, set.count, offset + limit, first, tieBreaks, this.ids, this.idKey, placement);
       for (let i = offset; i < top.length; i++) ids.push(this.ids[top[i]!]!);
     }
     return { total, ids, facets };
@@ -1039,30 +1058,25 @@ export class SearchIndex {
 
   /** The levels of a sort without relevance (browsing): as `sortKeys` gives them unscored. */
   private orderLevels(query: SearchQuery): OrderLevel[] {
-    const names = query.sortNumbers ?? DEFAULT_SORT_NUMBERS;
     const levels: OrderLevel[] = [];
-    const add = (name: string, sign: 1 | -1): void => {
-      const index = this.numericNames.indexOf(name);
-      if (index !== -1) levels.push({ values: this.numbers[index]!, sign });
-    };
-    switch (query.sort ?? 'best_match') {
-      case 'best_match':
-        add(names.quality, 1);
-        add(names.popularity, 1);
-        break;
-      case 'newest':
-        add(names.date, 1);
-        break;
-      case 'oldest':
-        add(names.date, -1);
-        break;
-      case 'most_popular':
-        add(names.popularity, 1);
-        break;
-      default:
-        throw new RangeError(`search index: no presorted order for ${String(query.sort)}`);
+    for (const level of this.sortLevels(query.sort ?? 'best_match')) {
+      if (level === 'relevance') continue;
+      const values = this.numberColumn((query.sortNumbers ?? DEFAULT_SORT_NUMBERS)[level.number]);
+      if (values !== undefined) levels.push({ values, sign: level.sign });
     }
     return levels;
+  }
+
+  private sortLevels(sort: string): readonly SortLevel[] {
+    const levels = SORT_LEVELS[sort];
+    if (levels === undefined) throw new RangeError(`search index: no presorted order for ${sort}`);
+    return levels;
+  }
+
+  /** A numeric attribute's column; undefined for a name the schema lacks (every document ties on it). */
+  private numberColumn(name: string): Float64Array | undefined {
+    const index = this.numericNames.indexOf(name);
+    return index === -1 ? undefined : this.numbers[index];
   }
 
   private orderKey(levels: readonly OrderLevel[]): string {
@@ -1080,17 +1094,17 @@ export class SearchIndex {
     return order;
   }
 
-  /** Each base ordinal's place in the order of `levels` (see sortedOrder), kept as long as the order. */
-  private placesInOrder(levels: readonly OrderLevel[]): Uint32Array {
+  /** The base ordinals in the order of `levels` (see sortedOrder) and each one's place in it, kept as long as the order. */
+  private placement(levels: readonly OrderLevel[]): Placement {
     const key = this.orderKey(levels);
+    const order = this.sortedOrder(levels);
     let places = this.sortedRanks.get(key);
     if (places === undefined) {
-      const order = this.sortedOrder(levels);
       places = new Uint32Array(order.length);
       for (let i = 0; i < order.length; i++) places[order[i]!] = i;
       this.sortedRanks.set(key, places);
     }
-    return places;
+    return { places, order };
   }
 
   /** The posting lists (base and tail) of a keyword filter's values. */
@@ -1145,45 +1159,21 @@ export class SearchIndex {
    * list position; tie-breaking keys are read on demand (see TieBreak).
    */
   private sortKeys(query: SearchQuery, scored: boolean): { first: Float64Array | null; tieBreaks: TieBreak[] } {
-    const names = query.sortNumbers ?? DEFAULT_SORT_NUMBERS;
     const set = this.candidates;
-    const columnOf = (name: string): Float64Array | undefined => {
-      const index = this.numericNames.indexOf(name);
-      return index === -1 ? undefined : this.numbers[index];
-    };
+    const sort = query.sort ?? 'best_match';
+    if (sort === 'random') {
+      const keys = set.sortKeys(0);
+      randomKeys(keys, this.idHash, mix32(Math.trunc(query.randomSeed ?? 0) ^ 0x9e3779b9), set.ordinals, set.count);
+      return { first: keys, tieBreaks: [] };
+    }
     const levels: Array<{ values: Float64Array; sign: 1 | -1; byPosition: boolean }> = [];
-    const byColumn = (name: string, sign: 1 | -1): void => {
-      const values = columnOf(name);
-      if (values !== undefined) levels.push({ values, sign, byPosition: false }); // absent: every document ties
-    };
-    const relevance = (): void => {
-      if (scored) levels.push({ values: set.scores, sign: 1, byPosition: true });
-    };
-    switch (query.sort ?? 'best_match') {
-      case 'best_match':
-        relevance();
-        byColumn(names.quality, 1);
-        byColumn(names.popularity, 1);
-        break;
-      case 'newest':
-        byColumn(names.date, 1);
-        relevance();
-        break;
-      case 'oldest':
-        byColumn(names.date, -1);
-        relevance();
-        break;
-      case 'most_popular':
-        byColumn(names.popularity, 1);
-        relevance();
-        break;
-      case 'random': {
-        const keys = set.sortKeys(0);
-        randomKeys(keys, this.idHash, mix32(Math.trunc(query.randomSeed ?? 0) ^ 0x9e3779b9), set.ordinals, set.count);
-        return { first: keys, tieBreaks: [] };
+    for (const level of this.sortLevels(sort)) {
+      if (level === 'relevance') {
+        if (scored) levels.push({ values: set.scores, sign: 1, byPosition: true });
+        continue;
       }
-      default:
-        throw new RangeError(`search index: unknown sort ${String(query.sort)}`);
+      const values = this.numberColumn((query.sortNumbers ?? DEFAULT_SORT_NUMBERS)[level.number]);
+      if (values !== undefined) levels.push({ values, sign: level.sign, byPosition: false }); // absent: every document ties
     }
     const [head, ...rest] = levels;
     let first: Float64Array | null = null;

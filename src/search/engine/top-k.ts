@@ -13,6 +13,15 @@ export interface TieBreak {
   cache: Float64Array;
 }
 
+/**
+ * The ordinals below `places.length` in the order of the tie-breaking keys then the id
+ * (`order`: by place), and each one's place in it (`places`, its inverse).
+ */
+export interface Placement {
+  places: Uint32Array;
+  order: Uint32Array;
+}
+
 const NO_KEYS = new Float64Array(0);
 const NO_PLACES = new Uint32Array(0);
 const NO_TIE_BREAK: TieBreak = { values: NO_KEYS, sign: 1, byPosition: true, cache: NO_KEYS };
@@ -181,9 +190,9 @@ class TopSelection {
 /**
  * The ordinals of the best `k` of `ordinals[0..count)`, best first: by `first` (by list
  * position, higher first, no NaN; null: all equal), then the tie-breaking keys, then the id
- * (`idKeys[ordinal]`: idOrderKey, the strings only when those are equal). `places`, when
- * given, is the place of each ordinal below `placed` in the order of those tie-breaking keys
- * and ids: two such ordinals compare by place alone.
+ * (`idKeys[ordinal]`: idOrderKey, the strings only when those are equal). A placement, when
+ * given, ranks the first ordinals by those tie-breaking keys and ids: two of them compare by
+ * place alone.
  */
 export function selectTop(
   ordinals: Uint32Array,
@@ -193,14 +202,49 @@ export function selectTop(
   tieBreaks: readonly TieBreak[],
   ids: readonly string[],
   idKeys: Float64Array,
-  places: Uint32Array | null = null,
-  placed = 0,
+  placement: Placement | null = null,
 ): Uint32Array {
   const size = Math.min(k, count);
   if (size <= 0) return new Uint32Array(0);
-  const selection = new TopSelection(size, first, tieBreaks, ordinals, ids, idKeys, places ?? NO_PLACES, places === null ? 0 : Math.min(placed, places.length));
+  const places = placement?.places ?? NO_PLACES;
+  if (placement !== null && first !== null && allBelow(ordinals, count, places.length)) return selectTopByPlace(ordinals, count, size, first, places, placement.order);
+  const selection = new TopSelection(size, first, tieBreaks, ordinals, ids, idKeys, places, places.length);
   selection.offerAll(count);
   return selection.drain();
+}
+
+/** Whether every listed ordinal is below `limit`. */
+function allBelow(ordinals: Uint32Array, count: number, limit: number): boolean {
+  for (let c = 0; c < count; c++) if (ordinals[c]! >= limit) return false;
+  return true;
+}
+
+/**
+ * selectTop when every candidate has a place (its rank by the tie-breaking keys and the id;
+ * `order` lists the ordinals by place): the k-th best first key is found alone, with plain
+ * comparisons of numbers; the candidates above it are all in, ordered by first key then place,
+ * and those equal to it follow by place (sorted as numbers, read back through `order`).
+ */
+function selectTopByPlace(ordinals: Uint32Array, count: number, k: number, first: Float64Array, places: Uint32Array, order: Uint32Array): Uint32Array {
+  const heap = new Float64Array(k);
+  let filled = 0;
+  for (let c = 0; c < count; c++) filled = offerToMinHeap(heap, filled, k, first[c]!);
+  const bar = heap[0]!;
+  const above: number[] = [];
+  let levelCount = 0;
+  for (let c = 0; c < count; c++) {
+    const value = first[c]!;
+    if (value > bar) above.push(c);
+    else if (value === bar) levelCount++;
+  }
+  const level = new Uint32Array(levelCount);
+  for (let c = 0, l = 0; c < count; c++) if (first[c] === bar) level[l++] = places[ordinals[c]!]!;
+  level.sort();
+  above.sort((a, b) => (first[a] !== first[b] ? (first[a]! > first[b]! ? -1 : 1) : places[ordinals[a]!]! - places[ordinals[b]!]!));
+  const top = new Uint32Array(k);
+  for (let i = 0; i < above.length; i++) top[i] = ordinals[above[i]!]!;
+  for (let i = above.length; i < k; i++) top[i] = order[level[i - above.length]!]!;
+  return top;
 }
 
 /** `keys[c] = sign × column[ordinals[c]]`, NaN (missing) as -Infinity: a sort key by list position. */
@@ -210,4 +254,37 @@ export function keysFromColumn(keys: Float64Array, column: Float64Array, sign: 1
     keys[c] = raw === raw ? raw * sign : -Infinity;
   }
   return;
+}
+
+/**
+ * Offers a score to a min-heap of the k best scores seen so far (heap[0] is the k-th best, the
+ * bar a new score must pass); returns how many the heap holds. Small enough for V8 to inline
+ * into the scoring loops that call it.
+ */
+export function offerToMinHeap(heap: Float64Array, filled: number, k: number, score: number): number {
+  if (filled < k) {
+    let h = filled;
+    while (h > 0) {
+      const parent = (h - 1) >> 1;
+      if (heap[parent]! <= score) break;
+      heap[h] = heap[parent]!;
+      h = parent;
+    }
+    heap[h] = score;
+    return filled + 1;
+  }
+  if (score > heap[0]!) {
+    let h = 0;
+    for (;;) {
+      const left = 2 * h + 1;
+      if (left >= k) break;
+      const right = left + 1;
+      const child = right < k && heap[right]! < heap[left]! ? right : left;
+      if (heap[child]! >= score) break;
+      heap[h] = heap[child]!;
+      h = child;
+    }
+    heap[h] = score;
+  }
+  return filled;
 }
