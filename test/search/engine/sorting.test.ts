@@ -190,4 +190,19 @@ describe('browsing without a phrase', () => {
       }
     }
   });
+
+  // last: it compacts the shared index, every document then in the base (all placed)
+  it('breaks them in the same order when every match has a place', () => {
+    index.compact();
+    for (const { filters, keep } of cases) {
+      const expected = reference('best_match', keep);
+      for (const [offset, limit] of [
+        [0, 30],
+        [1000, 60],
+        [0, 100_000],
+      ] as const) {
+        expect(index.search({ phrase: 'browse', filters, offset, limit }).ids).toEqual(expected.slice(offset, offset + limit));
+      }
+    }
+  });
 });
