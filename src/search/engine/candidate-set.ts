@@ -460,8 +460,9 @@ function scoreBoundedAt(
 ): number {
   // the bounds first, a tight pass per token ...
   segments.forEach((segment, s) => addBounds(segment.tfs, bm25.fields, ats[s]!, boundTable(segment, bm25), out, count, s > 0));
-  // ... then exact scores only where the bound reaches the bar
-  return settle(segments, ats, ordinals, count, bm25, out, k, exact);
+  // ... then exact scores only where the bound reaches the bar (each token a list of its own)
+  const oneListEach = Uint32Array.from({ length: segments.length + 1 }, (_, i) => i);
+  return settle(segments, ats, oneListEach, ordinals, count, bm25, out, k, exact);
 }
 
 /** `out[c]` = (or += when `add`) the bound of posting `at[c]`. */
@@ -490,10 +491,13 @@ function maxBounds(tfs: Uint8Array, fields: number, at: Uint32Array, bound: Floa
 }
 
 /**
- * settle for words with several lists (see scoreLocatedVariants): a word's exact score is its
- * best list's. Returns how many positions got exact scores.
+ * Replaces the bounds that reach the bar of the k best by exact scores (see scoreBoundedAt
+ * and scoreLocatedVariants); returns how many. Word w's lists are `segments[firstOf[w] ..
+ * firstOf[w + 1])`, its score its best list's (a candidate ABSENT from a list scores nothing
+ * there); word scores are summed in word order, the same operations as scoreAt's, so the same
+ * bits.
  */
-function settleVariants(
+function settle(
   segments: readonly Segment[],
   ats: readonly Uint32Array[],
   firstOf: Uint32Array,
@@ -540,49 +544,6 @@ function settleVariants(
   return exactCount;
 }
 
-/** Replaces the bounds that reach the bar of the k best by exact scores (see scoreBoundedAt); returns how many. */
-function settle(
-  segments: readonly Segment[],
-  ats: readonly Uint32Array[],
-  ordinals: Uint32Array,
-  count: number,
-  bm25: Bm25Context,
-  out: Float64Array,
-  k: number,
-  exact: Uint32Array,
-): number {
-  const { fields, lengths, lengthOfCode, normConstant, normPerLength } = bm25;
-  const tokens = segments.length;
-  // each candidate's length terms, read once for all its tokens
-  const lengthTerms = new Float64Array(fields);
-  // a min-heap of the k best exact scores so far; its root is the bar
-  const heap = new Float64Array(k);
-  let filled = 0;
-  let bar = -Infinity;
-  let exactCount = 0;
-  for (let c = 0; c < count; c++) {
-    if (out[c]! < bar) continue;
-    const l = ordinals[c]! * fields;
-    for (let f = 0; f < fields; f++) lengthTerms[f] = normPerLength[f]! * lengthOfCode[lengths[l + f]!]!;
-    // the same operations in the same order as scoreAt, so the same bits
-    let score = 0;
-    for (let s = 0; s < tokens; s++) {
-      const { tfs, coefficients } = segments[s]!;
-      const p = ats[s]![c]! * fields;
-      let tokenScore = 0;
-      for (let f = 0; f < fields; f++) {
-        const t = tfs[p + f]!;
-        tokenScore += (coefficients[f]! * t) / (t + normConstant + lengthTerms[f]!);
-      }
-      score = s === 0 ? tokenScore : score + tokenScore;
-    }
-    out[c] = score;
-    exact[exactCount++] = c;
-    filled = offerToMinHeap(heap, filled, k, score);
-    if (filled === k) bar = heap[0]!;
-  }
-  return exactCount;
-}
 
 /**
  * scoreBoundedAt for a single token whose list the candidates are most of (a one-word
@@ -1201,7 +1162,7 @@ export class CandidateSet {
       else addInto(this.scores, this.partial, count);
     });
     if (this.exact.length < count) this.exact = new Uint32Array(this.ordinals.length);
-    return settleVariants(segments, ats, firstOf, this.ordinals, count, bm25, this.scores, k, this.exact);
+    return settle(segments, ats, firstOf, this.ordinals, count, bm25, this.scores, k, this.exact);
   }
 
   /**

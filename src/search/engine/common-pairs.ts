@@ -1,5 +1,6 @@
 import { codeAt, TERM_CODE, unitsOf } from './forward-codes.js';
 import { PostingStore } from './posting-store.js';
+import { ensureCapacity } from './typed-arrays.js';
 
 /**
  * Posting lists of adjacent pairs of common terms ("common grams"): for each ordered pair
@@ -28,6 +29,8 @@ export class CommonPairs {
   private rankOf: Int32Array = new Int32Array(0);
   /** per pair key, the last ordinal added to its tail list (a pair twice in a document is listed once) */
   private lastTailDoc: Int32Array = new Int32Array(MAX_COMMON_TERMS * MAX_COMMON_TERMS).fill(-1);
+  /** scratch: one document's pair keys */
+  private keys: Uint32Array = new Uint32Array(256);
 
   /**
    * Chooses the common terms from the base term lists (`termStart`, a term's list length is
@@ -58,21 +61,13 @@ export class CommonPairs {
 
   /** Adds the pairs of an appended document (an ordinal past every listed one) to the tail lists. */
   addDocument(forward: Uint16Array, start: number, end: number, ordinal: number): void {
-    const rankOf = this.rankOf;
-    let previous = -1;
-    for (let j = start; j < end; ) {
-      const code = codeAt(forward, j);
-      j += unitsOf(code);
-      const term = code - TERM_CODE;
-      const rank = term >= 0 && term < rankOf.length ? rankOf[term]! : -1;
-      if (rank >= 0 && previous >= 0) {
-        const key = previous * MAX_COMMON_TERMS + rank;
-        if (this.lastTailDoc[key] !== ordinal) {
-          this.lastTailDoc[key] = ordinal;
-          this.postings.add(key, ordinal, null, 0);
-        }
-      }
-      previous = rank;
+    this.keys = ensureCapacity(this.keys, end - start);
+    const count = pairKeysOf(forward, start, end, this.rankOf, this.keys);
+    for (let i = 0; i < count; i++) {
+      const key = this.keys[i]!;
+      if (this.lastTailDoc[key] === ordinal) continue;
+      this.lastTailDoc[key] = ordinal;
+      this.postings.add(key, ordinal, null, 0);
     }
   }
 
@@ -89,9 +84,28 @@ export class CommonPairs {
 }
 
 /**
- * Walks every document's adjacent pairs of common terms, each pair once per document: with
- * `docs` null, counts them in `slots[key + 1]`; else writes the document at `slots[key]`
- * (advanced) of `docs`. The loop is alone in its function (see candidate-set.ts).
+ * The key of each adjacent pair of common terms among the codes `forward[start..end)` (a
+ * pair twice is listed twice), into `keys`; returns how many. Markers and other terms break
+ * a pair, as they break a phrase.
+ */
+function pairKeysOf(forward: Uint16Array, start: number, end: number, rankOf: Int32Array, keys: Uint32Array): number {
+  let count = 0;
+  let previous = -1;
+  for (let j = start; j < end; ) {
+    const code = codeAt(forward, j);
+    j += unitsOf(code);
+    const term = code - TERM_CODE;
+    const rank = term >= 0 && term < rankOf.length ? rankOf[term]! : -1;
+    if (rank >= 0 && previous >= 0) keys[count++] = previous * MAX_COMMON_TERMS + rank;
+    previous = rank;
+  }
+  return count;
+}
+
+/**
+ * Lists every document's pairs (see pairKeysOf), each once per document: with `docs` null,
+ * counts them in `slots[key + 1]`; else writes the document at `slots[key]` (advanced) of
+ * `docs`.
  */
 function listPairs(
   forward: Uint16Array,
@@ -103,22 +117,16 @@ function listPairs(
   docs: Uint32Array | null,
 ): void {
   const offset = docs === null ? 1 : 0;
+  let keys = new Uint32Array(256);
   for (let d = 0; d < docCount; d++) {
-    let previous = -1;
-    for (let j = forwardStart[d]!, end = forwardStart[d + 1]!; j < end; ) {
-      const code = codeAt(forward, j);
-      j += unitsOf(code);
-      const term = code - TERM_CODE;
-      const rank = term >= 0 && term < rankOf.length ? rankOf[term]! : -1;
-      if (rank >= 0 && previous >= 0) {
-        const key = previous * MAX_COMMON_TERMS + rank;
-        if (lastDoc[key] !== d) {
-          lastDoc[key] = d;
-          const slot = slots[key + offset]!++;
-          if (docs !== null) docs[slot] = d;
-        }
-      }
-      previous = rank;
+    keys = ensureCapacity(keys, forwardStart[d + 1]! - forwardStart[d]!);
+    const count = pairKeysOf(forward, forwardStart[d]!, forwardStart[d + 1]!, rankOf, keys);
+    for (let i = 0; i < count; i++) {
+      const key = keys[i]!;
+      if (lastDoc[key] === d) continue;
+      lastDoc[key] = d;
+      const slot = slots[key + offset]!++;
+      if (docs !== null) docs[slot] = d;
     }
   }
   return;
