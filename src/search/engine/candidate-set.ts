@@ -343,38 +343,11 @@ function scoreByMerge(segment: Segment, ordinals: Uint32Array, count: number, bm
  * ≥ k1·(1 − b) > 0, and the sum runs in field order as postingScore's does, so the same bits.
  */
 
-/** at[c] = posting of ordinals[c] in a dense list, by its bitmap ranks: constant time, no walk. */
-function locateByRank(segment: Segment, ordinals: Uint32Array, count: number, at: Uint32Array): void {
-  const bitmap = segment.bitmap!;
-  const ranks = segment.ranks!;
-  const start = segment.start;
-  for (let c = 0; c < count; c++) {
-    const d = ordinals[c]!;
-    const w = d >>> 5;
-    at[c] = start + ranks[w]! + bitCount(bitmap[w]! & ~(-1 << (d & 31)));
-  }
-  return;
-}
-
-/** at[c] by walking the list beside the candidates (every candidate is in it). */
-function locateByMerge(segment: Segment, ordinals: Uint32Array, count: number, at: Uint32Array): void {
-  const docs = segment.docs;
-  const end = segment.end;
-  let c = 0;
-  let next = count > 0 ? ordinals[0]! : 0;
-  for (let i = segment.start; i < end && c < count; i++) {
-    if (docs[i] !== next) continue;
-    at[c++] = i;
-    if (c < count) next = ordinals[c]!;
-  }
-  return;
-}
-
-/** A candidate not in a list (see scoreLocatedVariants). */
+/** A candidate not in a list (a word with several lists, see scoreLocatedVariants). */
 const ABSENT = 0xffffffff;
 
-/** locateByRank for a list that may lack some candidates: ABSENT for those. */
-function locateOrAbsentByRank(segment: Segment, ordinals: Uint32Array, count: number, at: Uint32Array): void {
+/** at[c] = posting of ordinals[c] in a dense list, by its bitmap ranks (constant time, no walk), or ABSENT. */
+function locateByRank(segment: Segment, ordinals: Uint32Array, count: number, at: Uint32Array): void {
   const bitmap = segment.bitmap!;
   const ranks = segment.ranks!;
   const start = segment.start;
@@ -387,8 +360,8 @@ function locateOrAbsentByRank(segment: Segment, ordinals: Uint32Array, count: nu
   return;
 }
 
-/** locateByMerge for a list that may lack some candidates: ABSENT for those. */
-function locateOrAbsentByMerge(segment: Segment, ordinals: Uint32Array, count: number, at: Uint32Array): void {
+/** at[c] by walking the list beside the candidates, or ABSENT. */
+function locateByMerge(segment: Segment, ordinals: Uint32Array, count: number, at: Uint32Array): void {
   const docs = segment.docs;
   const end = segment.end;
   let i = segment.start;
@@ -400,12 +373,14 @@ function locateOrAbsentByMerge(segment: Segment, ordinals: Uint32Array, count: n
   return;
 }
 
-/** at[c] by galloping, for a list much longer than the candidates. */
+/** at[c] by galloping, for a list much longer than the candidates, or ABSENT. */
 function locateByLookup(segment: Segment, ordinals: Uint32Array, count: number, at: Uint32Array): void {
+  const docs = segment.docs;
   let position = segment.start;
   for (let c = 0; c < count; c++) {
-    position = gallop(segment.docs, position, segment.end, ordinals[c]!);
-    at[c] = position;
+    const d = ordinals[c]!;
+    position = gallop(docs, position, segment.end, d);
+    at[c] = position < segment.end && docs[position] === d ? position : ABSENT;
   }
   return;
 }
@@ -1107,24 +1082,31 @@ export class CandidateSet {
       this.exactCount = scoreOneBounded(single, this.ordinals, count, bm25, this.scores, k, this.exact);
       return;
     }
-    const ats = segments.map((segment, s) => {
-      while (this.located.length <= s) this.located.push(new Uint32Array(0));
-      if (this.located[s]!.length < count) this.located[s] = new Uint32Array(this.ordinals.length);
-      const at = this.located[s]!;
-      const length = segment.end - segment.start;
-      // most of the list are candidates: a walk is sequential and right nearly every step
-      if (2 * count >= length) locateByMerge(segment, this.ordinals, count, at);
-      else if (segment.ranks !== null) locateByRank(segment, this.ordinals, count, at);
-      else if (count * LOOKUP_RATIO < length) locateByLookup(segment, this.ordinals, count, at);
-      else locateByMerge(segment, this.ordinals, count, at);
-      return at;
-    });
+    const ats = segments.map((segment, s) => this.locate(segment, s));
     if (bounded) {
       if (this.exact.length < count) this.exact = new Uint32Array(this.ordinals.length);
       this.exactCount = scoreBoundedAt(segments, ats, this.ordinals, count, bm25, this.scores, k, this.exact);
       return;
     }
     segments.forEach((segment, s) => scoreAt(segment, this.ordinals, count, ats[s]!, bm25, this.scores, s > 0));
+  }
+
+  /**
+   * Each listed document's posting in the list (ABSENT when not in it), into the `slot`-th
+   * array of positions: by a walk when most of the list are candidates (sequential, right
+   * nearly every step), by bitmap rank for a dense list, by galloping when it is far longer.
+   */
+  private locate(segment: Segment, slot: number): Uint32Array {
+    const count = this.count;
+    while (this.located.length <= slot) this.located.push(new Uint32Array(0));
+    if (this.located[slot]!.length < count) this.located[slot] = new Uint32Array(this.ordinals.length);
+    const at = this.located[slot]!;
+    const length = segment.end - segment.start;
+    if (2 * count >= length) locateByMerge(segment, this.ordinals, count, at);
+    else if (segment.ranks !== null) locateByRank(segment, this.ordinals, count, at);
+    else if (count * LOOKUP_RATIO < length) locateByLookup(segment, this.ordinals, count, at);
+    else locateByMerge(segment, this.ordinals, count, at);
+    return at;
   }
 
   /**
@@ -1140,15 +1122,8 @@ export class CandidateSet {
     const firstOf = new Uint32Array(plans.length + 1);
     plans.forEach((plan, w) => {
       for (const segment of plan.segments) {
-        const s = segments.length;
-        while (this.located.length <= s) this.located.push(new Uint32Array(0));
-        if (this.located[s]!.length < count) this.located[s] = new Uint32Array(this.ordinals.length);
-        const at = this.located[s]!;
-        if (plan.segments.length === 1) locateByMerge(segment, this.ordinals, count, at);
-        else if (segment.ranks !== null) locateOrAbsentByRank(segment, this.ordinals, count, at);
-        else locateOrAbsentByMerge(segment, this.ordinals, count, at);
+        ats.push(this.locate(segment, segments.length));
         segments.push(segment);
-        ats.push(at);
       }
       firstOf[w + 1] = segments.length;
     });
