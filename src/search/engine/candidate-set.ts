@@ -30,6 +30,11 @@ export interface Bm25Context {
   lengths: Uint8Array;
   /** length of each code */
   lengthOfCode: Float64Array;
+  /**
+   * the length a field holding t tokens is stored as, for t < 256: the shortest a field with a
+   * term t times can look to scoring (lengths are stored rounded, see encodeLength)
+   */
+  lengthOfCount: Float64Array;
   /** per field, a length no live document is below (for score upper bounds) */
   minLengths: Float64Array;
   normConstant: number;
@@ -402,14 +407,18 @@ function scoreAt(segment: Segment, ordinals: Uint32Array, count: number, at: Uin
   return;
 }
 
-/** bound[f * 256 + t]: a field's term of frequency t in the shortest field it can be in (≥ t tokens, ≥ the shortest stored). */
+/**
+ * bound[f * 256 + t]: a field's term of frequency t in the shortest field it can be in: at
+ * least t tokens — as stored, rounded (a field of 130 tokens scores as 128) — and at least the
+ * shortest stored.
+ */
 function boundTable(segment: Segment, bm25: Bm25Context): Float64Array {
   const bound = new Float64Array(bm25.fields * 256);
   for (let f = 0; f < bm25.fields; f++) {
     const coefficient = segment.coefficients[f]!;
     const perLength = bm25.normPerLength[f]!;
     const shortest = bm25.minLengths[f]!;
-    for (let t = 0; t < 256; t++) bound[f * 256 + t] = (coefficient * t) / (t + bm25.normConstant + perLength * Math.max(t, shortest));
+    for (let t = 0; t < 256; t++) bound[f * 256 + t] = (coefficient * t) / (t + bm25.normConstant + perLength * Math.max(bm25.lengthOfCount[t]!, shortest));
   }
   return bound;
 }

@@ -88,6 +88,9 @@ function encodeLength(length: number): number {
   return Math.min(255, 128 + Math.round(Math.log(length / 128) / Math.log(1.04)));
 }
 
+/** The length a field of t tokens is stored as (rounded past 127), for t < 256: what score bounds may assume. */
+const LENGTH_OF_COUNT = Float64Array.from({ length: 256 }, (_, count) => LENGTH_OF_CODE[encodeLength(count)]!);
+
 /** A count from a caller: a finite number ≥ 0, rounded down; the fallback otherwise. */
 /** Writes `codes[0..count)` at `at`; returns the end. */
 function encodeCodes(codes: Uint32Array, count: number, out: Uint16Array, at: number): number {
@@ -232,6 +235,7 @@ export class SearchIndex {
       fields: this.fields,
       lengths: this.lengths,
       lengthOfCode: LENGTH_OF_CODE,
+      lengthOfCount: LENGTH_OF_COUNT,
       minLengths: new Float64Array(this.fields),
       normConstant: K1 * (1 - B),
       normPerLength: new Float64Array(this.fields),
