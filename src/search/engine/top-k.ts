@@ -219,32 +219,67 @@ function allBelow(ordinals: Uint32Array, count: number, limit: number): boolean 
   return true;
 }
 
+/** Scratch of selectTopByPlace, grown as needed (searches run one at a time). */
+let heapScratch = new Float64Array(64);
+let aboveScratch = new Uint32Array(64);
+let levelScratch = new Uint32Array(64);
+/** Up to this page end, the candidates above the bar are put in order as they come (insertion). */
+const INSERTION_LIMIT = 64;
+
 /**
  * selectTop when every candidate has a place (its rank by the tie-breaking keys and the id;
- * `order` lists the ordinals by place): the k-th best first key is found alone, with plain
- * comparisons of numbers; the candidates above it are all in, ordered by first key then place,
- * and those equal to it follow by place (sorted as numbers, read back through `order`).
+ * `order` lists the ordinals by place): the k-th best first key (the bar) is found alone, with
+ * plain comparisons of numbers; the candidates above it are all in, ordered by first key then
+ * place, and those at it follow by place (sorted as numbers, read back through `order`).
  */
 function selectTopByPlace(ordinals: Uint32Array, count: number, k: number, first: Float64Array, places: Uint32Array, order: Uint32Array): Uint32Array {
-  const heap = new Float64Array(k);
+  if (heapScratch.length < k) heapScratch = new Float64Array(Math.max(k, 2 * heapScratch.length));
+  if (aboveScratch.length < k) aboveScratch = new Uint32Array(Math.max(k, 2 * aboveScratch.length));
+  const heap = heapScratch;
   let filled = 0;
   for (let c = 0; c < count; c++) filled = offerToMinHeap(heap, filled, k, first[c]!);
   const bar = heap[0]!;
-  const above: number[] = [];
+  const above = aboveScratch;
+  const aboveCount = k <= INSERTION_LIMIT ? insertAbove(ordinals, count, first, places, bar, above) : sortAbove(ordinals, count, first, places, bar, above);
   let levelCount = 0;
-  for (let c = 0; c < count; c++) {
-    const value = first[c]!;
-    if (value > bar) above.push(c);
-    else if (value === bar) levelCount++;
-  }
-  const level = new Uint32Array(levelCount);
+  for (let c = 0; c < count; c++) if (first[c] === bar) levelCount++;
+  if (levelScratch.length < levelCount) levelScratch = new Uint32Array(Math.max(levelCount, 2 * levelScratch.length));
+  const level = levelScratch.subarray(0, levelCount);
   for (let c = 0, l = 0; c < count; c++) if (first[c] === bar) level[l++] = places[ordinals[c]!]!;
   level.sort();
-  above.sort((a, b) => (first[a] !== first[b] ? (first[a]! > first[b]! ? -1 : 1) : places[ordinals[a]!]! - places[ordinals[b]!]!));
   const top = new Uint32Array(k);
-  for (let i = 0; i < above.length; i++) top[i] = ordinals[above[i]!]!;
-  for (let i = above.length; i < k; i++) top[i] = order[level[i - above.length]!]!;
+  for (let i = 0; i < aboveCount; i++) top[i] = ordinals[above[i]!]!;
+  for (let i = aboveCount; i < k; i++) top[i] = order[level[i - aboveCount]!]!;
   return top;
+}
+
+/** The positions whose first key is above the bar, into `above` in order as they come (insertion: few); returns how many. */
+function insertAbove(ordinals: Uint32Array, count: number, first: Float64Array, places: Uint32Array, bar: number, above: Uint32Array): number {
+  let aboveCount = 0;
+  for (let c = 0; c < count; c++) {
+    const value = first[c]!;
+    if (!(value > bar)) continue;
+    let i = aboveCount++;
+    while (i > 0) {
+      const before = above[i - 1]!;
+      const other = first[before]!;
+      if (other > value || (other === value && places[ordinals[before]!]! < places[ordinals[c]!]!)) break;
+      above[i] = before;
+      i--;
+    }
+    above[i] = c;
+  }
+  return aboveCount;
+}
+
+/** insertAbove for many: gathered, then sorted. */
+function sortAbove(ordinals: Uint32Array, count: number, first: Float64Array, places: Uint32Array, bar: number, above: Uint32Array): number {
+  let aboveCount = 0;
+  for (let c = 0; c < count; c++) if (first[c]! > bar) above[aboveCount++] = c;
+  above
+    .subarray(0, aboveCount)
+    .sort((a, b) => (first[a] !== first[b] ? (first[a]! > first[b]! ? -1 : 1) : places[ordinals[a]!]! - places[ordinals[b]!]!));
+  return aboveCount;
 }
 
 /** `keys[c] = sign × column[ordinals[c]]`, NaN (missing) as -Infinity: a sort key by list position. */
