@@ -39,6 +39,12 @@ export class Vocabulary {
   private stems: string[] = [];
   private byStem = new Map<string, number[]>();
   private sorted: Uint32Array = new Uint32Array(0);
+  /**
+   * each sorted term's first three UTF-16 units as one number (see prefixKey), in the same
+   * order: a prefix look-up narrows to its terms through these numbers, touching no string —
+   * a binary search over the strings would read a dozen of them from all over the heap
+   */
+  private sortedKeys: Float64Array = new Float64Array(0);
   private sortedUpTo = 0;
   private masks: Uint32Array = new Uint32Array(0);
   private maskedUpTo = 0;
@@ -84,8 +90,7 @@ export class Vocabulary {
     this.masks = new Uint32Array(0);
     this.maskedUpTo = 0;
     if (sorted !== undefined && sorted.length === terms.length) {
-      this.sorted = sorted;
-      this.sortedUpTo = terms.length;
+      this.setSorted(sorted);
     } else {
       this.sortInFull();
     }
@@ -101,7 +106,14 @@ export class Vocabulary {
     const terms = this.terms;
     const ids = Array.from({ length: terms.length }, (_, t) => t);
     ids.sort((a, b) => compareStrings(terms[a]!, terms[b]!));
-    this.sorted = Uint32Array.from(ids);
+    this.setSorted(Uint32Array.from(ids));
+  }
+
+  /** Takes `sorted` (every term's id, in string order) as the order for prefix look-ups. */
+  private setSorted(sorted: Uint32Array): void {
+    const terms = this.terms;
+    this.sorted = sorted;
+    this.sortedKeys = Float64Array.from(sorted, (id) => prefixKey(terms[id]!));
     this.sortedUpTo = terms.length;
   }
 
@@ -121,8 +133,7 @@ export class Vocabulary {
     }
     while (i < old.length) merged[k++] = old[i++]!;
     while (j < added.length) merged[k++] = added[j++]!;
-    this.sorted = merged;
-    this.sortedUpTo = this.size;
+    this.setSorted(merged);
   }
 
   /** Id of a token used by a live document, or -1. */
@@ -166,10 +177,13 @@ export class Vocabulary {
     this.mergeNewTerms(false);
     const terms = this.terms;
     const sorted = this.sorted;
+    const keys = this.sortedKeys;
     const found = new Set<number>();
     for (const prefix of prefixes) {
-      let low = 0;
-      let high = sorted.length;
+      // the terms sharing the prefix's first three units, by their keys; then by the strings
+      const key = prefixKey(prefix);
+      let low = firstAtLeast(keys, key, 0, keys.length);
+      let high = prefix.length >= 3 ? firstAtLeast(keys, key + 1, low, keys.length) : keys.length;
       while (low < high) {
         const middle = (low + high) >>> 1;
         if (terms[sorted[middle]!]! < prefix) low = middle + 1;
@@ -229,4 +243,24 @@ export class Vocabulary {
     for (let t = this.maskedUpTo; t < this.size; t++) this.masks[t] = letterMask(this.terms[t]!);
     this.maskedUpTo = this.size;
   }
+}
+
+/**
+ * A string's first three UTF-16 units as one number (48 bits, exact), missing units as 0:
+ * strings in code-unit order have non-decreasing keys, and every string starting with a
+ * prefix of three units or more has that prefix's key.
+ */
+function prefixKey(text: string): number {
+  const length = text.length;
+  return (length > 0 ? text.charCodeAt(0) * 0x100000000 : 0) + (length > 1 ? text.charCodeAt(1) * 0x10000 : 0) + (length > 2 ? text.charCodeAt(2) : 0);
+}
+
+/** First index in `[low, high)` whose key is ≥ `key` (binary search). */
+function firstAtLeast(keys: Float64Array, key: number, low: number, high: number): number {
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (keys[middle]! < key) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { tokenize } from '../../../src/search/engine/analyzer.js';
+import { seededRandom } from '../../../src/platform/seeded-random.js';
 import { doc, filler, indexOf } from './fixtures.js';
 
 const sorted = (ids: string[]): string[] => [...ids].sort();
@@ -155,5 +157,36 @@ describe('list text fields', () => {
   it('match any of their values', () => {
     const index = indexOf([doc('k', { keywords: ['sunset', 'sea shore'] }), ...filler(5)]);
     expect(index.search({ phrase: 'shore' }).ids).toEqual(['k']);
+  });
+});
+
+// Prefix look-ups narrow to the terms sharing a word's first three letters by numbers kept
+// beside the sorted terms, then search the strings: checked against a scan, with terms crowding
+// the same first letters, letters beyond Latin, and terms added since the index was built.
+describe('prefix look-ups', () => {
+  const random = seededRandom(0x9f1);
+  const letters = ['b', 'k', 'q', 'z', 'ж', 'щ', '中', '文'];
+  const word = () => Array.from({ length: 3 + Math.floor(random() * 6) }, () => letters[Math.floor(random() * letters.length)]!).join('');
+  const early = Array.from({ length: 3_000 }, word);
+  const late = Array.from({ length: 1_500 }, word);
+  const index = indexOf(early.map((text, i) => doc(`early-${i}`, { title: text })));
+  index.search({ phrase: early[0]! });
+  late.forEach((text, i) => index.upsert(doc(`late-${i}`, { title: text })));
+  const vocabulary = [...new Set([...early, ...late].flatMap((text) => tokenize(text)))];
+
+  it('find every term a word begins, as a scan does', () => {
+    let compared = 0;
+    for (const term of vocabulary.slice(0, 400)) {
+      for (const length of [4, 5]) {
+        if (term.length < length) continue;
+        const prefix = term.slice(0, length);
+        const expected = vocabulary.filter((t) => t.startsWith(prefix) && t !== prefix);
+        if (expected.length === 0 || expected.length > 40) continue;
+        const found = index.matchingTerms(prefix).filter((t) => t.startsWith(prefix) && t !== prefix);
+        expect(sorted(found), prefix).toEqual(sorted(expected));
+        compared++;
+      }
+    }
+    expect(compared).toBeGreaterThan(200);
   });
 });
