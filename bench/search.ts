@@ -50,7 +50,7 @@ import { ASSET_INDEX_SCHEMA, assetDocument } from '../src/search/search-document
 import { freePort, load, table, type LoadResult } from './harness.js';
 import { SyntheticCatalogue } from './search/catalogue.js';
 import { Fts5Reference } from './search/fts5.js';
-import { bootServer, HttpClient, memoryOf, stopServer, timeSequential, type Latency, type RunPlan } from './search/measure.js';
+import { bootServer, fixedWorkLatency, HttpClient, memoryOf, stopServer, timeSequential, type Latency, type RunPlan } from './search/measure.js';
 import { ftsQueryOf, HEADLINE_CLASS, indexQueryOf, pathOf, queryClasses, type QueryClass } from './search/queries.js';
 import { analyzeStore, checkAgainstRepository, loadCatalogue, recordOf } from './search/store-loader.js';
 
@@ -226,6 +226,9 @@ export async function searchBenchmark(): Promise<void> {
     const ftsPlan: RunPlan = { warmup: o.queries, warmupSeconds: o.warmupSeconds, samples: o.ftsSamples, seconds: o.ftsSeconds, minSamples: 20 };
     const indexTotals = new Map<string, number>();
     const results = new Map<string, Partial<ClassResult>>();
+    gc();
+    const noise = fixedWorkLatency(o.samples);
+    log(`machine noise: a fixed computation of p50 ${(noise.p50 * 1000).toFixed(1)} µs, p99 ${(noise.p99 * 1000).toFixed(1)} µs`);
     for (const c of classes) {
       const searches = c.searches.map((s) => ({ path: pathOf(s), query: indexQueryOf(s) }));
       // no garbage of an earlier phase left for a collection to land among the timed runs
@@ -326,6 +329,7 @@ export async function searchBenchmark(): Promise<void> {
       o,
       classes,
       results: results as Map<string, ClassResult>,
+      noise,
       written,
       fidelity,
       analyzeSeconds,
@@ -367,6 +371,8 @@ interface Report {
   o: Options;
   classes: QueryClass[];
   results: Map<string, ClassResult>;
+  /** a fixed computation timed like the index's searches, in the same process just before them */
+  noise: { p50: number; p99: number };
   written: ReturnType<typeof loadCatalogue>;
   fidelity: Awaited<ReturnType<typeof checkAgainstRepository>>;
   analyzeSeconds: number | undefined;
@@ -390,7 +396,7 @@ interface Report {
   };
 }
 
-function print({ o, classes, results, written, fidelity, analyzeSeconds, build, server }: Report): void {
+function print({ o, classes, results, noise, written, fidelity, analyzeSeconds, build, server }: Report): void {
   const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(a / b < 10 ? 1 : 0)}×` : '—');
   // Mean result counts over the searches FTS5 ran (it runs fewer than the index).
   const meanOver = (totals: Map<number, number>, positions: Iterable<number>) => {
@@ -443,6 +449,8 @@ function print({ o, classes, results, written, fidelity, analyzeSeconds, build, 
       rows,
     ),
     '',
+    `machine noise at the index's scale: a fixed computation (no memory traffic) timed ${o.samples} times as the searches are, ` +
+      `just before them: p50 ${(noise.p50 * 1000).toFixed(1)} µs, p99 ${(noise.p99 * 1000).toFixed(1)} µs`,
     `catalogue write: ${seconds(written.seconds)} for ${count(written.assets)} assets, ${count(written.assetKeywords)} asset keywords, ` +
       `${count(written.keywords)} keywords, ${count(written.artists)} artists, ${count(written.events)} events (bulk loader, record generation included); store ${mb(written.bytes)}`,
     `  check: ${fidelity.identical} of ${fidelity.sample} sample records read back identical through CatalogRepository; ` +

@@ -65,6 +65,32 @@ export async function timeSequential<S>(searches: readonly S[], plan: RunPlan, r
 }
 
 
+/**
+ * The machine's own noise at the scale of the fastest searches: a fixed computation on a
+ * small array (no allocation, nothing beyond the first-level cache) timed as the searches
+ * are — whatever spread its p99 shows is the scheduler's and the hardware's, not the code's.
+ */
+export function fixedWorkLatency(samples: number): { p50: number; p99: number } {
+  const values = new Float64Array(1024).fill(1.5);
+  let sink = 0;
+  for (let i = 0; i < 20 * samples; i++) sink += fixedWork(values);
+  const times: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    const start = performance.now();
+    sink += fixedWork(values);
+    times.push(performance.now() - start);
+  }
+  if (!(sink > 0)) throw new Error('fixed work: no result');
+  const sorted = times.sort((a, b) => a - b);
+  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
+}
+
+function fixedWork(values: Float64Array): number {
+  let sum = 0;
+  for (let round = 0; round < 24; round++) for (let i = 0; i < values.length; i++) sum += values[i]! * 1.0001;
+  return sum;
+}
+
 /** One keep-alive connection, one request at a time: the "one client" of the latency target. */
 export class HttpClient {
   private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
