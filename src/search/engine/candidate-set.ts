@@ -449,7 +449,7 @@ function scoreBoundedAt(
   return settle(segments, ats, oneListEach, ordinals, count, bm25, out, k, exact);
 }
 
-/** `out[c]` = (or += when `add`) the bound of posting `at[c]`. */
+/** `out[c]` = (or += when `add`) the bound of posting `at[c]` (never ABSENT: every candidate is in a one-list word's list). */
 function addBounds(tfs: Uint8Array, fields: number, at: Uint32Array, bound: Float64Array, out: Float64Array, count: number, add: boolean): void {
   for (let c = 0; c < count; c++) {
     const p = at[c]! * fields;
@@ -674,6 +674,8 @@ function scoreByRankBounded(
     const score = postingScore(segment, i, d, bm25);
     const previous = best[c]!;
     if (score > previous) best[c] = score;
+    // 0: no exact score yet (a document scoring 0, in a field of weight 0 only, may join twice:
+    // an entry of 0 never raises a bar that bounds, all ≥ 0, must pass)
     if (previous === 0) {
       filled = offerToMinHeap(heap, filled, k, score);
       if (filled === k) bar = heap[0]!;
