@@ -225,6 +225,8 @@ let aboveScratch = new Uint32Array(64);
 let levelScratch = new Uint32Array(64);
 /** Up to this page end, the candidates above the bar are put in order as they come (insertion). */
 const INSERTION_LIMIT = 64;
+/** the places of the candidates above the bar (insertAbove) */
+const abovePlaces = new Uint32Array(INSERTION_LIMIT);
 
 /**
  * selectTop when every candidate has a place (its rank by the tie-breaking keys and the id;
@@ -253,21 +255,38 @@ function selectTopByPlace(ordinals: Uint32Array, count: number, k: number, first
   return top;
 }
 
-/** The positions whose first key is above the bar, into `above` in order as they come (insertion: few); returns how many. */
+/**
+ * The positions whose first key is above the bar, into `above` in order (fewer than
+ * INSERTION_LIMIT): put in by first key as they come (insertion), then their places read in
+ * one pass — independent reads, whose cache misses overlap — and each run of equal keys put in
+ * place order. Returns how many.
+ */
 function insertAbove(ordinals: Uint32Array, count: number, first: Float64Array, places: Uint32Array, bar: number, above: Uint32Array): number {
   let aboveCount = 0;
   for (let c = 0; c < count; c++) {
     const value = first[c]!;
     if (!(value > bar)) continue;
     let i = aboveCount++;
-    while (i > 0) {
-      const before = above[i - 1]!;
-      const other = first[before]!;
-      if (other > value || (other === value && places[ordinals[before]!]! < places[ordinals[c]!]!)) break;
-      above[i] = before;
+    while (i > 0 && first[above[i - 1]!]! < value) {
+      above[i] = above[i - 1]!;
       i--;
     }
     above[i] = c;
+  }
+  const placed = abovePlaces;
+  for (let i = 0; i < aboveCount; i++) placed[i] = places[ordinals[above[i]!]!]!;
+  for (let i = 1; i < aboveCount; i++) {
+    const position = above[i]!;
+    const place = placed[i]!;
+    const value = first[position]!;
+    let j = i;
+    while (j > 0 && first[above[j - 1]!] === value && placed[j - 1]! > place) {
+      above[j] = above[j - 1]!;
+      placed[j] = placed[j - 1]!;
+      j--;
+    }
+    above[j] = position;
+    placed[j] = place;
   }
   return aboveCount;
 }
