@@ -207,6 +207,8 @@ export class SearchIndex {
   private readonly sortedOrders = new Map<string, Uint32Array>();
   /** the inverse of a sorted order (base ordinal → its place), by the same key; emptied with them */
   private readonly sortedRanks = new Map<string, Uint32Array>();
+  /** best_match's placement with the default sort numbers (see placeForBestMatch), for the base of the last rebuild */
+  private defaultPlacement: Placement | undefined;
 
   constructor(schema: IndexSchema) {
     this.schema = {
@@ -601,7 +603,13 @@ export class SearchIndex {
    * rather than in the first search that needs it: a third of a second at a million documents.
    */
   private placeForBestMatch(): void {
-    if (this.baseDocCount > 0) this.placement(this.orderLevels({}));
+    this.defaultPlacement = this.baseDocCount > 0 ? this.placement(this.orderLevels({})) : undefined;
+  }
+
+  /** The placement of best_match's tie-breaks: kept for the default sort numbers, else looked up. */
+  private bestMatchPlacement(query: SearchQuery): Placement {
+    if (query.sortNumbers === undefined && this.defaultPlacement !== undefined) return this.defaultPlacement;
+    return this.placement(this.orderLevels(query));
   }
 
   private dropUnusedTerms(): void {
@@ -1012,7 +1020,7 @@ export class SearchIndex {
       const { first, tieBreaks } = this.sortKeys(query, scored);
       // best_match breaks a tie of scores by quality, popularity and id: the browse order of
       // best_match, whose inverse (a place per base ordinal) settles it in one comparison
-      const placement = scored && (query.sort ?? 'best_match') === 'best_match' ? this.placement(this.orderLevels(query)) : null;
+      const placement = scored && (query.sort ?? 'best_match') === 'best_match' ? this.bestMatchPlacement(query) : null;
       const top = selectTop(set.ordinals, set.count, offset + limit, first, tieBreaks, this.ids, this.idKey, placement);
       for (let i = offset; i < top.length; i++) ids.push(this.ids[top[i]!]!);
     }
