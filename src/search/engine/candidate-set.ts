@@ -434,6 +434,7 @@ function boundTable(segment: Segment, bm25: Bm25Context): Float64Array {
  */
 function scoreBoundedAt(
   segments: readonly Segment[],
+  bounds: readonly Float64Array[],
   ats: readonly Uint32Array[],
   ordinals: Uint32Array,
   count: number,
@@ -443,7 +444,7 @@ function scoreBoundedAt(
   exact: Uint32Array,
 ): number {
   // the bounds first, a tight pass per token ...
-  segments.forEach((segment, s) => addBounds(segment.tfs, bm25.fields, ats[s]!, boundTable(segment, bm25), out, count, s > 0));
+  segments.forEach((segment, s) => addBounds(segment.tfs, bm25.fields, ats[s]!, bounds[s]!, out, count, s > 0));
   // ... then exact scores only where the bound reaches the bar (each token a list of its own)
   const oneListEach = Uint32Array.from({ length: segments.length + 1 }, (_, i) => i);
   return settle(segments, ats, oneListEach, ordinals, count, bm25, out, k, exact);
@@ -540,6 +541,7 @@ function settle(
  */
 function scoreOneBounded(
   segment: Segment,
+  bound: Float64Array,
   ordinals: Uint32Array,
   count: number,
   bm25: Bm25Context,
@@ -549,7 +551,6 @@ function scoreOneBounded(
 ): number {
   const { docs, tfs, start, end } = segment;
   const fields = bm25.fields;
-  const bound = boundTable(segment, bm25);
   // a min-heap of the k best exact scores so far; its root is the bar
   const heap = new Float64Array(k);
   let filled = 0;
@@ -834,6 +835,12 @@ export class CandidateSet {
   private ranked = false;
   /** words of `bits` that may hold set bits (cleared by the next reset) */
   private dirtyWords = 0;
+  /**
+   * this search's bound tables (see boundTable) by coefficients: the lists of a word's
+   * variants of one kind, and a word's base and tail lists, share their coefficients (planFor)
+   * and so one table
+   */
+  private readonly bounds = new Map<Float64Array, Float64Array>();
   /** positions given exact scores by scoreAll (-1 count: not in use) */
   private exact: Uint32Array = new Uint32Array(16);
   private exactCount = -1;
@@ -844,6 +851,7 @@ export class CandidateSet {
   reset(docCount: number): void {
     this.words = (docCount + 31) >>> 5;
     this.exactCount = -1;
+    this.bounds.clear();
     if (this.ordinals.length < docCount + 1) {
       const capacity = ensureCapacity(new Uint32Array(0), docCount + 1).length;
       this.ordinals = new Uint32Array(capacity);
@@ -1040,19 +1048,11 @@ export class CandidateSet {
     rankList(this.ordinals, count, this.scratch, this.ranks, this.words);
     this.ranked = true;
     const marks = this.scratch.subarray(0, this.words);
-    // variants of one kind (prefix, stem, …) have the same coefficients: one table for them
-    const tables = new Map<string, Float64Array>();
     const heap = new Float64Array(k);
     let filled = 0;
     let skipped = 0;
     for (const segment of plan.segments) {
-      const key = segment.coefficients.join(',');
-      let bound = tables.get(key);
-      if (bound === undefined) {
-        bound = boundTable(segment, bm25);
-        tables.set(key, bound);
-      }
-      const scored = scoreByRankBounded(segment, marks, this.ranks, bm25, best, bound, heap, filled, k);
+      const scored = scoreByRankBounded(segment, marks, this.ranks, bm25, best, this.boundFor(segment, bm25), heap, filled, k);
       filled = scored.filled;
       skipped += scored.skipped;
     }
@@ -1090,16 +1090,26 @@ export class CandidateSet {
     const single = segments.length === 1 ? segments[0]! : undefined;
     if (single !== undefined && bounded && 2 * count >= single.end - single.start) {
       if (this.exact.length < count) this.exact = new Uint32Array(this.ordinals.length);
-      this.exactCount = scoreOneBounded(single, this.ordinals, count, bm25, this.scores, k, this.exact);
+      this.exactCount = scoreOneBounded(single, this.boundFor(single, bm25), this.ordinals, count, bm25, this.scores, k, this.exact);
       return;
     }
     const ats = segments.map((segment, s) => this.locate(segment, s));
     if (bounded) {
       if (this.exact.length < count) this.exact = new Uint32Array(this.ordinals.length);
-      this.exactCount = scoreBoundedAt(segments, ats, this.ordinals, count, bm25, this.scores, k, this.exact);
+      const bounds = segments.map((segment) => this.boundFor(segment, bm25));
+      this.exactCount = scoreBoundedAt(segments, bounds, ats, this.ordinals, count, bm25, this.scores, k, this.exact);
       return;
     }
     segments.forEach((segment, s) => scoreAt(segment, this.ordinals, count, ats[s]!, bm25, this.scores, s > 0));
+  }
+
+  private boundFor(segment: Segment, bm25: Bm25Context): Float64Array {
+    let bound = this.bounds.get(segment.coefficients);
+    if (bound === undefined) {
+      bound = boundTable(segment, bm25);
+      this.bounds.set(segment.coefficients, bound);
+    }
+    return bound;
   }
 
   /**
@@ -1142,7 +1152,7 @@ export class CandidateSet {
     plans.forEach((_, w) => {
       // the word's bound: its best list's, in `partial`, then added
       for (let s = firstOf[w]!; s < firstOf[w + 1]!; s++) {
-        maxBounds(segments[s]!.tfs, bm25.fields, ats[s]!, boundTable(segments[s]!, bm25), this.partial, count, s > firstOf[w]!);
+        maxBounds(segments[s]!.tfs, bm25.fields, ats[s]!, this.boundFor(segments[s]!, bm25), this.partial, count, s > firstOf[w]!);
       }
       if (w === 0) this.scores.set(this.partial.subarray(0, count));
       else addInto(this.scores, this.partial, count);

@@ -58,7 +58,6 @@ const NO_BYTES = new Uint8Array(0);
 const NO_COEFFICIENTS = new Float64Array(0);
 
 const DEFAULT_SORT_NUMBERS: SortNumbers = { date: 'date', popularity: 'popularity', quality: 'quality' };
-const SORTS: ReadonlySet<string> = new Set(['best_match', 'newest', 'oldest', 'most_popular', 'random']);
 /** A level of a sort: the relevance score, or a numeric attribute (by its role in SortNumbers) with its sign (1: higher first). */
 type SortLevel = 'relevance' | { number: keyof SortNumbers; sign: 1 | -1 };
 /** The levels of each sort but random, most significant first; the id settles what they leave tied. */
@@ -68,6 +67,8 @@ const SORT_LEVELS: Readonly<Record<string, readonly SortLevel[]>> = {
   oldest: [{ number: 'date', sign: -1 }, 'relevance'],
   most_popular: [{ number: 'popularity', sign: 1 }, 'relevance'],
 };
+/** Every sort: those with levels, and random. */
+const SORTS: ReadonlySet<string> = new Set([...Object.keys(SORT_LEVELS), 'random']);
 
 /** `keys[c]`: a hash of the document's id hash and the seed, for the random sort. */
 function randomKeys(keys: Float64Array, idHash: Uint32Array, seed: number, ordinals: Uint32Array, count: number): void {
@@ -727,9 +728,15 @@ export class SearchIndex {
     const segments: Segment[] = [];
     let cost = 0;
     const ordered = [...variants].sort((a, b) => a[0] - b[0]);
+    // one array per kind of variant (exact, stem, …): lists that share it share a bound table
+    const coefficientsOf = new Map<number, Float64Array>();
     for (const [id, factor] of ordered) {
-      const coefficients = new Float64Array(fields);
-      for (let f = 0; f < fields; f++) coefficients[f] = factor * idf * this.fieldWeights[f]! * (K1 + 1);
+      let coefficients = coefficientsOf.get(factor);
+      if (coefficients === undefined) {
+        coefficients = new Float64Array(fields);
+        for (let f = 0; f < fields; f++) coefficients[f] = factor * idf * this.fieldWeights[f]! * (K1 + 1);
+        coefficientsOf.set(factor, coefficients);
+      }
       if (id < postings.baseKeyCount) {
         const start = postings.baseStart[id]!;
         const end = postings.baseStart[id + 1]!;
