@@ -1,5 +1,6 @@
+import { expect } from 'vitest';
 import { SearchIndex } from '../../../src/search/engine/search-index.js';
-import type { IndexDocument, IndexSchema } from '../../../src/search/engine/search-index.js';
+import type { IndexDocument, IndexSchema, SearchQuery } from '../../../src/search/engine/search-index.js';
 
 /** A stock-like schema: title weighs more than keywords, keywords more than the caption. */
 export const SCHEMA: IndexSchema = {
@@ -53,4 +54,22 @@ export function filler(count: number, prefix = 'filler'): IndexDocument[] {
       quality: i % 5,
     }),
   );
+}
+
+/**
+ * Each page (offset, limit) of a search is its slice of `expected` (the whole ranking); with
+ * `total`, every page reports that total too.
+ */
+export function expectPages(
+  index: SearchIndex,
+  query: SearchQuery,
+  expected: readonly string[],
+  pages: ReadonlyArray<readonly [number, number]>,
+  total?: number,
+): void {
+  for (const [offset, limit] of pages) {
+    const page = index.search({ ...query, offset, limit });
+    if (total !== undefined) expect(page.total).toBe(total);
+    expect(page.ids).toEqual(expected.slice(offset, offset + limit));
+  }
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { tokenize } from '../../../src/search/engine/analyzer.js';
 import type { SearchFilter, SearchQuery } from '../../../src/search/engine/types.js';
 import { seededRandom } from '../../../src/platform/seeded-random.js';
-import { doc, indexOf } from './fixtures.js';
+import { doc, expectPages, indexOf } from './fixtures.js';
 import type { DocSpec } from './fixtures.js';
 
 /*
@@ -130,13 +130,11 @@ describe('searches that start from a short list', () => {
     for (const word of RARE) {
       const all = index.search({ phrase: word, mode: 'precise', limit: 10_000 });
       expect(all.total).toBeGreaterThan(20);
-      for (const [offset, limit] of [
+      expectPages(index, { phrase: word, mode: 'precise' }, all.ids, [
         [0, 5],
         [5, 10],
         [20, 30],
-      ] as const) {
-        expect(index.search({ phrase: word, mode: 'precise', offset, limit }).ids).toEqual(all.ids.slice(offset, offset + limit));
-      }
+      ]);
     }
   });
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../../src/platform/seeded-random.js';
 import { SearchIndex } from '../../../src/search/engine/search-index.js';
 import { SYNTHETIC_SCHEMA, syntheticDocuments, syntheticVocabulary } from '../../../src/search/engine/synthetic.js';
-import { doc, filler, indexOf, SCHEMA } from './fixtures.js';
+import { doc, expectPages, filler, indexOf, SCHEMA } from './fixtures.js';
 
 describe('BM25', () => {
   it('ranks a term in the title above the same term only in the caption (title weighs more)', () => {
@@ -133,16 +133,13 @@ describe.each([
   it('of one word are slices of the whole ranking', () => {
     for (const word of [words[0]!, words[2]!, words[7]!, words[30]!, words[150]!]) {
       const all = index.search({ phrase: word, mode: 'precise', limit: 100_000 });
-      for (const [offset, limit] of [
+      const pages = [
         [0, 10],
         [0, 30],
         [25, 30],
         [300, 5],
-      ] as const) {
-        const page = index.search({ phrase: word, mode: 'precise', offset, limit });
-        expect(page.total).toBe(all.total);
-        expect(page.ids).toEqual(all.ids.slice(offset, offset + limit));
-      }
+      ] as const;
+      expectPages(index, { phrase: word, mode: 'precise' }, all.ids, pages, all.total);
     }
   });
 
@@ -156,12 +153,10 @@ describe.each([
     for (const query of queries) {
       const all = index.search({ ...query, limit: 100_000 });
       expect(all.total).toBeGreaterThan(40);
-      for (const [offset, limit] of [
+      expectPages(index, query, all.ids, [
         [0, 10],
         [10, 20],
-      ] as const) {
-        expect(index.search({ ...query, offset, limit }).ids).toEqual(all.ids.slice(offset, offset + limit));
-      }
+      ]);
     }
   });
 });
@@ -193,15 +188,12 @@ describe('best_match pages of a word with variants', () => {
       for (const filters of [[], [{ attribute: 'orientation', anyOf: ['horizontal'] }]]) {
         const all = index.search({ phrase, filters, limit: 100_000 });
         expect(all.total).toBeGreaterThan(2_000);
-        for (const [offset, limit] of [
+        const pages = [
           [0, 10],
           [10, 30],
           [400, 20],
-        ] as const) {
-          const page = index.search({ phrase, filters, offset, limit });
-          expect(page.total).toBe(all.total);
-          expect(page.ids).toEqual(all.ids.slice(offset, offset + limit));
-        }
+        ] as const;
+        expectPages(index, { phrase, filters }, all.ids, pages, all.total);
       }
     }
   };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { doc, indexOf } from './fixtures.js';
+import { doc, expectPages, indexOf } from './fixtures.js';
 
 const index = indexOf([
   doc('old-popular', { title: 'tree', date: 100, popularity: 90, quality: 1 }),
@@ -149,15 +149,12 @@ describe('browsing without a phrase', () => {
     for (const { name, filters, keep } of cases) {
       it(`pages ${sort} over ${name} like a full sort of the matches`, () => {
         const expected = reference(sort, keep);
-        for (const [offset, limit] of [
+        const pages = [
           [0, 30],
           [40, 25],
           [1000, 10],
-        ] as const) {
-          const result = index.search({ sort, filters, offset, limit });
-          expect(result.total).toBe(expected.length);
-          expect(result.ids).toEqual(expected.slice(offset, offset + limit));
-        }
+        ] as const;
+        expectPages(index, { sort, filters }, expected, pages, expected.length);
       });
     }
   }
@@ -178,16 +175,13 @@ describe('browsing without a phrase', () => {
   it('breaks ties of equal scores in one order, base and tail documents alike', () => {
     for (const { filters, keep } of cases) {
       const expected = reference('best_match', keep);
-      for (const [offset, limit] of [
+      const pages = [
         [0, 30],
         [40, 25],
         [1000, 60],
         [0, 100_000],
-      ] as const) {
-        const result = index.search({ phrase: 'browse', filters, offset, limit });
-        expect(result.total).toBe(expected.length);
-        expect(result.ids).toEqual(expected.slice(offset, offset + limit));
-      }
+      ] as const;
+      expectPages(index, { phrase: 'browse', filters }, expected, pages, expected.length);
     }
   });
 
@@ -196,13 +190,11 @@ describe('browsing without a phrase', () => {
     index.compact();
     for (const { filters, keep } of cases) {
       const expected = reference('best_match', keep);
-      for (const [offset, limit] of [
+      expectPages(index, { phrase: 'browse', filters }, expected, [
         [0, 30],
         [1000, 60],
         [0, 100_000],
-      ] as const) {
-        expect(index.search({ phrase: 'browse', filters, offset, limit }).ids).toEqual(expected.slice(offset, offset + limit));
-      }
+      ]);
     }
   });
 });
