@@ -237,7 +237,7 @@ export class SearchIndex {
     this.bm25 = {
       fields: this.fields,
       lengths: this.lengths,
-      lengthOfCode: LENGTH_OF_CODE,
+      lengthNorms: new Float64Array(this.fields * 256),
       lengthOfCount: LENGTH_OF_COUNT,
       minLengths: new Float64Array(this.fields),
       normConstant: K1 * (1 - B),
@@ -727,10 +727,12 @@ export class SearchIndex {
     const idf = Math.log(1 + (this.liveCount - df + 0.5) / (df + 0.5));
     const segments: Segment[] = [];
     let cost = 0;
-    const ordered = [...variants].sort((a, b) => a[0] - b[0]);
+    const ordered = [...variants.keys()];
+    if (ordered.length > 1) ordered.sort((a, b) => a - b);
     // one array per kind of variant (exact, stem, …): lists that share it share a bound table
     const coefficientsOf = new Map<number, Float64Array>();
-    for (const [id, factor] of ordered) {
+    for (const id of ordered) {
+      const factor = variants.get(id)!;
       let coefficients = coefficientsOf.get(factor);
       if (coefficients === undefined) {
         coefficients = new Float64Array(fields);
@@ -761,7 +763,12 @@ export class SearchIndex {
     const context = this.bm25;
     for (let f = 0; f < this.fields; f++) {
       const average = this.liveCount > 0 ? this.lengthSums[f]! / this.liveCount : 0;
-      context.normPerLength[f] = average > 0 ? (K1 * B) / average : 0;
+      const perLength = average > 0 ? (K1 * B) / average : 0;
+      // the table follows the average, which any write may move (both start at 0)
+      if (perLength !== context.normPerLength[f]) {
+        context.normPerLength[f] = perLength;
+        for (let code = 0; code < 256; code++) context.lengthNorms[f * 256 + code] = perLength * LENGTH_OF_CODE[code]!;
+      }
       context.minLengths[f] = LENGTH_OF_CODE[this.minLengthCode[f]!]!;
     }
     context.lengths = this.lengths;
@@ -1213,9 +1220,10 @@ export class SearchIndex {
         keysFromColumn(first, head.values, head.sign, set.ordinals, set.count);
       }
     }
-    const tieBreaks = rest.map((level, i) => {
+    const tieBreaks = rest.map((level, i): TieBreak => {
       const cache = level.byPosition ? set.sortKeys(1 + i) : set.sortKeys(1 + i).fill(NaN, 0, set.count);
-      return { ...level, cache };
+      // written out: an object spread costs a microsecond here
+      return { values: level.values, sign: level.sign, byPosition: level.byPosition, cache };
     });
     return { first, tieBreaks };
   }

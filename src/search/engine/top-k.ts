@@ -203,9 +203,9 @@ export function selectTop(
   ids: readonly string[],
   idKeys: Float64Array,
   placement: Placement | null = null,
-): Uint32Array {
+): ArrayLike<number> {
   const size = Math.min(k, count);
-  if (size <= 0) return new Uint32Array(0);
+  if (size <= 0) return [];
   const places = placement?.places ?? NO_PLACES;
   if (placement !== null && first !== null && allBelow(ordinals, count, places.length)) return selectTopByPlace(ordinals, count, size, first, places, placement.order);
   const selection = new TopSelection(size, first, tieBreaks, ordinals, ids, idKeys, places, places.length);
@@ -223,56 +223,148 @@ function allBelow(ordinals: Uint32Array, count: number, limit: number): boolean 
 let heapScratch = new Float64Array(64);
 let aboveScratch = new Uint32Array(64);
 let levelScratch = new Uint32Array(64);
-/** Up to this page end, the candidates above the bar are put in order as they come (insertion). */
+/** Up to this page end, the best candidates are kept in order as they come (insertion). */
 const INSERTION_LIMIT = 64;
-/** the places of the candidates above the bar (insertAbove) */
+/** insertBest's first keys, beside its positions; then the places of those above the bar */
+const bestKeys = new Float64Array(INSERTION_LIMIT);
 const abovePlaces = new Uint32Array(INSERTION_LIMIT);
+/** Up to this many ties at the bar are sorted by insertion; more by the native sort. */
+const SMALL_LEVEL = 32;
 
 /**
  * selectTop when every candidate has a place (its rank by the tie-breaking keys and the id;
- * `order` lists the ordinals by place): the k-th best first key (the bar) is found alone, with
- * plain comparisons of numbers; the candidates above it are all in, ordered by first key then
+ * `order` lists the ordinals by place): the k-th best first key (the bar) is found with plain
+ * comparisons of numbers; the candidates above it are all in, ordered by first key then
  * place, and those at it follow by place (sorted as numbers, read back through `order`).
  */
-function selectTopByPlace(ordinals: Uint32Array, count: number, k: number, first: Float64Array, places: Uint32Array, order: Uint32Array): Uint32Array {
-  if (heapScratch.length < k) heapScratch = new Float64Array(Math.max(k, 2 * heapScratch.length));
+function selectTopByPlace(ordinals: Uint32Array, count: number, k: number, first: Float64Array, places: Uint32Array, order: Uint32Array): number[] {
   if (aboveScratch.length < k) aboveScratch = new Uint32Array(Math.max(k, 2 * aboveScratch.length));
-  const heap = heapScratch;
-  let filled = 0;
-  for (let c = 0; c < count; c++) filled = offerToMinHeap(heap, filled, k, first[c]!);
-  const bar = heap[0]!;
   const above = aboveScratch;
-  const aboveCount = k <= INSERTION_LIMIT ? insertAbove(ordinals, count, first, places, bar, above) : sortAbove(ordinals, count, first, places, bar, above);
-  let levelCount = 0;
-  for (let c = 0; c < count; c++) if (first[c] === bar) levelCount++;
+  let bar: number;
+  let aboveCount: number;
+  // the candidates at or above the bar: the shortlist, or all of them
+  let keys = first;
+  let positions: Uint32Array | null = null;
+  let listed = count;
+  if (k <= INSERTION_LIMIT) {
+    listed = shortlist(first, count, k);
+    keys = shortKeys;
+    positions = shortPositions;
+    bar = insertBest(keys, positions, listed, k, above);
+    aboveCount = 0;
+    while (aboveCount < k && bestKeys[aboveCount]! > bar) aboveCount++;
+    orderRunsByPlace(ordinals, first, places, above, aboveCount);
+  } else {
+    if (heapScratch.length < k) heapScratch = new Float64Array(Math.max(k, 2 * heapScratch.length));
+    let filled = 0;
+    for (let c = 0; c < count; c++) filled = offerToMinHeap(heapScratch, filled, k, first[c]!);
+    bar = heapScratch[0]!;
+    aboveCount = sortAbove(ordinals, count, first, places, bar, above);
+  }
+  const levelCount = countEqual(keys, listed, bar);
   if (levelScratch.length < levelCount) levelScratch = new Uint32Array(Math.max(levelCount, 2 * levelScratch.length));
-  const level = levelScratch.subarray(0, levelCount);
-  for (let c = 0, l = 0; c < count; c++) if (first[c] === bar) level[l++] = places[ordinals[c]!]!;
-  level.sort();
-  const top = new Uint32Array(k);
-  for (let i = 0; i < aboveCount; i++) top[i] = ordinals[above[i]!]!;
-  for (let i = aboveCount; i < k; i++) top[i] = order[level[i - aboveCount]!]!;
+  const level = levelScratch;
+  if (positions === null) placesOfEqual(ordinals, first, count, bar, places, level);
+  else placesOfEqualListed(ordinals, keys, positions, listed, bar, places, level);
+  if (levelCount <= SMALL_LEVEL) insertionSort(level, levelCount);
+  else level.subarray(0, levelCount).sort();
+  const top: number[] = [];
+  for (let i = 0; i < aboveCount; i++) top.push(ordinals[above[i]!]!);
+  for (let i = aboveCount; i < k; i++) top.push(order[level[i - aboveCount]!]!);
   return top;
 }
 
+/** shortlist's histogram: buckets of first keys, evenly spaced from the lowest to the highest */
+const BUCKETS = 64;
+const bucketCounts = new Uint32Array(BUCKETS);
+/** shortlist's output: the first keys and list positions of the candidates kept, in list order */
+let shortKeys = new Float64Array(256);
+let shortPositions = new Uint32Array(256);
+
 /**
- * The positions whose first key is above the bar, into `above` in order (fewer than
- * INSERTION_LIMIT): put in by first key as they come (insertion), then their places read in
- * one pass — independent reads, whose cache misses overlap — and each run of equal keys put in
- * place order. Returns how many.
+ * The candidates that may be among the k best, in list order (into shortKeys and
+ * shortPositions; returns how many): a histogram of the first keys, and those in the highest
+ * buckets that together hold at least k. The bucket of a key never decreases as the key grows,
+ * so every key at or above the k-th best is in them; with few candidates left, insertBest
+ * shifts a few hundred entries instead of a thousand.
  */
-function insertAbove(ordinals: Uint32Array, count: number, first: Float64Array, places: Uint32Array, bar: number, above: Uint32Array): number {
-  let aboveCount = 0;
+function shortlist(first: Float64Array, count: number, k: number): number {
+  let lowest = Infinity;
+  let highest = -Infinity;
   for (let c = 0; c < count; c++) {
     const value = first[c]!;
-    if (!(value > bar)) continue;
-    let i = aboveCount++;
-    while (i > 0 && first[above[i - 1]!]! < value) {
-      above[i] = above[i - 1]!;
+    lowest = value < lowest ? value : lowest;
+    highest = value > highest ? value : highest;
+  }
+  // equal keys: scale Infinity; an infinite or NaN key makes every bucket 0 (|0 of NaN): all stay
+  const scale = (BUCKETS - 1) / (highest - lowest);
+  const spread = scale < Infinity ? scale : 0;
+  bucketCounts.fill(0);
+  countBuckets(first, count, lowest, spread);
+  let bucket = BUCKETS - 1;
+  let kept = bucketCounts[bucket]!;
+  while (kept < k && bucket > 0) kept += bucketCounts[--bucket]!;
+  if (shortKeys.length < kept) {
+    shortKeys = new Float64Array(Math.max(kept, 2 * shortKeys.length));
+    shortPositions = new Uint32Array(shortKeys.length);
+  }
+  return keepFromBucket(first, count, lowest, spread, bucket);
+}
+
+function countBuckets(first: Float64Array, count: number, lowest: number, spread: number): void {
+  const counts = bucketCounts;
+  for (let c = 0; c < count; c++) {
+    const bucket = ((first[c]! - lowest) * spread) | 0;
+    counts[bucket] = counts[bucket]! + 1;
+  }
+  return;
+}
+
+function keepFromBucket(first: Float64Array, count: number, lowest: number, spread: number, bucket: number): number {
+  const keys = shortKeys;
+  const positions = shortPositions;
+  let kept = 0;
+  for (let c = 0; c < count; c++) {
+    const value = first[c]!;
+    if ((((value - lowest) * spread) | 0) >= bucket) {
+      keys[kept] = value;
+      positions[kept++] = c;
+    }
+  }
+  return kept;
+}
+
+/**
+ * The k best of the listed keys in order, kept by insertion as they come (their list positions
+ * into `best`, their keys into bestKeys); a key equal to the k-th best stays out, one equal to
+ * a better one goes after it. Returns the bar: the k-th best key. Every key above the bar is
+ * in: when it came, the k-th key was at most the final bar, and a key is dropped only as the
+ * k-th, never above it.
+ */
+function insertBest(keys: Float64Array, positions: Uint32Array, count: number, k: number, best: Uint32Array): number {
+  const bestKey = bestKeys;
+  let filled = 0;
+  for (let j = 0; j < count; j++) {
+    const value = keys[j]!;
+    if (filled < k) filled++;
+    else if (!(value > bestKey[k - 1]!)) continue;
+    let i = filled - 1;
+    while (i > 0 && bestKey[i - 1]! < value) {
+      bestKey[i] = bestKey[i - 1]!;
+      best[i] = best[i - 1]!;
       i--;
     }
-    above[i] = c;
+    bestKey[i] = value;
+    best[i] = positions[j]!;
   }
+  return bestKey[k - 1]!;
+}
+
+/**
+ * Puts each run of equal first keys among `above[0..aboveCount)` (in key order) in place
+ * order. The places are read first in one pass: independent reads, whose cache misses overlap.
+ */
+function orderRunsByPlace(ordinals: Uint32Array, first: Float64Array, places: Uint32Array, above: Uint32Array, aboveCount: number): void {
   const placed = abovePlaces;
   for (let i = 0; i < aboveCount; i++) placed[i] = places[ordinals[above[i]!]!]!;
   for (let i = 1; i < aboveCount; i++) {
@@ -288,7 +380,38 @@ function insertAbove(ordinals: Uint32Array, count: number, first: Float64Array, 
     above[j] = position;
     placed[j] = place;
   }
-  return aboveCount;
+  return;
+}
+
+function countEqual(first: Float64Array, count: number, bar: number): number {
+  let equal = 0;
+  for (let c = 0; c < count; c++) if (first[c] === bar) equal++;
+  return equal;
+}
+
+/** The places of the candidates whose first key is the bar, into `level`. */
+function placesOfEqual(ordinals: Uint32Array, first: Float64Array, count: number, bar: number, places: Uint32Array, level: Uint32Array): void {
+  for (let c = 0, l = 0; c < count; c++) if (first[c] === bar) level[l++] = places[ordinals[c]!]!;
+  return;
+}
+
+/** placesOfEqual over a shortlist (keys beside their list positions). */
+function placesOfEqualListed(ordinals: Uint32Array, keys: Float64Array, positions: Uint32Array, listed: number, bar: number, places: Uint32Array, level: Uint32Array): void {
+  for (let j = 0, l = 0; j < listed; j++) if (keys[j] === bar) level[l++] = places[ordinals[positions[j]!]!]!;
+  return;
+}
+
+function insertionSort(values: Uint32Array, count: number): void {
+  for (let i = 1; i < count; i++) {
+    const value = values[i]!;
+    let j = i;
+    while (j > 0 && values[j - 1]! > value) {
+      values[j] = values[j - 1]!;
+      j--;
+    }
+    values[j] = value;
+  }
+  return;
 }
 
 /** insertAbove for many: gathered, then sorted. */
