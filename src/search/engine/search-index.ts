@@ -39,6 +39,8 @@ const MAX_PHRASE_TOKENS = 31;
 const FILTER_DRIVER_RATIO = 4;
 /** A driver starts as a list (no bitmap) when its postings are at most a 1/LIST_FIRST_RATIO of the bitmap's words ... */
 const LIST_FIRST_RATIO = 2;
+
+const byCost = (a: TermPlan, b: TermPlan): number => a.cost - b.cost;
 /** ... and, when they come in several lists that must be merged by sorting, at most this many. */
 const MAX_SORTED_LIST_FIRST = 1024;
 /**
@@ -851,7 +853,7 @@ export class SearchIndex {
     const excluded: TermPlan[] = [];
     const phrases: PhrasePositions[] = [];
     const excludedPhrases: PhrasePositions[] = [];
-    const unmatched = new Set<string>();
+    let unmatched: Set<string> | undefined;
     for (const clause of parsed.clauses) {
       const tokens = clause.tokens.slice(0, MAX_PHRASE_TOKENS);
       const literal = clause.quoted || tokens.length > 1;
@@ -865,15 +867,15 @@ export class SearchIndex {
       const positions: PhrasePositions = [];
       for (const token of tokens) {
         const variants = vocabulary.variantsOf(token, enhanced, !literal);
-        if (variants.size === 0) unmatched.add(token);
-        positions.push([...variants.keys()]);
+        if (variants.size === 0) (unmatched ??= new Set()).add(token);
+        if (tokens.length > 1) positions.push([...variants.keys()]);
         required.push(this.planFor(variants));
       }
       if (tokens.length > 1) phrases.push(positions);
     }
 
     const facets: Record<string, FacetCount[]> = {};
-    if (unmatched.size > 0) {
+    if (unmatched !== undefined) {
       for (const request of facetRequests) facets[request.attribute] = [];
       const result: SearchResult = { total: 0, ids: [], facets };
       const corrections = this.correct(parsed.clauses, unmatched);
@@ -892,7 +894,7 @@ export class SearchIndex {
 
     // What narrows the set: the required tokens (scored later), and each pair of adjacent
     // common words of a phrase through its pair list (common-pairs.ts), far shorter than theirs.
-    required.sort((a, b) => a.cost - b.cost);
+    if (required.length > 1) required.sort(byCost);
     // A two-word phrase with a pair list needs no check on the forward stream: the list is its matches.
     const conditions = [...required];
     const phrasesToCheck: PhrasePositions[] = [];
@@ -905,7 +907,7 @@ export class SearchIndex {
       }
       if (!(everyPair && positions.length === 2)) phrasesToCheck.push(positions);
     }
-    conditions.sort((a, b) => a.cost - b.cost);
+    if (conditions.length > 1) conditions.sort(byCost);
 
     // The driver (the first candidates): the cheapest condition — or a selective filter.
     let filterDriver: CompiledKeywordFilter | undefined;
