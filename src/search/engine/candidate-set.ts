@@ -112,10 +112,14 @@ function andNotInto(target: Uint32Array, source: Uint32Array, words: number): vo
   return;
 }
 
-/** Writes the set bits' positions to `ordinals`, ascending; returns how many. */
-function listBits(bits: Uint32Array, words: number, ordinals: Uint32Array): number {
+/**
+ * Writes the set bits' positions to `ordinals`, ascending, and to `ranks[i]` how many come
+ * before word i (almost free here, a pass of its own later); returns how many.
+ */
+function listBits(bits: Uint32Array, words: number, ordinals: Uint32Array, ranks: Uint32Array): number {
   let count = 0;
   for (let i = 0; i < words; i++) {
+    ranks[i] = count;
     let word = bits[i]! | 0; // int32: keeps the bit tricks in small-integer arithmetic
     if (word === 0) continue;
     const base = i << 5;
@@ -897,7 +901,9 @@ export class CandidateSet {
   private bits: Uint32Array = new Uint32Array(1);
   private scratch: Uint32Array = new Uint32Array(1);
   private words = 0;
-  /** per word of `scratch`, the candidates before it (scoring by rank), valid while `ranked` */
+  /** candidates at extract(); while the count is this, the bitmap is the list (see rankMarks) */
+  private extractedCount = -1;
+  /** per word of `scratch` (or of the bitmap, see rankMarks), the candidates before it (scoring by rank), valid while `ranked` */
   private ranks: Uint32Array = new Uint32Array(1);
   private ranked = false;
   /** words of `bits` that may hold set bits (cleared by the next reset) */
@@ -918,6 +924,8 @@ export class CandidateSet {
   reset(docCount: number): void {
     this.words = (docCount + 31) >>> 5;
     this.exactCount = -1;
+    this.extractedCount = -1;
+    this.ranked = false;
     if (this.bounds.size > 0) this.bounds.clear(); // clear() allocates, even on an empty map
     if (this.ordinals.length < docCount + 1) {
       const capacity = ensureCapacity(new Uint32Array(0), docCount + 1).length;
@@ -1019,7 +1027,24 @@ export class CandidateSet {
 
   /** Phase 2 starts: lists the set's ordinals, ascending. */
   extract(): void {
-    this.count = listBits(this.bits, this.words, this.ordinals);
+    this.count = listBits(this.bits, this.words, this.ordinals, this.ranks);
+    this.extractedCount = this.count;
+  }
+
+  /**
+   * A bitmap of the listed documents whose `ranks` (candidates before each word) are known:
+   * the phase 1 bitmap itself while no candidate has left the list since it was extracted
+   * (candidates only ever leave: the same count, the same documents), else the listed
+   * documents marked in the scratch bitmap and ranked there.
+   */
+  private rankMarks(): Uint32Array {
+    if (this.count === this.extractedCount) return this.bits.subarray(0, this.words);
+    if (!this.ranked) {
+      this.scratch.fill(0, 0, this.words);
+      rankList(this.ordinals, this.count, this.scratch, this.ranks, this.words);
+      this.ranked = true;
+    }
+    return this.scratch.subarray(0, this.words);
   }
 
   // ---- phase 2: list
@@ -1030,6 +1055,7 @@ export class CandidateSet {
    * steps of phase 1 then have list forms: keepLive, keepInAnyOf, keepByFilter, and verify.
    */
   listFromPlan(plan: TermPlan): void {
+    this.extractedCount = -1;
     if (plan.segments.length === 1) {
       const { docs, start, end } = plan.segments[0]!;
       this.ordinals.set(docs.subarray(start, end));
@@ -1083,12 +1109,7 @@ export class CandidateSet {
     // several lists (a word's variants): each walked once, candidates found by rank — not
     // every candidate walked once per list
     const byRank = !lookup && plan.segments.length > 1;
-    if (byRank && !this.ranked) {
-      this.scratch.fill(0, 0, this.words);
-      rankList(ordinals, count, this.scratch, this.ranks, this.words);
-      this.ranked = true;
-    }
-    const marks = byRank ? this.scratch.subarray(0, this.words) : this.scratch;
+    const marks = byRank ? this.rankMarks() : this.scratch;
     for (const segment of plan.segments) {
       if (lookup) scoreByLookup(segment, ordinals, count, bm25, best);
       else if (byRank) scoreByRank(segment, marks, this.ranks, bm25, best);
@@ -1111,10 +1132,7 @@ export class CandidateSet {
     const count = this.count;
     const best = this.scores;
     best.fill(0, 0, count);
-    this.scratch.fill(0, 0, this.words);
-    rankList(this.ordinals, count, this.scratch, this.ranks, this.words);
-    this.ranked = true;
-    const marks = this.scratch.subarray(0, this.words);
+    const marks = this.rankMarks();
     const heap = new Float64Array(k);
     let filled = 0;
     let skipped = 0;

@@ -43,6 +43,8 @@ export class KeywordColumn {
   bitmaps: (Uint32Array | null)[] = [];
   readonly postings = new PostingStore(0);
   private counts: Uint32Array = new Uint32Array(16);
+  /** the values a search's documents have (topValues' scratch) */
+  private touched: Uint32Array = new Uint32Array(16);
   /** scratch: the value ids of the document being appended */
   private appending: number[] = [];
 
@@ -256,42 +258,61 @@ export class KeywordColumn {
   topValues(ordinals: Uint32Array, count: number, limit: number, everything: boolean): FacetCount[] {
     if (limit <= 0 || this.values.length === 0) return [];
     let counts: Uint32Array;
-    const touched: number[] = [];
+    // scratch reused by every search: a search's garbage is what a server's collector pays for
+    this.touched = ensureCapacity(this.touched, this.values.length);
+    const touched = this.touched;
+    let touchedCount = 0;
     if (everything) {
       counts = this.liveCounts;
-      for (let v = 0; v < this.values.length; v++) if (counts[v]! > 0) touched.push(v);
+      for (let v = 0; v < this.values.length; v++) if (counts[v]! > 0) touched[touchedCount++] = v;
     } else {
       this.counts = ensureCapacity(this.counts, this.values.length + 1);
       counts = this.counts;
-      if (!this.multi) this.countSingle(ordinals, count, counts, touched);
-      else this.countMulti(ordinals, count, counts, touched);
+      touchedCount = this.multi ? this.countMulti(ordinals, count, counts, touched) : this.countSingle(ordinals, count, counts, touched);
     }
-    const top = selectFacetValues(counts, touched, this.values, limit);
-    const result = top.map((v) => ({ value: this.values[v]!, count: counts[v]! }));
-    if (!everything) for (const v of touched) counts[v] = 0;
+    const topCount = selectFacetValues(counts, touched, touchedCount, this.values, limit, facetScratch(Math.min(limit, touchedCount)));
+    const result: FacetCount[] = [];
+    for (let i = 0; i < topCount; i++) {
+      const v = topScratch[i]!;
+      result.push({ value: this.values[v]!, count: counts[v]! });
+    }
+    if (!everything) for (let i = 0; i < touchedCount; i++) counts[touched[i]!] = 0;
     return result;
   }
 
-  private countSingle(ordinals: Uint32Array, count: number, counts: Uint32Array, touched: number[]): void {
+  /** Counts the values of the listed documents; returns how many values were seen (into `touched`). */
+  private countSingle(ordinals: Uint32Array, count: number, counts: Uint32Array, touched: Uint32Array): number {
     const single = this.single;
+    let touchedCount = 0;
     for (let c = 0; c < count; c++) {
       const shifted = single[ordinals[c]!]!;
       if (shifted === 0) continue;
-      if (counts[shifted - 1]!++ === 0) touched.push(shifted - 1);
+      if (counts[shifted - 1]!++ === 0) touched[touchedCount++] = shifted - 1;
     }
+    return touchedCount;
   }
 
-  private countMulti(ordinals: Uint32Array, count: number, counts: Uint32Array, touched: number[]): void {
+  private countMulti(ordinals: Uint32Array, count: number, counts: Uint32Array, touched: Uint32Array): number {
     const starts = this.docStart;
     const values = this.docValues;
+    let touchedCount = 0;
     for (let c = 0; c < count; c++) {
       const d = ordinals[c]!;
       for (let j = starts[d]!, end = starts[d + 1]!; j < end; j++) {
         const v = values[j]!;
-        if (counts[v]!++ === 0) touched.push(v);
+        if (counts[v]!++ === 0) touched[touchedCount++] = v;
       }
     }
+    return touchedCount;
   }
+}
+
+/** selectFacetValues' output, grown as needed (searches run one at a time). */
+let topScratch = new Uint32Array(300);
+
+function facetScratch(limit: number): Uint32Array {
+  if (topScratch.length < limit) topScratch = new Uint32Array(limit);
+  return topScratch;
 }
 
 /** v ranks before w: more documents, then the smaller value. */
@@ -302,22 +323,25 @@ function facetBefore(counts: Uint32Array, names: readonly string[], v: number, w
 }
 
 /** The top `limit` of `touched`: a small sorted array; most values are turned away on their count alone. */
-function selectFacetValues(counts: Uint32Array, touched: readonly number[], names: readonly string[], limit: number): number[] {
-  const top: number[] = [];
-  for (const v of touched) {
-    if (top.length === limit) {
+function selectFacetValues(counts: Uint32Array, touched: Uint32Array, touchedCount: number, names: readonly string[], limit: number, top: Uint32Array): number {
+  let filled = 0;
+  for (let t = 0; t < touchedCount; t++) {
+    const v = touched[t]!;
+    if (filled === limit) {
       const last = top[limit - 1]!;
       if (counts[v]! < counts[last]! || !facetBefore(counts, names, v, last)) continue;
-      top.pop();
+      filled--;
     }
     let low = 0;
-    let high = top.length;
+    let high = filled;
     while (low < high) {
       const middle = (low + high) >>> 1;
       if (facetBefore(counts, names, top[middle]!, v)) low = middle + 1;
       else high = middle;
     }
-    top.splice(low, 0, v);
+    top.copyWithin(low + 1, low, filled);
+    top[low] = v;
+    filled++;
   }
-  return top;
+  return filled;
 }

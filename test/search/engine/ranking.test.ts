@@ -234,3 +234,37 @@ describe('score bounds of fields past 127 tokens', () => {
     expect(index.search({ phrase: 'cat', mode: 'precise', limit: 5 }).ids).toEqual(best);
   });
 });
+
+// A word with several lists, scored by rank (each posting finds its candidate's position by
+// counting the candidates before it in a bitmap). Right after the bitmap becomes the list the
+// bitmap itself is that count's source; once an excluded phrase has dropped candidates it no
+// longer is. Here that drops every document of one variant: were their bits still counted,
+// the scores of the rest would land on the wrong documents.
+describe('best_match of a word with several lists, after an excluded phrase drops some', () => {
+  const caption = (repeats: number) => ['harbour', 'view', ...Array.from({ length: repeats - 1 }, () => 'harbour'), ...Array.from({ length: 6 - repeats }, () => 'calm')].join(' ');
+  // interleaved: a document dropped sits between two kept ones
+  const index = indexOf(
+    Array.from({ length: 2_700 }, (_, i) =>
+      i % 9 < 4
+        ? // "harbour" 1-5 times in a caption of 7 words
+          doc(`kept-${(i % 5) + 1}-${String(i).padStart(4, '0')}`, { caption: caption((i % 5) + 1) })
+        : // "harbours", a variant of the word, right after "calm"
+          doc(`dropped-${String(i).padStart(4, '0')}`, { caption: 'view calm harbours harbours harbours harbours harbours' }),
+    ),
+  );
+  const query = { phrase: '"harbour" -"calm harbours"' };
+  const repeatsOf = (id: string) => Number(id.split('-')[1]);
+
+  it('ranks the documents left by their own occurrences, on a page and in full', () => {
+    const all = index.search({ ...query, limit: 5_000 });
+    expect(all.total).toBe(1_200);
+    const repeats = all.ids.map(repeatsOf);
+    expect(repeats.every((r, i) => i === 0 || r <= repeats[i - 1]!)).toBe(true);
+    expect(repeats[0]).toBe(5);
+    expect(repeats.at(-1)).toBe(1);
+    expectPages(index, query, all.ids, [
+      [0, 30],
+      [500, 20],
+    ]);
+  });
+});
