@@ -45,6 +45,7 @@ import { createServices } from '../src/app.js';
 import type { AssetRecord } from '../src/catalog/catalog.records.js';
 import { progressBar } from '../src/cli/progress.js';
 import { loadConfig } from '../src/config/config.js';
+import { keepRequestGarbageYoung } from '../src/platform/serving-heap.js';
 import { SearchIndex } from '../src/search/engine/search-index.js';
 import { ASSET_INDEX_SCHEMA, assetDocument } from '../src/search/search-documents.js';
 import { freePort, load, table, type LoadResult } from './harness.js';
@@ -128,6 +129,8 @@ interface ClassResult {
 export async function searchBenchmark(): Promise<void> {
   const o = options(process.argv.slice(3));
   const gc = collector();
+  // the index in this process runs with the server's setting for per-search garbage
+  keepRequestGarbageYoung();
   const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stockroom-search-bench-'));
   const dataDir = path.join(tempDir, 'data');
   const storeFile = path.join(dataDir, 'stockroom.sqlite');

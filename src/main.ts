@@ -7,6 +7,7 @@ import { DEFAULT_DEMO, seedDemo } from './catalog/demo/demo-catalog.js';
 import { IngestService } from './catalog/ingest/ingest.service.js';
 import { ensureDemoAccess } from './cli/demo-access.js';
 import { progressBar } from './cli/progress.js';
+import { keepRequestGarbageYoung } from './platform/serving-heap.js';
 import { GRANT_TYPES, type GrantType } from './oauth/oauth.types.js';
 import { PRODUCT_TYPES } from './licensing/product-types.js';
 import { DOWNLOAD_LIMIT_DURATIONS, RESOLUTIONS } from './licensing/licensing-policy.js';
@@ -81,6 +82,7 @@ async function serve(): Promise<void> {
   // four times the live set between full collections. A tighter bound trades a little
   // collector time on the other core for hundreds of megabytes (see the README's design notes).
   if (config.heapGrowthPercent > 0) v8.setFlagsFromString(`--heap-growing-percent=${config.heapGrowthPercent}`);
+  keepRequestGarbageYoung();
   const { app, services } = await buildApp(config);
   if (config.seedDemoOnEmptyStore && (await services.catalog.countAssets()) === 0) {
     const started = Date.now();
