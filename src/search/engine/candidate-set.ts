@@ -478,13 +478,26 @@ function scoreGathered(segment: Segment, count: number, at: Uint32Array, lengths
   return;
 }
 
+/*
+ * A search allocates no typed array it can reuse: one past 64 bytes lives outside the
+ * JavaScript heap, and V8 answers a steady stream of those with full collections (every second
+ * or so under load), whose pauses land inside searches.
+ */
+let heapSpace = new Float64Array(1024);
+
+/** A min-heap's room for the k best scores (zeroed; one heap is in use at a time). */
+function heapScratch(k: number): Float64Array {
+  if (heapSpace.length < k) heapSpace = new Float64Array(Math.max(k, 2 * heapSpace.length));
+  heapSpace.fill(0, 0, k);
+  return heapSpace;
+}
+
 /**
  * bound[f * 256 + t]: a field's term of frequency t in the shortest field it can be in: at
  * least t tokens — as stored, rounded (a field of 130 tokens scores as 128) — and at least the
  * shortest stored.
  */
-function boundTable(segment: Segment, bm25: Bm25Context): Float64Array {
-  const bound = new Float64Array(bm25.fields * 256);
+function boundTable(segment: Segment, bm25: Bm25Context, bound: Float64Array): Float64Array {
   for (let f = 0; f < bm25.fields; f++) {
     const coefficient = segment.coefficients[f]!;
     const perLength = bm25.normPerLength[f]!;
@@ -567,7 +580,7 @@ function settle(
   const { fields, lengths, lengthNorms, normConstant } = bm25;
   const words = firstOf.length - 1;
   const lengthTerms = new Float64Array(fields);
-  const heap = new Float64Array(k);
+  const heap = heapScratch(k);
   let filled = 0;
   let bar = -Infinity;
   let exactCount = 0;
@@ -623,7 +636,7 @@ function scoreOneBounded(
   const { docs, tfs, start, end } = segment;
   const fields = bm25.fields;
   // a min-heap of the k best exact scores so far; its root is the bar
-  const heap = new Float64Array(k);
+  const heap = heapScratch(k);
   let filled = 0;
   let bar = -Infinity;
   let exactCount = 0;
@@ -914,6 +927,8 @@ export class CandidateSet {
    * and so one table
    */
   private readonly bounds = new Map<Float64Array, Float64Array>();
+  /** the bound tables' arrays, the first `bounds.size` in use by this search */
+  private readonly boundTables: Float64Array[] = [];
   /** positions given exact scores by scoreAll (-1 count: not in use) */
   private exact: Uint32Array = new Uint32Array(16);
   private exactCount = -1;
@@ -1133,7 +1148,7 @@ export class CandidateSet {
     const best = this.scores;
     best.fill(0, 0, count);
     const marks = this.rankMarks();
-    const heap = new Float64Array(k);
+    const heap = heapScratch(k);
     let filled = 0;
     let skipped = 0;
     for (const segment of plan.segments) {
@@ -1191,7 +1206,9 @@ export class CandidateSet {
   private boundFor(segment: Segment, bm25: Bm25Context): Float64Array {
     let bound = this.bounds.get(segment.coefficients);
     if (bound === undefined) {
-      bound = boundTable(segment, bm25);
+      // the tables of earlier searches are filled again (see heapScratch)
+      if (this.boundTables.length === this.bounds.size) this.boundTables.push(new Float64Array(bm25.fields * 256));
+      bound = boundTable(segment, bm25, this.boundTables[this.bounds.size]!);
       this.bounds.set(segment.coefficients, bound);
     }
     return bound;
