@@ -38,7 +38,11 @@ export class Vocabulary {
   frequency: Uint32Array = new Uint32Array(1024);
   private stems: string[] = [];
   private byStem = new Map<string, number[]>();
+  /** each term's entry of byStem (lists only grow, so the reference stays current) */
+  private stemGroups: number[][] = [];
   private sorted: Uint32Array = new Uint32Array(0);
+  /** each sorted term's position in `sorted`: a term's own prefix look-up starts there */
+  private rankOf: Uint32Array = new Uint32Array(0);
   /**
    * each sorted term's first three UTF-16 units as one number (see prefixKey), in the same
    * order: a prefix look-up narrows to its terms through these numbers, touching no string —
@@ -73,9 +77,10 @@ export class Vocabulary {
     this.frequency = ensureCapacity(this.frequency, id + 1);
     const termStem = stem(token);
     this.stems[id] = termStem;
-    const list = this.byStem.get(termStem);
+    let list = this.byStem.get(termStem);
     if (list) list.push(id);
-    else this.byStem.set(termStem, [id]);
+    else this.byStem.set(termStem, (list = [id]));
+    this.stemGroups[id] = list;
     return id;
   }
 
@@ -84,6 +89,7 @@ export class Vocabulary {
     this.dictionary = new TermDictionary();
     this.stems = [];
     this.byStem = new Map();
+    this.stemGroups = [];
     this.frequency = new Uint32Array(1);
     for (const term of terms) this.add(term);
     this.frequency = ensureCapacity(frequency, Math.max(1024, terms.length));
@@ -114,6 +120,8 @@ export class Vocabulary {
     const terms = this.terms;
     this.sorted = sorted;
     this.sortedKeys = Float64Array.from(sorted, (id) => prefixKey(terms[id]!));
+    this.rankOf = new Uint32Array(sorted.length);
+    for (let i = 0; i < sorted.length; i++) this.rankOf[sorted[i]!] = i;
     this.sortedUpTo = terms.length;
   }
 
@@ -136,12 +144,6 @@ export class Vocabulary {
     this.setSorted(merged);
   }
 
-  /** Id of a token used by a live document, or -1. */
-  liveId(token: string): number {
-    const id = this.dictionary.find(token);
-    return id >= 0 && this.frequency[id]! > 0 ? id : -1;
-  }
-
   /**
    * The terms a query token matches, with their factors: the token itself; in enhanced mode
    * also the terms of the same stem; when `expanded` also the stems of its synonyms and, for
@@ -150,11 +152,13 @@ export class Vocabulary {
    */
   variantsOf(token: string, enhanced: boolean, expanded: boolean): Map<number, number> {
     const variants = new Map<number, number>();
-    const exact = this.liveId(token);
-    if (exact >= 0) variants.set(exact, VARIANT_FACTOR.exact);
+    // a term of the vocabulary (live or not) has its stem and stem group at hand
+    const known = this.dictionary.find(token);
+    if (known >= 0 && this.frequency[known]! > 0) variants.set(known, VARIANT_FACTOR.exact);
     if (!enhanced) return variants;
-    const tokenStem = stem(token);
-    for (const id of this.byStem.get(tokenStem) ?? []) this.addVariant(variants, id, VARIANT_FACTOR.stem);
+    const tokenStem = known >= 0 ? this.stems[known]! : stem(token);
+    const group = known >= 0 ? this.stemGroups[known] : this.byStem.get(tokenStem);
+    for (const id of group ?? []) this.addVariant(variants, id, VARIANT_FACTOR.stem);
     if (!expanded) return variants;
     for (const synonym of synonymStems(tokenStem)) {
       for (const id of this.byStem.get(synonym) ?? []) this.addVariant(variants, id, VARIANT_FACTOR.synonym);
@@ -180,14 +184,19 @@ export class Vocabulary {
     const keys = this.sortedKeys;
     const found = new Set<number>();
     for (const prefix of prefixes) {
-      // the terms sharing the prefix's first three units, by their keys; then by the strings
-      const key = prefixKey(prefix);
-      let low = firstAtLeast(keys, key, 0, keys.length);
-      let high = prefix.length >= 3 ? firstAtLeast(keys, key + 1, low, keys.length) : keys.length;
-      while (low < high) {
-        const middle = (low + high) >>> 1;
-        if (terms[sorted[middle]!]! < prefix) low = middle + 1;
-        else high = middle;
+      // a sorted term is the first of those it begins; else the terms sharing the prefix's
+      // first three units, by their keys, then by the strings
+      const known = this.dictionary.find(prefix);
+      let low = known >= 0 && known < this.sortedUpTo ? this.rankOf[known]! : -1;
+      if (low < 0) {
+        const key = prefixKey(prefix);
+        low = firstAtLeast(keys, key, 0, keys.length);
+        let high = prefix.length >= 3 ? firstAtLeast(keys, key + 1, low, keys.length) : keys.length;
+        while (low < high) {
+          const middle = (low + high) >>> 1;
+          if (terms[sorted[middle]!]! < prefix) low = middle + 1;
+          else high = middle;
+        }
       }
       for (let i = low; i < sorted.length && terms[sorted[i]!]!.startsWith(prefix); i++) found.add(sorted[i]!);
       for (let t = this.sortedUpTo; t < terms.length; t++) if (terms[t]!.startsWith(prefix)) found.add(t);
