@@ -65,6 +65,12 @@ export async function timeSequential<S>(searches: readonly S[], plan: RunPlan, r
 }
 
 
+/** Runs the searches one after another, cycling, untimed, until `seconds` went by. */
+export async function runUntimed<S>(searches: readonly S[], seconds: number, run: (search: S) => number | Promise<number>): Promise<void> {
+  const end = performance.now() + seconds * 1000;
+  for (let i = 0; performance.now() < end; i++) await run(searches[i % searches.length]!);
+}
+
 /**
  * The machine's own noise at the scale of the fastest searches: a fixed computation on a
  * small array (no allocation, nothing beyond the first-level cache) timed as the searches
