@@ -152,12 +152,14 @@ export class Vocabulary {
    */
   variantsOf(token: string, enhanced: boolean, expanded: boolean): Map<number, number> {
     const variants = new Map<number, number>();
-    // a term of the vocabulary (live or not) has its stem and stem group at hand
     const known = this.dictionary.find(token);
     if (known >= 0 && this.frequency[known]! > 0) variants.set(known, VARIANT_FACTOR.exact);
     if (!enhanced) return variants;
-    const tokenStem = known >= 0 ? this.stems[known]! : stem(token);
-    const group = known >= 0 ? this.stemGroups[known] : this.byStem.get(tokenStem);
+    // a term of the vocabulary (live or not) has its stem and stem group at hand; the dictionary
+    // ignores ASCII case, stem() does not: only the term exactly as written takes them
+    const asWritten = known >= 0 && this.terms[known] === token;
+    const tokenStem = asWritten ? this.stems[known]! : stem(token);
+    const group = asWritten ? this.stemGroups[known] : this.byStem.get(tokenStem);
     for (const id of group ?? []) this.addVariant(variants, id, VARIANT_FACTOR.stem);
     if (!expanded) return variants;
     for (const synonym of synonymStems(tokenStem)) {

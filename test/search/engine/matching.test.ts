@@ -81,6 +81,11 @@ describe('enhanced mode', () => {
     expect(index.matchingTerms('dogs', 'precise')).toEqual(['dogs']);
     expect(index.matchingTerms('zebra')).toEqual([]);
   });
+
+  it('stems a word only as written: the term look-up ignores case, stemming does not', () => {
+    // a search lowercases its words first; a word given with capitals is not a term's stem
+    expect(index.matchingTerms('DOGS')).toEqual(['dogs']);
+  });
 });
 
 describe('phrase match', () => {
