@@ -1,5 +1,5 @@
 import { codeAt, unitsOf } from './forward-codes.js';
-import { offerToMinHeap } from './top-k.js';
+import { heapScratch, offerToMinHeap } from './top-k.js';
 import { bitCount, ensureCapacity } from './typed-arrays.js';
 
 /** A run of postings: `docs[start..end)`, term frequencies at `tfs[posting * fields + f]`. */
@@ -429,41 +429,15 @@ function scoreAt(segment: Segment, ordinals: Uint32Array, count: number, at: Uin
  * order (a zero frequency adds 0), so the same bits.
  */
 function scoreAtFourFields(segment: Segment, ordinals: Uint32Array, count: number, at: Uint32Array, bm25: Bm25Context, out: Float64Array, add: boolean): void {
-  if (gatheredLengths.length < 4 * count) gatheredLengths = new Uint8Array(Math.max(4 * count, 2 * gatheredLengths.length));
-  gatherLengths(bm25.lengths, ordinals, count, gatheredLengths);
-  scoreGathered(segment, count, at, gatheredLengths, bm25, out, add);
-}
-
-/** The candidates' length codes (four fields each) in list order: see scoreAtFourFields. */
-let gatheredLengths = new Uint8Array(4096);
-
-/**
- * `gathered[4c + f]` = the length code of field f of `ordinals[c]`. A loop of loads alone: the
- * cache misses of many candidates are under way at once, where the scoring loop, long with its
- * divisions, would wait for a few at a time.
- */
-function gatherLengths(lengths: Uint8Array, ordinals: Uint32Array, count: number, gathered: Uint8Array): void {
-  for (let c = 0; c < count; c++) {
-    const l = ordinals[c]! << 2;
-    const g = c << 2;
-    gathered[g] = lengths[l]!;
-    gathered[g + 1] = lengths[l + 1]!;
-    gathered[g + 2] = lengths[l + 2]!;
-    gathered[g + 3] = lengths[l + 3]!;
-  }
-  return;
-}
-
-function scoreGathered(segment: Segment, count: number, at: Uint32Array, lengths: Uint8Array, bm25: Bm25Context, out: Float64Array, add: boolean): void {
   const { tfs, coefficients } = segment;
-  const { lengthNorms, normConstant } = bm25;
+  const { lengths, lengthNorms, normConstant } = bm25;
   const c0 = coefficients[0]!;
   const c1 = coefficients[1]!;
   const c2 = coefficients[2]!;
   const c3 = coefficients[3]!;
   for (let c = 0; c < count; c++) {
     const p = at[c]! << 2;
-    const l = c << 2;
+    const l = ordinals[c]! << 2;
     const t0 = tfs[p]!;
     const t1 = tfs[p + 1]!;
     const t2 = tfs[p + 2]!;
@@ -476,20 +450,6 @@ function scoreGathered(segment: Segment, count: number, at: Uint32Array, lengths
     out[c] = add ? out[c]! + score : score;
   }
   return;
-}
-
-/*
- * A search allocates no typed array it can reuse: one past 64 bytes lives outside the
- * JavaScript heap, and V8 answers a steady stream of those with full collections (every second
- * or so under load), whose pauses land inside searches.
- */
-let heapSpace = new Float64Array(1024);
-
-/** A min-heap's room for the k best scores (zeroed; one heap is in use at a time). */
-function heapScratch(k: number): Float64Array {
-  if (heapSpace.length < k) heapSpace = new Float64Array(Math.max(k, 2 * heapSpace.length));
-  heapSpace.fill(0, 0, k);
-  return heapSpace;
 }
 
 /**
@@ -1215,11 +1175,6 @@ export class CandidateSet {
   }
 
   /**
-   * Each listed document's posting in the list (ABSENT when not in it), into the `slot`-th
-   * array of positions: by a walk when most of the list are candidates (sequential, right
-   * nearly every step), by bitmap rank for a dense list, by galloping when it is far longer.
-   */
-  /**
    * locate for a list that holds every candidate (the one list of a required word): a list no
    * longer than the candidates is exactly them — the postings in order, nothing to look for
    * (a rare word's search, straight from its list).
@@ -1238,6 +1193,11 @@ export class CandidateSet {
     return this.located[slot]!;
   }
 
+  /**
+   * Each listed document's posting in the list (ABSENT when not in it), into the `slot`-th
+   * array of positions: by a walk when most of the list are candidates (sequential, right
+   * nearly every step), by bitmap rank for a dense list, by galloping when it is far longer.
+   */
   private locate(segment: Segment, slot: number): Uint32Array {
     const count = this.count;
     const at = this.locatedSlot(slot);

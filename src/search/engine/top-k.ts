@@ -220,7 +220,6 @@ function allBelow(ordinals: Uint32Array, count: number, limit: number): boolean 
 }
 
 /** Scratch of selectTopByPlace, grown as needed (searches run one at a time). */
-let heapScratch = new Float64Array(64);
 let aboveScratch = new Uint32Array(64);
 let levelScratch = new Uint32Array(64);
 /** Up to this page end, the best candidates are kept in order as they come (insertion). */
@@ -233,39 +232,35 @@ const SMALL_LEVEL = 32;
 
 /**
  * selectTop when every candidate has a place (its rank by the tie-breaking keys and the id;
- * `order` lists the ordinals by place): the k-th best first key (the bar) is found with plain
- * comparisons of numbers; the candidates above it are all in, ordered by first key then
- * place, and those at it follow by place (sorted as numbers, read back through `order`).
+ * `order` lists the ordinals by place): the candidates that can make the page are shortlisted,
+ * the k-th best first key among them (the bar) is found with plain comparisons of numbers; the
+ * candidates above it are all in, ordered by first key then place, and those at it follow by
+ * place (sorted as numbers, read back through `order`).
  */
 function selectTopByPlace(ordinals: Uint32Array, count: number, k: number, first: Float64Array, places: Uint32Array, order: Uint32Array): number[] {
   if (aboveScratch.length < k) aboveScratch = new Uint32Array(Math.max(k, 2 * aboveScratch.length));
   const above = aboveScratch;
+  const listed = shortlist(first, count, k);
+  const keys = shortKeys;
+  const positions = shortPositions;
   let bar: number;
   let aboveCount: number;
-  // the candidates at or above the bar: the shortlist, or all of them
-  let keys = first;
-  let positions: Uint32Array | null = null;
-  let listed = count;
   if (k <= INSERTION_LIMIT) {
-    listed = shortlist(first, count, k);
-    keys = shortKeys;
-    positions = shortPositions;
     bar = insertBest(keys, positions, listed, k, above);
     aboveCount = 0;
     while (aboveCount < k && bestKeys[aboveCount]! > bar) aboveCount++;
     orderRunsByPlace(ordinals, first, places, above, aboveCount);
   } else {
-    if (heapScratch.length < k) heapScratch = new Float64Array(Math.max(k, 2 * heapScratch.length));
+    const heap = heapScratch(k);
     let filled = 0;
-    for (let c = 0; c < count; c++) filled = offerToMinHeap(heapScratch, filled, k, first[c]!);
-    bar = heapScratch[0]!;
-    aboveCount = sortAbove(ordinals, count, first, places, bar, above);
+    for (let j = 0; j < listed; j++) filled = offerToMinHeap(heap, filled, k, keys[j]!);
+    bar = heap[0]!;
+    aboveCount = sortAbove(ordinals, keys, positions, listed, first, places, bar, above);
   }
   const levelCount = countEqual(keys, listed, bar);
   if (levelScratch.length < levelCount) levelScratch = new Uint32Array(Math.max(levelCount, 2 * levelScratch.length));
   const level = levelScratch;
-  if (positions === null) placesOfEqual(ordinals, first, count, bar, places, level);
-  else placesOfEqualListed(ordinals, keys, positions, listed, bar, places, level);
+  placesOfEqual(ordinals, keys, positions, listed, bar, places, level);
   if (levelCount <= SMALL_LEVEL) insertionSort(level, levelCount);
   else level.subarray(0, levelCount).sort();
   const top: number[] = [];
@@ -383,20 +378,14 @@ function orderRunsByPlace(ordinals: Uint32Array, first: Float64Array, places: Ui
   return;
 }
 
-function countEqual(first: Float64Array, count: number, bar: number): number {
+function countEqual(keys: Float64Array, count: number, bar: number): number {
   let equal = 0;
-  for (let c = 0; c < count; c++) if (first[c] === bar) equal++;
+  for (let j = 0; j < count; j++) if (keys[j] === bar) equal++;
   return equal;
 }
 
-/** The places of the candidates whose first key is the bar, into `level`. */
-function placesOfEqual(ordinals: Uint32Array, first: Float64Array, count: number, bar: number, places: Uint32Array, level: Uint32Array): void {
-  for (let c = 0, l = 0; c < count; c++) if (first[c] === bar) level[l++] = places[ordinals[c]!]!;
-  return;
-}
-
-/** placesOfEqual over a shortlist (keys beside their list positions). */
-function placesOfEqualListed(ordinals: Uint32Array, keys: Float64Array, positions: Uint32Array, listed: number, bar: number, places: Uint32Array, level: Uint32Array): void {
+/** The places of the shortlisted candidates whose first key is the bar, into `level`. */
+function placesOfEqual(ordinals: Uint32Array, keys: Float64Array, positions: Uint32Array, listed: number, bar: number, places: Uint32Array, level: Uint32Array): void {
   for (let j = 0, l = 0; j < listed; j++) if (keys[j] === bar) level[l++] = places[ordinals[positions[j]!]!]!;
   return;
 }
@@ -414,10 +403,10 @@ function insertionSort(values: Uint32Array, count: number): void {
   return;
 }
 
-/** insertAbove for many: gathered, then sorted. */
-function sortAbove(ordinals: Uint32Array, count: number, first: Float64Array, places: Uint32Array, bar: number, above: Uint32Array): number {
+/** The shortlisted candidates above the bar, for a page past INSERTION_LIMIT: gathered, then sorted by first key and place. */
+function sortAbove(ordinals: Uint32Array, keys: Float64Array, positions: Uint32Array, listed: number, first: Float64Array, places: Uint32Array, bar: number, above: Uint32Array): number {
   let aboveCount = 0;
-  for (let c = 0; c < count; c++) if (first[c]! > bar) above[aboveCount++] = c;
+  for (let j = 0; j < listed; j++) if (keys[j]! > bar) above[aboveCount++] = positions[j]!;
   above
     .subarray(0, aboveCount)
     .sort((a, b) => (first[a] !== first[b] ? (first[a]! > first[b]! ? -1 : 1) : places[ordinals[a]!]! - places[ordinals[b]!]!));
@@ -431,6 +420,20 @@ export function keysFromColumn(keys: Float64Array, column: Float64Array, sign: 1
     keys[c] = raw === raw ? raw * sign : -Infinity;
   }
   return;
+}
+
+/*
+ * A search allocates no typed array it can reuse: one past 64 bytes lives outside the
+ * JavaScript heap, and V8 answers a steady stream of those with full collections (every second
+ * or so under load), whose pauses land inside searches.
+ */
+let heapSpace = new Float64Array(1024);
+
+/** A min-heap's room for the k best scores (zeroed; one heap is in use at a time). */
+export function heapScratch(k: number): Float64Array {
+  if (heapSpace.length < k) heapSpace = new Float64Array(Math.max(k, 2 * heapSpace.length));
+  heapSpace.fill(0, 0, k);
+  return heapSpace;
 }
 
 /**
