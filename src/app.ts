@@ -3,8 +3,6 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import { Redis } from 'ioredis';
 import type { Config } from './config/config.js';
 import { migrateToLatest, openDatabase, type Database } from './platform/db/database.js';
@@ -18,7 +16,7 @@ import { registerErrorHandler } from './platform/http/error-handler.js';
 import { redactedUrl } from './platform/http/redacted-url.js';
 import { registerOpenCors } from './platform/http/cors.js';
 import { registerApiAuth } from './platform/http/api-auth.js';
-import { ErrorBody } from './platform/http/schema-types.js';
+import { registerDocsPage, registerOpenApi, registerOpenApiDocument } from './platform/http/openapi.js';
 import { createThrottle, type Throttle } from './platform/throttle/throttle.js';
 import { CatalogRepository } from './catalog/catalog.repository.js';
 import { CatalogService } from './catalog/catalog.service.js';
@@ -297,27 +295,7 @@ export async function buildApp(
   });
   registerErrorHandler(app);
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Stockroom — Stock Media Licensing API v3',
-        version: '3',
-        description:
-          'Every /v3 request needs the `Api-Key` header. Fields that need a customer (`download_sizes`, `downloads`, ' +
-          '`largest_downloads`) also need `Authorization: Bearer <token>`.',
-      },
-      servers: [{ url: config.publicUrl }],
-      components: {
-        securitySchemes: {
-          ApiKey: { type: 'apiKey', in: 'header', name: 'Api-Key' },
-          Bearer: { type: 'http', scheme: 'bearer' },
-        },
-      },
-      security: [{ ApiKey: [] }],
-    },
-  });
-  app.addSchema(ErrorBody);
+  await registerOpenApi(app, { publicUrl: config.publicUrl });
 
   const exposedHeaders = [
     'x-request-id',
@@ -375,12 +353,12 @@ export async function buildApp(
   await app.register(async (open) => {
     registerOpenCors(open);
     await open.register(mediaRoutes, { media: services.media, signer: services.signer });
-    open.get('/v3/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+    await registerOpenApiDocument(app, open);
   });
   // The OAuth token and authorization endpoints: no Api-Key (real clients do not send one there),
   // no CORS, answers in RFC 6749's shapes; a context of their own.
   await app.register(oauthRoutes, { oauth: services.oauth, publicUrl: config.publicUrl, authUrl: config.authUrl });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+  await registerDocsPage(app);
   app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/docs'));
 
   return { app, services };
