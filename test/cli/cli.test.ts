@@ -27,6 +27,11 @@ describe('the stockroom command', () => {
     for (const command of ['serve', 'seed-demo', 'ingest', 'admin']) expect(stdout).toContain(command);
   });
 
+  it('prints the version of package.json with --version', async () => {
+    const { version } = JSON.parse(fs.readFileSync('package.json', 'utf8')) as { version: string };
+    expect((await stockroom('--version')).stdout.trim()).toBe(version);
+  });
+
   it('creates a client and prints its key and secret once as JSON', async () => {
     const { stdout } = await stockroom('admin', 'client', 'create', '--name', 'Partner app', '--qps', '7', '--per-day', '700', '--json');
     const credentials = JSON.parse(stdout);

@@ -1,0 +1,108 @@
+import type { Command } from 'commander';
+import { DOWNLOAD_LIMIT_DURATIONS, RESOLUTIONS } from '../../licensing/licensing-policy.js';
+import { PRODUCT_TYPES } from '../../licensing/product-types.js';
+import { commaList, count, expiryDate, withServices } from '../options.js';
+
+export function addProductCommands(admin: Command): void {
+  const product = admin.command('product').description('products users hold: what they may license, with credits and download limits');
+
+  product
+    .command('grant')
+    .description('give a user a product; prints it as GET /v3/products shows it')
+    .requiredOption('--user <user>', 'username (or id) of the user')
+    .requiredOption('--type <type>', `product type: ${PRODUCT_TYPES.join(', ')}`)
+    .option('--credits <n>', 'credits of a credit pack (creditpack)', count)
+    .option('--team', 'the credits go to the team of the user (spent with use_team_credits=true)', false)
+    .option('--downloads <n>', 'downloads allowed: per --period, or in all without one', count)
+    .option('--period <period>', `when the download limit starts again: ${DOWNLOAD_LIMIT_DURATIONS.join(', ')}`)
+    .option('--overage <n>', 'downloads allowed beyond the limit in a period', count)
+    .option('--expires <date>', 'when it expires: YYYY-MM-DD (end of that day, UTC) or an ISO 8601 date-time', expiryDate)
+    .option('--name <name>', 'name shown in GET /products (default: the type’s own)')
+    .option('--agreement <name>', 'agreement_name')
+    .option('--resolution <size>', `imagepack_resolution, the largest size a download may have: ${RESOLUTIONS.join(', ')}`)
+    .option('--website <url>', 'application_website')
+    .option('--require-notes', 'downloads must carry download_notes', false)
+    .option('--require-project-code', 'downloads must carry a project_code', false)
+    .option('--project-codes <list>', 'comma-separated project codes a download may name', commaList)
+    .option('--json', 'print the product as JSON', false)
+    .action(
+      async (options: {
+        user: string;
+        type: string;
+        credits?: number;
+        team: boolean;
+        downloads?: number;
+        period?: string;
+        overage?: number;
+        expires?: string;
+        name?: string;
+        agreement?: string;
+        resolution?: string;
+        website?: string;
+        requireNotes: boolean;
+        requireProjectCode: boolean;
+        projectCodes?: string[];
+        json: boolean;
+      }) => {
+        await withServices(async (services) => {
+          const customer = await services.products.findCustomerByName(options.user.trim());
+          if (!customer) throw new Error(`no user named ${options.user}`);
+          const granted = await services.products.grant({
+            userId: customer.id,
+            type: options.type,
+            name: options.name,
+            expiresAt: options.expires,
+            credits: options.credits,
+            team: options.team,
+            downloads: options.downloads,
+            period: options.period,
+            overage: options.overage,
+            agreementName: options.agreement,
+            imagepackResolution: options.resolution,
+            applicationWebsite: options.website,
+            noteRequired: options.requireNotes,
+            projectCodeRequired: options.requireProjectCode,
+            projectCodes: options.projectCodes,
+          });
+          const record = (await services.products.productRecords(customer)).find((p) => p.id === granted.id)!;
+          if (options.json) {
+            process.stdout.write(`${JSON.stringify({ ...record, user_id: customer.id, username: customer.username })}\n`);
+            return;
+          }
+          const terms = [
+            record.credits_remaining !== null && !options.team ? `${record.credits_remaining} credits` : '',
+            options.team ? `${options.credits ?? 0} credits to team ${customer.team} (now ${record.team_credits})` : '',
+            record.download_limit !== null ? `${record.download_limit} downloads${record.download_limit_duration ? ` a ${record.download_limit_duration}` : ''}` : '',
+            record.expiration_utc_date ? `until ${record.expiration_utc_date}` : '',
+          ].filter((term) => term !== '');
+          process.stdout.write(`Granted product ${record.id} “${record.name}” (${record.type}) to ${customer.username}${terms.length ? `: ${terms.join(', ')}` : ''}.\n`);
+        });
+      },
+    );
+
+  product
+    .command('list')
+    .description('the products of a user, as GET /v3/products shows them')
+    .requiredOption('--user <user>', 'username (or id) of the user')
+    .option('--json', 'print them as JSON', false)
+    .action(async (options: { user: string; json: boolean }) => {
+      await withServices(async (services) => {
+        const customer = await services.products.findCustomerByName(options.user.trim());
+        if (!customer) throw new Error(`no user named ${options.user}`);
+        const records = await services.products.productRecords(customer, { downloadRequirements: true });
+        if (options.json) {
+          process.stdout.write(`${JSON.stringify({ products: records })}\n`);
+          return;
+        }
+        if (records.length === 0) process.stdout.write(`${customer.username} holds no product.\n`);
+        for (const record of records) {
+          const left = [
+            record.credits_remaining !== null ? `${record.credits_remaining} credits` : '',
+            record.team_credits !== null ? `${record.team_credits} team credits` : '',
+            record.downloads_remaining !== null ? `${record.downloads_remaining} of ${record.download_limit} downloads left` : '',
+          ].filter((term) => term !== '');
+          process.stdout.write(`${record.id}\t${record.type}\t${record.status}\t${record.name}${left.length ? `\t${left.join(', ')}` : ''}\n`);
+        }
+      });
+    });
+}

@@ -1,0 +1,27 @@
+import type { Command } from 'commander';
+import { IngestService } from '../../catalog/ingest/ingest.service.js';
+import { withServices } from '../options.js';
+import { progressBar } from '../progress.js';
+
+export function addIngestCommand(program: Command): void {
+  program
+    .command('ingest')
+    .description('add or update catalogue records from a JSON-lines manifest')
+    .argument('<manifest>', 'file with one JSON object per line')
+    .option('--media <dir>', 'folder that the records’ `file` paths are relative to')
+    .action(async (manifest: string, options: { media?: string }) => {
+      await withServices(async (services) => {
+        const ingest = new IngestService({ catalog: services.catalog, blobs: services.blobs });
+        const bar = progressBar('Ingesting');
+        let report;
+        try {
+          report = await ingest.ingestFile(manifest, { mediaDir: options.media, onProgress: bar.update });
+        } finally {
+          bar.stop();
+        }
+        for (const failure of report.failed) process.stderr.write(`line ${failure.line}: ${failure.reason}\n`);
+        process.stdout.write(`${report.inserted} inserted, ${report.updated} updated, ${report.failed.length} failed\n`);
+        if (report.failed.length > 0) process.exitCode = 1;
+      });
+    });
+}

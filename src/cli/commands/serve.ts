@@ -1,0 +1,60 @@
+import v8 from 'node:v8';
+import type { Command } from 'commander';
+import { buildApp } from '../../app.js';
+import { DEFAULT_DEMO } from '../../catalog/demo/demo-catalog.js';
+import { loadConfig } from '../../config/config.js';
+import { keepRequestGarbageYoung } from '../../platform/serving-heap.js';
+import { ensureDemoAccess } from '../demo-access.js';
+import { seedDemoCatalogue } from './seed-demo.js';
+
+async function serve(): Promise<void> {
+  const config = loadConfig();
+  // A server's heap holds a large, stable live set (the search index's strings, the record
+  // cache) and makes garbage with every request; left to itself V8 lets the heap grow to about
+  // four times the live set between full collections. A tighter bound trades a little
+  // collector time on the other core for hundreds of megabytes (see the README's design notes).
+  if (config.heapGrowthPercent > 0) v8.setFlagsFromString(`--heap-growing-percent=${config.heapGrowthPercent}`);
+  keepRequestGarbageYoung();
+  const { app, services } = await buildApp(config);
+  if (config.seedDemoOnEmptyStore && (await services.catalog.countAssets()) === 0) {
+    const started = Date.now();
+    const seeded = await seedDemoCatalogue(services, DEFAULT_DEMO);
+    app.log.info({ ...seeded, seconds: (Date.now() - started) / 1000 }, 'seeded the demo catalogue');
+  }
+  const demo = config.seedDemoOnEmptyStore ? await ensureDemoAccess(services) : undefined;
+  await app.listen({ port: config.port, host: config.host });
+  const lines = [
+    '',
+    `Stockroom is serving the Stock Media Licensing API v3 at ${config.publicUrl}/v3`,
+    `  store: ${config.databaseUrl ? 'PostgreSQL' : `SQLite in ${config.dataDir}`}${config.redisUrl ? ', Redis' : ''}`,
+    `  docs:  ${config.publicUrl}/docs`,
+  ];
+  if (demo) {
+    lines.push(
+      `  demo API key:    ${demo.api_key}`,
+      `  demo API secret: ${demo.api_secret}`,
+      `  demo user:       ${demo.username} / ${demo.password}`,
+      '',
+      'Try:',
+      `  curl -H 'Api-Key: ${demo.api_key}' '${config.publicUrl}/v3/images?ids=1000001,1000002&fields=detail_set,thumb'`,
+      '',
+      'A token for the demo user (then add -H "Authorization: Bearer <access_token>"):',
+      `  curl -u '${demo.api_key}:${demo.api_secret}' -d grant_type=password -d username=${demo.username} -d 'password=${demo.password}' '${config.authUrl}/oauth2/token'`,
+      'Or sign in as a browser would (a local redirect URI needs no registration):',
+      `  ${config.authUrl}/oauth2/auth?client_id=${demo.api_key}&response_type=code&redirect_uri=${encodeURIComponent('http://localhost:8080/callback')}&state=try`,
+    );
+  }
+  process.stdout.write(`${lines.join('\n')}\n\n`);
+  const shutdown = () => {
+    void app.close().then(() => process.exit(0));
+  };
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+}
+
+export function addServeCommand(program: Command): void {
+  program
+    .command('serve')
+    .description('start the API server (seeds the demo catalogue on an empty store)')
+    .action(serve);
+}
