@@ -1,0 +1,56 @@
+import type { Platform } from '../platform/platform.js';
+import type { StockroomModule } from '../platform/module.js';
+import { ProductsRepository } from './products.repository.js';
+import { ProductsService, type CustomerDirectory } from './products.service.js';
+import { productsRoutes } from './products.routes.js';
+import { DownloadsRepository } from './downloads.repository.js';
+import { DownloadsService, type DeliveryUri, type DownloadCatalog } from './downloads.service.js';
+import { downloadsRoutes } from './downloads.routes.js';
+import { AssetLicensingRepository } from './asset-licensing.repository.js';
+import { AssetLicensingService } from './asset-licensing.service.js';
+import { assetLicensingRoutes } from './asset-licensing.routes.js';
+
+export interface LicensingExports {
+  /** The products customers hold (search limits a customer's results to them). */
+  products: ProductsService;
+  /** Downloads: entitlements, payment and ledger, history, purchases, download links. */
+  downloads: DownloadsService;
+  /** Extended licenses bought with credits. */
+  assetLicensing: AssetLicensingService;
+}
+
+export interface LicensingNeeds {
+  /** Who the customers are (oauth's users). */
+  customers: CustomerDirectory;
+  /** The assets licensed (the catalogue). */
+  catalog: DownloadCatalog;
+  /** The signed URL of a licensed file (media). */
+  deliveryUri: DeliveryUri;
+}
+
+/** Products, entitlements, the download ledger, history and purchases, and extended licenses. */
+export function licensingModule(platform: Platform, needs: LicensingNeeds): StockroomModule<LicensingExports> {
+  const { config, database, clock } = platform;
+  const products = new ProductsService(new ProductsRepository(database.db), needs.customers, clock);
+  const downloads = new DownloadsService({
+    repository: new DownloadsRepository(database.db),
+    products,
+    catalog: needs.catalog,
+    deliveryUri: needs.deliveryUri,
+    publicUrl: config.publicUrl,
+    deliveryUriLifetimeMs: config.deliveryUrlTtlSeconds * 1000,
+    now: clock,
+  });
+  const assetLicensing = new AssetLicensingService({ repository: new AssetLicensingRepository(database.db), products, catalog: needs.catalog, now: clock });
+  return {
+    name: 'licensing',
+    exports: { products, downloads, assetLicensing },
+    routes: {
+      async api(api) {
+        await api.register(productsRoutes, { products });
+        await api.register(downloadsRoutes, { downloads });
+        await api.register(assetLicensingRoutes, { assetLicensing });
+      },
+    },
+  };
+}

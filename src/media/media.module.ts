@@ -1,0 +1,39 @@
+import type { Platform } from '../platform/platform.js';
+import type { StockroomModule } from '../platform/module.js';
+import { getOrCreateSetting } from '../platform/db/settings.js';
+import { randomSecret } from '../platform/crypto/secrets.js';
+import { MediaService } from './media.service.js';
+import { UrlSigner } from './url-signer.js';
+import { mediaRoutes } from './media.routes.js';
+
+export interface MediaExports {
+  media: MediaService;
+  /** Signs and checks display URLs. */
+  signer: UrlSigner;
+}
+
+export interface MediaNeeds {
+  /** Where an asset's original file is kept (the catalogue knows). */
+  originals: { findOriginal(assetId: string): Promise<{ originalKey: string } | undefined> };
+}
+
+/** Display renditions and licensed files behind signed, expiring URLs (`/display/…`, `/delivery/…`). */
+export async function mediaModule(platform: Platform, needs: MediaNeeds): Promise<StockroomModule<MediaExports>> {
+  const { config, database, blobs } = platform;
+  // Every node signs and checks display URLs with the same key, kept in the store.
+  const displaySecret = await getOrCreateSetting(database.db, 'display_url_secret', () => randomSecret());
+  const signer = new UrlSigner(displaySecret, config.publicUrl, config.displayUrlTtlSeconds);
+  // Download (delivery) URLs are signed with a key of their own: a display signature never opens a licensed file.
+  const deliverySecret = await getOrCreateSetting(database.db, 'delivery_url_secret', () => randomSecret());
+  const deliverySigner = new UrlSigner(deliverySecret, config.publicUrl, config.deliveryUrlTtlSeconds);
+  const media = new MediaService({ blobs, signer, deliverySigner, findOriginal: (assetId) => needs.originals.findOriginal(assetId) });
+  return {
+    name: 'media',
+    exports: { media, signer },
+    routes: {
+      async open(open) {
+        await open.register(mediaRoutes, { media, signer });
+      },
+    },
+  };
+}

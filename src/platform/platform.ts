@@ -1,0 +1,127 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { Redis } from 'ioredis';
+import { pino, type Logger } from 'pino';
+import type { Config } from '../config/config.js';
+import { migrateToLatest, openDatabase, type Database } from './db/database.js';
+import { ChangeFeed } from './db/change-log.js';
+import type { BlobStore } from './blobs/blob-store.js';
+import { FilesystemBlobStore } from './blobs/filesystem-blob-store.js';
+import { createThrottle, type Throttle } from './throttle/throttle.js';
+
+/** What time it is: one clock for every module, so that a test can hold it still. */
+export type Clock = () => Date;
+
+/**
+ * What every module stands on: the settings, the store, the blobs, Redis when configured, the
+ * throttle counters, the change feed that tells each node about writes of the others, a logger
+ * and a clock. Opened once; modules never close any of it.
+ */
+export interface Platform {
+  readonly config: Config;
+  readonly database: Database;
+  readonly blobs: BlobStore;
+  readonly redis: Redis | undefined;
+  readonly throttle: Throttle;
+  readonly changeFeed: ChangeFeed;
+  readonly log: Logger;
+  readonly clock: Clock;
+  /** Starts reading the change log; called once every module has subscribed. */
+  followChanges(): Promise<void>;
+  /** Stops the change feed first, so that nothing reaches a module that is closing. */
+  stopFollowingChanges(): void;
+  close(): Promise<void>;
+}
+
+export interface PlatformOverrides {
+  /** An open, migrated store to use instead of the configured one (tests). */
+  database?: Database;
+  blobs?: BlobStore;
+  /** How often to read the change log for writes of other processes. */
+  changeFeedIntervalMs?: number;
+  clock?: Clock;
+}
+
+const DEFAULT_CHANGE_FEED_INTERVAL_MS = 1000;
+
+/** Opens the store (migrating it), the blob store and Redis; a failure names the setting to look at. */
+export async function openPlatform(config: Config, overrides: PlatformOverrides = {}): Promise<Platform> {
+  const database = overrides.database ?? (await openConfiguredStore(config));
+  let redis: Redis | undefined;
+  try {
+    redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  const throttle = createThrottle(redis ? { redis } : {});
+  const changeFeed = new ChangeFeed(database.db);
+  return {
+    config,
+    database,
+    blobs: overrides.blobs ?? new FilesystemBlobStore(path.join(config.dataDir, 'blobs')),
+    redis,
+    throttle,
+    changeFeed,
+    log: pino({ level: config.logLevel }),
+    clock: overrides.clock ?? (() => new Date()),
+    followChanges: () => changeFeed.start(overrides.changeFeedIntervalMs ?? DEFAULT_CHANGE_FEED_INTERVAL_MS),
+    stopFollowingChanges: () => changeFeed.stop(),
+    async close() {
+      changeFeed.stop();
+      await throttle.close();
+      if (redis) await redis.quit().catch(() => redis.disconnect());
+      await database.close();
+    },
+  };
+}
+
+const reason = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** The configured store, reachable and migrated; a failure names the setting to look at. */
+async function openConfiguredStore(config: Config): Promise<Database> {
+  const setting = config.databaseUrl ? 'DATABASE_URL' : 'STOCKROOM_DATA_DIR';
+  if (!config.databaseUrl) {
+    try {
+      fs.mkdirSync(config.dataDir, { recursive: true });
+      fs.accessSync(config.dataDir, fs.constants.W_OK);
+    } catch (error) {
+      throw new Error(`STOCKROOM_DATA_DIR: cannot use ${config.dataDir} (${reason(error)})`);
+    }
+  }
+  let database: Database;
+  try {
+    database = await openDatabase({ url: config.databaseUrl, sqliteFile: path.join(config.dataDir, 'stockroom.sqlite') });
+    await sql`select 1`.execute(database.db);
+  } catch (error) {
+    throw new Error(`${setting}: cannot open the store (${reason(error)})`);
+  }
+  await migrateToLatest(database);
+  return database;
+}
+
+/**
+ * Redis for shared throttle counters. A stalled command gives up after a short time so the
+ * throttle's in-memory fallback answers instead; an unreachable Redis at boot stops the boot.
+ */
+async function connectRedis(url: string): Promise<Redis> {
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    commandTimeout: 200,
+    connectTimeout: 5000,
+    enableAutoPipelining: true,
+  });
+  // A Redis that goes away later is reported by its own reconnect loop; requests carry on in memory.
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch (error) {
+    redis.disconnect();
+    throw new Error(`REDIS_URL: cannot reach Redis (${reason(error)})`);
+  }
+  return redis;
+}

@@ -1,0 +1,71 @@
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import type { Platform } from '../platform/platform.js';
+import type { StockroomModule } from '../platform/module.js';
+import { getOrCreateSetting } from '../platform/db/settings.js';
+import { latestChangeSeq, readChangesAfter } from '../platform/db/change-log.js';
+import type { CatalogService } from '../catalog/catalog.service.js';
+import { SearchService } from './search.service.js';
+import { searchRoutes } from './search.routes.js';
+import { visualSearchRoutes } from './visual-search.routes.js';
+import { artistsRoutes } from './artists.routes.js';
+import { affiliatesRoutes } from './affiliates.routes.js';
+import type { LicensingLimits } from './licensing-limits.js';
+import { UploadsRepository } from './uploads/uploads.repository.js';
+import { UploadsService } from './uploads/uploads.service.js';
+import { uploadsRoutes } from './uploads/uploads.routes.js';
+
+export interface SearchExports {
+  /** The search indexes of this node; built only by a serving node (start). */
+  search: SearchService;
+  /** Files uploaded for search by image, per API key. */
+  uploads: UploadsService;
+}
+
+export interface SearchNeeds {
+  /** The records searched and returned. */
+  catalog: CatalogService;
+  /** The token rule: with a customer's token, only what the customer may license (licensing). */
+  products: LicensingLimits;
+}
+
+/** Keyword, event, artist, affiliate and visual search, and the uploads searched by image. */
+export async function searchModule(platform: Platform, needs: SearchNeeds): Promise<StockroomModule<SearchExports>> {
+  const { config, database, blobs, changeFeed, log } = platform;
+  const { catalog, products } = needs;
+  const { db } = database;
+  // A node's search snapshot belongs to one store: the store's id travels in it.
+  const storeId = await getOrCreateSetting(db, 'store_id', () => randomUUID());
+  const search = new SearchService({
+    catalog,
+    changes: { after: (seq, limit) => readChangesAfter(db, seq, limit), latest: () => latestChangeSeq(db) },
+    snapshot: config.searchSnapshot ? { file: path.join(config.dataDir, 'search', 'index.snapshot'), storeId } : undefined,
+    log: (message) => log.info(message),
+  });
+  const uploads = new UploadsService({ repository: new UploadsRepository(db, database.dialect), blobs, publicUrl: config.publicUrl });
+  return {
+    name: 'search',
+    exports: { search, uploads },
+    routes: {
+      async api(api) {
+        await api.register(searchRoutes, { search, catalog, products, publicUrl: config.publicUrl });
+        await api.register(artistsRoutes, { search, catalog, products });
+        await api.register(affiliatesRoutes, { search, catalog });
+        await api.register(uploadsRoutes, { uploads });
+        await api.register(visualSearchRoutes, {
+          search,
+          catalog,
+          resolveImageUrl: (clientId, imageUrl) => uploads.resolveImageUrl(clientId, imageUrl),
+          products,
+        });
+      },
+    },
+    async start() {
+      // The index follows the change log from before it is built, so no write falls between.
+      changeFeed.subscribe((changes) => search.applyChanges(changes));
+      await search.build();
+    },
+    // The snapshot reflects every change read so far, so the next boot replays less.
+    close: () => search.close(),
+  };
+}
