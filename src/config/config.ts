@@ -44,6 +44,12 @@ export interface Config {
    * percent (0: V8's own choice, up to four times the live size). `serve` sets it.
    */
   readonly heapGrowthPercent: number;
+  /** How long a client may take to send a whole request, headers and body; then 408 and the connection closes. */
+  readonly requestTimeoutSeconds: number;
+  /** How long a client may take to send the request's headers (a part of the request timeout). */
+  readonly headersTimeoutSeconds: number;
+  /** How long an idle keep-alive connection stays open; behind a load balancer, longer than its idle timeout. */
+  readonly keepAliveTimeoutSeconds: number;
 }
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -165,6 +171,13 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`STOCKROOM_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got '${logLevel}'`);
   }
+  const requestTimeoutSeconds = integer(env, 'STOCKROOM_REQUEST_TIMEOUT', 60, 1, 3600);
+  const headersTimeoutSeconds = integer(env, 'STOCKROOM_HEADERS_TIMEOUT', Math.min(20, requestTimeoutSeconds), 1, 3600);
+  if (headersTimeoutSeconds > requestTimeoutSeconds) {
+    throw new ConfigError(
+      `STOCKROOM_HEADERS_TIMEOUT (${headersTimeoutSeconds}) must not exceed STOCKROOM_REQUEST_TIMEOUT (${requestTimeoutSeconds}): the headers are part of the request`,
+    );
+  }
   return Object.freeze({
     port,
     host: listenHost,
@@ -188,5 +201,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     searchSnapshot: boolean(env, 'STOCKROOM_SEARCH_SNAPSHOT', true),
     recordCacheSize: integer(env, 'STOCKROOM_RECORD_CACHE', 10_000, 0, 10_000_000),
     heapGrowthPercent: integer(env, 'STOCKROOM_HEAP_GROWTH_PERCENT', 30, 0, 300),
+    requestTimeoutSeconds,
+    headersTimeoutSeconds,
+    keepAliveTimeoutSeconds: integer(env, 'STOCKROOM_KEEP_ALIVE_TIMEOUT', 5, 1, 3600),
   });
 }
