@@ -9,6 +9,7 @@ import type { Throttle } from './platform/throttle/throttle.js';
 import { openPlatform, type Platform, type PlatformOverrides } from './platform/platform.js';
 import type { StockroomModule } from './platform/module.js';
 import { registerErrorHandler } from './platform/http/error-handler.js';
+import { connectionOptions, registerProtocolRules } from './platform/http/protocol.js';
 import { redactedUrl } from './platform/http/redacted-url.js';
 import { registerOpenCors } from './platform/http/cors.js';
 import { registerApiAuth } from './platform/http/api-auth.js';
@@ -151,6 +152,8 @@ export async function buildApp(
     },
     // Forwarded headers count only from the configured proxies (none by default).
     trustProxy: trustedProxies(config.trustProxy),
+    // A client that stalls in its headers or body, or idles on a kept-alive connection, is let go.
+    ...connectionOptions(config),
   });
   app.addHook('onClose', () => services.close());
 
@@ -170,6 +173,7 @@ export async function buildApp(
     );
   });
   registerErrorHandler(app);
+  registerProtocolRules(app);
 
   await registerOpenApi(app, { publicUrl: config.publicUrl });
 

@@ -56,8 +56,4 @@ export function registerErrorHandler(app: FastifyInstance): void {
     request.log.error({ err: error }, 'request failed');
     return reply.code(500).send({ message: 'An internal error occurred', code: 'InternalServerError' });
   });
-
-  app.setNotFoundHandler((request, reply) => {
-    reply.code(404).send({ message: `No route for ${request.method} ${request.url.split('?')[0]}`, code: 'NotFound' });
-  });
 }
