@@ -208,6 +208,21 @@ export class ProductsService {
     if (!(await this.repository.setStatus(productId, status))) throw notFound('ProductNotFound', `Product not found: ${productId}`);
   }
 
+  /**
+   * Takes a product back: it stops counting for searches and downloads at once (its status
+   * becomes inactive), while the product, its downloads and its ledger stay as history. With
+   * `userId`, the product must be that user's. 404 ProductNotFound when there is no such product
+   * (of the user). Revoking a product again changes nothing.
+   */
+  async revoke(productId: number, options: { userId?: number } = {}): Promise<Product> {
+    const row = Number.isSafeInteger(productId) ? await this.repository.findById(productId) : undefined;
+    if (!row || (options.userId !== undefined && row.user_id !== options.userId)) {
+      throw notFound('ProductNotFound', `Product not found: ${productId}${options.userId === undefined ? '' : ` (of user ${options.userId})`}`);
+    }
+    if (row.status !== 'inactive') await this.repository.setStatus(row.id, 'inactive');
+    return { ...toProduct(row), status: 'inactive' };
+  }
+
   /** Every product of a user, whatever its state. */
   async productsOf(userId: number): Promise<Product[]> {
     return (await this.repository.listForUser(userId)).map(toProduct);

@@ -18,11 +18,12 @@ export class ClientsRepository {
     return this.db.selectFrom('api_clients').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
-  async setDisabled(keyHash: string, disabled: boolean): Promise<boolean> {
+  /** Disables or enables the client with this key hash or id; false when there is none. */
+  async setDisabled(client: { keyHash: string } | { id: number }, disabled: boolean): Promise<boolean> {
     const result = await this.db
       .updateTable('api_clients')
       .set({ disabled: disabled ? 1 : 0 })
-      .where('key_hash', '=', keyHash)
+      .where((eb) => ('id' in client ? eb('id', '=', client.id) : eb('key_hash', '=', client.keyHash)))
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   }

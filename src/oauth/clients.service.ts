@@ -1,6 +1,6 @@
 import { digestsEqual, randomApiKey, randomSecret, sha256Hex } from '../platform/crypto/secrets.js';
 import type { ApiClientRow, ClientsRepository } from './clients.repository.js';
-import { clientKind, effectiveGrants, grantListProblem } from './grant-policy.js';
+import { clientKind, effectiveGrants, grantListProblem, type ClientKind } from './grant-policy.js';
 import { InvalidClientMetadata } from './oauth.errors.js';
 import { GRANT_TYPES, type GrantType } from './oauth.types.js';
 import { checkRegistrableRedirectUri } from './redirect-uris.js';
@@ -23,6 +23,15 @@ export interface ApiClient {
   grantTypes: readonly GrantType[];
 }
 
+/** A client as an operator lists it: never its key or secret, only the key's last characters. */
+export interface ClientListing extends ApiClient {
+  kind: ClientKind;
+  disabled: boolean;
+  /** The last four characters of the API key, to tell keys apart. */
+  keyHint: string;
+  createdAt: string;
+}
+
 export interface NewClient {
   name: string;
   sandbox?: boolean;
@@ -42,6 +51,9 @@ export interface ClientCredentials {
   /** undefined for a public client: it has none. */
   apiSecret: string | undefined;
 }
+
+/** A client id as an operator types it; API keys are longer (24 characters). */
+const CLIENT_ID = /^[1-9][0-9]{0,14}$/;
 
 /** A public client's stored secret hash: matches no secret (a digest is never empty). */
 const NO_SECRET = '';
@@ -131,14 +143,42 @@ export class ClientsService {
     return digestsEqual(row.secret_hash, sha256Hex(apiSecret)) ? toClient(row) : undefined;
   }
 
-  async disable(apiKey: string): Promise<boolean> {
-    this.keyCache.delete(apiKey);
-    return this.repository.setDisabled(sha256Hex(apiKey), true);
+  /**
+   * Disables the client named by its API key or its id (digits; an API key is 24 characters);
+   * its requests then answer 403. False when there is no such client.
+   */
+  async disable(keyOrId: string): Promise<boolean> {
+    return this.setDisabled(keyOrId, true);
   }
 
-  async enable(apiKey: string): Promise<boolean> {
-    this.keyCache.delete(apiKey);
-    return this.repository.setDisabled(sha256Hex(apiKey), false);
+  /** Enables a disabled client again, named like disable(); false when there is no such client. */
+  async enable(keyOrId: string): Promise<boolean> {
+    return this.setDisabled(keyOrId, false);
+  }
+
+  /** Every client, by id. */
+  async list(): Promise<ClientListing[]> {
+    return (await this.repository.list()).map((row) => {
+      const client = toClient(row);
+      return {
+        ...client,
+        kind: clientKind(client),
+        disabled: row.disabled === 1,
+        keyHint: row.key_hint,
+        createdAt: row.created_at,
+      };
+    });
+  }
+
+  private async setDisabled(keyOrId: string, disabled: boolean): Promise<boolean> {
+    const reference = keyOrId.trim();
+    if (CLIENT_ID.test(reference)) {
+      // The cache is keyed by API key, which an id does not give.
+      this.keyCache.clear();
+      return this.repository.setDisabled({ id: Number(reference) }, disabled);
+    }
+    this.keyCache.delete(reference);
+    return this.repository.setDisabled({ keyHash: sha256Hex(reference) }, disabled);
   }
 }
 

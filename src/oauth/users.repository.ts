@@ -18,6 +18,17 @@ export class UsersRepository {
     return this.db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst();
   }
 
+  /** Every user, by id. */
+  list(): Promise<UserRow[]> {
+    return this.db.selectFrom('users').selectAll().orderBy('id').execute();
+  }
+
+  /** Disables the account as of `at`, or enables it (null); false when there is no such user. */
+  async setDisabledAt(userId: number, at: string | null): Promise<boolean> {
+    const result = await this.db.updateTable('users').set({ disabled_at: at }).where('id', '=', userId).executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
   /** Sets a new password hash and clears the lockout; false when there is no such user. */
   async updatePassword(userId: number, passwordHash: string, at: string): Promise<boolean> {
     const result = await this.db

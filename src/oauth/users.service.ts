@@ -13,6 +13,15 @@ export interface User {
   partnerCredit: boolean;
 }
 
+/** A user as an operator lists them. */
+export interface UserAccount extends User {
+  /** When the account was disabled; null: it is enabled. */
+  disabledAt: string | null;
+  /** Sign-ins are refused until then after repeated failures; null: not locked. */
+  lockedUntil: string | null;
+  createdAt: string;
+}
+
 export interface NewUser {
   username: string;
   password: string;
@@ -92,7 +101,37 @@ export class UsersService {
   }
 
   /**
-   * The user with this username and password, or undefined. An unknown username still costs
+   * Disables an account: the user can no longer sign in or use the password grant, and every
+   * token and code the user holds is revoked (as on a password change). The products, downloads
+   * and ledger of the user stay. False when there is no such user.
+   */
+  async disable(username: string): Promise<boolean> {
+    const row = await this.repository.findByUsername(username);
+    if (!row) return false;
+    // An account disabled before keeps the time it was first disabled at.
+    if (row.disabled_at === null && !(await this.repository.setDisabledAt(row.id, this.now().toISOString()))) return false;
+    await this.revokeTokensOf(row.id);
+    return true;
+  }
+
+  /** Lets a disabled user sign in again (with the same password); false when there is no such user. */
+  async enable(username: string): Promise<boolean> {
+    const row = await this.repository.findByUsername(username);
+    return row !== undefined && this.repository.setDisabledAt(row.id, null);
+  }
+
+  /** Every user, by id, with the state of the account. */
+  async list(): Promise<UserAccount[]> {
+    return (await this.repository.list()).map((row) => ({
+      ...toUser(row),
+      disabledAt: row.disabled_at,
+      lockedUntil: row.locked_until,
+      createdAt: row.created_at,
+    }));
+  }
+
+  /**
+   * The enabled user with this username and password, or undefined. An unknown username still costs
    * one argon2 verification, so the time taken does not tell which usernames exist.
    */
   async verifyPassword(username: string, password: string): Promise<User | undefined> {
@@ -102,7 +141,9 @@ export class UsersService {
       await verify(await this.dummyPasswordHash(), password).catch(() => false);
       return undefined;
     }
-    return (await verify(row.password_hash, password)) ? toUser(row) : undefined;
+    // A disabled account costs the same verification, and fails like a wrong password.
+    const matches = await verify(row.password_hash, password);
+    return matches && row.disabled_at === null ? toUser(row) : undefined;
   }
 
   async findById(id: number): Promise<User | undefined> {

@@ -100,4 +100,68 @@ describe('stockroom admin: users and OAuth clients', () => {
     expect(run.code).not.toBe(0);
     expect(run.stderr.trim().split('\n')).toEqual([expect.stringMatching(message)]);
   });
+  it('creates a user with the password read from standard input', async () => {
+    const run = await stockroom(['admin', 'user', 'create', '--username', 'piped', '--json'], 'piped in secret\nignored\n');
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    const signedIn = await withStore((database) => new UsersService(new UsersRepository(database.db)).verifyPassword('piped', 'piped in secret'));
+    expect(signedIn).toMatchObject({ username: 'piped' });
+    const refused = await stockroom(['admin', 'user', 'create', '--username', 'nopassword']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^stockroom: no password: give --password or write it/)]);
+  });
+
+  it('disables a user, revoking the user’s tokens, lists the user as disabled, and enables the user again', async () => {
+    const { token } = await withStore((database) =>
+      new TokensService(new OAuthStore(database.db)).issue({ clientId: 1, userId, grantType: 'implicit', lifetimeSeconds: 3600 }),
+    );
+    const disabled = await stockroom(['admin', 'user', 'disable', 'alice']);
+    expect(disabled).toMatchObject({ code: 0, stderr: '' });
+    expect(disabled.stdout).toMatch(/^Disabled alice: .*revoked/);
+    expect(await withStore((database) => new TokensService(new OAuthStore(database.db)).verify(token, 1))).toEqual({
+      valid: false,
+      reason: 'The access token has been revoked',
+    });
+    expect(await withStore((database) => new UsersService(new UsersRepository(database.db)).verifyPassword('alice', 'a brand new secret'))).toBeUndefined();
+
+    const listed = JSON.parse((await stockroom(['admin', 'user', 'list', '--json'])).stdout) as { users: Array<Record<string, unknown>> };
+    expect(listed.users.find((entry) => entry.username === 'alice')).toMatchObject({ id: userId, enabled: false, team: 'Newsroom', partner_credit: true });
+    expect(JSON.stringify(listed)).not.toMatch(/argon2|password/);
+    expect((await stockroom(['admin', 'user', 'list'])).stdout).toMatch(new RegExp(`^${userId}\talice\tdisabled\tteam Newsroom, partner credit$`, 'm'));
+
+    expect(await stockroom(['admin', 'user', 'enable', 'alice'])).toMatchObject({ code: 0, stdout: 'Enabled alice.\n' });
+    expect(await withStore((database) => new UsersService(new UsersRepository(database.db)).verifyPassword('alice', 'a brand new secret'))).toMatchObject({ id: userId });
+    const unknown = await stockroom(['admin', 'user', 'disable', 'nobody']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr.trim()).toBe('stockroom: no user named nobody');
+  });
+
+  it('lists clients with kind, state, grants and limits, and enables a disabled client by its id', async () => {
+    const created = JSON.parse((await stockroom(['admin', 'client', 'create', '--name', 'Listed app', '--qps', '7', '--json'])).stdout) as { api_key: string };
+    const id = (await withStore((database) => database.db.selectFrom('api_clients').select('id').where('name', '=', 'Listed app').executeTakeFirstOrThrow())).id;
+    expect(await stockroom(['admin', 'client', 'disable', String(id)])).toMatchObject({ code: 0, stdout: 'Disabled.\n' });
+
+    const listed = JSON.parse((await stockroom(['admin', 'client', 'list', '--json'])).stdout) as { clients: Array<Record<string, unknown>> };
+    expect(listed.clients.find((entry) => entry.id === id)).toEqual({
+      id,
+      name: 'Listed app',
+      kind: 'confidential',
+      enabled: false,
+      key_hint: created.api_key.slice(-4),
+      grants: ['authorization_code', 'implicit', 'refresh_token', 'client_credentials'],
+      redirect_uris: [],
+      queries_per_second: 7,
+      queries_per_day: null,
+      created_at: expect.any(String),
+    });
+    expect(listed.clients.find((entry) => entry.name === 'Mobile app')).toMatchObject({ kind: 'public', enabled: true });
+    const lines = (await stockroom(['admin', 'client', 'list'])).stdout;
+    expect(lines).toMatch(new RegExp(`^${id}\tListed app\tconfidential\tdisabled\tkey …${created.api_key.slice(-4)}\tauthorization_code,implicit,refresh_token,client_credentials\t7/s, 100000/day \\(default\\)$`, 'm'));
+    expect(lines).not.toContain(created.api_key);
+
+    expect(await stockroom(['admin', 'client', 'enable', String(id)])).toMatchObject({ code: 0, stdout: 'Enabled.\n' });
+    expect(await withStore((database) => database.db.selectFrom('api_clients').select('disabled').where('id', '=', id).executeTakeFirstOrThrow())).toEqual({ disabled: 0 });
+    const unknown = await stockroom(['admin', 'client', 'enable', '424242']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr.trim()).toBe('stockroom: no client has that id');
+  });
 });

@@ -30,6 +30,7 @@ describe('stockroom admin product', () => {
 
   const stockroom = (...args: string[]) => run(process.execPath, [CLI, ...args], { env });
   const failure = (...args: string[]) => stockroom(...args).then(() => undefined, (error: Failure) => error);
+  const loneId = async () => (await withStore((database) => database.db.selectFrom('users').select('id').where('username', '=', 'loner').executeTakeFirstOrThrow())).id;
   const grantJson = async (...args: string[]) => JSON.parse((await stockroom('admin', 'product', 'grant', ...args, '--json')).stdout) as Record<string, unknown>;
 
   /** The store the commands wrote, opened after they ran. */
@@ -105,5 +106,21 @@ describe('stockroom admin product', () => {
     const { stdout } = await stockroom('admin', 'product', 'list', '--user', 'reporter');
     expect(stdout).toMatch(/^\d+\tcreditpack\tactive\tCredit Pack\t25 credits, 40 team credits$/m);
     expect((await stockroom('admin', 'product', 'list', '--user', 'loner')).stdout.trim()).toBe('loner holds no product.');
+  });
+  it('revokes a product: it shows inactive, while its row and ledger stay; another user’s product is refused', async () => {
+    const pack = await grantJson('--user', 'reporter', '--type', 'creditpack', '--credits', '9');
+    const ledger = () => withStore((database) => database.db.selectFrom('download_ledger').selectAll().where('product_id', '=', pack.id as number).execute());
+    const ledgerBefore = await ledger();
+
+    const refused = await failure('admin', 'product', 'revoke', String(pack.id), '--user', 'loner');
+    expect(refused?.code).toBe(1);
+    expect(refused!.stderr.trim().split('\n')).toEqual([`stockroom: Product not found: ${String(pack.id)} (of user ${await loneId()})`]);
+
+    const { stdout } = await stockroom('admin', 'product', 'revoke', String(pack.id), '--user', 'reporter');
+    expect(stdout.trim()).toBe(`Revoked product ${String(pack.id)} “Credit Pack” (creditpack) of reporter; its downloads and ledger stay.`);
+    const listed = JSON.parse((await stockroom('admin', 'product', 'list', '--user', 'reporter', '--json')).stdout) as { products: Array<Record<string, unknown>> };
+    expect(listed.products.find((p) => p.id === pack.id)).toMatchObject({ status: 'inactive', credits_remaining: 9 });
+    expect(await ledger()).toEqual(ledgerBefore);
+    expect((await failure('admin', 'product', 'revoke', '999999'))!.stderr).toMatch(/^stockroom: Product not found: 999999/);
   });
 });

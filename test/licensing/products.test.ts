@@ -224,4 +224,25 @@ describe.each(STORES)('products customers hold, on $name', ({ url }) => {
     expect(await products.heldProductTypes(userId)).toEqual([]);
     expect(await products.heldProductTypes(other.id)).toEqual(['imagepack']);
   });
+  it('revokes a product: it stops counting, while the product, its downloads and its ledger stay', async () => {
+    const pack = await products.grant({ userId, type: 'creditpack', credits: 30 });
+    await products.grant({ userId, type: 'easyaccess' });
+    const ledgerBefore = await store.database.db.selectFrom('download_ledger').selectAll().where('product_id', '=', pack.id).execute();
+    expect(ledgerBefore).toHaveLength(1);
+
+    expect(await products.revoke(pack.id, { userId })).toMatchObject({ id: pack.id, status: 'inactive', creditsRemaining: 30 });
+    expect(await products.heldProductTypes(userId)).toEqual(['easyaccess']);
+    const customer = (await products.findCustomer(userId))!;
+    expect((await products.productRecords(customer)).find((record) => record.id === pack.id)).toMatchObject({ status: 'inactive', credits_remaining: 30 });
+    expect(await store.database.db.selectFrom('download_ledger').selectAll().where('product_id', '=', pack.id).execute()).toEqual(ledgerBefore);
+    // Again: nothing changes.
+    expect(await products.revoke(pack.id)).toMatchObject({ status: 'inactive' });
+  });
+
+  it('revokes only a product that exists, and with a user only that user’s', async () => {
+    const held = await products.grant({ userId, type: 'imagepack' });
+    await expect(products.revoke(held.id, { userId: userId + 1 })).rejects.toMatchObject({ statusCode: 404, code: 'ProductNotFound' });
+    await expect(products.revoke(999_999)).rejects.toMatchObject({ statusCode: 404, code: 'ProductNotFound' });
+    expect(await products.heldProductTypes(userId)).toEqual(['imagepack']);
+  });
 });

@@ -90,4 +90,34 @@ describe('registering API clients', () => {
     await t.services.clients.enable(apiKey);
     expect(await t.services.clients.find(apiKey)).toMatchObject({ id: client.id });
   });
+  it('lists every client with its kind, state, grants and limits, but no key or secret', async () => {
+    const { apiKey, apiSecret, client } = await t.services.clients.create({ name: 'Listed', sandbox: true, queriesPerSecond: 3, queriesPerDay: 300 });
+    await t.services.clients.disable(apiKey);
+    const listed = (await t.services.clients.list()).find((entry) => entry.id === client.id);
+    expect(listed).toMatchObject({
+      name: 'Listed',
+      kind: 'sandbox',
+      disabled: true,
+      grantTypes: ['client_credentials'],
+      queriesPerSecond: 3,
+      queriesPerDay: 300,
+      keyHint: apiKey.slice(-4),
+    });
+    expect(JSON.stringify(listed)).not.toContain(apiKey);
+    expect(JSON.stringify(listed)).not.toContain(apiSecret);
+    const ids = (await t.services.clients.list()).map((entry) => entry.id);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+  });
+
+  it('disables and enables a client by its id as well as by its key', async () => {
+    const { apiKey, client } = await t.services.clients.create({ name: 'By id' });
+    expect(await t.services.clients.authenticate(apiKey)).toMatchObject({ id: client.id });
+    expect(await t.services.clients.disable(String(client.id))).toBe(true);
+    // The key looked up a moment ago is not trusted from the cache once its client is disabled.
+    expect(await t.services.clients.authenticate(apiKey)).toBeUndefined();
+    expect(await t.services.clients.enable(String(client.id))).toBe(true);
+    expect(await t.services.clients.authenticate(apiKey)).toMatchObject({ id: client.id });
+    expect(await t.services.clients.disable('987654')).toBe(false);
+    expect(await t.services.clients.enable('no-such-key')).toBe(false);
+  });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as argon2 from '@node-rs/argon2';
 import { STORES, createTestApp, type TestApp } from '../helpers/test-app.js';
+import { tokenRequest, uniqueName } from '../helpers/oauth-fixtures.js';
 
 vi.mock('@node-rs/argon2', async (importOriginal) => {
   const original = await importOriginal<typeof argon2>();
@@ -86,5 +87,73 @@ describe.each(STORES)('users on $name', ({ url }) => {
     expect((await t.services.users.signInAccount(name))?.lockedUntil).toBeInstanceOf(Date);
     await t.services.users.changePassword(name, 'a brand new secret');
     expect(await t.services.users.signInAccount(name)).toEqual({ userId: user.id, lockedUntil: null });
+  });
+});
+
+describe.each(STORES)('disabling and enabling users on $name', ({ url }) => {
+  let t: TestApp;
+  let client: { apiKey: string; apiSecret: string; id: number };
+  beforeAll(async () => {
+    t = await createTestApp({ databaseUrl: url });
+    const created = await t.services.clients.create({ name: 'Partner site', grantTypes: ['password', 'refresh_token'] });
+    client = { apiKey: created.apiKey, apiSecret: created.apiSecret, id: created.client.id };
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const passwordGrant = (username: string, password: string) =>
+    tokenRequest(t.app, '/auth/oauth2', { grant_type: 'password', username, password, client_id: client.apiKey, client_secret: client.apiSecret });
+
+  it('verifies the password of a disabled user all the same (timing does not tell), and refuses it', async () => {
+    const username = uniqueName('timed');
+    await t.services.users.create({ username, password: PASSWORD });
+    await t.services.users.disable(username);
+    const verify = vi.mocked(argon2.verify);
+    verify.mockClear();
+    expect(await t.services.users.verifyPassword(username, PASSWORD)).toBeUndefined();
+    expect(verify).toHaveBeenCalledTimes(1);
+  });
+
+  it('refuses a disabled user the password grant and revokes every token the user held; enabling lets the user in again', async () => {
+    const username = uniqueName('reporter');
+    const user = await t.services.users.create({ username, password: PASSWORD });
+    const granted = await passwordGrant(username, PASSWORD);
+    expect(granted.statusCode).toBe(200);
+    const { access_token: accessToken, refresh_token: refreshToken } = granted.json<{ access_token: string; refresh_token: string }>();
+
+    expect(await t.services.users.disable(username)).toBe(true);
+    expect(await t.services.tokens.verify(accessToken, client.id)).toEqual({ valid: false, reason: 'The access token has been revoked' });
+    const refreshed = await tokenRequest(t.app, '/auth/oauth2', {
+      grant_type: 'refresh_token',
+      refresh_token: refreshToken,
+      client_id: client.apiKey,
+      client_secret: client.apiSecret,
+    });
+    expect(refreshed.statusCode).toBe(400);
+    const refused = await passwordGrant(username, PASSWORD);
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toMatchObject({ error: 'invalid_grant' });
+    expect(await t.services.users.verifyPassword(username, PASSWORD)).toBeUndefined();
+    expect((await t.services.users.list()).find((listed) => listed.id === user.id)).toMatchObject({ username, disabledAt: expect.any(String) });
+
+    expect(await t.services.users.enable(username)).toBe(true);
+    expect(await t.services.users.verifyPassword(username, PASSWORD)).toMatchObject({ id: user.id });
+    expect((await passwordGrant(username, PASSWORD)).statusCode).toBe(200);
+    expect((await t.services.users.list()).find((listed) => listed.id === user.id)).toMatchObject({ disabledAt: null });
+  });
+
+  it('says false for a user that does not exist', async () => {
+    expect(await t.services.users.disable('nobody-at-all')).toBe(false);
+    expect(await t.services.users.enable('nobody-at-all')).toBe(false);
+  });
+
+  it('lists users by id with team, partner credit and account state, never a password hash', async () => {
+    const username = uniqueName('listed');
+    const user = await t.services.users.create({ username, password: PASSWORD, team: 'Desk', partnerCredit: true });
+    const listed = await t.services.users.list();
+    expect(listed.find((entry) => entry.id === user.id)).toMatchObject({ username, team: 'Desk', partnerCredit: true, disabledAt: null, lockedUntil: null });
+    expect(JSON.stringify(listed)).not.toMatch(/argon2/);
+    expect(listed.map((entry) => entry.id)).toEqual(listed.map((entry) => entry.id).sort((a, b) => a - b));
   });
 });

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
-import type { GrantType } from '../../oauth/oauth.types.js';
-import { GRANT_TYPES } from '../../oauth/oauth.types.js';
-import { collect, commaList, positive, withServices } from '../options.js';
+import { GRANT_TYPES, type GrantType } from '../../oauth/oauth.types.js';
+import { collect, commaList, positive, print, withServices } from '../options.js';
 
 export function addClientCommands(admin: Command): void {
   const client = admin.command('client').description('API clients (applications that hold an API key)');
@@ -56,17 +55,68 @@ export function addClientCommands(admin: Command): void {
     );
 
   client
-    .command('disable')
-    .description('disable the client holding an API key; its requests answer 403 Account Inactive')
-    .argument('<key>', 'the API key')
-    .action(async (key: string) => {
-      await withServices(async (services) => {
-        if (!(await services.clients.disable(key))) {
-          process.stderr.write('stockroom: no client holds that API key\n');
-          process.exitCode = 1;
+    .command('list')
+    .description('every client: id, name, kind, state, the end of its key, grants and limits')
+    .option('--json', 'print {"clients": [...]} as JSON', false)
+    .action(async (options: { json: boolean }) => {
+      await withServices(async (services, config) => {
+        const clients = await services.clients.list();
+        if (options.json) {
+          const listed = clients.map((entry) => ({
+            id: entry.id,
+            name: entry.name,
+            kind: entry.kind,
+            enabled: !entry.disabled,
+            key_hint: entry.keyHint,
+            grants: entry.grantTypes,
+            redirect_uris: entry.redirectUris,
+            queries_per_second: entry.queriesPerSecond,
+            queries_per_day: entry.queriesPerDay,
+            created_at: entry.createdAt,
+          }));
+          print(JSON.stringify({ clients: listed }));
           return;
         }
-        process.stdout.write('Disabled.\n');
+        if (clients.length === 0) print('There is no client yet (create one with: stockroom admin client create --name <name>).');
+        const limit = (own: number | null, fallback: number, unit: string) => (own === null ? `${fallback}/${unit} (default)` : `${own}/${unit}`);
+        for (const entry of clients) {
+          print(
+            [
+              entry.id,
+              entry.name,
+              entry.kind,
+              entry.disabled ? 'disabled' : 'enabled',
+              `key …${entry.keyHint}`,
+              entry.grantTypes.join(','),
+              `${limit(entry.queriesPerSecond, config.throttle.perSecond, 's')}, ${limit(entry.queriesPerDay, config.throttle.perDay, 'day')}`,
+            ].join('\t'),
+          );
+        }
       });
     });
+
+  for (const [name, disabled] of [
+    ['disable', true],
+    ['enable', false],
+  ] as const) {
+    client
+      .command(name)
+      .description(
+        disabled
+          ? 'disable a client; its requests answer 403 Account Inactive and it can get no token'
+          : 'enable a disabled client again',
+      )
+      .argument('<key-or-id>', 'the API key of the client, or its id (see admin client list)')
+      .action(async (reference: string) => {
+        await withServices(async (services) => {
+          const done = disabled ? await services.clients.disable(reference) : await services.clients.enable(reference);
+          if (!done) {
+            process.stderr.write(`stockroom: no client has that ${/^\d+$/.test(reference.trim()) ? 'id' : 'API key'}\n`);
+            process.exitCode = 1;
+            return;
+          }
+          print(disabled ? 'Disabled.' : 'Enabled.');
+        });
+      });
+  }
 }

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { DOWNLOAD_LIMIT_DURATIONS, RESOLUTIONS } from '../../licensing/licensing-policy.js';
 import { PRODUCT_TYPES } from '../../licensing/product-types.js';
-import { commaList, count, expiryDate, withServices } from '../options.js';
+import { commaList, count, expiryDate, positive, print, withServices } from '../options.js';
 
 export function addProductCommands(admin: Command): void {
   const product = admin.command('product').description('products users hold: what they may license, with credits and download limits');
@@ -103,6 +103,30 @@ export function addProductCommands(admin: Command): void {
           ].filter((term) => term !== '');
           process.stdout.write(`${record.id}\t${record.type}\t${record.status}\t${record.name}${left.length ? `\t${left.join(', ')}` : ''}\n`);
         }
+      });
+    });
+  product
+    .command('revoke')
+    .description('take a product back: it stops counting for searches and downloads; its downloads and ledger stay')
+    .argument('<product-id>', 'the product (see admin product list)', positive)
+    .option('--user <user>', 'username (or id) of the user: the product must be theirs')
+    .option('--json', 'print the product as JSON', false)
+    .action(async (productId: number, options: { user?: string; json: boolean }) => {
+      await withServices(async (services) => {
+        let userId: number | undefined;
+        if (options.user !== undefined) {
+          const customer = await services.products.findCustomerByName(options.user.trim());
+          if (!customer) throw new Error(`no user named ${options.user}`);
+          userId = customer.id;
+        }
+        const revoked = await services.products.revoke(productId, { userId });
+        const owner = await services.products.findCustomer(revoked.userId);
+        const record = owner ? (await services.products.productRecords(owner)).find((p) => p.id === revoked.id) : undefined;
+        if (options.json) {
+          print(JSON.stringify({ ...record, user_id: revoked.userId, username: owner?.username ?? null }));
+          return;
+        }
+        print(`Revoked product ${revoked.id} “${revoked.name}” (${revoked.type}) of ${owner?.username ?? `user ${revoked.userId}`}; its downloads and ledger stay.`);
       });
     });
 }

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { firstLineOfStdin, withServices } from '../options.js';
+import type { UserAccount } from '../../oauth/users.service.js';
+import { firstLineOfStdin, print, withServices } from '../options.js';
 
 export function addUserCommands(admin: Command): void {
   const user = admin.command('user').description('users who sign in to authorize applications');
@@ -8,18 +9,20 @@ export function addUserCommands(admin: Command): void {
     .command('create')
     .description('create a user')
     .requiredOption('--username <name>', 'the name the user signs in with')
-    .requiredOption('--password <password>', 'at least 8 characters')
+    .option('--password <password>', 'at least 8 characters (default: the first line of standard input)')
     .option('--team <team>', 'the team the user belongs to')
     .option('--partner-credit', 'a user of a partner site who holds credits', false)
     .option('--json', 'print {"id": …, "username": …}', false)
-    .action(async (options: { username: string; password: string; team?: string; partnerCredit: boolean; json: boolean }) => {
+    .action(async (options: { username: string; password?: string; team?: string; partnerCredit: boolean; json: boolean }) => {
+      const password = options.password ?? (await firstLineOfStdin());
+      if (!password) throw new Error('no password: give --password or write it on the first line of standard input');
       await withServices(async (services) => {
         if (await services.users.findByUsername(options.username.trim())) {
           throw new Error(`a user named ${options.username.trim()} already exists`);
         }
         const created = await services.users.create({
           username: options.username,
-          password: options.password,
+          password,
           team: options.team ?? null,
           partnerCredit: options.partnerCredit,
         });
@@ -46,6 +49,70 @@ export function addUserCommands(admin: Command): void {
           return;
         }
         process.stdout.write(`Changed the password of ${username}; every token the user held is revoked.\n`);
+      });
+    });
+  user
+    .command('list')
+    .description('every user: id, username, state of the account, team, partner credit')
+    .option('--json', 'print {"users": [...]} as JSON', false)
+    .action(async (options: { json: boolean }) => {
+      await withServices(async (services) => {
+        const users = await services.users.list();
+        const now = new Date().toISOString();
+        const stateOf = (entry: UserAccount) =>
+          entry.disabledAt !== null ? 'disabled' : entry.lockedUntil !== null && entry.lockedUntil > now ? `locked until ${entry.lockedUntil}` : 'enabled';
+        if (options.json) {
+          const listed = users.map((entry) => ({
+            id: entry.id,
+            username: entry.username,
+            enabled: entry.disabledAt === null,
+            disabled_at: entry.disabledAt,
+            locked_until: entry.lockedUntil !== null && entry.lockedUntil > now ? entry.lockedUntil : null,
+            team: entry.team,
+            partner_credit: entry.partnerCredit,
+            first_name: entry.first_name,
+            last_name: entry.last_name,
+            email: entry.email,
+            created_at: entry.createdAt,
+          }));
+          print(JSON.stringify({ users: listed }));
+          return;
+        }
+        if (users.length === 0) print('There is no user yet (create one with: stockroom admin user create --username <name>).');
+        for (const entry of users) {
+          const about = [entry.team ? `team ${entry.team}` : '', entry.partnerCredit ? 'partner credit' : ''].filter((part) => part !== '');
+          print([entry.id, entry.username, stateOf(entry), ...(about.length > 0 ? [about.join(', ')] : [])].join('\t'));
+        }
+      });
+    });
+
+  user
+    .command('disable')
+    .description('disable a user: no more sign-ins or password grants, and every token the user holds is revoked')
+    .argument('<username>', 'the user')
+    .action(async (username: string) => {
+      await withServices(async (services) => {
+        if (!(await services.users.disable(username))) {
+          process.stderr.write(`stockroom: no user named ${username}\n`);
+          process.exitCode = 1;
+          return;
+        }
+        print(`Disabled ${username}: the user cannot sign in, and every token the user held is revoked.`);
+      });
+    });
+
+  user
+    .command('enable')
+    .description('let a disabled user sign in again, with the same password')
+    .argument('<username>', 'the user')
+    .action(async (username: string) => {
+      await withServices(async (services) => {
+        if (!(await services.users.enable(username))) {
+          process.stderr.write(`stockroom: no user named ${username}\n`);
+          process.exitCode = 1;
+          return;
+        }
+        print(`Enabled ${username}.`);
       });
     });
 }

@@ -148,6 +148,8 @@ export interface UsersTable {
   locked_until: string | null;
   /** When the current run of failures began: a run older than the lock window starts again. */
   first_failed_at: string | null;
+  /** When an operator disabled the account; null: enabled. */
+  disabled_at: string | null;
 }
 
 export interface AccessTokensTable {
