@@ -1,9 +1,34 @@
 import cliProgress from 'cli-progress';
 
-/** A progress bar on stderr for a long job; silent when stderr is not a terminal. */
-export function progressBar(label: string): { update(done: number, total: number): void; stop(): void } {
+export interface Progress {
+  update(done: number, total: number): void;
+  stop(): void;
+}
+
+export interface ProgressOptions {
+  /** Where progress goes; standard error by default, so that standard output keeps only results. */
+  stream?: NodeJS.WritableStream & { isTTY?: boolean };
+  /** Plain lines (not a terminal): at most this long apart while the job moves. */
+  lineEveryMs?: number;
+  now?: () => number;
+}
+
+/** Plain lines also mark each tenth of the job done. */
+const LINE_EVERY_PERCENT = 10;
+
+/**
+ * The progress of a long job: a bar redrawn in place on a terminal; elsewhere (a log file, a
+ * pipe, a service's journal) plain lines, every tenth of the job or every few seconds, with
+ * no control characters.
+ */
+export function progressBar(label: string, options: ProgressOptions = {}): Progress {
+  const stream = options.stream ?? process.stderr;
+  return stream.isTTY === true ? terminalBar(label, stream) : progressLines(label, stream, options);
+}
+
+function terminalBar(label: string, stream: NodeJS.WritableStream): Progress {
   const bar = new cliProgress.SingleBar(
-    { format: `${label} [{bar}] {percentage}% | {value}/{total} | {eta_formatted} left`, stream: process.stderr, hideCursor: true },
+    { format: `${label} [{bar}] {percentage}% | {value}/{total} | {eta_formatted} left`, stream, hideCursor: true },
     cliProgress.Presets.shades_classic,
   );
   let started = false;
@@ -18,6 +43,34 @@ export function progressBar(label: string): { update(done: number, total: number
     },
     stop() {
       if (started) bar.stop();
+    },
+  };
+}
+
+function progressLines(label: string, stream: NodeJS.WritableStream, options: ProgressOptions): Progress {
+  const now = options.now ?? Date.now;
+  const everyMs = options.lineEveryMs ?? 5_000;
+  let lastLineAt = now();
+  let lastStep = 0;
+  let latest: { done: number; total: number } | undefined;
+  let written: { done: number; total: number } | undefined;
+  const write = (done: number, total: number) => {
+    const percent = total > 0 ? Math.floor((done / total) * 100) : 100;
+    stream.write(`${label}: ${done}/${total} (${percent}%)\n`);
+    written = { done, total };
+    lastLineAt = now();
+  };
+  return {
+    update(done, total) {
+      latest = { done, total };
+      const step = total > 0 ? Math.floor((done / total) * LINE_EVERY_PERCENT) : LINE_EVERY_PERCENT;
+      if (step > lastStep || now() - lastLineAt >= everyMs) {
+        lastStep = step;
+        write(done, total);
+      }
+    },
+    stop() {
+      if (latest && (written?.done !== latest.done || written.total !== latest.total)) write(latest.done, latest.total);
     },
   };
 }

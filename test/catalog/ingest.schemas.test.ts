@@ -8,6 +8,19 @@ function reason(value: unknown): string {
 }
 
 describe('manifest line schema', () => {
+  it('suggests the known field meant by a misspelt one, at any depth, and none when none is close', () => {
+    expect(reason({ asset_type: 'image', id: 'a', titel: 'x' })).toBe("unknown field 'titel' (did you mean 'title'?)");
+    expect(reason({ asset_type: 'image', id: 'a', Caption: 'x' })).toBe("unknown field 'Caption' (did you mean 'caption'?)");
+    expect(reason({ asset_type: 'image', id: 'a', keyword: ['x'] })).toBe("unknown field 'keyword' (did you mean 'keywords'?)");
+    expect(reason({ asset_type: 'video', id: 'a', clip_lenght: '00:00:01:00' })).toBe("unknown field 'clip_lenght' (did you mean 'clip_length'?)");
+    expect(reason({ asset_type: 'image', id: 'a', allowed_use: { release_inf: 'x' } })).toBe(
+      "unknown field 'allowed_use/release_inf' (did you mean 'release_info'?)",
+    );
+    expect(reason({ asset_type: 'event', id: 1, nme: 'x', name: 'y' })).toBe("unknown field 'nme' (did you mean 'name'?)");
+    expect(reason({ asset_type: 'image', id: 'a', ab: 1 })).toBe("unknown field 'ab'");
+    expect(reason({ asset_type: 'image', id: 'a', popularity: 1 })).toBe("unknown field 'popularity'");
+  });
+
   it('names the field and the fault in each reason', () => {
     expect(reason({ asset_type: 'image', id: 'a', colour: 'red' })).toBe("unknown field 'colour'");
     expect(reason({ asset_type: 'image', id: 'a', allowed_use: { how: 'x' } })).toBe("unknown field 'allowed_use/how'");

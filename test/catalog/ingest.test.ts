@@ -113,7 +113,7 @@ describe('ingest manifests', () => {
 
     const report = await ingest.ingestFile(manifest);
 
-    expect(report).toEqual({ inserted: 1, updated: 0, failed: [] });
+    expect(report).toEqual({ inserted: 1, updated: 0, failed: [], unlicensable: [] });
     const { found } = await catalog.findAssets('image', ['8800001']);
     const fields = found[0]!.fields;
     const { asset_type: _type, id: _id, keywords: _keywords, ...expected } = fullImage;
@@ -201,6 +201,10 @@ describe('ingest manifests', () => {
       inserted: 2,
       updated: 0,
       failed: [{ line: 3, reason: 'keywords/2/relevance must be ≤ 5 (got 9)' }],
+      unlicensable: [
+        { line: 1, id: 'm-1' },
+        { line: 5, id: 'm-3' },
+      ],
     });
     expect((await catalog.findAssets('image', ['m-1', 'm-2', 'm-3'])).notFound).toEqual(['m-2']);
   });
@@ -214,7 +218,7 @@ describe('ingest manifests', () => {
       writeManifest(dir, [{ asset_type: 'image', id: 'u-1', title: 'New', keywords: ['gamma'] }]),
     );
 
-    expect(report).toEqual({ inserted: 0, updated: 1, failed: [] });
+    expect(report).toMatchObject({ inserted: 0, updated: 1, failed: [] });
     const fields = (await catalog.findAssets('image', ['u-1'])).found[0]!.fields;
     expect(fields.title).toBe('New');
     expect((fields.keywords as Array<{ text: string }>).map((k) => k.text)).toEqual(['gamma']);
@@ -516,5 +520,33 @@ describe('ingest manifests', () => {
       [2, 3],
       [3, 3],
     ]);
+  });
+  it('warns of each image or video that no product can license (no product_types), storing it all the same', async () => {
+    const { catalog, ingest } = await newStore();
+    const manifest = writeManifest(tempDir(), [
+      { asset_type: 'image', id: 'l-1', product_types: ['premiumaccess'] },
+      { asset_type: 'image', id: 'l-2' },
+      { asset_type: 'video', id: 'l-3', product_types: [] },
+      { asset_type: 'event', id: 4401, name: 'An event licenses nothing and needs nothing' },
+      { asset_type: 'image', id: 'l-5', colour: 'red' },
+    ]);
+
+    const report = await ingest.ingestFile(manifest);
+
+    expect(report.unlicensable).toEqual([
+      { line: 2, id: 'l-2' },
+      { line: 3, id: 'l-3' },
+    ]);
+    expect(report).toMatchObject({ inserted: 4, failed: [{ line: 5 }] });
+    expect((await catalog.findAssets('image', ['l-2'])).found).toHaveLength(1);
+  });
+
+  it.each([
+    ['a missing manifest', (dir: string) => path.join(dir, 'missing.jsonl'), /^cannot read the manifest .*missing\.jsonl: there is no such file$/],
+    ['a directory', (dir: string) => dir, /^cannot read the manifest .*: it is a directory, not a file$/],
+  ])('refuses %s in one line naming it', async (_case, manifestIn, message) => {
+    const { ingest } = await newStore();
+    await expect(ingest.ingestFile(manifestIn(tempDir()), { onProgress: () => undefined })).rejects.toThrow(message);
+    await expect(ingest.ingestFile(manifestIn(tempDir()))).rejects.toThrow(message);
   });
 });

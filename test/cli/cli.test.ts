@@ -64,6 +64,35 @@ describe('the stockroom command', () => {
     expect((failure as { stderr: string }).stderr.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^stockroom: ${setting}: `))]);
   });
 
+  it('ingests a manifest: plain progress lines (no control characters) off a terminal, each failure and warning by line, a summary counting them', async () => {
+    const manifest = path.join(dataDir, 'manifest.jsonl');
+    const lines = [
+      { asset_type: 'image', id: 'cli-1', title: 'Licensable', product_types: ['premiumaccess'] },
+      { asset_type: 'image', id: 'cli-2', title: 'Nothing licenses me' },
+      { asset_type: 'image', id: 'cli-3', titel: 'Typo' },
+    ];
+    fs.writeFileSync(manifest, lines.map((line) => JSON.stringify(line)).join('\n'));
+    const failure = await stockroom('ingest', manifest).catch((error: { code: number; stdout: string; stderr: string }) => error);
+    expect(failure).toMatchObject({ code: 1, stdout: '2 inserted, 0 updated, 1 failed, 1 that no product can license\n' });
+    const { stderr } = failure as { stderr: string };
+    expect(stderr).not.toMatch(/\x1b|\r/);
+    expect(stderr.trim().split('\n')).toEqual([
+      'Ingesting: 1/3 (33%)',
+      'Ingesting: 2/3 (66%)',
+      'Ingesting: 3/3 (100%)',
+      "line 2: warning: asset 'cli-2' lists no product_types, so no product can license it",
+      "line 3: unknown field 'titel' (did you mean 'title'?)",
+    ]);
+  });
+
+  it('names a missing manifest in one line', async () => {
+    const failure = await stockroom('ingest', 'no-such-manifest.jsonl').catch((error: { code: number; stderr: string }) => error);
+    expect(failure).toMatchObject({ code: 1 });
+    expect((failure as { stderr: string }).stderr.trim().split('\n')).toEqual([
+      'stockroom: cannot read the manifest no-such-manifest.jsonl: there is no such file',
+    ]);
+  });
+
   it('refuses a demo larger than it can plan', async () => {
     await expect(stockroom('seed-demo', '--images', '99999999999')).rejects.toMatchObject({ code: 1 });
   });

@@ -465,7 +465,7 @@ function describe(error: ValueError): string {
         const keyHint = String(schema.keyHint ?? 'valid');
         return `${fieldName(error.path.slice(0, slash))}: key ${show(key)} is not allowed; keys must be ${keyHint}`;
       }
-      return `unknown field '${where}'`;
+      return `unknown field '${where}'${suggestion(error.path, schema)}`;
     case ValueErrorType.ObjectRequiredProperty:
       return `missing field '${where}'`;
     case ValueErrorType.Union:
@@ -546,6 +546,55 @@ function kindsOf(schema: TSchema): JsonKind[] {
   if (type === 'integer' || type === 'number') return ['number'];
   if (type === 'string' || type === 'boolean' || type === 'null' || type === 'array' || type === 'object') return [type];
   return [];
+}
+
+/** " (did you mean 'title'?)" for a misspelt field of an object, or nothing when no known field is close. */
+function suggestion(path: string, objectSchema: TSchema): string {
+  const properties = objectSchema.properties as Record<string, TSchema> | undefined;
+  if (!properties) return '';
+  const unknown = unescapePointer(path.slice(path.lastIndexOf('/') + 1));
+  const meant = closestName(unknown, Object.keys(properties));
+  return meant === undefined ? '' : ` (did you mean '${meant}'?)`;
+}
+
+/**
+ * The known name nearest to a misspelt one, ignoring case: at most one edit away for a short
+ * name, two for a longer one (an edit: a letter added, dropped, changed or two swapped), and
+ * never more than a third of the name; undefined when none is that close or two are equally close.
+ */
+export function closestName(misspelt: string, known: readonly string[]): string | undefined {
+  const word = misspelt.toLowerCase();
+  const allowed = Math.min(word.length < 6 ? 1 : 2, Math.floor(word.length / 3));
+  let best: string | undefined;
+  let bestDistance = allowed + 1;
+  let tied = false;
+  for (const name of known) {
+    const distance = editDistance(word, name.toLowerCase());
+    if (distance < bestDistance) {
+      best = name;
+      bestDistance = distance;
+      tied = false;
+    } else if (distance === bestDistance) {
+      tied = true;
+    }
+  }
+  return best !== undefined && !tied ? best : undefined;
+}
+
+/** Optimal string alignment distance: insertions, deletions, substitutions and swaps of neighbours. */
+function editDistance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 2) return Math.abs(a.length - b.length);
+  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) rows[0]![j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let distance = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) distance = Math.min(distance, rows[i - 2]![j - 2]! + 1);
+      rows[i]![j] = distance;
+    }
+  }
+  return rows[a.length]![b.length]!;
 }
 
 function show(value: unknown): string {

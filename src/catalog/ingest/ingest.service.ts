@@ -15,6 +15,12 @@ export interface IngestReport {
   inserted: number;
   updated: number;
   failed: Array<{ line: number; reason: string }>;
+  /**
+   * Images and videos stored without product_types: no product can license them, so they never
+   * show to a customer whose search is limited to what the customer may license, and cannot be
+   * downloaded. Stored all the same (a later line may add them); a warning, not a failure.
+   */
+  unlicensable: Array<{ line: number; id: string }>;
 }
 
 export interface IngestOptions {
@@ -61,9 +67,10 @@ export class IngestService {
       const stat = await fsp.stat(options.mediaDir).catch(() => undefined);
       if (!stat?.isDirectory()) throw new Error(`media folder ${options.mediaDir} is not a directory`);
     }
+    await checkReadableManifest(manifestPath);
     const total = options.onProgress ? await countNonBlankLines(manifestPath) : 0;
     const media = new MediaFolder(mediaDir);
-    const report: IngestReport = { inserted: 0, updated: 0, failed: [] };
+    const report: IngestReport = { inserted: 0, updated: 0, failed: [], unlicensable: [] };
     let lineNumber = 0;
     let done = 0;
     for await (const rawLine of readLines(manifestPath)) {
@@ -71,9 +78,10 @@ export class IngestService {
       const line = lineNumber === 1 ? rawLine.replace(/^\uFEFF/, '') : rawLine;
       if (line.trim() === '') continue;
       try {
-        const operation = await this.ingestLine(line, media);
+        const { operation, record } = await this.ingestLine(line, media);
         if (operation === 'insert') report.inserted += 1;
         else report.updated += 1;
+        if (record.asset_type !== 'event' && !record.product_types?.length) report.unlicensable.push({ line: lineNumber, id: record.id });
       } catch (error) {
         report.failed.push({ line: lineNumber, reason: reasonOf(error) });
       }
@@ -96,7 +104,7 @@ export class IngestService {
     return this.store(record, file);
   }
 
-  private async ingestLine(line: string, media: MediaFolder): Promise<'insert' | 'update'> {
+  private async ingestLine(line: string, media: MediaFolder): Promise<{ operation: 'insert' | 'update'; record: ManifestRecord }> {
     let value: unknown;
     try {
       value = JSON.parse(line);
@@ -105,7 +113,7 @@ export class IngestService {
     }
     const record = parse(value);
     const file = record.asset_type !== 'event' && record.file !== undefined ? await media.read(record.file) : undefined;
-    return this.store(record, file);
+    return { operation: await this.store(record, file), record };
   }
 
   private async store(record: ManifestRecord, file: Buffer | undefined): Promise<'insert' | 'update'> {
@@ -285,6 +293,34 @@ class MediaFolder {
       throw new IngestLineError(`media folder ${this.dir} does not exist`);
     });
     return this.root;
+  }
+}
+
+/** Why a manifest cannot be read, in one line naming it (not a bare ENOENT). */
+export class ManifestUnreadableError extends Error {
+  override name = 'ManifestUnreadableError';
+}
+
+async function checkReadableManifest(file: string): Promise<void> {
+  let handle: fsp.FileHandle;
+  try {
+    handle = await fsp.open(file, 'r');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why =
+      code === 'ENOENT'
+        ? 'there is no such file'
+        : code === 'EACCES' || code === 'EPERM'
+          ? 'permission denied'
+          : code === 'EISDIR'
+            ? 'it is a directory, not a file'
+            : (error as Error).message;
+    throw new ManifestUnreadableError(`cannot read the manifest ${file}: ${why}`);
+  }
+  try {
+    if ((await handle.stat()).isDirectory()) throw new ManifestUnreadableError(`cannot read the manifest ${file}: it is a directory, not a file`);
+  } finally {
+    await handle.close();
   }
 }
 

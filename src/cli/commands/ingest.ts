@@ -19,8 +19,13 @@ export function addIngestCommand(program: Command): void {
         } finally {
           bar.stop();
         }
-        for (const failure of report.failed) process.stderr.write(`line ${failure.line}: ${failure.reason}\n`);
-        process.stdout.write(`${report.inserted} inserted, ${report.updated} updated, ${report.failed.length} failed\n`);
+        const problems = [
+          ...report.failed.map(({ line, reason }) => ({ line, message: reason })),
+          ...report.unlicensable.map(({ line, id }) => ({ line, message: `warning: asset '${id}' lists no product_types, so no product can license it` })),
+        ].sort((a, b) => a.line - b.line);
+        for (const { line, message } of problems) process.stderr.write(`line ${line}: ${message}\n`);
+        const unlicensable = report.unlicensable.length > 0 ? `, ${report.unlicensable.length} that no product can license` : '';
+        process.stdout.write(`${report.inserted} inserted, ${report.updated} updated, ${report.failed.length} failed${unlicensable}\n`);
         if (report.failed.length > 0) process.exitCode = 1;
       });
     });
