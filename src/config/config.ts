@@ -1,4 +1,6 @@
+import fs from 'node:fs';
 import { isIP } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 
 /** Every setting of Stockroom, read once from the environment, validated, then frozen. */
@@ -146,13 +148,44 @@ function checkAuthUrl(authUrl: string, publicUrl: string): void {
   }
 }
 
-/** An IP address, `localhost` or a DNS name (labels of letters, digits and hyphens). */
+const HOST_LABEL = /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
+
+/**
+ * HOST, the address to listen on: an IP address, `localhost` (or a name under it), this
+ * machine's own name or one listed in its hosts file, or a fully qualified name (labels of
+ * letters, digits and hyphens, ending in a top-level domain of letters). A single word that
+ * is none of these (`HOST=not-a-host`) would only fail later, in a DNS lookup that names no setting.
+ */
 function host(env: Env): string {
   const raw = env.HOST?.trim() || '127.0.0.1';
-  const isIp = isIP(raw) !== 0;
-  const isName = raw.length <= 253 && raw.split('.').every((label) => /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/.test(label));
-  if (!isIp && !isName) throw new ConfigError(`HOST must be an IP address or a host name, got '${raw}'`);
+  if (isIP(raw) !== 0) return raw;
+  const name = raw.replace(/\.$/, '').toLowerCase();
+  const labels = name.split('.');
+  const wellFormed = name.length <= 253 && labels.every((label) => HOST_LABEL.test(label));
+  const qualified = labels.length > 1 && /^[a-z]{2,63}$/.test(labels.at(-1)!);
+  const local = () => name === 'localhost' || name.endsWith('.localhost') || name === os.hostname().toLowerCase() || hostsFileNames().has(name);
+  if (!wellFormed || !(qualified || local())) {
+    throw new ConfigError(
+      `HOST must be an IP address (such as 127.0.0.1, or 0.0.0.0 for every interface), localhost, this machine's name or a fully qualified host name; got '${raw}'`,
+    );
+  }
   return raw;
+}
+
+/** The names the hosts file gives addresses to, lower-cased; none when it cannot be read. */
+function hostsFileNames(): Set<string> {
+  let text: string;
+  try {
+    text = fs.readFileSync(process.platform === 'win32' ? 'C:\\Windows\\System32\\drivers\\etc\\hosts' : '/etc/hosts', 'utf8');
+  } catch {
+    return new Set();
+  }
+  const names = new Set<string>();
+  for (const line of text.split('\n')) {
+    const [, ...aliases] = line.replace(/#.*/, '').trim().split(/\s+/);
+    for (const alias of aliases) names.add(alias.toLowerCase());
+  }
+  return names;
 }
 
 /** Reads and validates every setting; throws ConfigError naming the first bad one. */

@@ -54,6 +54,17 @@ describe('the stockroom command', () => {
   });
 
   it.each([
+    ['a word that names no host', { HOST: 'not-a-host' }, /^stockroom: HOST must be an IP address .*got 'not-a-host'$/],
+    ['an address of another machine', { HOST: '192.0.2.1' }, /^stockroom: HOST: 192\.0\.2\.1 is not an address of this machine$/],
+  ])('serve stops with one line naming HOST for %s', async (_case, extra, message) => {
+    const failure = await run(process.execPath, [CLI, 'serve'], { env: { ...env, STOCKROOM_SEED_DEMO: 'false', PORT: '0', ...extra } }).catch(
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failure).toMatchObject({ code: 2 });
+    expect((failure as { stderr: string }).stderr.trim().split('\n')).toEqual([expect.stringMatching(message)]);
+  });
+
+  it.each([
     ['DATABASE_URL', { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' }],
     ['STOCKROOM_DATA_DIR', { STOCKROOM_DATA_DIR: path.resolve('package.json') }],
   ])('names %s when the store cannot be opened', async (setting, extra) => {

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
 
@@ -65,6 +66,9 @@ describe('configuration', () => {
     ['STOCKROOM_LOG_LEVEL', 'loud'],
     ['HOST', 'bad..host'],
     ['HOST', 'with space'],
+    ['HOST', 'not-a-host'],
+    ['HOST', 'example.123'],
+    ['HOST', 'http://example.com'],
     ['STOCKROOM_PUBLIC_URL', 'http://x/p?q=1'],
     ['STOCKROOM_AUTH_URL', 'ftp://auth.example.com'],
     ['STOCKROOM_AUTH_URL', 'https://auth.example.com/#top'],
@@ -89,6 +93,13 @@ describe('configuration', () => {
       implicitTokenTtlSeconds: 31_536_000,
       refreshTokenTtlSeconds: 31_536_000,
     });
+  });
+
+  it('takes as HOST an IP address, localhost, this machine’s name or a fully qualified name', () => {
+    for (const host of ['0.0.0.0', '::', '::1', '10.1.2.3', 'localhost', 'LocalHost', 'api.localhost', os.hostname(), 'media.example.com', 'media.example.com.']) {
+      expect(loadConfig({ HOST: host }).host, host).toBe(host);
+    }
+    expect(() => loadConfig({ HOST: 'not-a-host' })).toThrow(/^HOST must be an IP address .*; got 'not-a-host'$/);
   });
 
   it('reads the auth URL (trailing slash stripped) and the token lifetimes', () => {

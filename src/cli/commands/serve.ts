@@ -2,7 +2,7 @@ import v8 from 'node:v8';
 import type { Command } from 'commander';
 import { buildApp } from '../../app.js';
 import { DEFAULT_DEMO } from '../../catalog/demo/demo-catalog.js';
-import { loadConfig } from '../../config/config.js';
+import { ConfigError, loadConfig, type Config } from '../../config/config.js';
 import { keepRequestGarbageYoung } from '../../platform/serving-heap.js';
 import { ensureDemoAccess } from '../demo-access.js';
 import { seedDemoCatalogue } from './seed-demo.js';
@@ -22,7 +22,9 @@ async function serve(): Promise<void> {
     app.log.info({ ...seeded, seconds: (Date.now() - started) / 1000 }, 'seeded the demo catalogue');
   }
   const demo = config.seedDemoOnEmptyStore ? await ensureDemoAccess(services) : undefined;
-  await app.listen({ port: config.port, host: config.host });
+  await app.listen({ port: config.port, host: config.host }).catch((error: unknown) => {
+    throw listenError(error, config);
+  });
   const lines = [
     '',
     `Stockroom is serving the Stock Media Licensing API v3 at ${config.publicUrl}/v3`,
@@ -50,6 +52,26 @@ async function serve(): Promise<void> {
   };
   process.once('SIGINT', shutdown);
   process.once('SIGTERM', shutdown);
+}
+
+/** A failure to listen, as the setting to change: HOST or PORT. */
+function listenError(error: unknown, config: Config): unknown {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  const { host, port } = config;
+  switch (code) {
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EAI_NONAME':
+      return new ConfigError(`HOST: ${host} does not resolve to an address (${code})`);
+    case 'EADDRNOTAVAIL':
+      return new ConfigError(`HOST: ${host} is not an address of this machine`);
+    case 'EADDRINUSE':
+      return new ConfigError(`PORT: ${port} is in use on ${host}`);
+    case 'EACCES':
+      return new ConfigError(`PORT: listening on ${port} needs privileges (choose a port above 1023)`);
+    default:
+      return error;
+  }
 }
 
 export function addServeCommand(program: Command): void {
