@@ -3,7 +3,7 @@ import path from 'node:path';
 import { randomSecret } from '../platform/crypto/secrets.js';
 import type { Services } from '../app.js';
 
-/** What `npm start` prints so that a newcomer can call the API at once. */
+/** The demo's credentials, so that a newcomer can call the API at once. */
 export interface DemoAccess {
   api_key: string;
   api_secret: string;
@@ -11,24 +11,42 @@ export interface DemoAccess {
   password: string;
 }
 
+export interface DemoAccessState {
+  access: DemoAccess;
+  /** Made just now: the secret and the password may be shown this once. */
+  created: boolean;
+  /** Where they are kept, readable by its owner only. */
+  file: string;
+}
+
 const FILE_NAME = 'demo-access.json';
+
+export function demoAccessFile(dataDir: string): string {
+  return path.join(dataDir, FILE_NAME);
+}
 
 /**
  * The store keeps only hashes, so the demo's plain credentials are written once to a file
- * in the data folder (readable by its owner only) and printed from there at every start.
+ * in the data folder, readable by its owner only: logs get the secret and the password on
+ * the first start at most, and later starts point to the file.
  */
 export function readDemoAccess(dataDir: string): DemoAccess | undefined {
   try {
-    return JSON.parse(fs.readFileSync(path.join(dataDir, FILE_NAME), 'utf8')) as DemoAccess;
+    return JSON.parse(fs.readFileSync(demoAccessFile(dataDir), 'utf8')) as DemoAccess;
   } catch {
     return undefined;
   }
 }
 
-export async function ensureDemoAccess(services: Services): Promise<DemoAccess> {
+export async function ensureDemoAccess(services: Services): Promise<DemoAccessState> {
   const dataDir = services.config.dataDir;
+  const file = demoAccessFile(dataDir);
   const existing = readDemoAccess(dataDir);
-  if (existing && (await services.clients.authenticate(existing.api_key))) return existing;
+  if (existing && (await services.clients.authenticate(existing.api_key))) {
+    // A file written by an earlier version, or opened up since, is closed again.
+    fs.chmodSync(file, 0o600);
+    return { access: existing, created: false, file };
+  }
   // The demo is for trying the API: its application may use every grant, password included.
   const { apiKey, apiSecret } = await services.clients.create({
     name: 'Demo application',
@@ -42,7 +60,16 @@ export async function ensureDemoAccess(services: Services): Promise<DemoAccess> 
   await services.products.grant({ userId: user.id, type: 'premiumaccess', downloads: 100, period: 'month' });
   await services.products.grant({ userId: user.id, type: 'creditpack', credits: 100 });
   const access: DemoAccess = { api_key: apiKey, api_secret: apiSecret, username, password };
-  fs.mkdirSync(dataDir, { recursive: true });
-  fs.writeFileSync(path.join(dataDir, FILE_NAME), `${JSON.stringify(access, null, 2)}\n`, { mode: 0o600 });
-  return access;
+  writeOwnerOnly(file, `${JSON.stringify(access, null, 2)}\n`);
+  return { access, created: true, file };
+}
+
+/** Writes a file that only its owner may read, whole or not at all (a stale one of the name is replaced). */
+function writeOwnerOnly(file: string, text: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const partial = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(partial, text, { mode: 0o600 });
+  // The mode given to writeFileSync applies only to a file it creates.
+  fs.chmodSync(partial, 0o600);
+  fs.renameSync(partial, file);
 }

@@ -115,22 +115,41 @@ describe('the stockroom command', () => {
 });
 
 describe('stockroom serve on an empty store', () => {
-  it('seeds the demo, prints the base URL and demo credentials, and the printed key works', async () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stockroom-serve-'));
-    const port = await freePort();
+  /** Starts serve and waits for its banner (the line 'Try:' comes after the demo's credentials). */
+  const startServe = async (dataDir: string, port: number) => {
     const child = spawn(process.execPath, [CLI, 'serve'], {
       env: { ...process.env, STOCKROOM_DATA_DIR: dataDir, PORT: String(port), STOCKROOM_LOG_LEVEL: 'warn', DATABASE_URL: '', REDIS_URL: '' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    try {
-      let output = '';
-      await new Promise<void>((resolve, reject) => {
-        child.stdout.on('data', (chunk: Buffer) => {
-          output += chunk.toString();
-          if (output.includes('Try:')) resolve();
-        });
-        child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${output}`)));
+    let output = '';
+    const started = new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes('Try:')) resolve();
       });
+      child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${output}`)));
+    });
+    const stop = async () => {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+    };
+    try {
+      await started;
+    } catch (error) {
+      await stop();
+      throw error;
+    }
+    return { output: () => output, stop };
+  };
+
+  it('seeds the demo, prints the base URL and demo credentials once, and the printed key works', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stockroom-serve-'));
+    const port = await freePort();
+    let server: Awaited<ReturnType<typeof startServe>> | undefined;
+    try {
+      server = await startServe(dataDir, port);
+      const output = server.output();
       const key = /demo API key:\s+(\S+)/.exec(output)?.[1];
       expect(key).toBeDefined();
       expect(output).toMatch(/demo API secret:\s+\S+/);
@@ -164,10 +183,28 @@ describe('stockroom serve on an empty store', () => {
       const page = await fetch(signIn!);
       expect(page.status).toBe(200);
       expect(await page.text()).toContain('<form');
+
+      // The plain credentials are kept in the data folder, for its owner's eyes only.
+      const file = path.join(dataDir, 'demo-access.json');
+      expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+      const kept = JSON.parse(fs.readFileSync(file, 'utf8')) as { api_key: string; api_secret: string; username: string; password: string };
+      expect(kept).toEqual({ api_key: key, api_secret: curl![2], username: curl![3], password: curl![4] });
+      await server.stop();
+
+      // A later start prints the key and where the secret and password are, never them.
+      fs.chmodSync(file, 0o644);
+      server = await startServe(dataDir, port);
+      const later = server.output();
+      expect(later).toContain(`serving the Stock Media Licensing API v3 at http://127.0.0.1:${port}/v3`);
+      expect(/demo API key:\s+(\S+)/.exec(later)?.[1]).toBe(key);
+      expect(later).toContain(`the demo API secret and the demo user's password are in ${file}`);
+      expect(later).not.toContain(kept.api_secret);
+      expect(later).not.toContain(kept.password);
+      expect(later).toContain(`curl -u '${key}:<api_secret>'`);
+      expect(fs.statSync(file).mode & 0o777).toBe(0o600);
     } finally {
-      child.kill('SIGTERM');
-      await new Promise((resolve) => child.once('exit', resolve));
+      await server?.stop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
-  }, 120_000);
+  }, 180_000);
 });

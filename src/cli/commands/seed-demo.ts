@@ -37,7 +37,7 @@ export function addSeedDemoCommand(program: Command): void {
         const demo = await ensureDemoAccess(services);
         process.stdout.write(
           `Seeded ${seeded.images} images, ${seeded.videos} videos and ${seeded.events} events.\n` +
-            `Demo API key: ${demo.api_key}\n`,
+            `Demo API key: ${demo.access.api_key} (its secret and the password of demo user ${demo.access.username} are in ${demo.file})\n`,
         );
       });
     });

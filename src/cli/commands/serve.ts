@@ -4,7 +4,7 @@ import { buildApp } from '../../app.js';
 import { DEFAULT_DEMO } from '../../catalog/demo/demo-catalog.js';
 import { ConfigError, loadConfig, type Config } from '../../config/config.js';
 import { keepRequestGarbageYoung } from '../../platform/serving-heap.js';
-import { ensureDemoAccess } from '../demo-access.js';
+import { ensureDemoAccess, type DemoAccessState } from '../demo-access.js';
 import { seedDemoCatalogue } from './seed-demo.js';
 
 async function serve(): Promise<void> {
@@ -25,33 +25,55 @@ async function serve(): Promise<void> {
   await app.listen({ port: config.port, host: config.host }).catch((error: unknown) => {
     throw listenError(error, config);
   });
+  process.stdout.write(`${banner(config, demo).join('\n')}\n\n`);
+  const shutdown = () => {
+    void app.close().then(() => process.exit(0));
+  };
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+}
+
+/**
+ * What serve prints once it listens. The demo's secret and password only when they were made
+ * just now (the first start): later starts would put them in every log, so they point to the
+ * file that keeps them instead.
+ */
+function banner(config: Config, demo: DemoAccessState | undefined): string[] {
   const lines = [
     '',
     `Stockroom is serving the Stock Media Licensing API v3 at ${config.publicUrl}/v3`,
     `  store: ${config.databaseUrl ? 'PostgreSQL' : `SQLite in ${config.dataDir}`}${config.redisUrl ? ', Redis' : ''}`,
     `  docs:  ${config.publicUrl}/docs`,
   ];
-  if (demo) {
+  if (!demo) return lines;
+  const { access, created, file } = demo;
+  if (created) {
     lines.push(
-      `  demo API key:    ${demo.api_key}`,
-      `  demo API secret: ${demo.api_secret}`,
-      `  demo user:       ${demo.username} / ${demo.password}`,
-      '',
-      'Try:',
-      `  curl -H 'Api-Key: ${demo.api_key}' '${config.publicUrl}/v3/images?ids=1000001,1000002&fields=detail_set,thumb'`,
-      '',
-      'A token for the demo user (then add -H "Authorization: Bearer <access_token>"):',
-      `  curl -u '${demo.api_key}:${demo.api_secret}' -d grant_type=password -d username=${demo.username} -d 'password=${demo.password}' '${config.authUrl}/oauth2/token'`,
-      'Or sign in as a browser would (a local redirect URI needs no registration):',
-      `  ${config.authUrl}/oauth2/auth?client_id=${demo.api_key}&response_type=code&redirect_uri=${encodeURIComponent('http://localhost:8080/callback')}&state=try`,
+      `  demo API key:    ${access.api_key}`,
+      `  demo API secret: ${access.api_secret}`,
+      `  demo user:       ${access.username} / ${access.password}`,
+      `  (shown this once; kept in ${file}, readable by its owner only)`,
+    );
+  } else {
+    lines.push(
+      `  demo API key:    ${access.api_key}`,
+      `  demo user:       ${access.username}`,
+      `  the demo API secret and the demo user's password are in ${file}`,
     );
   }
-  process.stdout.write(`${lines.join('\n')}\n\n`);
-  const shutdown = () => {
-    void app.close().then(() => process.exit(0));
-  };
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
+  const secret = created ? access.api_secret : '<api_secret>';
+  const password = created ? access.password : '<password>';
+  lines.push(
+    '',
+    'Try:',
+    `  curl -H 'Api-Key: ${access.api_key}' '${config.publicUrl}/v3/images?ids=1000001,1000002&fields=detail_set,thumb'`,
+    '',
+    `A token for the demo user (then add -H "Authorization: Bearer <access_token>")${created ? '' : `, with the secret and password from ${file}`}:`,
+    `  curl -u '${access.api_key}:${secret}' -d grant_type=password -d username=${access.username} -d 'password=${password}' '${config.authUrl}/oauth2/token'`,
+    'Or sign in as a browser would (a local redirect URI needs no registration):',
+    `  ${config.authUrl}/oauth2/auth?client_id=${access.api_key}&response_type=code&redirect_uri=${encodeURIComponent('http://localhost:8080/callback')}&state=try`,
+  );
+  return lines;
 }
 
 /** A failure to listen, as the setting to change: HOST or PORT. */
