@@ -2,13 +2,16 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { badRequest, invalidParameter } from '../platform/http/errors.js';
 import { FieldSelector, type FieldCatalog } from '../platform/http/fields.js';
+import { Choice, ListOf } from '../platform/http/openapi.js';
 import { CsvParameter, ErrorBody, splitCsv } from '../platform/http/schema-types.js';
 import type { AssetType } from './catalog.records.js';
 import type { CatalogService } from './catalog.service.js';
-import { paginate, PaginationQuery } from './pagination.js';
+import { checkPagingForm, paginate, PaginationQuery } from './pagination.js';
 import { readContext } from './read-context.js';
 
 const MAX_IDS = 100;
+/** An id has something besides blanks and commas (the list is split at commas, items trimmed). */
+const ID_PATTERN = '^[^,]*[^\\s,][^,]*$';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
 
@@ -30,11 +33,12 @@ export function assetRoutes(endpoints: AssetEndpoints) {
   return async function routes(app: FastifyInstance, options: { catalog: CatalogService }): Promise<void> {
     const { catalog } = options;
     const selector = new FieldSelector(endpoints.fields);
-    const fieldsParameter = CsvParameter(
+    const fieldsDescription =
       `Field sets or field names, comma-separated; default ${endpoints.fields.defaults.join(', ')}. ` +
-        `Allowed: ${selector.allowedNames().join(', ')}. ` +
-        `${endpoints.fields.tokenFields.join(', ')} need a bearer token.`,
-    );
+      `${endpoints.fields.tokenFields.join(', ')} need a bearer token.`;
+    const fieldsParameter = CsvParameter(fieldsDescription);
+    const documentedFields = ListOf(Choice(selector.allowedNames(), 'A field set, field or display size.'), fieldsDescription);
+    const idsDescription = `${assetType} ids, comma-separated; at least one, at most ${MAX_IDS}.`;
 
     app.get(
       `/${plural}`,
@@ -44,14 +48,22 @@ export function assetRoutes(endpoints: AssetEndpoints) {
           summary: `Metadata of several ${plural}`,
           querystring: Type.Object(
             {
-              ids: Type.Optional(CsvParameter(`${assetType} ids, comma-separated; at most ${MAX_IDS}.`)),
+              ids: Type.Optional(CsvParameter(idsDescription)),
               fields: Type.Optional(fieldsParameter),
               ...PaginationQuery,
             },
             { additionalProperties: false },
           ),
+          documented: {
+            querystring: Type.Object({
+              ids: ListOf(Type.String({ pattern: ID_PATTERN }), idsDescription, { minItems: 1, maxItems: MAX_IDS }),
+              fields: Type.Optional(documentedFields),
+              ...PaginationQuery,
+            }),
+          },
           response: { 200: endpoints.list, ...errors },
         },
+        preValidation: checkPagingForm(),
       },
       async (request) => {
         const query = request.query as { ids?: string[]; fields?: string[]; page?: number; page_size?: number; pageSize?: number };
@@ -73,6 +85,7 @@ export function assetRoutes(endpoints: AssetEndpoints) {
           summary: `Metadata of one ${assetType}`,
           params: Type.Object({ id: Type.String({ minLength: 1 }) }),
           querystring: Type.Object({ fields: Type.Optional(fieldsParameter) }, { additionalProperties: false }),
+          documented: { querystring: Type.Object({ fields: Type.Optional(documentedFields) }) },
           response: { 200: endpoints.item, ...errors },
         },
       },

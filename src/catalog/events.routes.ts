@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { badRequest, invalidParameter } from '../platform/http/errors.js';
 import { FieldSelector } from '../platform/http/fields.js';
+import { Choice, ListOf } from '../platform/http/openapi.js';
 import { CsvParameter, ErrorBody, splitCsv } from '../platform/http/schema-types.js';
 import { EventDetail, EventsDetailResults } from './catalog.schemas.js';
 import type { CatalogService } from './catalog.service.js';
@@ -23,9 +24,10 @@ function eventId(parameter: string, raw: string): number {
 export async function eventsRoutes(app: FastifyInstance, options: { catalog: CatalogService }): Promise<void> {
   const { catalog } = options;
   const selector = new FieldSelector(EVENT_FIELDS);
-  const fieldsParameter = CsvParameter(
-    `Field names, comma-separated; default id, name, start_date. Allowed: ${selector.allowedNames().join(', ')}.`,
-  );
+  const fieldsDescription = 'Field names, comma-separated; default id, name, start_date.';
+  const fieldsParameter = CsvParameter(fieldsDescription);
+  const documentedFields = ListOf(Choice(selector.allowedNames(), 'A field.'), fieldsDescription);
+  const EventId = Type.Integer({ minimum: 0, maximum: MAX_EVENT_ID, description: 'Event id (integer).' });
 
   app.get(
     '/events',
@@ -40,6 +42,12 @@ export async function eventsRoutes(app: FastifyInstance, options: { catalog: Cat
           },
           { additionalProperties: false },
         ),
+        documented: {
+          querystring: Type.Object({
+            ids: ListOf(EventId, `Event ids (integers), comma-separated; at least one, at most ${MAX_IDS}.`, { minItems: 1, maxItems: MAX_IDS }),
+            fields: Type.Optional(documentedFields),
+          }),
+        },
         response: { 200: EventsDetailResults, ...errors },
       },
     },
@@ -63,6 +71,7 @@ export async function eventsRoutes(app: FastifyInstance, options: { catalog: Cat
         summary: 'Metadata of one event',
         params: Type.Object({ id: Type.String({ description: 'Event id (integer).' }) }),
         querystring: Type.Object({ fields: Type.Optional(fieldsParameter) }, { additionalProperties: false }),
+        documented: { params: Type.Object({ id: EventId }), querystring: Type.Object({ fields: Type.Optional(documentedFields) }) },
         response: { 200: EventDetail, ...errors },
       },
     },

@@ -1,10 +1,83 @@
 import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import { badRequest } from '../platform/http/errors.js';
 
-/** page and page_size, also accepted as pageSize (where cheap, both spellings are taken). */
+/*
+ * One rule for paging everywhere: page is a whole number from 1 (up to the endpoint's last
+ * page), page_size a whole number from the endpoint's list or range, both written as plain
+ * decimal digits. `Infinity`, `1e2`, `1.5` or `-0` are refused with InvalidPage or
+ * InvalidPageSize, as the searches do, instead of being coerced by the schema.
+ */
+
+/** What an endpoint allows for page and page_size. */
+export interface PagingRule {
+  /** the last page that can be asked for */
+  readonly maxPage?: number;
+  /** the page sizes allowed, when a list (the searches); otherwise 1 to maxPageSize */
+  readonly pageSizes?: readonly number[];
+  readonly maxPageSize?: number;
+}
+
+const WHOLE_NUMBER = /^[+-]?\d+$/;
+
+function shown(value: unknown): string {
+  const text = String(value);
+  return `'${text.length > 100 ? `${text.slice(0, 100)}…` : text}'`;
+}
+
+function wholeNumber(value: string | number): number | undefined {
+  const number = typeof value === 'number' ? value : WHOLE_NUMBER.test(value.trim()) ? Number(value) : NaN;
+  return Number.isSafeInteger(number) ? number : undefined;
+}
+
+/** A page number as sent (text or already a number); throws 400 InvalidPage naming the spelling. */
+export function readPage(spelling: string, value: string | number, rule: PagingRule = {}): number {
+  const fail = (detail: string) => badRequest('InvalidPage', `Invalid value for parameter '${spelling}': ${detail}`);
+  const number = wholeNumber(value);
+  if (number === undefined) throw fail(`${shown(value)} is not a whole number`);
+  if (number < 1) throw fail(`${shown(value)}: pages are numbered from 1`);
+  if (rule.maxPage !== undefined && number > rule.maxPage) throw fail(`${shown(value)}: at most ${rule.maxPage} pages can be requested`);
+  return number;
+}
+
+/** A page size as sent; throws 400 InvalidPageSize naming the spelling. */
+export function readPageSize(spelling: string, value: string | number, rule: PagingRule = {}): number {
+  const fail = (detail: string) => badRequest('InvalidPageSize', `Invalid value for parameter '${spelling}': ${detail}`);
+  const number = wholeNumber(value);
+  if (number === undefined) throw fail(`${shown(value)} is not a whole number`);
+  if (rule.pageSizes) {
+    if (!rule.pageSizes.includes(number)) throw fail(`${shown(value)} is not one of ${rule.pageSizes.join(', ')}`);
+  } else if (number < 1 || number > (rule.maxPageSize ?? 100)) {
+    throw fail(`${shown(value)} is not a whole number from 1 to ${rule.maxPageSize ?? 100}`);
+  }
+  return number;
+}
+
+const PAGING_CODES = { page: 'InvalidPage', page_size: 'InvalidPageSize', pageSize: 'InvalidPageSize' } as const;
+
+/**
+ * A preValidation hook for the lists whose schema states the range: page, page_size and
+ * pageSize must be written as whole numbers before the schema coerces them (Ajv turns
+ * `Infinity` into null and `1e2` into 100). The schema's minimum and maximum do the rest.
+ */
+export function checkPagingForm() {
+  return async (request: FastifyRequest): Promise<void> => {
+    const query = request.query as Record<string, unknown>;
+    for (const spelling of Object.keys(PAGING_CODES) as Array<keyof typeof PAGING_CODES>) {
+      const raw = query[spelling];
+      for (const value of Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]) {
+        if (typeof value !== 'string' || value.trim() === '' || wholeNumber(value) !== undefined) continue;
+        throw badRequest(PAGING_CODES[spelling], `Invalid value for parameter '${spelling}': ${shown(value)} is not a whole number`);
+      }
+    }
+  };
+}
+
+/** page and page_size, also accepted as pageSize (deprecated spelling). */
 export const PaginationQuery = {
   page: Type.Optional(Type.Integer({ minimum: 1, description: 'Page number, from 1.' })),
-  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Results per page.' })),
-  pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Same as page_size.' })),
+  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Results per page, 1 to 100; without it, every result.' })),
+  pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Same as page_size.', deprecated: true })),
 };
 
 /** One page of a list; without page_size, the whole list. */

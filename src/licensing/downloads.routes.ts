@@ -1,3 +1,4 @@
+import { checkPagingForm } from '../catalog/pagination.js';
 import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../platform/http/errors.js';
@@ -8,6 +9,11 @@ import {
   AssetIdParams,
   DownloadBody,
   DownloadsResult,
+  DocumentedAssetHistoryQuery,
+  DocumentedHistoryQuery,
+  DocumentedImageDownloadQuery,
+  DocumentedPurchasesQuery,
+  DocumentedVideoDownloadQuery,
   DownloadUri,
   errors,
   flag,
@@ -99,14 +105,18 @@ export async function downloadsRoutes(app: FastifyInstance, options: DownloadsRo
         'Needs a token of a signed-in user issued in the last 30 days. Chooses a product (product_id, product_type, ' +
         'or the first that licenses the image and can pay), takes its payment and answers with the signed URL of the ' +
         'file: 303 to it (auto_download=true, the default) or 200 `{"uri"}`. Downloading an image already licensed ' +
-        'under the same product again is free. An `Idempotency-Key` header makes a retry answer the same without paying twice.',
+        'under the same product again is free. An `Idempotency-Key` header makes a retry answer the same without paying twice. ' +
+        'An image in the catalogue without a file (or without download sizes) answers 409 AssetFileNotAvailable ' +
+        '(NoDownloadableSize) before any payment.',
       security,
       params: AssetIdParams,
       querystring: ImageDownloadQuery,
+      documented: { querystring: DocumentedImageDownloadQuery },
       body: DownloadBody,
       response: {
         200: DownloadUri,
         303: { description: 'See Other: Location is the file', type: 'null' },
+        409: errors[400],
         422: errors[400],
         ...errors,
       },
@@ -132,10 +142,12 @@ export async function downloadsRoutes(app: FastifyInstance, options: DownloadsRo
         security,
         params: AssetIdParams,
         querystring: VideoDownloadQuery,
+        documented: { querystring: DocumentedVideoDownloadQuery },
         body: DownloadBody,
         response: {
           200: DownloadUri,
           307: { description: 'Temporary Redirect: Location is the file', type: 'null' },
+          409: errors[400],
           422: errors[400],
           ...errors,
         },
@@ -152,8 +164,10 @@ export async function downloadsRoutes(app: FastifyInstance, options: DownloadsRo
         summary: 'Earlier downloads of the customer (or of the team)',
         security,
         querystring: HistoryQuery,
+        documented: { querystring: DocumentedHistoryQuery },
         response: { 200: DownloadsResult, ...errors },
       },
+      preValidation: checkPagingForm(),
     },
     async (request) => {
       const query = request.query as Static<typeof HistoryQuery>;
@@ -179,6 +193,7 @@ export async function downloadsRoutes(app: FastifyInstance, options: DownloadsRo
           security,
           params: AssetIdParams,
           querystring: AssetHistoryQuery,
+          documented: { querystring: DocumentedAssetHistoryQuery },
           response: { 200: AssetDownloadHistory, ...errors },
         },
       },
@@ -211,8 +226,10 @@ export async function downloadsRoutes(app: FastifyInstance, options: DownloadsRo
         description: purchasesDescription,
         security,
         querystring: PurchasesQuery,
+        documented: { querystring: DocumentedPurchasesQuery },
         response: { 200: PreviousPurchases, ...errors },
       },
+      preValidation: checkPagingForm(),
     },
     purchases('image'),
   );
@@ -225,8 +242,10 @@ export async function downloadsRoutes(app: FastifyInstance, options: DownloadsRo
         description: purchasesDescription,
         security,
         querystring: PurchasesQuery,
+        documented: { querystring: DocumentedPurchasesQuery },
         response: { 200: PreviousAssetPurchases, ...errors },
       },
+      preValidation: checkPagingForm(),
     },
     purchases(undefined),
   );

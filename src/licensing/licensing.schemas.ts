@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { invalidParameter } from '../platform/http/errors.js';
+import { Choice, FlagText, ListOf, PageNumber } from '../platform/http/openapi.js';
 import { CsvParameter, ErrorBody, Nullable } from '../platform/http/schema-types.js';
 import { PRODUCT_TYPES, type ProductType } from './product-types.js';
 
@@ -224,3 +225,63 @@ export const AcquireAssetLicensesRequest = Type.Object(
 );
 
 export const AssetLicensingResponse = Type.Object({ credits_used: I, acquired_licenses: Type.Array(S) });
+
+// ── the document's versions of the queries ──────────────────────────────────
+// The schemas above validate loosely, so that a bad value gets a message naming it and other
+// letter cases pass; the document states each rule exactly (canonical spellings).
+
+const ProductTypeChoice = (description: string) => Choice(PRODUCT_TYPES, description);
+const IsoDateOrTime = (description: string) =>
+  Type.Union(
+    [
+      Type.String({ format: 'date', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' }),
+      Type.String({ format: 'date-time', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}T' }),
+    ],
+    { description },
+  );
+
+export const DocumentedProductsQuery = Type.Object({
+  fields: Type.Optional(ListOf(Choice(['download_requirements'], 'A field.'), 'download_requirements adds what a download under each product must carry.')),
+});
+
+const documentedDownloadQuery = {
+  product_type: Type.Optional(ProductTypeChoice('The product type to download with.')),
+  product_id: downloadQuery.product_id,
+  use_team_credits: Type.Optional(FlagText('true: pay with the team’s credits (partner-credit users of a team); default false.')),
+};
+
+export const DocumentedImageDownloadQuery = Type.Object({
+  auto_download: Type.Optional(FlagText('true (default): 303 to the file; false: 200 with its uri.')),
+  file_type: Type.Optional(Choice(['jpg', 'eps'], 'jpg; eps is not available (400).')),
+  height: Type.Optional(Type.String({ pattern: '^[0-9]{1,10}$', description: 'Pixel height of one of the image’s download sizes (image metadata); other heights: 400. Blank: the largest the product allows.' })),
+  ...documentedDownloadQuery,
+});
+
+export const DocumentedVideoDownloadQuery = Type.Object({
+  auto_download: Type.Optional(FlagText('true: 307 to the file; false (default): 200 with its uri.')),
+  size: Type.Optional(Type.String({ maxLength: 100, description: 'Name of one of the video’s download sizes (video metadata); other names: 400. Blank: the largest.' })),
+  ...documentedDownloadQuery,
+});
+
+export const DocumentedHistoryQuery = Type.Object({
+  date_from: Type.Optional(IsoDateOrTime('Downloaded on or after (ISO 8601); default date_to minus 30 days; not after date_to (400).')),
+  date_to: Type.Optional(IsoDateOrTime('Downloaded on or before (ISO 8601); default the earlier of today and date_from plus 30 days.')),
+  use_time: Type.Optional(FlagText('true: the times of date_from and date_to count; default false (whole days).')),
+  page: Type.Optional(PageNumber('Page number, from 1.', MAX_PAGE)),
+  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Results per page; default 30.' })),
+  pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Same as page_size.', deprecated: true })),
+  product_type: Type.Optional(ProductTypeChoice('Only downloads made with this product type.')),
+  company_downloads: Type.Optional(FlagText('true: the downloads of every user of the team (403 CompanyDownloadsNotEnabled without a team); default false.')),
+});
+
+export const DocumentedAssetHistoryQuery = Type.Object({
+  company_downloads: Type.Optional(FlagText('true: the downloads of every user of the team (403 CompanyDownloadsNotEnabled without a team); default false.')),
+});
+
+export const DocumentedPurchasesQuery = Type.Object({
+  date_from: Type.Optional(IsoDateOrTime('Purchased on or after (ISO 8601 date); not after date_to (400).')),
+  date_to: Type.Optional(IsoDateOrTime('Purchased on or before (ISO 8601 date).')),
+  page: Type.Optional(PageNumber('Page number, from 1 (below 1: 400 PageNumberLessThanOne).', MAX_PAGE)),
+  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Results per page; default 75.' })),
+  company_purchases: Type.Optional(FlagText('true: the purchases of every user of the team; default false.')),
+});

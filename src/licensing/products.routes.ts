@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { invalidParameter } from '../platform/http/errors.js';
 import { splitCsv } from '../platform/http/schema-types.js';
-import { CustomerInfo, errors, ProductsQuery, ProductsResult } from './licensing.schemas.js';
+import { CustomerInfo, errors, DocumentedProductsQuery, ProductsQuery, ProductsResult } from './licensing.schemas.js';
 import type { ProductsService } from './products.service.js';
 
 /** GET /products (the products of the signed-in user) and GET /customers/current (their name). */
@@ -17,6 +17,7 @@ export async function productsRoutes(app: FastifyInstance, options: { products: 
         description: 'Needs a token of a signed-in user. `fields=download_requirements` adds what a download under each product must carry.',
         security: [{ ApiKey: [], Bearer: [] }],
         querystring: ProductsQuery,
+        documented: { querystring: DocumentedProductsQuery },
         response: { 200: ProductsResult, ...errors },
       },
     },

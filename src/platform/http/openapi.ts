@@ -1,7 +1,116 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { FastifyInstance } from 'fastify';
+import { Type, type TSchema } from '@sinclair/typebox';
+import type { FastifyInstance, FastifySchema } from 'fastify';
 import { ErrorBody } from './schema-types.js';
+
+/*
+ * The OpenAPI 3.1 document, generated from the route schemas. Where a route validates loosely
+ * on purpose (so that its handler can answer with a message naming the parameter and the
+ * value, or take both letter cases), `schema.documented` gives the document the whole rule,
+ * built from the same definitions the handler checks against. The conformance fuzzer
+ * (test/conformance) drives the server with requests generated from this document and holds
+ * the two together.
+ */
+
+/** What the document says of a route instead of its validation schema: same keys, stricter content. */
+export type DocumentedSchema = Pick<FastifySchema, 'querystring' | 'params' | 'body' | 'headers' | 'response'> & {
+  description?: string;
+  /** Media types of the request body, when it is not JSON. */
+  consumes?: readonly string[];
+};
+
+declare module 'fastify' {
+  interface FastifySchema {
+    /** The document's version of this schema's parts; validation keeps the route's own. */
+    documented?: DocumentedSchema;
+  }
+}
+
+/** The error shape of RFC 6749 §5.2, which the OAuth endpoints answer with. */
+export const OAuthErrorBody = Type.Object(
+  {
+    error: Type.String({
+      enum: ['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope', 'server_error', 'temporarily_unavailable'],
+    }),
+    error_description: Type.Optional(Type.String()),
+  },
+  { $id: 'OAuthError', description: 'RFC 6749 §5.2: a named error and a description for people.' },
+);
+
+/** A yes/no query parameter: exactly `true` or `false` in the document (the server also takes other letter cases). */
+export const FlagText = (description: string) => Type.Unsafe<string>({ type: 'string', enum: ['true', 'false'], description });
+
+/** One of a fixed list of words. */
+export const Choice = (values: readonly string[], description: string) => Type.Unsafe<string>({ type: 'string', enum: [...values], description });
+
+/**
+ * A comma-separated list in the query string. The document describes it the OpenAPI way
+ * (an array, `style: form`, `explode: false`: `a,b`); repeating the parameter works too.
+ */
+export const ListOf = (items: TSchema, description: string, options: { minItems?: number; maxItems?: number } = {}) =>
+  Type.Array(items, { description, ...options });
+
+/** Whole numbers as the document writes a page number: from 1, at most `maximum` when given. */
+export const PageNumber = (description: string, maximum?: number) =>
+  Type.Integer({ minimum: 1, ...(maximum !== undefined ? { maximum } : {}), description });
+
+const errorResponse = (description: string) => ({ ...ErrorBody, description });
+
+/** Answers every /v3 route may give, whatever it is: no key, a bad token, too many requests. */
+const API_ANSWERS = {
+  401: errorResponse('Unauthorized: the bearer token is malformed, unknown, expired or revoked, or one is required'),
+  403: errorResponse('Account Inactive: the Api-Key header is missing, unknown or disabled; or the token may not do this'),
+  429: errorResponse('Too many requests for this API key (per second or per day); Retry-After says when to try again'),
+};
+const INPUT_ANSWERS = { 400: errorResponse('A parameter is missing, unknown or has a value that is not allowed: the message names it') };
+const BODY_ANSWERS = {
+  413: errorResponse('The request body is too large'),
+  415: errorResponse('The request body has a media type this operation does not take'),
+};
+
+interface RouteSchema extends FastifySchema {
+  hide?: boolean;
+  tags?: readonly string[];
+  summary?: string;
+  description?: string;
+  security?: ReadonlyArray<Record<string, readonly string[]>>;
+}
+
+/** The schema the document is built from: the documented parts over the validated ones, and the shared answers. */
+function documentSchema(schema: RouteSchema | undefined, url: string): RouteSchema | undefined {
+  if (!schema) return schema;
+  const { documented, ...validated } = schema;
+  const merged: RouteSchema = { ...validated, ...documented };
+  if (validated.description && documented?.description) merged.description = `${validated.description} ${documented.description}`;
+  if (documented?.response) merged.response = { ...(validated.response as object), ...(documented.response as object) };
+  if (!url.startsWith('/v3/')) return merged;
+  const takesInput = Boolean(merged.querystring ?? merged.params ?? merged.body);
+  merged.response = {
+    ...API_ANSWERS,
+    ...(takesInput ? INPUT_ANSWERS : {}),
+    ...(merged.body ? BODY_ANSWERS : {}),
+    ...(merged.response as object),
+  };
+  return merged;
+}
+
+type OpenApiParameter = { in?: string; schema?: { type?: unknown; deprecated?: boolean }; style?: string; explode?: boolean; deprecated?: boolean };
+
+/** Query lists are comma-separated (`style: form, explode: false`); a deprecated spelling says so on the parameter. */
+function finishParameters(document: { paths?: Record<string, Record<string, { parameters?: OpenApiParameter[] }>> }): void {
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(item)) {
+      for (const parameter of operation.parameters ?? []) {
+        if (parameter.in === 'query' && parameter.schema?.type === 'array') {
+          parameter.style = 'form';
+          parameter.explode = false;
+        }
+        if (parameter.schema?.deprecated) parameter.deprecated = true;
+      }
+    }
+  }
+}
 
 /**
  * The OpenAPI 3.1 document, generated from the route schemas: registered before any route so
@@ -16,7 +125,8 @@ export async function registerOpenApi(app: FastifyInstance, options: { publicUrl
         version: '3',
         description:
           'Every /v3 request needs the `Api-Key` header. Fields that need a customer (`download_sizes`, `downloads`, ' +
-          '`largest_downloads`) also need `Authorization: Bearer <token>`.',
+          '`largest_downloads`) also need `Authorization: Bearer <token>`. Comma-separated lists may also be sent as ' +
+          'repeated parameters; the values of word lists and yes/no parameters are also taken in other letter cases.',
       },
       servers: [{ url: options.publicUrl }],
       components: {
@@ -25,10 +135,19 @@ export async function registerOpenApi(app: FastifyInstance, options: { publicUrl
           Bearer: { type: 'http', scheme: 'bearer' },
         },
       },
-      security: [{ ApiKey: [] }],
+      // The key alone, or the key with a customer's token (some fields and results depend on it).
+      security: [{ ApiKey: [] }, { ApiKey: [], Bearer: [] }],
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+    transform: ({ schema, url }) => ({ schema: documentSchema(schema as RouteSchema | undefined, url) as FastifySchema, url }),
+    transformObject: (documentObject) => {
+      const document = 'openapiObject' in documentObject ? documentObject.openapiObject : documentObject.swaggerObject;
+      finishParameters(document as Parameters<typeof finishParameters>[0]);
+      return document;
     },
   });
   app.addSchema(ErrorBody);
+  app.addSchema(OAuthErrorBody);
 }
 
 /** `/v3/openapi.json` (open to every origin, no key: browser tools read it) and the interactive docs at `/docs`. */

@@ -1,3 +1,4 @@
+import { readPage, readPageSize } from '../../catalog/pagination.js';
 import { badRequest, invalidParameter, type ApiError } from '../../platform/http/errors.js';
 import { splitCsv } from '../../platform/http/schema-types.js';
 import { SEARCH_ENDPOINT_DEFINITIONS, type SearchParameter } from './search-parameters.js';
@@ -595,21 +596,12 @@ function parseValue(parameter: SearchParameter, spelling: string, raw: unknown):
     case 'page': {
       const value = single(parameter, spelling, raw);
       if (value === undefined) return undefined;
-      const number = wholeNumber(parameter, spelling, value);
-      if (number < 1) throw parameterError(parameter, spelling, `${shown(value)}: pages are numbered from 1`);
-      if (parameter.maximum !== undefined && number > parameter.maximum) {
-        throw parameterError(parameter, spelling, `${shown(value)}: at most ${parameter.maximum} pages can be requested`);
-      }
-      return number;
+      return readPage(spelling, typeof value === 'boolean' ? String(value) : value, { maxPage: parameter.maximum });
     }
     case 'page_size': {
       const value = single(parameter, spelling, raw);
       if (value === undefined) return undefined;
-      const number = wholeNumber(parameter, spelling, value);
-      if (!(PAGE_SIZES as readonly number[]).includes(number)) {
-        throw parameterError(parameter, spelling, `${shown(value)} is not one of ${PAGE_SIZES.join(', ')}`);
-      }
-      return number;
+      return readPageSize(spelling, typeof value === 'boolean' ? String(value) : value, { pageSizes: PAGE_SIZES });
     }
     case 'date': {
       const value = single(parameter, spelling, raw);

@@ -602,6 +602,105 @@ function buildQuerySchema(definition: SearchEndpointDefinition): TObject {
   return Type.Object(properties, { additionalProperties: false });
 }
 
+// ---- The document's schemas -----------------------------------------------------------------
+
+/** A product type, optionally with one product id: `premiumaccess` or `premiumaccess:1234`. */
+function productPattern(values: readonly string[]): string {
+  return `^(?:${values.join('|')})(?::[1-9][0-9]{0,8})?$`;
+}
+
+/** A host name that ends in a letter: the URL parser reads a host ending in digits as an IPv4 address. */
+const HTTP_URL_PATTERN = '^https?://(?:[A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z0-9-]*(?::[0-9]{1,4})?(?:/[A-Za-z0-9._~%!$&\'()*+,;=:@/-]*)?$';
+
+const ISO_DATE_ONLY = Type.String({ format: 'date', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' });
+const ISO_DATE_TIME = Type.String({ format: 'date-time', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}T' });
+
+/**
+ * The schema of one parameter's value as the document states it: every rule the normalizer
+ * enforces that JSON Schema can say (lists of values, ranges, patterns). Values are written
+ * in their canonical spelling; the normalizer also takes other letter cases.
+ */
+function documentedValueSchema(parameter: SearchParameter, description: string, withDefault: boolean): TSchema {
+  const options = { description };
+  const withDefaultOf = (value: unknown) => (withDefault && value !== undefined ? { default: value } : {});
+  switch (parameter.type) {
+    case 'text':
+      // A blank value counts as none: a required one must have something to read.
+      return Type.String({ ...options, ...(parameter.required ? { pattern: '\\S' } : {}), ...withDefaultOf(parameter.default) });
+    case 'url':
+      return Type.String({ ...options, format: 'uri', pattern: HTTP_URL_PATTERN });
+    case 'enum':
+      return Type.Unsafe<string>({ type: 'string', enum: [...parameter.values], ...options, ...withDefaultOf(parameter.default) });
+    case 'text_list':
+      return Type.Array(Type.String(), options);
+    case 'enum_list':
+      return Type.Array(Type.Unsafe<string>({ type: 'string', enum: [...parameter.values] }), options);
+    case 'id_list':
+      return Type.Array(Type.Integer({ minimum: 1, maximum: INT32_MAX }), options);
+    case 'boolean':
+      return Type.Unsafe<string>({ type: 'string', enum: ['true', 'false'], ...options, ...withDefaultOf(String(parameter.default)) });
+    case 'integer':
+      return Type.Integer({ ...options, minimum: parameter.minimum, maximum: parameter.maximum, ...withDefaultOf(parameter.default) });
+    case 'page':
+      return Type.Integer({ ...options, minimum: 1, ...(parameter.maximum !== undefined ? { maximum: parameter.maximum } : {}), ...withDefaultOf(1) });
+    case 'page_size':
+      return Type.Unsafe<number>({ type: 'integer', enum: [...PAGE_SIZES], ...options, ...withDefaultOf(parameter.default) });
+    case 'date':
+      return Type.Union([ISO_DATE_ONLY, ISO_DATE_TIME], options);
+    case 'color':
+      return Type.String({ ...options, pattern: '^#?[0-9A-Fa-f]{6}$' });
+    case 'product':
+      return Type.String({ ...options, pattern: productPattern(parameter.values) });
+    case 'product_list':
+      return Type.Array(Type.String({ pattern: productPattern(parameter.values) }), options);
+    case 'fields':
+      return Type.Array(Type.Unsafe<string>({ type: 'string', enum: selectableNames(parameter.catalog) }), options);
+  }
+}
+
+/** The querystring of one endpoint as the document states it; other spellings are deprecated. */
+function buildDocumentedQuerySchema(definition: SearchEndpointDefinition): TObject {
+  const properties: Record<string, TSchema> = {};
+  for (const parameter of definition.parameters) {
+    const schema = documentedValueSchema(parameter, parameter.description, true);
+    properties[parameter.name] = parameter.required ? schema : Type.Optional(schema);
+    for (const alias of parameter.aliases ?? []) {
+      properties[alias] = Type.Optional(
+        Type.Unsafe({ ...documentedValueSchema(parameter, `Same as ${parameter.name}.`, false), deprecated: true }),
+      );
+    }
+  }
+  return Type.Object(properties, { additionalProperties: false });
+}
+
+/** Every endpoint's querystring as the document states it, for the route's `schema.documented`. */
+export const SEARCH_DOCUMENTED_QUERY_SCHEMAS: Readonly<Record<SearchEndpoint, TObject>> = Object.freeze(
+  Object.fromEntries(
+    SEARCH_ENDPOINTS.map((endpoint) => [endpoint, buildDocumentedQuerySchema(SEARCH_ENDPOINT_DEFINITIONS[endpoint])]),
+  ) as Record<SearchEndpoint, TObject>,
+);
+
+/** The route schema's `documented` part of one search endpoint: its querystring, and its rules over several parameters. */
+export function searchDocumentation(endpoint: SearchEndpoint): { querystring: TObject; description?: string } {
+  const names = new Set(SEARCH_ENDPOINT_DEFINITIONS[endpoint].parameters.map((parameter) => parameter.name));
+  const rules = [
+    ...(CROSS_PARAMETER_RULES[endpoint] ? [CROSS_PARAMETER_RULES[endpoint]] : []),
+    ...(names.has('date_from') && names.has('date_to') ? ['date_to before date_from: 400 InvalidParameterValue.'] : []),
+    ...(names.has('min_clip_length') ? ['max_clip_length (other than 0) below min_clip_length: 400 InvalidParameterValue.'] : []),
+    ...(SEARCH_ENDPOINT_DEFINITIONS[endpoint].parameters.some((parameter) => parameter.aliases)
+      ? ['A parameter given under both its spellings must have the same value under both: 400 otherwise.']
+      : []),
+  ];
+  return { querystring: SEARCH_DOCUMENTED_QUERY_SCHEMAS[endpoint], ...(rules.length > 0 ? { description: rules.join(' ') } : {}) };
+}
+
+/** Rules over two parameters at once, which JSON Schema cannot state of query parameters: said in words. */
+const CROSS_PARAMETER_RULES: Partial<Record<SearchEndpoint, string>> = {
+  events: 'Give phrase (with at least one letter or digit), editorial_segment or both: with neither, 400 SearchPhraseOrEditorialSegmentRequired.',
+  images_creative_by_image: 'Give exactly one of asset_id and image_url: with neither or both, 400 InvalidParameterValue.',
+  videos_creative_by_image: 'Give exactly one of asset_id and image_url: with neither or both, 400 InvalidParameterValue.',
+};
+
 /** Every endpoint's querystring schema, for the route's `schema.querystring`. */
 export const SEARCH_QUERY_SCHEMAS: Readonly<Record<SearchEndpoint, TObject>> = Object.freeze(
   Object.fromEntries(SEARCH_ENDPOINTS.map((endpoint) => [endpoint, buildQuerySchema(SEARCH_ENDPOINT_DEFINITIONS[endpoint])])) as Record<

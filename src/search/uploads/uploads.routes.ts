@@ -1,13 +1,16 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { ErrorBody } from '../../platform/http/schema-types.js';
-import { MAX_UPLOAD_BYTES, UPLOAD_MEDIA_TYPES, fileTooLarge, unsupportedContentType, type UploadsService } from './uploads.service.js';
+import { FILE_NAME, MAX_UPLOAD_BYTES, UPLOAD_MEDIA_TYPES, fileTooLarge, unsupportedContentType, type UploadsService } from './uploads.service.js';
 
 const UploadParams = Type.Object({
   fileName: Type.String({
     description: 'The file-name: 1–200 letters, digits, dots, underscores or hyphens, not starting with a dot',
   }),
 });
+
+const fileNameRule = 'The file-name: 1–200 letters, digits, dots, underscores or hyphens, not starting with a dot';
+const DocumentedUploadParams = Type.Object({ fileName: Type.String({ pattern: FILE_NAME.source, description: fileNameRule }) });
 
 const UploadReceipt = Type.Object({
   url: Type.String({ description: 'Pass this URL as image_url to a by-image search (same API key)' }),
@@ -48,6 +51,7 @@ export async function uploadsRoutes(app: FastifyInstance, options: { uploads: Up
           'Stores the file under the name given, for this API key only; a second upload to the same name replaces the first. ' +
           'At most 10 MB; the file expires 24 h after upload. Pass the returned url as image_url to a by-image search made with the same API key.',
         params: UploadParams,
+        documented: { params: DocumentedUploadParams },
         body: { content: { 'image/jpeg': rawFile, 'image/png': rawFile } },
         response: { 200: UploadReceipt, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody },
       },

@@ -17,7 +17,7 @@ export const UPLOADS_PATH = '/v3/search/by-image/uploads/';
 
 // Only characters that need no escaping in a URL path, so the URL we hand out is the name
 // as given; no leading dot, so no name reads as a hidden file or a relative path segment.
-const FILE_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}$/;
+export const FILE_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}$/;
 const MAX_IMAGE_URL_LENGTH = 2000;
 const BLOB_PREFIX = 'search-uploads/';
 /** How computeVisualSignature's message starts when the bytes do not decode. */

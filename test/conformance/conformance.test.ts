@@ -1,0 +1,421 @@
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import fc from 'fast-check';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import sharp from 'sharp';
+import { afterAll, describe, expect, it } from 'vitest';
+import { FIRST_EVENT_ID, FIRST_IMAGE_ID, FIRST_VIDEO_ID, seedDemo } from '../../src/catalog/demo/demo-catalog.js';
+import { createTestApp } from '../helpers/test-app.js';
+import { insertUser } from '../licensing/licensing-fixtures.js';
+import { FOREIGN_WORD, invalidTexts, resolverOf, validValue, type JsonSchema } from './schema-arbitraries.js';
+
+/*
+ * The conformance fuzzer: every operation of the server's own /v3/openapi.json is driven with
+ * requests generated from its schemas — valid ones, and ones with a single part broken — sent
+ * with a customer's token and without. For every answer: no 5xx; the status is documented; a
+ * JSON body validates against the documented schema; a 4xx body is the documented error shape.
+ * A valid request must not be refused with 400 (the document would be looser than the server),
+ * save for the rules the table below names; a broken one must get a 4xx.
+ *
+ * CI runs a fixed seed; `npm run fuzz` runs longer with a random seed, printed so that a
+ * failure can be replayed: FUZZ_SEED=<seed> npm run fuzz.
+ */
+
+const LONG = process.env.FUZZ_LONG === '1';
+const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : LONG ? Math.floor(Math.random() * 2 ** 31) : 42;
+const RUNS = process.env.FUZZ_RUNS ? Number(process.env.FUZZ_RUNS) : LONG ? 400 : 30;
+
+/** A 400 a request valid by the document may still get: a rule the document states in words only. */
+interface RuleBeyondTheSchema {
+  readonly code: string;
+  readonly message: RegExp;
+  readonly why: string;
+}
+
+const DATE_ORDER: RuleBeyondTheSchema = {
+  code: 'InvalidParameterValue',
+  message: /'date_to': is before date_from|'date_from': (must not be after|date_from is after) date_to/,
+  why: 'date_from after date_to: a rule over two parameters',
+};
+const CLIP_ORDER: RuleBeyondTheSchema = {
+  code: 'InvalidParameterValue',
+  message: /'max_clip_length': \d+ is less than min_clip_length/,
+  why: 'min_clip_length above max_clip_length: a rule over two parameters',
+};
+const ONE_SOURCE: RuleBeyondTheSchema[] = [
+  { code: 'InvalidParameterValue', message: /Exactly one of the parameters 'asset_id' and 'image_url'/, why: 'asset_id or image_url: one of two parameters' },
+  { code: 'InvalidParameterValue', message: /parameter 'image_url'/, why: "image_url must name one of this key's uploads: data, not form" },
+  { code: 'InvalidParameterValue', message: /parameter 'asset_id': asset \S+ has no visual signature/, why: 'an asset without a picture: data, not form' },
+];
+const DOWNLOAD_SIZE: RuleBeyondTheSchema[] = [
+  { code: 'InvalidParameterValue', message: /parameter '(height|size)': .* has no download size/, why: "the asset's own download sizes: data, not form" },
+  { code: 'InvalidParameterValue', message: /parameter 'file_type': no eps file exists/, why: 'eps is in the contract, but no asset has one' },
+];
+
+/**
+ * Rules JSON Schema cannot state of separate query parameters, or that depend on the data: the
+ * 400s a request valid by the document may still get from one operation, and why. Each is said
+ * in that operation's description.
+ */
+const RULES_BEYOND_THE_SCHEMA: Readonly<Record<string, readonly RuleBeyondTheSchema[]>> = {
+  'GET /v3/search/events': [
+    { code: 'SearchPhraseOrEditorialSegmentRequired', message: /./, why: 'phrase or editorial_segment: one of two parameters' },
+    DATE_ORDER,
+  ],
+  'GET /v3/search/images/creative/by-image': ONE_SOURCE,
+  'GET /v3/search/videos/creative/by-image': [...ONE_SOURCE, CLIP_ORDER],
+  'GET /v3/search/images/editorial': [DATE_ORDER],
+  'GET /v3/search/videos': [CLIP_ORDER],
+  'GET /v3/search/videos/creative': [CLIP_ORDER],
+  'GET /v3/search/videos/editorial': [DATE_ORDER, CLIP_ORDER],
+  'GET /v3/downloads': [DATE_ORDER],
+  'GET /v3/purchased-images': [DATE_ORDER],
+  'GET /v3/purchased-assets': [DATE_ORDER],
+  'POST /v3/downloads/images/{id}': DOWNLOAD_SIZE,
+  'POST /v3/downloads/images/{id}/post': DOWNLOAD_SIZE,
+  'POST /v3/downloads/{id}': DOWNLOAD_SIZE,
+  'POST /v3/downloads/videos/{id}': DOWNLOAD_SIZE,
+};
+
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+const METHODS: readonly Method[] = ['get', 'post', 'put', 'patch', 'delete'];
+
+interface Parameter {
+  name: string;
+  in: 'query' | 'path' | 'header' | 'cookie';
+  required?: boolean;
+  deprecated?: boolean;
+  style?: string;
+  explode?: boolean;
+  schema: JsonSchema;
+}
+
+interface MediaType {
+  schema?: JsonSchema;
+}
+
+interface Operation {
+  parameters?: Parameter[];
+  requestBody?: { required?: boolean; content: Record<string, MediaType> };
+  responses: Record<string, { description?: string; content?: Record<string, MediaType> }>;
+  security?: Array<Record<string, string[]>>;
+  description?: string;
+}
+
+interface OpenApiDocument {
+  paths: Record<string, Partial<Record<Method, Operation>>>;
+  security?: Array<Record<string, string[]>>;
+  components: { schemas: Record<string, JsonSchema> };
+}
+
+/** One request as generated: values by parameter, before they are written into a URL. */
+interface GeneratedRequest {
+  path: Record<string, unknown>;
+  query: Record<string, unknown>;
+  headers: Record<string, unknown>;
+  body?: { contentType: string; value: unknown };
+  /** What was broken, for the failure message; absent on a valid request. */
+  broken?: string;
+}
+
+// ---- The application, a small catalogue and a customer ---------------------------------------
+
+const t = await createTestApp();
+await seedDemo({ catalog: t.services.catalog, blobs: t.services.blobs }, { images: 8, videos: 3, events: 4 });
+const customerId = await insertUser(t.services.database.db, { firstName: 'Fuzz', lastName: 'Tester' });
+await t.services.products.grant({ userId: customerId, type: 'premiumaccess' });
+await t.services.products.grant({ userId: customerId, type: 'creditpack', credits: 100_000 });
+const customerToken = (await t.services.tokens.issue({ clientId: t.clientId, userId: customerId, grantType: 'password', lifetimeSeconds: 3600 }))
+  .token;
+const oauthClient = await t.services.clients.create({ name: 'Fuzzed application', redirectUris: ['https://app.test/callback'] });
+const signInUser = { username: 'fuzz-user', password: 'correct horse battery staple' };
+await t.services.users.create(signInUser);
+
+const sampleFiles: Readonly<Record<string, Buffer>> = {
+  'image/jpeg': await sharp({ create: { width: 32, height: 24, channels: 3, background: '#3a6ea5' } }).jpeg().toBuffer(),
+  'image/png': await sharp({ create: { width: 32, height: 24, channels: 3, background: '#a53a6e' } }).png().toBuffer(),
+};
+
+const imageIds = Array.from({ length: 8 }, (_, i) => String(FIRST_IMAGE_ID + i));
+const videoIds = Array.from({ length: 3 }, (_, i) => `v${FIRST_VIDEO_ID + i}`);
+const eventIds = Array.from({ length: 4 }, (_, i) => String(FIRST_EVENT_ID + i));
+const artistNames = (await t.services.catalog.findAssets('image', imageIds)).found
+  .map((record) => record.fields.artist)
+  .filter((artist): artist is string => typeof artist === 'string');
+const KNOWN_STRINGS = [
+  ...imageIds,
+  ...videoIds,
+  ...eventIds,
+  ...artistNames,
+  oauthClient.apiKey,
+  signInUser.username,
+  signInUser.password,
+  'https://app.test/callback',
+];
+
+const document = (await t.app.inject({ method: 'GET', url: '/v3/openapi.json' })).json() as OpenApiDocument;
+const resolve = resolverOf(document);
+
+// ---- Validating answers against the document -------------------------------------------------
+
+const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: true });
+addFormats.default(ajv);
+ajv.addFormat('binary', true);
+
+/** The document's `#/components/schemas/X` become references into one registered schema. */
+function rehomed(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(rehomed);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, inner]) => [
+      key,
+      key === '$ref' && typeof inner === 'string' ? inner.replace('#/components/schemas/', 'components#/$defs/') : rehomed(inner),
+    ]),
+  );
+}
+ajv.addSchema({ $id: 'components', $defs: rehomed(document.components.schemas) as JsonSchema });
+const validators = new Map<JsonSchema, ValidateFunction>();
+function validatorOf(schema: JsonSchema): ValidateFunction {
+  let validate = validators.get(schema);
+  if (!validate) {
+    validate = ajv.compile(rehomed(schema) as JsonSchema);
+    validators.set(schema, validate);
+  }
+  return validate;
+}
+
+const pool = {
+  strings(schema: JsonSchema): readonly string[] {
+    const validate = validatorOf(schema);
+    return KNOWN_STRINGS.filter((value) => validate(value));
+  },
+};
+
+// ---- Generating requests ---------------------------------------------------------------------
+
+function securityOf(operation: Operation): Array<Record<string, string[]>> {
+  return operation.security ?? document.security ?? [];
+}
+
+function requestArbitrary(operation: Operation): fc.Arbitrary<GeneratedRequest> {
+  const parts: Record<'path' | 'query' | 'headers', fc.Arbitrary<Record<string, unknown>>> = {
+    path: fc.constant({}),
+    query: fc.constant({}),
+    headers: fc.constant({}),
+  };
+  for (const location of ['path', 'query', 'header'] as const) {
+    const parameters = (operation.parameters ?? []).filter((parameter) => parameter.in === location && !parameter.deprecated);
+    const model = Object.fromEntries(parameters.map((parameter) => [parameter.name, validValue(parameter.schema, resolve, pool)]));
+    const required = parameters.filter((parameter) => parameter.required || location === 'path').map((parameter) => parameter.name);
+    parts[location === 'header' ? 'headers' : location] = fc.record(model, { requiredKeys: required });
+  }
+  const content = Object.entries(operation.requestBody?.content ?? {});
+  const body: fc.Arbitrary<GeneratedRequest['body']> =
+    content.length === 0
+      ? fc.constant(undefined)
+      : fc.oneof(
+          ...content.map(([contentType, media]) =>
+            (sampleFiles[contentType] ? fc.constant(sampleFiles[contentType]) : validValue(media.schema ?? {}, resolve, pool)).map(
+              (value) => ({ contentType, value }),
+            ),
+          ),
+        );
+  return fc.record({ ...parts, body }).map((request) => (request.body === undefined ? { ...request, body: undefined } : request));
+}
+
+/** Requests with one part broken: a required parameter left out, or a value its schema refuses. */
+function brokenArbitraries(operation: Operation): Array<fc.Arbitrary<GeneratedRequest>> {
+  const valid = requestArbitrary(operation);
+  const broken: Array<fc.Arbitrary<GeneratedRequest>> = [];
+  for (const parameter of operation.parameters ?? []) {
+    if (parameter.in === 'cookie' || parameter.deprecated) continue;
+    const part = parameter.in === 'header' ? 'headers' : parameter.in;
+    if (parameter.required && parameter.in !== 'path') {
+      broken.push(
+        valid.map((request) => {
+          const { [parameter.name]: _left, ...rest } = request[part];
+          return { ...request, [part]: rest, broken: `${parameter.name} left out` };
+        }),
+      );
+    }
+    const schema = resolve(parameter.schema);
+    const isList = schema.type === 'array';
+    const candidates = invalidTexts(isList ? ((schema.items as JsonSchema | undefined) ?? {}) : schema, resolve);
+    if (candidates.length > 0) {
+      broken.push(
+        fc.tuple(valid, fc.constantFrom(...candidates)).map(([request, text]) => ({
+          ...request,
+          [part]: { ...request[part], [parameter.name]: isList ? [text] : text },
+          broken: `${parameter.name}=${text}`,
+        })),
+      );
+    }
+    if (isList && typeof schema.maxItems === 'number') {
+      const item = validValue((schema.items as JsonSchema | undefined) ?? {}, resolve, pool);
+      const tooMany = schema.maxItems + 1;
+      broken.push(
+        fc.tuple(valid, fc.array(item, { minLength: tooMany, maxLength: tooMany })).map(([request, items]) => ({
+          ...request,
+          [part]: { ...request[part], [parameter.name]: items },
+          broken: `${parameter.name} with ${tooMany} items`,
+        })),
+      );
+    }
+  }
+  const json = operation.requestBody?.content['application/json']?.schema;
+  if (json) {
+    const schema = resolve(json);
+    const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
+    for (const name of (schema.required ?? []) as string[]) {
+      broken.push(
+        valid.map((request) => {
+          const value = { ...(request.body?.value as Record<string, unknown>) };
+          delete value[name];
+          return { ...request, body: { contentType: 'application/json', value }, broken: `body.${name} left out` };
+        }),
+      );
+    }
+    for (const [name, property] of Object.entries(properties)) {
+      const wrongType = typeOfSchema(resolve(property)) === 'string' ? 12345 : FOREIGN_WORD;
+      broken.push(
+        valid.map((request) => ({
+          ...request,
+          body: { contentType: 'application/json', value: { ...(request.body?.value as Record<string, unknown>), [name]: wrongType } },
+          broken: `body.${name}=${JSON.stringify(wrongType)}`,
+        })),
+      );
+    }
+  }
+  return broken;
+}
+
+function typeOfSchema(schema: JsonSchema): string | undefined {
+  return Array.isArray(schema.type) ? undefined : (schema.type as string | undefined);
+}
+
+// ---- Sending them ----------------------------------------------------------------------------
+
+function asText(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+function injectOptions(method: Method, template: string, operation: Operation, request: GeneratedRequest, withToken: boolean): InjectOptions {
+  const path = template.replace(/\{([^}]+)\}/g, (_match, name: string) => encodeURIComponent(asText(request.path[name])));
+  const search = new URLSearchParams();
+  for (const parameter of operation.parameters ?? []) {
+    if (parameter.in !== 'query' || !(parameter.name in request.query)) continue;
+    const value = request.query[parameter.name];
+    if (Array.isArray(value) && parameter.explode === false) search.append(parameter.name, value.map(asText).join(','));
+    else if (Array.isArray(value)) for (const item of value) search.append(parameter.name, asText(item));
+    else search.append(parameter.name, asText(value));
+  }
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    const textValue = asText(value);
+    if (/^[\x20-\x7e]*$/.test(textValue)) headers[name] = textValue;
+  }
+  const schemes = new Set(securityOf(operation).flatMap((requirement) => Object.keys(requirement)));
+  if (schemes.has('ApiKey')) headers['api-key'] = t.apiKey;
+  if (withToken && schemes.has('Bearer')) headers.authorization = `Bearer ${customerToken}`;
+  const query = search.toString();
+  const options: InjectOptions = { method: method.toUpperCase() as InjectOptions['method'], url: query ? `${path}?${query}` : path, headers };
+  if (request.body) {
+    headers['content-type'] = request.body.contentType;
+    const { value } = request.body;
+    if (Buffer.isBuffer(value)) options.payload = value;
+    else if (request.body.contentType === 'application/x-www-form-urlencoded') {
+      options.payload = new URLSearchParams(Object.entries((value ?? {}) as Record<string, unknown>).map(([key, item]): [string, string] => [key, asText(item)])).toString();
+    } else options.payload = JSON.stringify(value);
+  }
+  return options;
+}
+
+function documentedResponse(operation: Operation, status: number) {
+  return operation.responses[String(status)] ?? operation.responses[`${Math.floor(status / 100)}XX`] ?? operation.responses.default;
+}
+
+function describeExchange(options: InjectOptions, response: LightMyRequestResponse, request: GeneratedRequest): string {
+  const sent = `${options.method} ${options.url}${options.payload ? ` body=${String(options.payload).slice(0, 200)}` : ''}`;
+  return `${sent}${request.broken ? ` (broken: ${request.broken})` : ''} -> ${response.statusCode} ${response.body.slice(0, 300)}`;
+}
+
+/** The named code of an error body: the API's `code`, or RFC 6749's `error`. */
+function errorCodeOf(body: unknown): string | undefined {
+  if (body === null || typeof body !== 'object') return undefined;
+  const { code, error } = body as { code?: unknown; error?: unknown };
+  return typeof code === 'string' ? code : typeof error === 'string' ? error : undefined;
+}
+
+function checkAnswer(key: string, operation: Operation, options: InjectOptions, response: LightMyRequestResponse, request: GeneratedRequest): void {
+  const status = response.statusCode;
+  const what = () => `${key}: ${describeExchange(options, response, request)}`;
+  if (status >= 500) throw new Error(`5xx — ${what()}`);
+  const documented = documentedResponse(operation, status);
+  if (!documented) throw new Error(`status ${status} is not documented — ${what()}`);
+
+  const mediaType = String(response.headers['content-type'] ?? '').split(';')[0]!.trim();
+  const hasBody = response.rawPayload.length > 0 && options.method !== 'HEAD';
+  let body: unknown;
+  if (hasBody) {
+    const content = documented.content ?? {};
+    if (!(mediaType in content)) throw new Error(`answered ${mediaType || 'a body'}, documented ${Object.keys(content).join(', ') || 'none'} — ${what()}`);
+    if (mediaType === 'application/json') {
+      body = response.json();
+      const schema = content[mediaType]?.schema;
+      if (schema) {
+        const validate = validatorOf(schema);
+        if (!validate(body)) throw new Error(`body does not match the documented schema: ${ajv.errorsText(validate.errors)} — ${what()}`);
+      }
+    }
+  }
+  if (status >= 400 && status < 500 && mediaType === 'application/json') {
+    const schema = resolve(documented.content?.[mediaType]?.schema ?? {});
+    const required = (schema.required ?? []) as string[];
+    const isApiError = required.includes('message') && required.includes('code');
+    const isOAuthError = required.includes('error');
+    if (!isApiError && !isOAuthError) throw new Error(`a ${status} documented without {message, code} or RFC 6749's {error} — ${what()}`);
+  }
+  if (request.broken === undefined && status === 400) {
+    const code = errorCodeOf(body);
+    const message = String((body as { message?: unknown } | undefined)?.message ?? '');
+    if (!RULES_BEYOND_THE_SCHEMA[key]?.some((rule) => rule.code === code && rule.message.test(message))) {
+      throw new Error(`a request valid by the document was refused (the document is looser than the server) — ${what()}`);
+    }
+  }
+  if (request.broken !== undefined && !(status >= 400 && status < 500)) {
+    throw new Error(`a request the document forbids was answered ${status} (the document is stricter than the server) — ${what()}`);
+  }
+}
+
+// ---- The operations ----------------------------------------------------------------------------
+
+const operations = Object.entries(document.paths).flatMap(([path, item]) =>
+  METHODS.filter((method) => item[method]).map((method) => ({ key: `${method.toUpperCase()} ${path}`, method, path, operation: item[method]! })),
+);
+let cases = 0;
+
+afterAll(async () => {
+  console.log(`conformance: ${operations.length} operations, ${cases} cases, seed ${SEED}`);
+  await t.close();
+});
+
+describe('the OpenAPI document and the server agree', () => {
+  operations.forEach(({ key, method, path, operation }, index) => {
+    it(key, async () => {
+      const send = async (request: GeneratedRequest) => {
+        for (const withToken of [true, false]) {
+          const options = injectOptions(method, path, operation, request, withToken);
+          const response = await t.app.inject(options);
+          cases += 1;
+          checkAnswer(key, operation, options, response, request);
+        }
+      };
+      await fc.assert(fc.asyncProperty(requestArbitrary(operation), send), { seed: SEED + index, numRuns: RUNS });
+      const broken = brokenArbitraries(operation);
+      if (broken.length > 0) {
+        await fc.assert(fc.asyncProperty(fc.oneof(...broken), send), { seed: SEED + index + 100_000, numRuns: Math.ceil(RUNS / 2) });
+      }
+      expect(cases).toBeGreaterThan(0);
+    }, 300_000);
+  });
+});
