@@ -114,10 +114,15 @@ export class UsersService {
     return true;
   }
 
-  /** Lets a disabled user sign in again (with the same password); false when there is no such user. */
+  /**
+   * Lets a disabled user sign in again, with the same password; the failed sign-ins counted
+   * while the account was disabled are forgotten. False when there is no such user.
+   */
   async enable(username: string): Promise<boolean> {
     const row = await this.repository.findByUsername(username);
-    return row !== undefined && this.repository.setDisabledAt(row.id, null);
+    if (!row || !(await this.repository.setDisabledAt(row.id, null))) return false;
+    await this.repository.clearFailedSignIns(row.id);
+    return true;
   }
 
   /** Every user, by id, with the state of the account. */

@@ -137,7 +137,11 @@ describe.each(STORES)('disabling and enabling users on $name', ({ url }) => {
     expect(await t.services.users.verifyPassword(username, PASSWORD)).toBeUndefined();
     expect((await t.services.users.list()).find((listed) => listed.id === user.id)).toMatchObject({ username, disabledAt: expect.any(String) });
 
+    // Attempts while disabled count as failures; enabling forgets them, lifting the lock they brought.
+    for (let attempt = 0; attempt < 5; attempt++) await passwordGrant(username, PASSWORD);
+    expect((await t.services.users.signInAccount(username))?.lockedUntil).toBeInstanceOf(Date);
     expect(await t.services.users.enable(username)).toBe(true);
+    expect(await t.services.users.signInAccount(username)).toEqual({ userId: user.id, lockedUntil: null });
     expect(await t.services.users.verifyPassword(username, PASSWORD)).toMatchObject({ id: user.id });
     expect((await passwordGrant(username, PASSWORD)).statusCode).toBe(200);
     expect((await t.services.users.list()).find((listed) => listed.id === user.id)).toMatchObject({ disabledAt: null });
