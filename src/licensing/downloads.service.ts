@@ -282,11 +282,16 @@ export class DownloadsService {
   private async licensableAsset(assetType: AssetKind, id: string): Promise<LicensableAsset> {
     const { found } = await this.catalog.findAssets(assetType, [id]);
     const record = found[0];
-    if (!record) throw notFound(NOT_FOUND[assetType].code, `${NOT_FOUND[assetType].noun} not found: ${id}`);
+    const noun = NOT_FOUND[assetType].noun;
+    if (!record) throw notFound(NOT_FOUND[assetType].code, `${noun} not found: ${id}`);
+    // The asset is there (GET shows it) but nothing could be delivered: refused before any payment.
+    if (record.original === null) {
+      throw new ApiError(409, 'AssetFileNotAvailable', `${noun} ${id} has no file to download: its record was added without one`);
+    }
     const asset = licensableAsset(record);
     // An image is delivered at a size of known pixels; one without any has nothing to download.
     const sizes = assetType === 'image' ? asset.sizes.filter((size) => size.width !== null && size.height !== null) : asset.sizes;
-    if (sizes.length === 0) throw notFound(NOT_FOUND[assetType].code, `${NOT_FOUND[assetType].noun} ${id} has no downloadable size`);
+    if (sizes.length === 0) throw new ApiError(409, 'NoDownloadableSize', `${noun} ${id} has no download size: its record lists none`);
     return { ...asset, sizes };
   }
 

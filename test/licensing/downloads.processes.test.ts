@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/network.js';
 import { openDatabase, type Database } from '../../src/platform/db/database.js';
 import { POSTGRES_URL, STORES } from '../helpers/test-store.js';
-import { IMAGE_SIZES } from './licensing-fixtures.js';
+import { makeJpeg } from '../helpers/catalog-fixtures.js';
 
 /*
  * Nothing lost, nothing spent twice — with real processes: `stockroom serve` started as an
@@ -83,21 +83,22 @@ async function prepare(env: NodeJS.ProcessEnv, dataDir: string, options: { credi
     id: number;
   };
   const manifest = path.join(dataDir, 'assets.jsonl');
+  // One small file stands for every original: the burst is about the ledger, not the pixels.
+  fs.writeFileSync(path.join(dataDir, 'burst.jpg'), await makeJpeg(8, 6));
   const ids = Array.from({ length: options.assets }, (_, n) => `burst${n}`);
   const line = (id: string) =>
     JSON.stringify({
       asset_type: 'image',
       id,
+      file: 'burst.jpg',
       title: `Burst ${id}`,
       asset_family: 'creative',
       license_model: 'royaltyfree',
       product_types: ['creditpack'],
       partner_licenses: [{ license_type: 'Standard', credits: 1 }],
-      max_dimensions: { width: 4000, height: 3000 },
-      download_sizes: IMAGE_SIZES,
     });
   fs.writeFileSync(manifest, `${ids.map(line).join('\n')}\n`);
-  expect(await cli('ingest', manifest)).toContain(`${options.assets} inserted`);
+  expect(await cli('ingest', manifest, '--media', dataDir)).toContain(`${options.assets} inserted`);
   return { apiKey, apiSecret, productId: product.id, ids };
 }
 

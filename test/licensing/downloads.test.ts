@@ -41,6 +41,7 @@ describe.each(STORES)('downloads, on $name', ({ url }) => {
       assetRecord('image', 'sig', creativeImageFields({ partner_licenses: [{ license_type: 'Standard', credits: 3 }] })),
       assetRecord('image', 'ed1', editorialImageFields()),
       assetRecord('image', 'bare', creativeImageFields({ download_sizes: [] })),
+      assetRecord('image', 'nofile', creativeImageFields(), { withFile: false }),
       assetRecord('video', 'v1', creativeVideoFields()),
     ]);
     products = new ProductsService(new ProductsRepository(db), new UsersService(new UsersRepository(db)), now);
@@ -290,10 +291,21 @@ describe.each(STORES)('downloads, on $name', ({ url }) => {
       await grant({ type: 'premiumaccess' });
       expect(await refusal(download('nope'))).toMatchObject({ statusCode: 404, code: 'ImageNotFound' });
       expect(await refusal(download('c1', { assetType: 'video' }))).toMatchObject({ statusCode: 404, code: 'VideoNotFound' });
-      expect(await refusal(download('bare'))).toMatchObject({ statusCode: 404, code: 'ImageNotFound' });
+      expect(await refusal(download('bare'))).toMatchObject({ statusCode: 409, code: 'NoDownloadableSize', message: expect.stringContaining('bare') });
       expect(await refusal(download('c1', { fileType: 'eps' }))).toMatchObject({ statusCode: 400, message: expect.stringContaining('file_type') });
       expect((await download('c1', { fileType: 'jpg' })).uri).toMatch(/4000x3000\.jpg$/);
     });
+  });
+
+  it('an asset in the catalogue without a file: 409 AssetFileNotAvailable, before any payment', async () => {
+    const pack = await grant({ type: 'creditpack', credits: 10 });
+    expect(await refusal(download('nofile', { productType: 'creditpack' }))).toMatchObject({
+      statusCode: 409,
+      code: 'AssetFileNotAvailable',
+      message: expect.stringContaining('nofile has no file'),
+    });
+    expect((await product(pack.id)).creditsRemaining).toBe(10);
+    expect(await downloadRows()).toEqual([]);
   });
 
   describe('who may download', () => {

@@ -1,9 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { Services } from '../../src/app.js';
-import type { AssetInput, AssetRecord, AssetType } from '../../src/catalog/catalog.records.js';
+import { createHash } from 'node:crypto';
+import type { AssetInput, AssetRecord, AssetType, OriginalFile } from '../../src/catalog/catalog.records.js';
 import type { DeliverySpec, DownloadCatalog } from '../../src/licensing/downloads.service.js';
 import { downloadSizesFor } from '../../src/media/image-probe.js';
 import type { Tables } from '../../src/platform/db/tables.js';
+import { makeJpeg } from '../helpers/catalog-fixtures.js';
 
 /** The download sizes ingest derives for a 4000×3000 original: x-small 594 … x-large 4000 wide. */
 export const IMAGE_SIZES = downloadSizesFor({ width: 4000, height: 3000, dpi: 300, bytes: 3_000_000, media_type: 'image/jpeg' });
@@ -49,8 +51,15 @@ export function creativeVideoFields(overrides: Record<string, unknown> = {}): Re
   return creativeImageFields({ title: 'A creative video', partner_licenses: [{ license_type: 'Standard', credits: 6 }], download_sizes: VIDEO_SIZES, ...overrides });
 }
 
-export function assetRecord(assetType: AssetType, id: string, fields: Record<string, unknown>): AssetRecord {
-  return { id, asset_type: assetType, fields, width: null, height: null, original: null, visual_signature: null };
+/** A record as the catalogue returns it; its file is only named (the rules never read it). */
+export function assetRecord(
+  assetType: AssetType,
+  id: string,
+  fields: Record<string, unknown>,
+  options: { withFile?: boolean } = {},
+): AssetRecord {
+  const original = options.withFile === false ? null : { key: `originals/${assetType}-${id}.jpg`, media_type: 'image/jpeg' };
+  return { id, asset_type: assetType, fields, width: null, height: null, original, visual_signature: null };
 }
 
 /** The catalogue's part of a download, from records in memory. */
@@ -86,10 +95,26 @@ export function fakeDeliveryUri(spec: DeliverySpec): string {
   return `https://delivery.test/${spec.downloadId}/${spec.assetId}/${size}${spec.fileType ? `.${spec.fileType}` : ''}`;
 }
 
-/** Stores catalogue assets without files (download_sizes given), the way a manifest without files does. */
-export async function addAssets(services: Services, assetType: AssetType, ids: readonly string[], fields: Record<string, unknown>): Promise<void> {
+/**
+ * Stores catalogue assets with their download_sizes as given and one small stored file for their
+ * originals: downloads here sign fake delivery URLs, so the file's pixels are never read.
+ * `withFile: false` stores the records alone, the way a manifest without files does.
+ */
+export async function addAssets(
+  services: Services,
+  assetType: AssetType,
+  ids: readonly string[],
+  fields: Record<string, unknown>,
+  options: { withFile?: boolean } = {},
+): Promise<void> {
+  let original: OriginalFile | undefined;
+  if (options.withFile !== false) {
+    const file = await makeJpeg(8, 6);
+    original = { key: `originals/${createHash('sha256').update(file).digest('hex')}.jpg`, media_type: 'image/jpeg', width: 8, height: 6, dpi: 72, bytes: file.length };
+    await services.blobs.put(original.key, file);
+  }
   for (const id of ids) {
-    const input: AssetInput = { asset_type: assetType, id, fields };
+    const input: AssetInput = { asset_type: assetType, id, fields, original };
     await services.catalog.upsertAsset(input);
   }
 }
