@@ -162,6 +162,7 @@ describe('stockroom admin: users and OAuth clients', () => {
     expect(await withStore((database) => database.db.selectFrom('api_clients').select('disabled').where('id', '=', id).executeTakeFirstOrThrow())).toEqual({ disabled: 0 });
     const unknown = await stockroom(['admin', 'client', 'enable', '424242']);
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr.trim()).toBe('stockroom: no client has that id');
+    expect(unknown.stderr.trim()).toBe('stockroom: no client has the id 424242');
+    expect((await stockroom(['admin', 'client', 'enable', 'not-a-key'])).stderr.trim()).toBe('stockroom: no client holds that API key');
   });
 });

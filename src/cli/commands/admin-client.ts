@@ -111,7 +111,8 @@ export function addClientCommands(admin: Command): void {
         await withServices(async (services) => {
           const done = disabled ? await services.clients.disable(reference) : await services.clients.enable(reference);
           if (!done) {
-            process.stderr.write(`stockroom: no client has that ${/^\d+$/.test(reference.trim()) ? 'id' : 'API key'}\n`);
+            const id = reference.trim();
+            process.stderr.write(`stockroom: ${/^\d+$/.test(id) ? `no client has the id ${id}` : 'no client holds that API key'}\n`);
             process.exitCode = 1;
             return;
           }
