@@ -16,12 +16,42 @@ describe('the request pipeline', () => {
     const response = await t.app.inject({ method: 'GET', url: '/v3/images/1001' });
     expect(response.statusCode).toBe(403);
     expect(response.json()).toEqual({ message: 'Account Inactive', code: 'AccountInactive' });
+    expect(response.headers['x-error-detail']).toBe('No Api-Key header was sent');
   });
 
   it('answers 403 Account Inactive for an unknown Api-Key', async () => {
     const response = await t.app.inject({ method: 'GET', url: '/v3/images/1001', headers: { 'api-key': 'nobody' } });
     expect(response.statusCode).toBe(403);
     expect(response.json().message).toBe('Account Inactive');
+    expect(response.headers['x-error-detail']).toBe('The Api-Key is unknown, or its client is disabled');
+  });
+
+  it('rule: an empty Api-Key counts as none sent', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/v3/countries', headers: { 'api-key': ' ' } });
+    expect(response.statusCode).toBe(403);
+    expect(response.headers['x-error-detail']).toBe('No Api-Key header was sent');
+  });
+
+  it('rule: a request that needs a token says what is wrong with the Authorization header it sent', async () => {
+    const ask = async (authorization?: string) => {
+      const response = await t.app.inject({
+        method: 'GET',
+        url: '/v3/images/1001?fields=downloads',
+        headers: { 'api-key': t.apiKey, ...(authorization === undefined ? {} : { authorization }) },
+      });
+      expect(response.statusCode).toBe(401);
+      expect(response.json().code).toBe('AuthorizationTokenRequired');
+      expect(response.headers['www-authenticate']).toBe('Bearer realm="Stockroom"');
+      return response.json().message as string;
+    };
+    const token = await t.issueToken();
+    expect(await ask()).toBe("An access token is required for this request: send 'Authorization: Bearer <access token>'");
+    const bare = await ask(token);
+    expect(bare).toBe("The Authorization header has no scheme: send 'Authorization: Bearer <access token>'");
+    expect(bare).not.toContain(token);
+    expect(await ask('Basic dXNlcjpwYXNz')).toBe(
+      "The Authorization header uses the Basic scheme; this request needs a bearer token: send 'Authorization: Bearer <access token>'",
+    );
   });
 
   it('answers 403 Account Inactive for a disabled key', async () => {

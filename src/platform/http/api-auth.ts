@@ -52,6 +52,17 @@ function bearerToken(request: FastifyRequest): string | undefined {
   return match ? match[1] : '';
 }
 
+const BEARER_FORM = "send 'Authorization: Bearer <access token>'";
+
+/** Why a request that needs a token has none: nothing sent, or an Authorization header of another kind. */
+function missingTokenReason(header: string | undefined): string {
+  if (!header?.trim()) return `An access token is required for this request: ${BEARER_FORM}`;
+  const scheme = /^([A-Za-z][A-Za-z0-9._~+-]{0,19})\s+\S/.exec(header.trim())?.[1];
+  // A value without a scheme is most often the token itself, sent without "Bearer ".
+  if (scheme === undefined) return `The Authorization header has no scheme: ${BEARER_FORM}`;
+  return `The Authorization header uses the ${scheme} scheme; this request needs a bearer token: ${BEARER_FORM}`;
+}
+
 /**
  * The checks every API request passes: a known, enabled API key (403 Account Inactive
  * otherwise), then its per-second and per-day allowance (403 with X-Error-Detail).
@@ -68,7 +79,7 @@ export function registerApiAuth(app: FastifyInstance, options: ApiAuthOptions): 
     const token = bearerToken(request);
     if (token === undefined) {
       if (!required) return undefined;
-      throw tokenRequired('AuthorizationTokenRequired', 'An access token is required for this request');
+      throw tokenRequired('AuthorizationTokenRequired', missingTokenReason(request.headers.authorization));
     }
     if (token === '') {
       throw tokenRequired('Unauthorized', 'The Authorization header must be: Bearer <access token>', 'invalid_request');
@@ -95,8 +106,10 @@ export function registerApiAuth(app: FastifyInstance, options: ApiAuthOptions): 
     // Preflight requests carry no key; CORS answers them.
     if (request.method === 'OPTIONS') return;
     const header = request.headers['api-key'];
-    const client = await authenticateKey(Array.isArray(header) ? header[0] : header);
-    if (!client) throw accountInactive();
+    const key = Array.isArray(header) ? header[0] : header;
+    if (!key?.trim()) throw accountInactive('No Api-Key header was sent');
+    const client = await authenticateKey(key);
+    if (!client) throw accountInactive('The Api-Key is unknown, or its client is disabled');
     request.apiClient = client;
     const decision = await throttle.consume(client.throttleKey, {
       perSecond: client.queriesPerSecond ?? defaultLimits.perSecond,

@@ -46,7 +46,10 @@ export function tokenRequired(
   return new ApiError(401, code, description, { 'www-authenticate': challenge });
 }
 
-/** 403 for a missing, unknown or disabled API key: the spec's fixed message. */
-export function accountInactive(): ApiError {
-  return new ApiError(403, 'AccountInactive', 'Account Inactive');
+/**
+ * 403 for a missing, unknown or disabled API key: the spec's fixed message, with what it was in
+ * X-Error-Detail (as the throttle's refusals say theirs).
+ */
+export function accountInactive(detail: string): ApiError {
+  return new ApiError(403, 'AccountInactive', 'Account Inactive', { 'x-error-detail': detail });
 }
