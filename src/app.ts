@@ -14,6 +14,7 @@ import { redactedUrl } from './platform/http/redacted-url.js';
 import { registerOpenCors } from './platform/http/cors.js';
 import { registerApiAuth } from './platform/http/api-auth.js';
 import { registerDocsPage, registerOpenApi, registerOpenApiDocument } from './platform/http/openapi.js';
+import { apiIndexRoutes } from './platform/http/api-index.js';
 import { mediaModule, type MediaExports } from './media/media.module.js';
 import { oauthModule, type OAuthExports } from './oauth/oauth.module.js';
 import { catalogModule, type CatalogExports } from './catalog/catalog.module.js';
@@ -206,10 +207,12 @@ export async function buildApp(
   );
 
   // Open to every origin without a key: display files (so that <img src> works; the URL's
-  // signature is the check) and the API description (so that browser tools can read it).
+  // signature is the check), the index at /v3 (the first thing a newcomer opens), /health, and
+  // the API description (so that browser tools can read it).
   await app.register(async (open) => {
     registerOpenCors(open);
     for (const module of modules) if (module.routes?.open) await open.register(module.routes.open);
+    await open.register(apiIndexRoutes, { publicUrl: config.publicUrl, authUrl: config.authUrl, database: services.database, redis: services.redis });
     await registerOpenApiDocument(app, open);
   });
   // At the root, each in a context of its own: the OAuth token and authorization endpoints take
