@@ -10,6 +10,7 @@ import {
   type PresentedClient,
   type TokenResponse,
 } from './oauth.types.js';
+import { authorizationFormSchema, authorizationPageSchema, tokenEndpointSchema } from './oauth.schemas.js';
 import { htmlPageHeaders, renderErrorPage, renderSignInPage, type SignInField } from './sign-in-page.js';
 
 export interface OAuthRoutesOptions {
@@ -60,6 +61,7 @@ const SERVER_ERROR = { error: 'server_error', error_description: 'The server cou
 
 const METHODS_WITHOUT_HANDLER = ['PUT', 'PATCH', 'DELETE'] as const;
 
+/** The 405 and OPTIONS answers stay out of the API description. */
 const Hidden = { schema: { hide: true } } as const;
 
 /**
@@ -142,7 +144,7 @@ async function tokenEndpoint(app: FastifyInstance, { oauth, bases, realm }: Toke
 
   for (const base of bases) {
     const url = `${base.prefix}/token`;
-    app.post(url, Hidden, async (request, reply) => {
+    app.post(url, { schema: tokenEndpointSchema(base.prefix === '/oauth2' ? 'legacy' : 'newer') }, async (request, reply) => {
       // RFC 6749 §2.3.1 and §3.2: credentials and grants travel in the body; a URL ends up in logs.
       const inUrl = Object.keys(request.query as Record<string, unknown>).find((name) => TOKEN_REQUEST_PARAMETERS.has(name));
       if (inUrl !== undefined) throw new OAuthError('invalid_request', `Send ${inUrl} in the form body, not in the URL`);
@@ -285,7 +287,7 @@ async function authorizationEndpoint(app: FastifyInstance, { oauth, bases }: Aut
     // The page posts to itself; relative, so that it also holds behind a proxy that adds a prefix.
     const action = url.slice(url.lastIndexOf('/') + 1);
 
-    app.get(url, Hidden, async (request, reply) => {
+    app.get(url, { schema: authorizationPageSchema }, async (request, reply) => {
       const query = parseForm(queryOf(request.url));
       if (!query.ok) return sendErrorPage(reply, 400, formProblem(query));
       const check = await oauth.checkAuthorization(withoutEmptyValues(query.fields));
@@ -301,7 +303,7 @@ async function authorizationEndpoint(app: FastifyInstance, { oauth, bases }: Aut
       });
     });
 
-    app.post(url, Hidden, async (request, reply) => {
+    app.post(url, { schema: authorizationFormSchema }, async (request, reply) => {
       const form = parseForm(typeof request.body === 'string' ? request.body : '');
       if (!form.ok) return sendErrorPage(reply, 400, formProblem(form));
       const fields = form.fields;

@@ -27,7 +27,8 @@ const RUNS = process.env.FUZZ_RUNS ? Number(process.env.FUZZ_RUNS) : LONG ? 400 
 
 /** A 400 a request valid by the document may still get: a rule the document states in words only. */
 interface RuleBeyondTheSchema {
-  readonly code: string;
+  /** the error's named code; null for an HTML page, whose text `message` is matched against */
+  readonly code: string | null;
   readonly message: RegExp;
   readonly why: string;
 }
@@ -52,6 +53,17 @@ const DOWNLOAD_SIZE: RuleBeyondTheSchema[] = [
   { code: 'InvalidParameterValue', message: /parameter 'file_type': no eps file exists/, why: 'eps is in the contract, but no asset has one' },
 ];
 
+const OAUTH_GRANTS: RuleBeyondTheSchema[] = ['invalid_client', 'invalid_grant', 'unauthorized_client'].map((code) => ({
+  code,
+  message: /./,
+  why: 'client credentials, codes, refresh tokens and passwords are checked against the store: data, not form',
+}));
+const AUTHORIZATION_PAGE: RuleBeyondTheSchema = {
+  code: null,
+  message: /client_id does not name|redirect_uri|may not sign users in/,
+  why: 'client_id and redirect_uri must name an application and one of its redirect URIs: data, not form',
+};
+
 /**
  * Rules JSON Schema cannot state of separate query parameters, or that depend on the data: the
  * 400s a request valid by the document may still get from one operation, and why. Each is said
@@ -75,6 +87,10 @@ const RULES_BEYOND_THE_SCHEMA: Readonly<Record<string, readonly RuleBeyondTheSch
   'POST /v3/downloads/images/{id}/post': DOWNLOAD_SIZE,
   'POST /v3/downloads/{id}': DOWNLOAD_SIZE,
   'POST /v3/downloads/videos/{id}': DOWNLOAD_SIZE,
+  ...Object.fromEntries(['/oauth2', '/v4/oauth2', '/auth/oauth2'].flatMap((prefix) => [
+    [`POST ${prefix}/token`, OAUTH_GRANTS],
+    [`GET ${prefix}/auth`, [AUTHORIZATION_PAGE]],
+  ])),
 };
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -127,7 +143,7 @@ await t.services.products.grant({ userId: customerId, type: 'premiumaccess' });
 await t.services.products.grant({ userId: customerId, type: 'creditpack', credits: 100_000 });
 const customerToken = (await t.services.tokens.issue({ clientId: t.clientId, userId: customerId, grantType: 'password', lifetimeSeconds: 3600 }))
   .token;
-const oauthClient = await t.services.clients.create({ name: 'Fuzzed application', redirectUris: ['https://app.test/callback'] });
+const oauthClient = await t.services.clients.create({ name: 'Fuzzed application', confidential: true, redirectUris: ['https://app.test/callback'] });
 const signInUser = { username: 'fuzz-user', password: 'correct horse battery staple' };
 await t.services.users.create(signInUser);
 
@@ -142,16 +158,20 @@ const eventIds = Array.from({ length: 4 }, (_, i) => String(FIRST_EVENT_ID + i))
 const artistNames = (await t.services.catalog.findAssets('image', imageIds)).found
   .map((record) => record.fields.artist)
   .filter((artist): artist is string => typeof artist === 'string');
-const KNOWN_STRINGS = [
-  ...imageIds,
-  ...videoIds,
-  ...eventIds,
-  ...artistNames,
-  oauthClient.apiKey,
-  signInUser.username,
-  signInUser.password,
-  'https://app.test/callback',
-];
+const ASSET_IDS = [...imageIds, ...videoIds];
+/** Values that make lookups hit, by the name of the parameter or property they are tried for; ids anywhere else. */
+const KNOWN_STRINGS: Readonly<Record<string, readonly string[]>> = {
+  artist_name: artistNames,
+  artists: artistNames,
+  ids: [...ASSET_IDS, ...eventIds],
+  event_ids: eventIds,
+  client_id: [oauthClient.apiKey],
+  client_secret: [oauthClient.apiSecret],
+  username: [signInUser.username],
+  password: [signInUser.password],
+  redirect_uri: ['https://app.test/callback'],
+};
+const ANY_NAME = [...ASSET_IDS, ...eventIds];
 
 const document = (await t.app.inject({ method: 'GET', url: '/v3/openapi.json' })).json() as OpenApiDocument;
 const resolve = resolverOf(document);
@@ -185,9 +205,9 @@ function validatorOf(schema: JsonSchema): ValidateFunction {
 }
 
 const pool = {
-  strings(schema: JsonSchema): readonly string[] {
+  strings(schema: JsonSchema, name?: string): readonly string[] {
     const validate = validatorOf(schema);
-    return KNOWN_STRINGS.filter((value) => validate(value));
+    return ((name !== undefined && KNOWN_STRINGS[name]) || ANY_NAME).filter((value) => validate(value));
   },
 };
 
@@ -205,7 +225,7 @@ function requestArbitrary(operation: Operation): fc.Arbitrary<GeneratedRequest> 
   };
   for (const location of ['path', 'query', 'header'] as const) {
     const parameters = (operation.parameters ?? []).filter((parameter) => parameter.in === location && !parameter.deprecated);
-    const model = Object.fromEntries(parameters.map((parameter) => [parameter.name, validValue(parameter.schema, resolve, pool)]));
+    const model = Object.fromEntries(parameters.map((parameter) => [parameter.name, validValue(parameter.schema, resolve, pool, parameter.name)]));
     const required = parameters.filter((parameter) => parameter.required || location === 'path').map((parameter) => parameter.name);
     parts[location === 'header' ? 'headers' : location] = fc.record(model, { requiredKeys: required });
   }
@@ -262,35 +282,38 @@ function brokenArbitraries(operation: Operation): Array<fc.Arbitrary<GeneratedRe
       );
     }
   }
-  const json = operation.requestBody?.content['application/json']?.schema;
-  if (json) {
-    const schema = resolve(json);
-    const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
+  if (operation.requestBody?.required) {
+    broken.push(valid.map((request) => ({ ...request, body: undefined, broken: 'no body' })));
+  }
+  for (const [contentType, media] of Object.entries(operation.requestBody?.content ?? {})) {
+    const schema = resolve(media.schema ?? {});
+    if (!schema.properties) continue;
+    const properties = schema.properties as Record<string, JsonSchema>;
+    const withBody = (request: GeneratedRequest, change: (value: Record<string, unknown>) => void, what: string): GeneratedRequest => {
+      const value = { ...(request.body?.value as Record<string, unknown> | undefined) };
+      change(value);
+      return { ...request, body: { contentType, value }, broken: `body ${what}` };
+    };
     for (const name of (schema.required ?? []) as string[]) {
-      broken.push(
-        valid.map((request) => {
-          const value = { ...(request.body?.value as Record<string, unknown>) };
-          delete value[name];
-          return { ...request, body: { contentType: 'application/json', value }, broken: `body.${name} left out` };
-        }),
-      );
+      broken.push(valid.map((request) => withBody(request, (value) => delete value[name], `${name} left out`)));
     }
     for (const [name, property] of Object.entries(properties)) {
-      const wrongType = typeOfSchema(resolve(property)) === 'string' ? 12345 : FOREIGN_WORD;
-      broken.push(
-        valid.map((request) => ({
-          ...request,
-          body: { contentType: 'application/json', value: { ...(request.body?.value as Record<string, unknown>), [name]: wrongType } },
-          broken: `body.${name}=${JSON.stringify(wrongType)}`,
-        })),
-      );
+      if (contentType === 'application/json') {
+        const validate = validatorOf(property);
+        const wrongType = [12345, FOREIGN_WORD, { [FOREIGN_WORD]: true }, [FOREIGN_WORD]].find((candidate) => !validate(candidate));
+        if (wrongType !== undefined) {
+          broken.push(valid.map((request) => withBody(request, (value) => (value[name] = wrongType), `${name}=${JSON.stringify(wrongType)}`)));
+        }
+      }
+      const candidates = invalidTexts(property, resolve);
+      if (candidates.length > 0 && contentType !== 'application/json') {
+        broken.push(
+          fc.tuple(valid, fc.constantFrom(...candidates)).map(([request, text]) => withBody(request, (value) => (value[name] = text), `${name}=${text}`)),
+        );
+      }
     }
   }
   return broken;
-}
-
-function typeOfSchema(schema: JsonSchema): string | undefined {
-  return Array.isArray(schema.type) ? undefined : (schema.type as string | undefined);
 }
 
 // ---- Sending them ----------------------------------------------------------------------------
@@ -300,7 +323,8 @@ function asText(value: unknown): string {
 }
 
 function injectOptions(method: Method, template: string, operation: Operation, request: GeneratedRequest, withToken: boolean): InjectOptions {
-  const path = template.replace(/\{([^}]+)\}/g, (_match, name: string) => encodeURIComponent(asText(request.path[name])));
+  // Dots escaped too: a segment of '.' or '..' would be resolved away before it reached the server.
+  const path = template.replace(/\{([^}]+)\}/g, (_match, name: string) => encodeURIComponent(asText(request.path[name])).replace(/\./g, '%2E'));
   const search = new URLSearchParams();
   for (const parameter of operation.parameters ?? []) {
     if (parameter.in !== 'query' || !(parameter.name in request.query)) continue;
@@ -337,6 +361,12 @@ function documentedResponse(operation: Operation, status: number) {
 function describeExchange(options: InjectOptions, response: LightMyRequestResponse, request: GeneratedRequest): string {
   const sent = `${options.method} ${options.url}${options.payload ? ` body=${String(options.payload).slice(0, 200)}` : ''}`;
   return `${sent}${request.broken ? ` (broken: ${request.broken})` : ''} -> ${response.statusCode} ${response.body.slice(0, 300)}`;
+}
+
+/** RFC 6749 §4.1.2.1: once the client and its redirect URI are known, a refusal is a redirect carrying `error`. */
+function isErrorRedirect(response: LightMyRequestResponse): boolean {
+  const location = response.headers.location;
+  return response.statusCode >= 300 && response.statusCode < 400 && typeof location === 'string' && /[?#&]error=/.test(location);
 }
 
 /** The named code of an error body: the API's `code`, or RFC 6749's `error`. */
@@ -376,13 +406,14 @@ function checkAnswer(key: string, operation: Operation, options: InjectOptions, 
     if (!isApiError && !isOAuthError) throw new Error(`a ${status} documented without {message, code} or RFC 6749's {error} — ${what()}`);
   }
   if (request.broken === undefined && status === 400) {
-    const code = errorCodeOf(body);
-    const message = String((body as { message?: unknown } | undefined)?.message ?? '');
+    const code = mediaType === 'text/html' ? null : errorCodeOf(body);
+    const { message: apiMessage, error_description: oauthMessage } = (body ?? {}) as { message?: unknown; error_description?: unknown };
+    const message = mediaType === 'text/html' ? response.body : String(apiMessage ?? oauthMessage ?? '');
     if (!RULES_BEYOND_THE_SCHEMA[key]?.some((rule) => rule.code === code && rule.message.test(message))) {
       throw new Error(`a request valid by the document was refused (the document is looser than the server) — ${what()}`);
     }
   }
-  if (request.broken !== undefined && !(status >= 400 && status < 500)) {
+  if (request.broken !== undefined && !(status >= 400 && status < 500) && !isErrorRedirect(response)) {
     throw new Error(`a request the document forbids was answered ${status} (the document is stricter than the server) — ${what()}`);
   }
 }
@@ -393,8 +424,10 @@ const operations = Object.entries(document.paths).flatMap(([path, item]) =>
   METHODS.filter((method) => item[method]).map((method) => ({ key: `${method.toUpperCase()} ${path}`, method, path, operation: item[method]! })),
 );
 let cases = 0;
+const statusLog: string[] = [];
 
 afterAll(async () => {
+  if (process.env.FUZZ_DEBUG) console.log([...new Set(statusLog)].map((line) => `${line} x${statusLog.filter((other) => other === line).length}`).join('\n'));
   console.log(`conformance: ${operations.length} operations, ${cases} cases, seed ${SEED}`);
   await t.close();
 });
@@ -407,6 +440,7 @@ describe('the OpenAPI document and the server agree', () => {
           const options = injectOptions(method, path, operation, request, withToken);
           const response = await t.app.inject(options);
           cases += 1;
+          if (process.env.FUZZ_DEBUG) statusLog.push(`${key} ${request.broken ? "broken" : "valid"} ${response.statusCode}`);
           checkAnswer(key, operation, options, response, request);
         }
       };

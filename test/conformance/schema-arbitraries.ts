@@ -26,7 +26,8 @@ export function resolverOf(document: { components?: { schemas?: Record<string, J
 
 /** Known values (ids of the seeded catalogue, its artists) tried where a schema allows them, so that lookups hit. */
 export interface ValuePool {
-  strings(schema: JsonSchema): readonly string[];
+  /** Known strings the schema accepts, for a value of this name (a parameter or a property) when given. */
+  strings(schema: JsonSchema, name?: string): readonly string[];
 }
 
 const MAX_ARRAY = 4;
@@ -50,7 +51,7 @@ function text(minLength = 0, maxLength = MAX_TEXT): fc.Arbitrary<string> {
   );
 }
 
-function stringArbitrary(schema: JsonSchema, pool: ValuePool): fc.Arbitrary<string> {
+function stringArbitrary(schema: JsonSchema, pool: ValuePool, name: string | undefined): fc.Arbitrary<string> {
   const minLength = typeof schema.minLength === 'number' ? schema.minLength : 0;
   const maxLength = typeof schema.maxLength === 'number' ? schema.maxLength : Infinity;
   let generated: fc.Arbitrary<string>;
@@ -63,19 +64,19 @@ function stringArbitrary(schema: JsonSchema, pool: ValuePool): fc.Arbitrary<stri
   } else {
     generated = text(minLength, maxLength);
   }
-  const known = pool.strings(schema);
+  const known = pool.strings(schema, name);
   return known.length > 0 ? fc.oneof(generated, fc.constantFrom(...known)) : generated;
 }
 
 /** A value the schema accepts. */
-export function validValue(schema: JsonSchema, resolve: Resolve, pool: ValuePool): fc.Arbitrary<unknown> {
+export function validValue(schema: JsonSchema, resolve: Resolve, pool: ValuePool, name?: string): fc.Arbitrary<unknown> {
   const resolved = resolve(schema);
   if ('const' in resolved) return fc.constant(resolved.const);
   if (Array.isArray(resolved.enum)) return fc.constantFrom(...(resolved.enum as unknown[]));
   const alternatives = (resolved.anyOf ?? resolved.oneOf) as JsonSchema[] | undefined;
-  if (alternatives) return fc.oneof(...alternatives.map((alternative) => validValue(alternative, resolve, pool)));
+  if (alternatives) return fc.oneof(...alternatives.map((alternative) => validValue(alternative, resolve, pool, name)));
   const types = typesOf(resolved);
-  if (types.length > 1) return fc.oneof(...types.map((type) => validValue({ ...resolved, type }, resolve, pool)));
+  if (types.length > 1) return fc.oneof(...types.map((type) => validValue({ ...resolved, type }, resolve, pool, name)));
   switch (types[0]) {
     case 'null':
       return fc.constant(null);
@@ -94,9 +95,9 @@ export function validValue(schema: JsonSchema, resolve: Resolve, pool: ValuePool
         ...(typeof resolved.maximum === 'number' ? { max: resolved.maximum } : {}),
       });
     case 'string':
-      return stringArbitrary(resolved, pool);
+      return stringArbitrary(resolved, pool, name);
     case 'array': {
-      const items = validValue((resolved.items as JsonSchema | undefined) ?? {}, resolve, pool);
+      const items = validValue((resolved.items as JsonSchema | undefined) ?? {}, resolve, pool, name);
       const minLength = typeof resolved.minItems === 'number' ? resolved.minItems : 0;
       const maxLength = Math.min(typeof resolved.maxItems === 'number' ? resolved.maxItems : MAX_ARRAY, minLength + MAX_ARRAY);
       return resolved.uniqueItems
@@ -106,8 +107,8 @@ export function validValue(schema: JsonSchema, resolve: Resolve, pool: ValuePool
     case 'object': {
       const properties = (resolved.properties ?? {}) as Record<string, JsonSchema>;
       const required = (resolved.required ?? []) as string[];
-      const model = Object.fromEntries(Object.entries(properties).map(([name, property]) => [name, validValue(property, resolve, pool)]));
-      return fc.record(model, { requiredKeys: required.filter((name) => name in properties) });
+      const model = Object.fromEntries(Object.entries(properties).map(([key, property]) => [key, validValue(property, resolve, pool, key)]));
+      return fc.record(model, { requiredKeys: required.filter((key) => key in properties) });
     }
     default:
       // No type: anything JSON.

@@ -398,13 +398,24 @@ describe('no CORS on the OAuth endpoints', () => {
 });
 
 describe('OpenAPI', () => {
-  it('leaves the OAuth routes out of the document', async () => {
+  it('documents the token and authorization endpoints of every family, without their 405 and OPTIONS answers', async () => {
     app = Fastify();
     await app.register(swagger, { openapi: { info: { title: 'test', version: '3' } } });
     await app.register(oauthRoutes, { oauth: new FakeOAuth(), publicUrl: PUBLIC_URL, authUrl: `${PUBLIC_URL}/auth` });
     await app.ready();
-    const paths = Object.keys((app.swagger() as { paths?: Record<string, unknown> }).paths ?? {});
-    expect(paths.filter((path) => path.includes('oauth2'))).toEqual([]);
+    const paths = (app.swagger() as { paths?: Record<string, Record<string, unknown>> }).paths ?? {};
+    const operations = Object.entries(paths)
+      .filter(([path]) => path.includes('oauth2'))
+      .map(([path, item]) => `${Object.keys(item).sort().join(',')} ${path}`)
+      .sort();
+    expect(operations).toEqual([
+      'get,post /auth/oauth2/auth',
+      'get,post /oauth2/auth',
+      'get,post /v4/oauth2/auth',
+      'post /auth/oauth2/token',
+      'post /oauth2/token',
+      'post /v4/oauth2/token',
+    ]);
   });
 });
 
