@@ -2,7 +2,7 @@ import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { ErrorBody } from '../platform/http/schema-types.js';
 import type { AssetLicensingService } from './asset-licensing.service.js';
-import { AcquireAssetLicensesRequest, AssetLicensingParams, AssetLicensingResponse, errors } from './licensing.schemas.js';
+import { AcquireAssetLicensesRequest, DocumentedAcquireAssetLicensesRequest, AssetLicensingParams, AssetLicensingResponse, errors } from './licensing.schemas.js';
 
 /** POST /asset-licensing/{assetId}: extended licenses bought with partner credits. */
 export async function assetLicensingRoutes(app: FastifyInstance, options: { assetLicensing: AssetLicensingService }): Promise<void> {
@@ -23,6 +23,7 @@ export async function assetLicensingRoutes(app: FastifyInstance, options: { asse
         security: [{ ApiKey: [], Bearer: [] }],
         params: AssetLicensingParams,
         body: AcquireAssetLicensesRequest,
+        documented: { body: DocumentedAcquireAssetLicensesRequest },
         response: { 200: AssetLicensingResponse, 402: ErrorBody, ...errors },
       },
     },

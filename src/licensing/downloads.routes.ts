@@ -1,3 +1,4 @@
+import { Redirect } from '../platform/http/openapi.js';
 import { checkPagingForm } from '../catalog/pagination.js';
 import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -111,8 +112,8 @@ export async function downloadsRoutes(app: FastifyInstance, options: DownloadsRo
       security,
       params: AssetIdParams,
       querystring: ImageDownloadQuery,
-      documented: { querystring: DocumentedImageDownloadQuery },
       body: DownloadBody,
+      documented: { querystring: DocumentedImageDownloadQuery, response: { 303: Redirect('See Other: Location is the file') } },
       response: {
         200: DownloadUri,
         303: { description: 'See Other: Location is the file', type: 'null' },
@@ -142,8 +143,8 @@ export async function downloadsRoutes(app: FastifyInstance, options: DownloadsRo
         security,
         params: AssetIdParams,
         querystring: VideoDownloadQuery,
-        documented: { querystring: DocumentedVideoDownloadQuery },
         body: DownloadBody,
+        documented: { querystring: DocumentedVideoDownloadQuery, response: { 307: Redirect('Temporary Redirect: Location is the file') } },
         response: {
           200: DownloadUri,
           307: { description: 'Temporary Redirect: Location is the file', type: 'null' },

@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { invalidParameter } from '../platform/http/errors.js';
 import { Choice, FlagText, ListOf, PageNumber } from '../platform/http/openapi.js';
 import { CsvParameter, ErrorBody, Nullable } from '../platform/http/schema-types.js';
+import { EXTENDED_LICENSE_TYPES } from './licensing-policy.js';
 import { PRODUCT_TYPES, type ProductType } from './product-types.js';
 
 /** Far past any real history; it keeps the row offset a safe integer (a larger page is a 400, not a database error). */
@@ -285,3 +286,15 @@ export const DocumentedPurchasesQuery = Type.Object({
   page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Results per page; default 75.' })),
   company_purchases: Type.Optional(FlagText('true: the purchases of every user of the team; default false.')),
 });
+
+export const DocumentedAcquireAssetLicensesRequest = Type.Object(
+  {
+    extended_licenses: Type.Array(Choice(EXTENDED_LICENSE_TYPES, 'An extended license (other letter cases are taken too).'), {
+      minItems: 1,
+      maxItems: 10,
+      description: 'The extended licenses to acquire; at least one.',
+    }),
+    use_team_credits: Type.Optional(Type.Boolean({ default: false })),
+  },
+  { additionalProperties: false },
+);

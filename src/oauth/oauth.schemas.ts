@@ -1,6 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifySchema } from 'fastify';
-import { OAuthErrorBody } from '../platform/http/openapi.js';
+import { OAuthErrorBody, Redirect } from '../platform/http/openapi.js';
 import { FORM_CONTENT_TYPE } from './form-body.js';
 import { RESPONSE_TYPES } from './grant-policy.js';
 
@@ -78,11 +78,8 @@ export const tokenEndpointSchema = (family: 'legacy' | 'newer'): FastifySchema =
 });
 
 const html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
-const redirect = (status: 302 | 303, description: string) => ({
-  description: `${description} (HTTP ${status}, Location header)`,
-  headers: { location: { type: 'string', format: 'uri', description: 'The client’s redirect_uri with the code, the token or the error' } },
-  type: 'null',
-});
+const redirect = (status: 302 | 303, description: string) =>
+  Redirect(`${description} (HTTP ${status}): Location is the client’s redirect_uri with the code, the token or the error`);
 
 const AuthorizationQuery = Type.Object({
   client_id: Value('The application’s client id (its API key).'),

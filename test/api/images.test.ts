@@ -153,6 +153,16 @@ describe.each(STORES)('image metadata endpoints on $name', ({ url }) => {
     expect((await get('/v3/images?ids=1001&page_size=abc')).json().code).toBe('InvalidPageSize');
   });
 
+  it('pages by the rule the searches follow: whole numbers in plain digits only', async () => {
+    for (const value of ['Infinity', '-Infinity', '1e308', '1e2', '1.5']) {
+      for (const [parameter, code] of [['page', 'InvalidPage'], ['page_size', 'InvalidPageSize'], ['pageSize', 'InvalidPageSize']]) {
+        const response = await get(`/v3/images?ids=1001&${parameter}=${value}`);
+        expect(response.statusCode, `${parameter}=${value}`).toBe(400);
+        expect(response.json(), `${parameter}=${value}`).toEqual({ code, message: `Invalid value for parameter '${parameter}': '${value}' is not a whole number` });
+      }
+    }
+  });
+
   it('answers 400 naming a misspelled parameter', async () => {
     const response = await get('/v3/images?ids=1001&feilds=title');
     expect(response.statusCode).toBe(400);

@@ -55,6 +55,13 @@ export const ListOf = (items: TSchema, description: string, options: { minItems?
 export const PageNumber = (description: string, maximum?: number) =>
   Type.Integer({ minimum: 1, ...(maximum !== undefined ? { maximum } : {}), description });
 
+/** A redirect answer: no body, the target in Location. */
+export const Redirect = (description: string) => ({
+  description,
+  headers: { location: { type: 'string', format: 'uri-reference', description: 'Where to go' } },
+  type: 'null',
+});
+
 const errorResponse = (description: string) => ({ ...ErrorBody, description });
 
 /** Answers every /v3 route may give, whatever it is: no key, a bad token, too many requests. */
