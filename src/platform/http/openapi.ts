@@ -67,8 +67,11 @@ const errorResponse = (description: string) => ({ ...ErrorBody, description });
 /** Answers every /v3 route may give, whatever it is: no key, a bad token, too many requests. */
 const API_ANSWERS = {
   401: errorResponse('Unauthorized: the bearer token is malformed, unknown, expired or revoked, or one is required'),
-  403: errorResponse('Account Inactive: the Api-Key header is missing, unknown or disabled; or the token may not do this'),
-  429: errorResponse('Too many requests for this API key (per second or per day); Retry-After says when to try again'),
+  // The spec's throttle answers 403 (X-Error-Detail names the limit), never 429.
+  403: errorResponse(
+    'Account Inactive: the Api-Key header is missing, unknown or disabled (X-Error-Detail says which); over the key’s ' +
+      'per-second or per-day limit (AccountOverQueriesPerSecondLimit, AccountOverRateLimit, with Retry-After); or the token may not do this',
+  ),
 };
 const INPUT_ANSWERS = { 400: errorResponse('A parameter is missing, unknown or has a value that is not allowed: the message names it') };
 const BODY_ANSWERS = {
