@@ -20,13 +20,14 @@ import { oauthModule, type OAuthExports } from './oauth/oauth.module.js';
 import { catalogModule, type CatalogExports } from './catalog/catalog.module.js';
 import { licensingModule, type LicensingExports } from './licensing/licensing.module.js';
 import { searchModule, type SearchExports } from './search/search.module.js';
+import { boardsModule, type BoardsExports } from './boards/boards.module.js';
 import type { DeliveryUri } from './licensing/downloads.service.js';
 
 /**
  * Everything a running Stockroom is made of: the platform and the public services of every
  * module. Commands and tests reach the services here.
  */
-export interface Services extends MediaExports, OAuthExports, CatalogExports, LicensingExports, SearchExports {
+export interface Services extends MediaExports, OAuthExports, CatalogExports, LicensingExports, SearchExports, BoardsExports {
   config: Config;
   database: Database;
   blobs: BlobStore;
@@ -74,6 +75,8 @@ async function composeStockroom(config: Config, overrides: ServiceOverrides): Pr
     built.push(licensing);
     const search = await searchModule(platform, { catalog: catalog.exports.catalog, products: licensing.exports.products });
     built.push(search);
+    const boards = await boardsModule(platform, { catalog: catalog.exports.catalog, displaySizes: media.exports.media, people: oauth.exports.users });
+    built.push(boards);
     await platform.followChanges();
     const services: Services = {
       ...platformServices(platform),
@@ -82,6 +85,7 @@ async function composeStockroom(config: Config, overrides: ServiceOverrides): Pr
       ...catalog.exports,
       ...licensing.exports,
       ...search.exports,
+      ...boards.exports,
       close: () => closeStockroom(platform, built),
     };
     return { services, modules: built };

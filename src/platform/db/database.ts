@@ -18,6 +18,7 @@ import { oauth } from './migrations/0003-oauth.js';
 import { licensing } from './migrations/0004-licensing.js';
 import { counts } from './migrations/0005-counts.js';
 import { userStatus } from './migrations/0006-user-status.js';
+import { boards } from './migrations/0007-boards.js';
 
 export type SqlDialect = 'sqlite' | 'postgres';
 
@@ -81,6 +82,7 @@ export async function migrateToLatest(database: Database): Promise<void> {
     '0004-licensing': licensing(database.dialect),
     '0005-counts': counts(database.dialect),
     '0006-user-status': userStatus(database.dialect),
+    '0007-boards': boards(database.dialect),
   };
   const provider: MigrationProvider = { getMigrations: async () => migrations };
   // On PostgreSQL the migrator must look for its bookkeeping tables in our own schema only:

@@ -325,6 +325,53 @@ export interface DownloadLedgerTable {
   created_at: string;
 }
 
+export interface BoardsTable {
+  /** Random, never a sequence. */
+  id: string;
+  owner_id: number;
+  name: string;
+  description: string | null;
+  /** Kept with every change to board_assets, in the same transaction. */
+  asset_count: Generated<number>;
+  comment_count: Generated<number>;
+  date_created: string;
+  date_last_updated: string;
+  /** Random; the invitation token is derived from it with a key kept in the settings. */
+  invitation_nonce: string;
+  /** SHA-256 (hex) of the invitation token; the token itself is never stored. */
+  invitation_hash: string;
+  share_nonce: string;
+  /** SHA-256 (hex) of the share token. */
+  share_hash: string;
+}
+
+/** A colleague who accepted a board's invitation. */
+export interface BoardMembersTable {
+  board_id: string;
+  user_id: number;
+  /** editor */
+  role: string;
+  joined_at: string;
+}
+
+export interface BoardAssetsTable {
+  board_id: string;
+  asset_id: string;
+  /** image | video */
+  asset_type: string;
+  date_added: string;
+}
+
+export interface BoardCommentsTable {
+  /** Random, never a sequence. */
+  id: string;
+  board_id: string;
+  /** null once the author's account is gone. */
+  author_id: number | null;
+  text: string;
+  date_created: string;
+}
+
 export interface Tables {
   settings: SettingsTable;
   collections: CollectionsTable;
@@ -347,4 +394,8 @@ export interface Tables {
   asset_licenses: AssetLicensesTable;
   extended_licenses: ExtendedLicensesTable;
   download_ledger: DownloadLedgerTable;
+  boards: BoardsTable;
+  board_members: BoardMembersTable;
+  board_assets: BoardAssetsTable;
+  board_comments: BoardCommentsTable;
 }
