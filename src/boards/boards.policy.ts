@@ -44,8 +44,18 @@ export function mayDeleteComment(role: BoardRole, userId: number, authorId: numb
   return authorId === userId || may(role, 'delete_any_comment');
 }
 
+export interface BoardLimits {
+  readonly boardsPerUser: number;
+  readonly assetsPerBoard: number;
+  readonly commentsPerBoard: number;
+  readonly assetsPerRequest: number;
+  readonly nameLength: number;
+  readonly descriptionLength: number;
+  readonly commentLength: number;
+}
+
 /** Bounds a real service keeps: each is stated in the OpenAPI document and docs/boards.md. */
-export const BOARD_LIMITS = {
+export const BOARD_LIMITS: BoardLimits = {
   /** Boards a user owns. */
   boardsPerUser: 500,
   assetsPerBoard: 2500,
@@ -55,4 +65,4 @@ export const BOARD_LIMITS = {
   nameLength: 100,
   descriptionLength: 1000,
   commentLength: 1000,
-} as const;
+};

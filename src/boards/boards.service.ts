@@ -3,7 +3,7 @@ import type { DisplaySizeProvider } from '../catalog/catalog.service.js';
 import { ApiError, REALM, notFound } from '../platform/http/errors.js';
 import type { BoardLinkKind, BoardLinks } from './board-links.js';
 import { randomId } from './board-links.js';
-import { BOARD_LIMITS, boardPermissions, may, mayDeleteComment, type BoardAction, type BoardRole } from './boards.policy.js';
+import { BOARD_LIMITS, boardPermissions, type BoardLimits, may, mayDeleteComment, type BoardAction, type BoardRole } from './boards.policy.js';
 import type { BoardAccess, BoardAssetRow, BoardRelationship, BoardRow, BoardSort, BoardsRepository } from './boards.repository.js';
 
 /** The catalogue's part: which assets exist, and what they are. */
@@ -23,7 +23,8 @@ export interface BoardsServiceDeps {
   people: BoardPeople;
   links: BoardLinks;
   now: () => Date;
-  limits?: typeof BOARD_LIMITS;
+  /** The bounds of boards, assets and comments; BOARD_LIMITS unless a test asks for smaller ones. */
+  limits?: BoardLimits;
 }
 
 /** What the bearer grant says of the caller. */
@@ -120,7 +121,7 @@ export class BoardsService {
   private readonly people: BoardPeople;
   private readonly links: BoardLinks;
   private readonly now: () => Date;
-  readonly limits: typeof BOARD_LIMITS;
+  readonly limits: BoardLimits;
 
   constructor(deps: BoardsServiceDeps) {
     this.repository = deps.repository;

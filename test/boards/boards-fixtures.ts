@@ -46,9 +46,9 @@ export interface BoardsTestApp {
  * tests need besides: a clock held still, the change log read only when a test polls it, and a
  * count of the statements sent to the store.
  */
-export async function createBoardsApp(databaseUrl: string | undefined): Promise<BoardsTestApp> {
+export async function createBoardsApp(databaseUrl: string | undefined, env: Record<string, string> = {}): Promise<BoardsTestApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stockroom-boards-'));
-  const config = loadConfig({ STOCKROOM_DATA_DIR: dataDir, STOCKROOM_LOG_LEVEL: 'silent', STOCKROOM_PUBLIC_URL: 'http://stockroom.test' });
+  const config = loadConfig({ STOCKROOM_DATA_DIR: dataDir, STOCKROOM_LOG_LEVEL: 'silent', STOCKROOM_PUBLIC_URL: 'http://stockroom.test', ...env });
   const store = await openTestStore(databaseUrl);
   const queries = new QueryCounter();
   const database = { ...store.database, db: store.database.db.withPlugin(queries) };
