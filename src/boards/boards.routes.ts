@@ -36,6 +36,7 @@ import {
   SharedBoard,
   boardRelationship,
   boardSort,
+  itemsSent,
   strictBody,
   type BoardInfoBody,
 } from './boards.schemas.js';
@@ -150,7 +151,7 @@ export async function boardsRoutes(app: FastifyInstance, options: BoardsRoutesOp
         body: AddAssetsBody,
         response: { 201: AddBoardAssetsResult, ...BAD_INPUT, ...USER_ONLY, ...BOARD_MISSING },
       },
-      preValidation: strictBody(AddAssetsBody, { nullable: true }),
+      preValidation: strictBody(AddAssetsBody),
     },
     async (request, reply) => {
       const { board_id: boardId } = request.params as Static<typeof BoardParams>;
@@ -176,7 +177,11 @@ export async function boardsRoutes(app: FastifyInstance, options: BoardsRoutesOp
     },
     async (request, reply) => {
       const { board_id: boardId } = request.params as Static<typeof BoardParams>;
-      const ids = splitCsv((request.query as Static<typeof RemoveAssetsQuery>).asset_ids);
+      const { asset_ids: sent } = request.query as Static<typeof RemoveAssetsQuery>;
+      if (itemsSent(sent) > BOARD_LIMITS.assetsPerRequest) {
+        throw invalidParameter('asset_ids', `at most ${BOARD_LIMITS.assetsPerRequest} ids in one request`);
+      }
+      const ids = splitCsv(sent);
       if (ids.some((id) => id.length > 64)) throw invalidParameter('asset_ids', 'an id is longer than 64 characters');
       await boards.removeAssets(await userOf(request), boardId, ids);
       return reply.code(200).send();

@@ -151,20 +151,22 @@ export const CommentRequest = Type.Object(
 /**
  * The body checked as sent, before the schema's type coercion (which would take `{"name": 5}`
  * as the name "5"): a value of the wrong type is 400 InvalidParameterValue naming the field.
- * `nullable`: no body at all reads as the JSON null.
  */
-export function strictBody(schema: TSchema, options: { nullable?: boolean } = {}) {
+export function strictBody(schema: TSchema) {
   const check = TypeCompiler.Compile(schema);
   return async (request: FastifyRequest): Promise<void> => {
-    if (request.body === undefined && options.nullable) request.body = null;
+    if (request.body === undefined) throw new ApiError(400, 'InvalidParameterValue', 'This request needs a JSON body');
     const error = check.Errors(request.body).First();
     if (!error) return;
     const parameter = error.path.split('/').filter(Boolean).find((part) => !/^\d+$/.test(part)) ?? 'body';
-    if (error.path === '' || error.value === undefined) {
-      throw new ApiError(400, 'InvalidParameterValue', `Invalid value for parameter '${parameter}': ${error.message}`);
-    }
     throw invalidParameter(parameter, error.message);
   };
+}
+
+/** The items of a list parameter as sent, blanks included: what its documented maxItems counts. */
+export function itemsSent(values: readonly string[] | string | undefined): number {
+  if (values === undefined) return 0;
+  return (typeof values === 'string' ? [values] : values).reduce((count, value) => count + value.split(',').length, 0);
 }
 
 // ── answers ─────────────────────────────────────────────────────────────────

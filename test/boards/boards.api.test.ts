@@ -497,6 +497,12 @@ describe.each(STORES)('boards, on $name', ({ url }) => {
       });
       expect(removeTooMany.statusCode).toBe(400);
       expect((await t.call('PUT', `/v3/boards/${id}/assets`, { token: owner.token, body: null })).json()).toEqual({ assets_added: [], assets_not_added: [] });
+      const noBody = await t.call('PUT', `/v3/boards/${id}/assets`, { token: owner.token });
+      expect(noBody.statusCode).toBe(400);
+      expect(noBody.json()).toMatchObject({ code: 'InvalidParameterValue' });
+      // The documented bound counts the items as sent: blanks and repeats too.
+      const repeated = await t.call('DELETE', `/v3/boards/${id}/assets?asset_ids=${Array.from({ length: 101 }, () => 'i1').join(',')}`, { token: owner.token });
+      expect(repeated.statusCode).toBe(400);
     });
   });
 });
