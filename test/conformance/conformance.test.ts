@@ -159,6 +159,13 @@ const artistNames = (await t.services.catalog.findAssets('image', imageIds)).fou
   .map((record) => record.fields.artist)
   .filter((artist): artist is string => typeof artist === 'string');
 const ASSET_IDS = [...imageIds, ...videoIds];
+// Boards: the customer's own, with assets and a comment, and another user's whose links the customer holds.
+const customerBoard = (await t.services.boards.create(customerId, { name: 'Fuzzed board' })).id;
+await t.services.boards.addAssets(customerId, customerBoard, imageIds.slice(0, 3));
+const boardComment = (await t.services.boards.addComment(customerId, customerBoard, { text: 'A comment' })).id;
+const boardHost = await insertUser(t.services.database.db, { firstName: 'Board', lastName: 'Host' });
+const hostLinks = (await t.services.boards.get(boardHost, (await t.services.boards.create(boardHost, { name: 'Shared board' })).id)).links;
+const linkToken = (link: string | null) => link!.split('/').pop()!;
 /** Values that make lookups hit, by the name of the parameter or property they are tried for; ids anywhere else. */
 const KNOWN_STRINGS: Readonly<Record<string, readonly string[]>> = {
   artist_name: artistNames,
@@ -170,6 +177,10 @@ const KNOWN_STRINGS: Readonly<Record<string, readonly string[]>> = {
   username: [signInUser.username],
   password: [signInUser.password],
   redirect_uri: ['https://app.test/callback'],
+  board_id: [customerBoard],
+  comment_id: [boardComment],
+  invitation_token: [linkToken(hostLinks.invitation)],
+  share_token: [linkToken(hostLinks.share)],
 };
 const ANY_NAME = [...ASSET_IDS, ...eventIds];
 
