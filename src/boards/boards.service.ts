@@ -13,7 +13,7 @@ export interface BoardCatalog {
 
 /** Oauth's users: the names shown on comments. */
 export interface BoardPeople {
-  findById(id: number): Promise<{ first_name: string | null; last_name: string | null } | undefined>;
+  findByIds(ids: readonly number[]): Promise<ReadonlyMap<number, { first_name: string | null; last_name: string | null }>>;
 }
 
 export interface BoardsServiceDeps {
@@ -275,7 +275,7 @@ export class BoardsService {
     const { board, role } = await this.access(boardId, userId);
     const rows = await this.repository.comments(board.id);
     const authorIds = [...new Set(rows.map((row) => row.author_id).filter((id): id is number => id !== null))];
-    const authors = new Map(await Promise.all(authorIds.map(async (id) => [id, await this.people.findById(id)] as const)));
+    const authors = await this.people.findByIds(authorIds);
     return {
       comments: rows.map((row) => {
         const author = row.author_id === null ? undefined : authors.get(row.author_id);

@@ -14,6 +14,12 @@ export class UsersRepository {
     return this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
+  /** The users of these ids that exist, in one query. */
+  findByIds(ids: readonly number[]): Promise<UserRow[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.db.selectFrom('users').selectAll().where('id', 'in', [...ids]).execute();
+  }
+
   findByUsername(username: string): Promise<UserRow | undefined> {
     return this.db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst();
   }

@@ -156,6 +156,13 @@ export class UsersService {
     return row ? toUser(row) : undefined;
   }
 
+  /** The users of these ids that exist, by id: one query however many (names on a list of comments). */
+  async findByIds(ids: readonly number[]): Promise<Map<number, User>> {
+    const wanted = [...new Set(ids.filter((id) => Number.isSafeInteger(id)))];
+    const rows = await this.repository.findByIds(wanted);
+    return new Map(rows.map((row) => [row.id, toUser(row)]));
+  }
+
   async findByUsername(username: string): Promise<User | undefined> {
     const row = await this.repository.findByUsername(username);
     return row ? toUser(row) : undefined;

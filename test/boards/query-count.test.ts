@@ -65,4 +65,18 @@ describe.each(STORES)('statements to read a board, on $name', ({ url }) => {
     const many = await statementsFor(pathOf(links.share), { token: null, apiKey: null });
     expect(many.count).toBe(few.count);
   });
+
+  it('the comments of many authors take as many statements as those of one (names in one lookup)', async () => {
+    const invitation = pathOf((await statementsFor(`/v3/boards/${big}`)).body.links.invitation).split('/').pop()!;
+    await t.services.boards.addComment(owner.userId, small, { text: 'one author' });
+    for (let n = 0; n < 8; n++) {
+      const editor = await t.person();
+      await t.services.boards.acceptInvitation(editor.userId, invitation);
+      await t.services.boards.addComment(editor.userId, big, { text: `author ${n}` });
+    }
+    const one = await statementsFor(`/v3/boards/${small}/comments`);
+    const eight = await statementsFor(`/v3/boards/${big}/comments`);
+    expect((eight.body as unknown as { comments: unknown[] }).comments).toHaveLength(8);
+    expect(eight.count).toBe(one.count);
+  });
 });
