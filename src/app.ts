@@ -21,13 +21,15 @@ import { catalogModule, type CatalogExports } from './catalog/catalog.module.js'
 import { licensingModule, type LicensingExports } from './licensing/licensing.module.js';
 import { searchModule, type SearchExports } from './search/search.module.js';
 import { boardsModule, type BoardsExports } from './boards/boards.module.js';
+import { assetChangesModule, type AssetChangesExports } from './asset-changes/asset-changes.module.js';
+import { reportingModule, type ReportingExports } from './reporting/reporting.module.js';
 import type { DeliveryUri } from './licensing/downloads.service.js';
 
 /**
  * Everything a running Stockroom is made of: the platform and the public services of every
  * module. Commands and tests reach the services here.
  */
-export interface Services extends MediaExports, OAuthExports, CatalogExports, LicensingExports, SearchExports, BoardsExports {
+export interface Services extends MediaExports, OAuthExports, CatalogExports, LicensingExports, SearchExports, BoardsExports, ReportingExports, AssetChangesExports {
   config: Config;
   database: Database;
   blobs: BlobStore;
@@ -77,6 +79,10 @@ async function composeStockroom(config: Config, overrides: ServiceOverrides): Pr
     built.push(search);
     const boards = await boardsModule(platform, { catalog: catalog.exports.catalog, displaySizes: media.exports.media, people: oauth.exports.users });
     built.push(boards);
+    const assetChanges = assetChangesModule(platform, { catalog: catalog.exports.catalog });
+    built.push(assetChanges);
+    const reporting = reportingModule(platform, { clients: oauth.exports.clients, catalog: catalog.exports.catalog, downloads: licensing.exports.downloads });
+    built.push(reporting);
     await platform.followChanges();
     const services: Services = {
       ...platformServices(platform),
@@ -86,6 +92,8 @@ async function composeStockroom(config: Config, overrides: ServiceOverrides): Pr
       ...licensing.exports,
       ...search.exports,
       ...boards.exports,
+      ...assetChanges.exports,
+      ...reporting.exports,
       close: () => closeStockroom(platform, built),
     };
     return { services, modules: built };

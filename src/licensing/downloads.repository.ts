@@ -56,11 +56,15 @@ export interface HistoryFilter {
   purchasesOnly?: boolean;
 }
 
-/** SQLite and PostgreSQL each report a duplicate key their own way. */
-export function isUniqueViolation(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === '23505';
+/** How many downloads licensed one asset through one client. */
+export interface LicensedDownloadCount {
+  asset_id: string;
+  asset_type: string;
+  client_id: number;
+  downloads: number;
 }
+
+export { isUniqueViolation } from '../platform/db/unique-violation.js';
 
 /** Downloads: recording one with its payment, and reading the history. */
 export class DownloadsRepository {
@@ -161,6 +165,20 @@ export class DownloadsRepository {
       .where('product_id', 'in', productIds)
       .execute();
     return new Set(rows.map((row) => row.product_id));
+  }
+
+  /** Purchases (downloads that licensed their asset) per asset and client, made in [from, until). */
+  async licensedCounts(from: string, until: string): Promise<LicensedDownloadCount[]> {
+    const rows = await this.db
+      .selectFrom('downloads')
+      .select(['asset_id', 'asset_type', 'client_id'])
+      .select((eb) => eb.fn.countAll<number>().as('downloads'))
+      .where('new_license', '=', 1)
+      .where('downloaded_at', '>=', from)
+      .where('downloaded_at', '<', until)
+      .groupBy(['asset_id', 'asset_type', 'client_id'])
+      .execute();
+    return rows.map((row) => ({ ...row, downloads: Number(row.downloads) }));
   }
 
   /** One page of the history, newest first, and how many downloads match in all. */

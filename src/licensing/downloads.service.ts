@@ -25,6 +25,7 @@ import {
   type DownloadsRepository,
   type HistoryFilter,
   type HistoryRow,
+  type LicensedDownloadCount,
 } from './downloads.repository.js';
 import { DELIVERY_URI_LIFETIME_MS, type AssetKind } from './licensing-policy.js';
 import { utcDate, type Customer, type Product, type ProductsService } from './products.service.js';
@@ -412,6 +413,15 @@ export class DownloadsService {
         download_uri: this.linkUri(row.asset_type as AssetKind, row.asset_id, { name: row.size_name, height: row.height }, row.product_id, row.product_type),
       })),
     };
+  }
+
+  /**
+   * The downloads that licensed their asset with dates from `fromDay` to `toDay` (YYYY-MM-DD,
+   * both whole days in UTC), per asset and client: what usage reports are set beside.
+   */
+  licensedDownloads(fromDay: string, toDay: string): Promise<LicensedDownloadCount[]> {
+    const until = new Date(Date.parse(`${toDay}T00:00:00Z`) + DAY_MS).toISOString();
+    return this.repository.licensedCounts(`${fromDay}T00:00:00.000Z`, until);
   }
 
   private whose(customer: Customer, company: boolean, parameter: string): HistoryFilter {

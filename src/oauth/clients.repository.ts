@@ -28,6 +28,25 @@ export class ClientsRepository {
     return Number(result.numUpdatedRows) > 0;
   }
 
+  /** Sets the permission columns given (none: reads the row); the row as it now is, or undefined when there is none. */
+  async setPermissions(
+    client: { keyHash: string } | { id: number },
+    changes: { usage_reporting?: number; order_metadata?: number },
+  ): Promise<ApiClientRow | undefined> {
+    if (Object.keys(changes).length > 0) {
+      await this.db
+        .updateTable('api_clients')
+        .set(changes)
+        .where((eb) => ('id' in client ? eb('id', '=', client.id) : eb('key_hash', '=', client.keyHash)))
+        .execute();
+    }
+    return this.db
+      .selectFrom('api_clients')
+      .selectAll()
+      .where((eb) => ('id' in client ? eb('id', '=', client.id) : eb('key_hash', '=', client.keyHash)))
+      .executeTakeFirst();
+  }
+
   list(): Promise<ApiClientRow[]> {
     return this.db.selectFrom('api_clients').selectAll().orderBy('id').execute();
   }

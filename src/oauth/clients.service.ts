@@ -21,6 +21,16 @@ export interface ApiClient {
   redirectUris: readonly string[];
   /** The grants it may use (its own list, or the defaults of its kind). */
   grantTypes: readonly GrantType[];
+  /** May report usage of licensed assets (PUT /usage-batches/{id}). */
+  usageReporting: boolean;
+  /** May read order metadata (GET /orders/{id}). */
+  orderMetadata: boolean;
+}
+
+/** What an operator enables a client for, beyond the API itself; absent: unchanged. */
+export interface ClientPermissions {
+  usageReporting?: boolean;
+  orderMetadata?: boolean;
 }
 
 /** A client as an operator lists it: never its key or secret, only the key's last characters. */
@@ -42,6 +52,9 @@ export interface NewClient {
   grantTypes?: readonly GrantType[];
   queriesPerSecond?: number | null;
   queriesPerDay?: number | null;
+  /** Default false: see ApiClient. */
+  usageReporting?: boolean;
+  orderMetadata?: boolean;
 }
 
 /** Shown once at creation; only hashes are stored. */
@@ -106,6 +119,8 @@ export class ClientsService {
       queries_per_day: input.queriesPerDay ?? null,
       disabled: 0,
       created_at: new Date().toISOString(),
+      usage_reporting: input.usageReporting ? 1 : 0,
+      order_metadata: input.orderMetadata ? 1 : 0,
     });
     return { client: toClient(row), apiKey, apiSecret };
   }
@@ -154,6 +169,29 @@ export class ClientsService {
   /** Enables a disabled client again, named like disable(); false when there is no such client. */
   async enable(keyOrId: string): Promise<boolean> {
     return this.setDisabled(keyOrId, false);
+  }
+
+  /**
+   * The client with this id as the store has it now (no cache): a permission an operator has
+   * just taken away is refused at once. Undefined for an unknown id.
+   */
+  async byId(id: number): Promise<ApiClient | undefined> {
+    const row = await this.repository.findById(id);
+    return row ? toClient(row) : undefined;
+  }
+
+  /**
+   * Enables or disables usage reporting and order metadata for the client named by its API key
+   * or its id (as disable() takes it); the client as it now is, or undefined when there is none.
+   */
+  async setPermissions(keyOrId: string, permissions: ClientPermissions): Promise<ApiClient | undefined> {
+    const reference = keyOrId.trim();
+    const changes: { usage_reporting?: number; order_metadata?: number } = {};
+    if (permissions.usageReporting !== undefined) changes.usage_reporting = permissions.usageReporting ? 1 : 0;
+    if (permissions.orderMetadata !== undefined) changes.order_metadata = permissions.orderMetadata ? 1 : 0;
+    const where = CLIENT_ID.test(reference) ? { id: Number(reference) } : { keyHash: sha256Hex(reference) };
+    const row = await this.repository.setPermissions(where, changes);
+    return row ? toClient(row) : undefined;
   }
 
   /** Every client, by id. */
@@ -206,5 +244,7 @@ function toClient(row: ApiClientRow): ApiClient {
     confidential,
     redirectUris: (parseList(row.redirect_uris) ?? []).filter((uri): uri is string => typeof uri === 'string'),
     grantTypes: effectiveGrants(clientKind({ sandbox, confidential }), listedGrants),
+    usageReporting: row.usage_reporting === 1,
+    orderMetadata: row.order_metadata === 1,
   };
 }

@@ -127,6 +127,10 @@ export interface ApiClientsTable {
   redirect_uris: Generated<string>;
   /** JSON array of the grants the client may use; null: the defaults for its kind. */
   grant_types: string | null;
+  /** 1: may report usage (PUT /usage-batches). */
+  usage_reporting: Generated<number>;
+  /** 1: may read order metadata (GET /orders/{id}). */
+  order_metadata: Generated<number>;
 }
 
 export interface UsersTable {
@@ -283,6 +287,8 @@ export interface DownloadsTable {
   request_fingerprint: string | null;
   delivery_uri: string | null;
   delivery_issued_at: string | null;
+  /** The order of a purchase (set in its transaction); null for a free re-download. */
+  order_id: Generated<number | null>;
 }
 
 /** An asset licensed under a product: downloading it again under that product is free. */
@@ -305,6 +311,8 @@ export interface ExtendedLicensesTable {
   product_id: number | null;
   team: string | null;
   acquired_at: string;
+  /** The order these licenses were bought under. */
+  order_id: Generated<number | null>;
 }
 
 /** Every grant and debit of credits, downloads and overage; a debit belongs to a download or an extended license. */
@@ -372,6 +380,41 @@ export interface BoardCommentsTable {
   date_created: string;
 }
 
+/** What one or more purchases were bought under; purchases naming the same purchase order number share one. */
+export interface OrdersTable {
+  id: Generated<number>;
+  user_id: number;
+  purchase_order_number: string | null;
+  end_client: string | null;
+  licensee_name: string | null;
+  project_title: string | null;
+  /** As given; null: the purchasing user's name is shown. */
+  ordered_by: string | null;
+  order_date: string;
+}
+
+/** A partner's report of its use of licensed assets, under its own transaction id. */
+export interface UsageBatchesTable {
+  id: Generated<number>;
+  client_id: number;
+  transaction_id: string;
+  user_id: number;
+  usage_count: number;
+  received_at: string;
+}
+
+export interface AssetUsagesTable {
+  id: Generated<number>;
+  batch_id: number;
+  client_id: number;
+  asset_id: string;
+  /** image | video */
+  asset_type: string;
+  quantity: number;
+  /** YYYY-MM-DD */
+  usage_date: string;
+}
+
 export interface Tables {
   settings: SettingsTable;
   collections: CollectionsTable;
@@ -398,4 +441,7 @@ export interface Tables {
   board_members: BoardMembersTable;
   board_assets: BoardAssetsTable;
   board_comments: BoardCommentsTable;
+  orders: OrdersTable;
+  usage_batches: UsageBatchesTable;
+  asset_usages: AssetUsagesTable;
 }

@@ -1,0 +1,243 @@
+import type { AssetRecord, AssetType } from '../catalog/catalog.records.js';
+import { ApiError, badRequest } from '../platform/http/errors.js';
+import { isUniqueViolation } from '../platform/db/unique-violation.js';
+import { customerIdOf, type CustomerGrant } from '../licensing/customer-access.js';
+import type { NewUsage, UsageRepository } from './usage.repository.js';
+import { parseUsageDate } from './usage-dates.js';
+
+export const MAX_USAGES_PER_BATCH = 1000;
+/** A transaction id: what a client's own systems name a batch by. */
+const TRANSACTION_ID = /^[\x21-\x7e]{1,100}$/;
+const MAX_ASSET_ID_LENGTH = 200;
+const MAX_QUANTITY = 2_147_483_647;
+
+/** The API clients (oauth's clients service). */
+export interface UsageClients {
+  byId(id: number): Promise<{ usageReporting: boolean } | undefined>;
+  list(): Promise<Array<{ id: number; name: string }>>;
+}
+
+/** Which assets exist, and their artists (the catalogue). */
+export interface UsageCatalog {
+  findAssets(assetType: AssetType, ids: readonly string[]): Promise<{ found: AssetRecord[]; notFound: string[] }>;
+}
+
+/** The purchases a report sets usage beside (licensing's downloads). */
+export interface LicensedDownloads {
+  licensedDownloads(fromDay: string, toDay: string): Promise<Array<{ asset_id: string; asset_type: string; client_id: number; downloads: number }>>;
+}
+
+export interface UsageServiceDeps {
+  repository: UsageRepository;
+  clients: UsageClients;
+  catalog: UsageCatalog;
+  downloads: LicensedDownloads;
+  now?: () => Date;
+}
+
+export interface ReportBatchRequest {
+  grant: CustomerGrant;
+  transactionId: string;
+  /** The request body as sent: checked here, so that every problem is named by its entry. */
+  body: unknown;
+}
+
+export interface ReportBatchResult {
+  invalid_assets: string[];
+  total_asset_usages_processed: number;
+}
+
+export type UsageReportGrouping = 'asset' | 'artist' | 'client';
+
+export interface UsageReportRow {
+  /** by asset */
+  asset_id?: string;
+  asset_type?: string;
+  /** by asset and by artist; null: the asset names none (or is no longer in the catalogue) */
+  artist?: string | null;
+  /** by artist: how many assets have downloads or usage */
+  assets?: number;
+  /** by client */
+  client_id?: number;
+  client_name?: string | null;
+  licensed_downloads: number;
+  reported_usages: number;
+  reported_quantity: number;
+}
+
+export interface UsageReport {
+  from: string;
+  to: string;
+  by: UsageReportGrouping;
+  rows: UsageReportRow[];
+}
+
+function invalidRequest(message: string): ApiError {
+  return badRequest('InvalidRequest', message);
+}
+
+/**
+ * Usage batches (PUT /usage-batches/{id}): partners report how they used the assets they
+ * licensed; and the usage report an operator draws from them, beside the licensed downloads.
+ */
+export class UsageService {
+  private readonly now: () => Date;
+
+  constructor(private readonly deps: UsageServiceDeps) {
+    this.now = deps.now ?? (() => new Date());
+  }
+
+  /**
+   * Records a batch: a user token of a client enabled for usage reporting, 1 to 1,000 entries,
+   * each with a known asset, a positive quantity and a usage date that has come. Any unknown
+   * asset: nothing is stored and the answer lists them (the transaction id stays unused).
+   */
+  async report(request: ReportBatchRequest): Promise<ReportBatchResult> {
+    const userId = customerIdOf(request.grant);
+    const client = await this.deps.clients.byId(request.grant.clientId);
+    if (!client?.usageReporting) {
+      throw new ApiError(403, 'UnauthorizedToReportUsage', 'This API client is not enabled for usage reporting; ask the operator to enable it');
+    }
+    const transactionId = request.transactionId;
+    if (!TRANSACTION_ID.test(transactionId)) {
+      throw invalidRequest('The batch id (the transaction id) must be 1 to 100 visible ASCII characters');
+    }
+    const now = this.now();
+    const entries = checkedEntries(request.body, now);
+    if (await this.deps.repository.hasBatch(request.grant.clientId, transactionId)) throw duplicated(transactionId);
+
+    const { known, unknown } = await this.assetTypes(entries.map((entry) => entry.assetId));
+    if (unknown.length > 0) return { invalid_assets: unknown, total_asset_usages_processed: 0 };
+    const usages: NewUsage[] = entries.map((entry) => ({ ...entry, assetType: known.get(entry.assetId)! }));
+    try {
+      await this.deps.repository.insertBatch({
+        clientId: request.grant.clientId,
+        transactionId,
+        userId,
+        receivedAt: now.toISOString(),
+        usages,
+      });
+    } catch (error) {
+      // The same id at the same moment: the other batch was stored first.
+      if (isUniqueViolation(error)) throw duplicated(transactionId);
+      throw error;
+    }
+    return { invalid_assets: [], total_asset_usages_processed: usages.length };
+  }
+
+  /** The type of each known asset, and the unknown ids in the order first given. */
+  private async assetTypes(ids: readonly string[]): Promise<{ known: Map<string, AssetType>; unknown: string[] }> {
+    const known = new Map<string, AssetType>();
+    let missing = [...new Set(ids)];
+    for (const assetType of ['image', 'video'] as const) {
+      if (missing.length === 0) break;
+      const { found, notFound } = await this.deps.catalog.findAssets(assetType, missing);
+      for (const record of found) known.set(record.id, assetType);
+      missing = notFound;
+    }
+    return { known, unknown: missing };
+  }
+
+  /**
+   * Licensed downloads and reported usage from `from` to `to` (YYYY-MM-DD, both included), per
+   * asset, artist or client: what a contributor's royalty statement is built from. Downloads count
+   * by their UTC day, usage by the day the partner reported.
+   */
+  async usageReport(from: string, to: string, by: UsageReportGrouping): Promise<UsageReport> {
+    const [usage, downloads] = await Promise.all([this.deps.repository.totals(from, to), this.deps.downloads.licensedDownloads(from, to)]);
+    const empty = () => ({ licensed_downloads: 0, reported_usages: 0, reported_quantity: 0 });
+    const cells = new Map<string, { asset_id: string; asset_type: string; client_id: number; licensed_downloads: number; reported_usages: number; reported_quantity: number }>();
+    const cell = (assetId: string, assetType: string, clientId: number) => {
+      const key = JSON.stringify([assetId, assetType, clientId]);
+      let found = cells.get(key);
+      if (!found) cells.set(key, (found = { asset_id: assetId, asset_type: assetType, client_id: clientId, ...empty() }));
+      return found;
+    };
+    for (const row of downloads) cell(row.asset_id, row.asset_type, row.client_id).licensed_downloads += row.downloads;
+    for (const row of usage) {
+      const target = cell(row.asset_id, row.asset_type, row.client_id);
+      target.reported_usages += row.reported_usages;
+      target.reported_quantity += row.reported_quantity;
+    }
+
+    const rows = new Map<string, UsageReportRow & { assetSet?: Set<string> }>();
+    const add = (key: string, make: () => UsageReportRow & { assetSet?: Set<string> }, from: ReturnType<typeof empty>, assetKey?: string) => {
+      let row = rows.get(key);
+      if (!row) rows.set(key, (row = make()));
+      row.licensed_downloads += from.licensed_downloads;
+      row.reported_usages += from.reported_usages;
+      row.reported_quantity += from.reported_quantity;
+      if (assetKey !== undefined) row.assetSet!.add(assetKey);
+    };
+    if (by === 'client') {
+      const names = new Map((await this.deps.clients.list()).map((client) => [client.id, client.name]));
+      for (const c of cells.values()) add(String(c.client_id), () => ({ client_id: c.client_id, client_name: names.get(c.client_id) ?? null, ...empty() }), c);
+      return { from, to, by, rows: [...rows.values()].sort((a, b) => a.client_id! - b.client_id!) };
+    }
+    const artists = await this.artists([...cells.values()]);
+    for (const c of cells.values()) {
+      const artist = artists.get(`${c.asset_type}:${c.asset_id}`) ?? null;
+      if (by === 'asset') add(`${c.asset_type}:${c.asset_id}`, () => ({ asset_id: c.asset_id, asset_type: c.asset_type, artist, ...empty() }), c);
+      else add(JSON.stringify(artist), () => ({ artist, assets: 0, ...empty(), assetSet: new Set() }), c, `${c.asset_type}:${c.asset_id}`);
+    }
+    const listed = [...rows.values()].map(({ assetSet, ...row }) => (assetSet === undefined ? row : { ...row, assets: assetSet.size }));
+    const text = (value: string | null | undefined) => value ?? '\uffff';
+    listed.sort((a, b) =>
+      by === 'asset' ? compare(a.asset_id!, b.asset_id!) || compare(a.asset_type!, b.asset_type!) : compare(text(a.artist), text(b.artist)),
+    );
+    return { from, to, by, rows: listed };
+  }
+
+  /** The artist of each asset, by "type:id"; assets no longer in the catalogue have none. */
+  private async artists(cells: ReadonlyArray<{ asset_id: string; asset_type: string }>): Promise<Map<string, string>> {
+    const artists = new Map<string, string>();
+    for (const assetType of ['image', 'video'] as const) {
+      const ids = [...new Set(cells.filter((c) => c.asset_type === assetType).map((c) => c.asset_id))];
+      for (let start = 0; start < ids.length; start += 1000) {
+        const { found } = await this.deps.catalog.findAssets(assetType, ids.slice(start, start + 1000));
+        for (const record of found) {
+          if (typeof record.fields.artist === 'string' && record.fields.artist !== '') artists.set(`${assetType}:${record.id}`, record.fields.artist);
+        }
+      }
+    }
+    return artists;
+  }
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function duplicated(transactionId: string): ApiError {
+  return new ApiError(409, 'TransactionIdDuplicated', `A usage batch with the transaction id '${transactionId}' was already reported; each batch needs its own id`);
+}
+
+/** The entries of a batch body, each checked; 400 InvalidRequest naming the first entry at fault. */
+function checkedEntries(body: unknown, now: Date): Array<Omit<NewUsage, 'assetType'>> {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw invalidRequest('The body must be a JSON object: {"asset_usages": [{"asset_id", "quantity", "usage_date"}, …]}');
+  }
+  const unknownField = Object.keys(body).find((key) => key !== 'asset_usages');
+  if (unknownField !== undefined) throw invalidRequest(`Unknown field '${unknownField}': the body has asset_usages only`);
+  const list = (body as { asset_usages?: unknown }).asset_usages;
+  if (!Array.isArray(list)) throw invalidRequest('asset_usages must be a list of 1 to 1,000 usages');
+  if (list.length === 0) throw invalidRequest('asset_usages is empty: a batch reports 1 to 1,000 usages');
+  if (list.length > MAX_USAGES_PER_BATCH) throw invalidRequest(`asset_usages has ${list.length} usages: a batch reports at most 1,000`);
+  return list.map((entry: unknown, n) => {
+    const at = `asset_usages[${n}]`;
+    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) throw invalidRequest(`${at} must be an object {asset_id, quantity, usage_date}`);
+    const { asset_id: assetId, quantity, usage_date: usageDate, ...rest } = entry as Record<string, unknown>;
+    const extra = Object.keys(rest)[0];
+    if (extra !== undefined) throw invalidRequest(`${at} has an unknown field '${extra}' (asset_id, quantity, usage_date)`);
+    if (typeof assetId !== 'string' || assetId.trim() === '' || assetId.length > MAX_ASSET_ID_LENGTH) {
+      throw invalidRequest(`${at}.asset_id must be an asset id (text of 1 to ${MAX_ASSET_ID_LENGTH} characters)`);
+    }
+    if (typeof quantity !== 'number' || !Number.isInteger(quantity) || quantity < 1 || quantity > MAX_QUANTITY) {
+      throw invalidRequest(`${at}.quantity must be a whole number from 1 to ${MAX_QUANTITY}`);
+    }
+    if (typeof usageDate !== 'string') throw invalidRequest(`${at}.usage_date must be a date such as 2024-03-09`);
+    const parsed = parseUsageDate(usageDate, now);
+    if (!parsed.ok) throw invalidRequest(`${at}.usage_date ${parsed.problem}`);
+    return { assetId: assetId.trim(), quantity, usageDate: parsed.date.day };
+  });
+}
