@@ -19,6 +19,7 @@ import { licensing } from './migrations/0004-licensing.js';
 import { counts } from './migrations/0005-counts.js';
 import { userStatus } from './migrations/0006-user-status.js';
 import { boards } from './migrations/0007-boards.js';
+import { assetChanges } from './migrations/0009-asset-changes.js';
 import { reportingAndOrders } from './migrations/0008-reporting-and-orders.js';
 
 export type SqlDialect = 'sqlite' | 'postgres';
@@ -84,6 +85,7 @@ export async function migrateToLatest(database: Database): Promise<void> {
     '0005-counts': counts(database.dialect),
     '0006-user-status': userStatus(database.dialect),
     '0007-boards': boards(database.dialect),
+    '0009-asset-changes': assetChanges(database.dialect),
     '0008-reporting-and-orders': reportingAndOrders(database.dialect),
   };
   const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -415,6 +415,43 @@ export interface AssetUsagesTable {
   usage_date: string;
 }
 
+/** A partner client's feed of asset changes of one family and type, read from the change log. */
+export interface AssetChangeChannelsTable {
+  id: Generated<number>;
+  client_id: number;
+  /** creative | editorial | both */
+  asset_family: string;
+  /** image | film */
+  asset_type: string;
+  metadata: string | null;
+  created_at: string;
+  /** Every change-log entry up to here is confirmed (or matched nothing of the channel). */
+  confirmed_seq: Generated<number>;
+  /** The change set handed out and not yet confirmed. */
+  open_change_set_id: number | null;
+}
+
+/** Notices handed out together; handed out again, unchanged, until confirmed. */
+export interface AssetChangeSetsTable {
+  id: Generated<number>;
+  channel_id: number;
+  /** The change-log entries after_seq < seq <= through_seq were read for it. */
+  after_seq: number;
+  through_seq: number;
+  notice_count: number;
+  /** JSON array of the notices as handed out. */
+  notices: string;
+  created_at: string;
+  confirmed_at: string | null;
+}
+
+/** An asset a client keeps a copy of: its changes and withdrawal reach the client's channels. */
+export interface AssetRegistrationsTable {
+  client_id: number;
+  asset_id: string;
+  registered_at: string;
+}
+
 export interface Tables {
   settings: SettingsTable;
   collections: CollectionsTable;
@@ -441,6 +478,9 @@ export interface Tables {
   board_members: BoardMembersTable;
   board_assets: BoardAssetsTable;
   board_comments: BoardCommentsTable;
+  asset_change_channels: AssetChangeChannelsTable;
+  asset_change_sets: AssetChangeSetsTable;
+  asset_registrations: AssetRegistrationsTable;
   orders: OrdersTable;
   usage_batches: UsageBatchesTable;
   asset_usages: AssetUsagesTable;
