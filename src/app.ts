@@ -73,6 +73,7 @@ async function composeStockroom(config: Config, overrides: ServiceOverrides): Pr
       customers: oauth.exports.users,
       catalog: catalog.exports.catalog,
       deliveryUri: overrides.deliveryUri ?? ((spec) => media.exports.media.deliveryUri(spec)),
+      clients: oauth.exports.clients,
     });
     built.push(licensing);
     const search = await searchModule(platform, { catalog: catalog.exports.catalog, products: licensing.exports.products });

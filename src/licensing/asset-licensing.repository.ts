@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Tables } from '../platform/db/tables.js';
 import { PaymentRefusedError } from './downloads.repository.js';
 import { Ledger } from './ledger.repository.js';
+import { OrdersRepository, type OrderNotes } from './orders.repository.js';
 
 /** Who pays for extended licenses: a product's own credits, or a team's pool. */
 export type CreditSource = { productId: number; team?: undefined } | { team: string; productId?: undefined };
@@ -36,7 +37,8 @@ export class AssetLicensingRepository {
   /**
    * Stores the licenses not held yet and takes their credits, in one transaction: one conditional
    * debit for the total, one ledger row per license. A license another request stored meanwhile
-   * is not paid twice. Too few credits throws PaymentRefusedError and nothing is kept.
+   * is not paid twice. Too few credits throws PaymentRefusedError and nothing is kept. The
+   * licenses stored are one purchase: they belong to the order the notes name (or a new one).
    */
   async acquire(
     userId: number,
@@ -44,6 +46,7 @@ export class AssetLicensingRepository {
     licenses: ReadonlyArray<{ type: string; credits: number }>,
     source: CreditSource,
     at: string,
+    order: OrderNotes = {},
   ): Promise<number> {
     return this.db.transaction().execute(async (trx) => {
       const stored: Array<{ id: number; credits: number }> = [];
@@ -63,6 +66,10 @@ export class AssetLicensingRepository {
           .returning('id')
           .executeTakeFirst();
         if (row) stored.push({ id: row.id, credits: license.credits });
+      }
+      if (stored.length > 0) {
+        const orderId = await new OrdersRepository(trx).place(userId, order, at);
+        await trx.updateTable('extended_licenses').set({ order_id: orderId }).where('id', 'in', stored.map((license) => license.id)).execute();
       }
       const total = stored.reduce((sum, license) => sum + license.credits, 0);
       if (total === 0) return 0;

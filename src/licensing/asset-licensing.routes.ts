@@ -2,7 +2,7 @@ import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { ErrorBody } from '../platform/http/schema-types.js';
 import type { AssetLicensingService } from './asset-licensing.service.js';
-import { AcquireAssetLicensesRequest, DocumentedAcquireAssetLicensesRequest, AssetLicensingParams, AssetLicensingResponse, errors } from './licensing.schemas.js';
+import { AcquireAssetLicensesRequest, DocumentedAcquireAssetLicensesRequest, AssetLicensingParams, AssetLicensingResponse, errors, orderNotesOf } from './licensing.schemas.js';
 
 /** POST /asset-licensing/{assetId}: extended licenses bought with partner credits. */
 export async function assetLicensingRoutes(app: FastifyInstance, options: { assetLicensing: AssetLicensingService }): Promise<void> {
@@ -19,12 +19,14 @@ export async function assetLicensingRoutes(app: FastifyInstance, options: { asse
         summary: 'Acquire extended licenses for a downloaded asset with credits',
         description:
           'For partner-credit users, on assets they have downloaded (404 StandardLicenseNotFound otherwise). Licenses already held ' +
-          'are listed again and cost nothing; 402 NotEnoughCreditsForPurchase when the credits do not cover the rest.',
+          'are listed again and cost nothing; 402 NotEnoughCreditsForPurchase when the credits do not cover the rest. The licenses ' +
+          'bought are one purchase: they belong to an order (purchase_order_number and the other order notes, as for downloads; ' +
+          '409 OrderNotesConflict for notes that differ from its order\'s).',
         security: [{ ApiKey: [], Bearer: [] }],
         params: AssetLicensingParams,
         body: AcquireAssetLicensesRequest,
         documented: { body: DocumentedAcquireAssetLicensesRequest },
-        response: { 200: AssetLicensingResponse, 402: ErrorBody, ...errors },
+        response: { 200: AssetLicensingResponse, 402: ErrorBody, 409: ErrorBody, ...errors },
       },
     },
     async (request) => {
@@ -35,6 +37,7 @@ export async function assetLicensingRoutes(app: FastifyInstance, options: { asse
         assetId,
         extendedLicenses: body.extended_licenses,
         useTeamCredits: body.use_team_credits ?? false,
+        order: orderNotesOf(body),
       });
     },
   );

@@ -3,6 +3,8 @@ import { ApiError, badRequest, notFound } from '../platform/http/errors.js';
 import type { AssetLicensingRepository, CreditSource } from './asset-licensing.repository.js';
 import type { CustomerGrant } from './customer-access.js';
 import { PaymentRefusedError } from './downloads.repository.js';
+import { orderNotesConflict } from './downloads.service.js';
+import { OrderNotesConflictError, type OrderNotes } from './orders.repository.js';
 import { choiceOrder, paysWithCredits } from './entitlements.js';
 import { EXTENDED_LICENSE_CREDITS, EXTENDED_LICENSE_TYPES, type ExtendedLicenseType } from './licensing-policy.js';
 import type { ProductsService } from './products.service.js';
@@ -13,6 +15,8 @@ export interface AcquireRequest {
   /** multiseat, unlimited, resale, indemnification, in any letter case */
   extendedLicenses: readonly string[];
   useTeamCredits: boolean;
+  /** What the order of this purchase says. */
+  order?: OrderNotes | undefined;
 }
 
 export interface AcquireResult {
@@ -78,9 +82,10 @@ export class AssetLicensingService {
       source = { productId: payer.id };
     }
     try {
-      const spent = await repository.acquire(customer.id, request.assetId, toBuy, source, now.toISOString());
+      const spent = await repository.acquire(customer.id, request.assetId, toBuy, source, now.toISOString(), request.order);
       return { credits_used: spent, acquired_licenses: wanted };
     } catch (error) {
+      if (error instanceof OrderNotesConflictError) throw orderNotesConflict(error);
       if (error instanceof PaymentRefusedError) {
         throw notEnoughCredits(total, source.team === undefined ? `product ${source.productId} has fewer left` : `team ${source.team} has fewer left`);
       }

@@ -2,6 +2,7 @@ import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { DownloadsTable, Tables } from '../platform/db/tables.js';
 import { periodEndAfter, type PaymentRefusal } from './entitlements.js';
 import { Ledger } from './ledger.repository.js';
+import { OrdersRepository, type OrderNotes } from './orders.repository.js';
 import type { DownloadLimitDuration } from './licensing-policy.js';
 
 export type DownloadRow = Selectable<DownloadsTable>;
@@ -31,6 +32,8 @@ export interface RecordedDownload {
   newLicense: boolean;
   creditsSpent: number;
   deliveryUri: string;
+  /** The order of a purchase; null for a free download again. */
+  orderId: number | null;
 }
 
 /** A download with the names of its user and the agreement of its product, for the history. */
@@ -75,13 +78,15 @@ export class DownloadsRepository {
    * product first (a key of product and asset): when it already was, the download is free;
    * otherwise the payment is taken by conditional updates, each with its ledger row. Too little
    * left throws PaymentRefusedError and nothing is kept. The delivery URI is made inside (it names
-   * the download) and stored, so a retry with the same Idempotency-Key returns it.
+   * the download) and stored, so a retry with the same Idempotency-Key returns it. A download
+   * that licenses its asset is a purchase, and belongs to the order its notes name (or a new one).
    */
   async record(
     row: NewDownloadRow,
     payment: DownloadPayment,
     deliveryUri: (downloadId: number) => string,
     now: Date,
+    order: OrderNotes = {},
   ): Promise<RecordedDownload> {
     const at = now.toISOString();
     return this.db.transaction().execute(async (trx) => {
@@ -117,6 +122,7 @@ export class DownloadsRepository {
           creditsSpent = payment.credits;
         }
       }
+      const orderId = newLicense ? await new OrdersRepository(trx).place(row.user_id, order, at) : null;
       const uri = deliveryUri(id);
       await trx
         .updateTable('downloads')
@@ -126,10 +132,11 @@ export class DownloadsRepository {
           used_team_credits: creditsSpent > 0 && payment.team !== null ? 1 : 0,
           delivery_uri: uri,
           delivery_issued_at: at,
+          order_id: orderId,
         })
         .where('id', '=', id)
         .execute();
-      return { id, newLicense, creditsSpent, deliveryUri: uri };
+      return { id, newLicense, creditsSpent, deliveryUri: uri, orderId };
     });
   }
 

@@ -19,6 +19,7 @@ import {
   errors,
   flag,
   HistoryQuery,
+  orderNotesOf,
   ImageDownloadQuery,
   PreviousAssetPurchases,
   PreviousPurchases,
@@ -89,6 +90,7 @@ export async function downloadsRoutes(app: FastifyInstance, options: DownloadsRo
       useTeamCredits: flag('use_team_credits', query.use_team_credits, false),
       downloadNotes: body?.download_notes,
       projectCode: body?.project_code,
+      order: body === null ? undefined : orderNotesOf(body),
       idempotencyKey: Array.isArray(header) ? header[0] : header,
     });
     if (result.replayed) reply.header('idempotent-replayed', 'true');

@@ -28,6 +28,7 @@ import {
   type LicensedDownloadCount,
 } from './downloads.repository.js';
 import { DELIVERY_URI_LIFETIME_MS, type AssetKind } from './licensing-policy.js';
+import { OrderNotesConflictError, type OrderNotes } from './orders.repository.js';
 import { utcDate, type Customer, type Product, type ProductsService } from './products.service.js';
 import type { DeliverySpec } from '../media/delivery.js';
 
@@ -71,6 +72,8 @@ export interface DownloadRequest {
   useTeamCredits: boolean;
   downloadNotes?: string | null | undefined;
   projectCode?: string | null | undefined;
+  /** What the order of this purchase says (see OrdersRepository.place); unused by a free download again. */
+  order?: OrderNotes | undefined;
   idempotencyKey?: string | undefined;
 }
 
@@ -231,12 +234,14 @@ export class DownloadsService {
         },
         (downloadId) => this.deliveryUri(deliverySpec(downloadId, asset.id, asset.assetType, size, fileType)),
         now,
+        request.order,
       );
       // Popularity counts licenses: a free download again under the same product adds nothing.
       if (recorded.newLicense) await this.countTowardsPopularity(asset);
       return { uri: recorded.deliveryUri, downloadId: recorded.id, replayed: false };
     } catch (error) {
       if (error instanceof PaymentRefusedError) throw this.refusal(error.refusal, chosen, asset, now, payingTeam);
+      if (error instanceof OrderNotesConflictError) throw orderNotesConflict(error);
       // The same key at the same moment: the other request stored it first; answer as it did.
       if (key !== undefined && isUniqueViolation(error)) {
         const earlier = await this.repository.findByIdempotencyKey(userId, key);
@@ -405,7 +410,7 @@ export class DownloadsService {
         image_id: row.asset_id,
         asset_type: row.asset_type,
         license_model: row.license_model,
-        order_id: String(row.id),
+        order_id: row.order_id === null ? null : String(row.order_id),
         thumb_uri: thumbs.get(`${row.asset_type}:${row.asset_id}`) ?? null,
         size_name: row.size_name,
         file_size_in_bytes: row.bytes === null ? null : String(row.bytes),
@@ -515,6 +520,15 @@ export class DownloadsService {
   }
 }
 
+/** 409: the purchase named a purchase order whose notes say otherwise; nothing was bought. */
+export function orderNotesConflict(error: OrderNotesConflictError): ApiError {
+  return new ApiError(
+    409,
+    'OrderNotesConflict',
+    `Purchase order ${error.purchaseOrderNumber} already has ${error.field} '${error.recorded}': give the same value, none, or another purchase_order_number. Nothing was bought`,
+  );
+}
+
 function noAccess(message: string): ApiError {
   return new ApiError(403, 'NoAccessToProductType', message);
 }
@@ -559,6 +573,11 @@ function requestFingerprint(request: DownloadRequest): string {
     request.useTeamCredits,
     request.downloadNotes ?? null,
     request.projectCode ?? null,
+    request.order?.purchaseOrderNumber ?? null,
+    request.order?.endClient ?? null,
+    request.order?.licenseeName ?? null,
+    request.order?.projectTitle ?? null,
+    request.order?.orderedBy ?? null,
   ];
   return createHash('sha256').update(JSON.stringify(asked)).digest('hex');
 }

@@ -9,6 +9,9 @@ import { downloadsRoutes } from './downloads.routes.js';
 import { AssetLicensingRepository } from './asset-licensing.repository.js';
 import { AssetLicensingService } from './asset-licensing.service.js';
 import { assetLicensingRoutes } from './asset-licensing.routes.js';
+import { OrdersRepository } from './orders.repository.js';
+import { OrdersService, type OrderMetadataClients } from './orders.service.js';
+import { ordersRoutes } from './orders.routes.js';
 
 export interface LicensingExports {
   /** The products customers hold (search limits a customer's results to them). */
@@ -17,6 +20,8 @@ export interface LicensingExports {
   downloads: DownloadsService;
   /** Extended licenses bought with credits. */
   assetLicensing: AssetLicensingService;
+  /** The orders purchases belong to. */
+  orders: OrdersService;
 }
 
 export interface LicensingNeeds {
@@ -26,9 +31,11 @@ export interface LicensingNeeds {
   catalog: DownloadCatalog;
   /** The signed URL of a licensed file (media). */
   deliveryUri: DeliveryUri;
+  /** Which API clients may read order metadata (oauth's clients). */
+  clients: OrderMetadataClients;
 }
 
-/** Products, entitlements, the download ledger, history and purchases, and extended licenses. */
+/** Products, entitlements, the download ledger, history and purchases, extended licenses, and the orders purchases belong to. */
 export function licensingModule(platform: Platform, needs: LicensingNeeds): StockroomModule<LicensingExports> {
   const { config, database, clock } = platform;
   const products = new ProductsService(new ProductsRepository(database.db), needs.customers, clock);
@@ -42,14 +49,16 @@ export function licensingModule(platform: Platform, needs: LicensingNeeds): Stoc
     now: clock,
   });
   const assetLicensing = new AssetLicensingService({ repository: new AssetLicensingRepository(database.db), products, catalog: needs.catalog, now: clock });
+  const orders = new OrdersService(new OrdersRepository(database.db), needs.clients, needs.customers);
   return {
     name: 'licensing',
-    exports: { products, downloads, assetLicensing },
+    exports: { products, downloads, assetLicensing, orders },
     routes: {
       async api(api) {
         await api.register(productsRoutes, { products });
         await api.register(downloadsRoutes, { downloads });
         await api.register(assetLicensingRoutes, { assetLicensing });
+        await api.register(ordersRoutes, { orders });
       },
     },
   };

@@ -4,6 +4,7 @@ import { Choice, FlagText, ListOf, PageNumber } from '../platform/http/openapi.j
 import { CsvParameter, ErrorBody, Nullable } from '../platform/http/schema-types.js';
 import { EXTENDED_LICENSE_TYPES } from './licensing-policy.js';
 import { PRODUCT_TYPES, type ProductType } from './product-types.js';
+import type { OrderNotes } from './orders.repository.js';
 
 /** Far past any real history; it keeps the row offset a safe integer (a larger page is a 400, not a database error). */
 const MAX_PAGE = 100_000;
@@ -41,6 +42,17 @@ export function productType(name: string, value: string | undefined): ProductTyp
   if (!text) return undefined;
   if (!(PRODUCT_TYPES as readonly string[]).includes(text)) throw invalidParameter(name, `'${value}' is not one of ${PRODUCT_TYPES.join(', ')}`);
   return text as ProductType;
+}
+
+/** The order notes of a download's or an extended license's body, as the repository takes them. */
+export function orderNotesOf(body: { [K in keyof typeof orderNotes]?: string | null | undefined }): OrderNotes {
+  return {
+    purchaseOrderNumber: body.purchase_order_number,
+    endClient: body.end_client,
+    licenseeName: body.licensee_name,
+    projectTitle: body.project_title,
+    orderedBy: body.ordered_by,
+  };
 }
 
 export const AssetIdParams = Type.Object({ id: Type.String({ minLength: 1, description: 'Asset id' }) });
@@ -107,11 +119,27 @@ export const VideoDownloadQuery = Type.Object(
   { additionalProperties: false },
 );
 
-/** PremiumAccessDownloadData; the body may also be absent, empty or the JSON null. */
+const orderNote = (description: string) => Type.Optional(Nullable(Type.String({ maxLength: 200, description })));
+
+/**
+ * What a purchase says of its order (GET /orders/{id}); all optional. Purchases of a user naming
+ * the same purchase_order_number belong to one order, whose notes the first sets and later ones
+ * may fill in but not change (409 OrderNotesConflict); without one, each purchase is an order of its own.
+ */
+export const orderNotes = {
+  purchase_order_number: orderNote('Your purchase order number: purchases naming the same one belong to one order.'),
+  end_client: orderNote('Who the licensed work is for.'),
+  licensee_name: orderNote('Who holds the license.'),
+  project_title: orderNote('The project the assets are for.'),
+  ordered_by: orderNote('Who ordered; default: the purchasing user.'),
+};
+
+/** PremiumAccessDownloadData and the order's notes; the body may also be absent, empty or the JSON null. */
 const DownloadDetails = Type.Object(
   {
     download_notes: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))),
     project_code: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+    ...orderNotes,
   },
   { additionalProperties: false },
 );
@@ -124,7 +152,9 @@ const DownloadDetails = Type.Object(
 export const DownloadBody = Type.Unsafe<Static<typeof DownloadDetails> | null>({
   ...DownloadDetails,
   type: ['object', 'null'],
-  description: 'Optional: {download_notes, project_code}, required when the product demands them; null or no body means none.',
+  description:
+    'Optional: download_notes and project_code (required when the product demands them), and the notes of the order a purchase ' +
+    'belongs to (purchase_order_number, end_client, licensee_name, project_title, ordered_by); null or no body means none.',
 });
 
 export const DownloadUri = Type.Object({ uri: Type.String({ description: 'Signed URL of the file, valid 24 hours; use it as given.' }) });
@@ -188,7 +218,7 @@ export const PurchasesQuery = Type.Object(
 export const PreviousPurchases = Type.Object({
   result_count: I,
   previous_purchases: Type.Array(
-    Type.Object({ date_purchased: S, image_id: S, license_model: Nullable(S), order_id: S, thumb_uri: Nullable(S) }),
+    Type.Object({ date_purchased: S, image_id: S, license_model: Nullable(S), order_id: Nullable(S), thumb_uri: Nullable(S) }),
   ),
 });
 
@@ -201,7 +231,7 @@ export const PreviousAssetPurchases = Type.Object({
       asset_id: S,
       asset_type: S,
       license_model: Nullable(S),
-      order_id: S,
+      order_id: Nullable(Type.String({ description: 'The order of the purchase (GET /orders/{id}).' })),
       thumb_uri: Nullable(S),
       size_name: Nullable(S),
       file_size_in_bytes: Nullable(S),
@@ -221,6 +251,7 @@ export const AcquireAssetLicensesRequest = Type.Object(
       description: 'multiseat, unlimited, resale, indemnification (any letter case)',
     }),
     use_team_credits: Type.Optional(Type.Boolean({ default: false })),
+    ...orderNotes,
   },
   { additionalProperties: false },
 );
@@ -295,6 +326,7 @@ export const DocumentedAcquireAssetLicensesRequest = Type.Object(
       description: 'The extended licenses to acquire; at least one.',
     }),
     use_team_credits: Type.Optional(Type.Boolean({ default: false })),
+    ...orderNotes,
   },
   { additionalProperties: false },
 );
