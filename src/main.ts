@@ -1,10 +1,12 @@
 import fs from 'node:fs';
 import { Command } from 'commander';
 import { ConfigError } from './config/config.js';
+import { addChannelCommands } from './cli/commands/admin-channel.js';
 import { addClientCommands } from './cli/commands/admin-client.js';
 import { addProductCommands } from './cli/commands/admin-product.js';
 import { addUserCommands } from './cli/commands/admin-user.js';
 import { addIngestCommand } from './cli/commands/ingest.js';
+import { addReportCommand } from './cli/commands/report.js';
 import { addSeedDemoCommand } from './cli/commands/seed-demo.js';
 import { addServeCommand } from './cli/commands/serve.js';
 
@@ -19,10 +21,12 @@ const program = new Command()
 addServeCommand(program);
 addSeedDemoCommand(program);
 addIngestCommand(program);
+addReportCommand(program);
 const admin = program.command('admin').description('manage API clients, the users who sign in to authorize them, and their products');
 addClientCommands(admin);
 addUserCommands(admin);
 addProductCommands(admin);
+addChannelCommands(admin);
 
 try {
   await program.parseAsync(process.argv);
