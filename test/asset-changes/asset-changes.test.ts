@@ -249,3 +249,39 @@ describe.each(STORES)('asset changes on $name', ({ url }) => {
     expect(new Set(all)).toEqual(new Set(Array.from({ length: total }, (_, n) => `n${n}`)));
   });
 });
+
+describe('the OpenAPI document describes the feed’s answers', () => {
+  it('rule: hand-outs (201 and 200), the channel list and a registration validate against the document’s schemas', async () => {
+    const { Ajv2020 } = await import('ajv/dist/2020.js');
+    const addFormats = (await import('ajv-formats')).default;
+    const ajv = new Ajv2020({ strict: false });
+    addFormats.default(ajv);
+    const t = await createTestApp();
+    try {
+      const api = feed(t, { apiKey: t.apiKey, token: await t.issueToken() });
+      const document = (await t.app.inject({ method: 'GET', url: '/v3/openapi.json' })).json() as {
+        paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: object }> }> }>>;
+      };
+      const check = (path: string, method: string, response: { statusCode: number; json(): unknown }) => {
+        const schema = document.paths[path]![method]!.responses[String(response.statusCode)]!.content!['application/json']!.schema;
+        const validate = ajv.compile(schema);
+        expect(validate(response.json()), ajv.errorsText(validate.errors)).toBe(true);
+      };
+      const { id } = await t.services.assetChanges.createChannel({ clientId: t.clientId, assetFamily: 'both', assetType: 'image' });
+      await putAsset(t.services, 'd1');
+      await putAsset(t.services, 'd1', { title: 'Changed' });
+      await t.services.catalog.deleteAsset('image', 'd1');
+      await putAsset(t.services, 'd2');
+      const created = await api.handOut(`channel_id=${id}`);
+      expect(created.statusCode).toBe(201);
+      check('/v3/asset-changes/change-sets', 'put', created);
+      const again = await api.handOut(`channel_id=${id}`);
+      expect(again.statusCode).toBe(200);
+      check('/v3/asset-changes/change-sets', 'put', again);
+      check('/v3/asset-changes/channels', 'get', await api.channels());
+      check('/v3/asset-registrations', 'post', await api.register({ asset_ids: ['d2', 'none'] }));
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -166,6 +166,8 @@ const boardComment = (await t.services.boards.addComment(customerId, customerBoa
 const boardHost = await insertUser(t.services.database.db, { firstName: 'Board', lastName: 'Host' });
 const hostLinks = (await t.services.boards.get(boardHost, (await t.services.boards.create(boardHost, { name: 'Shared board' })).id)).links;
 const linkToken = (link: string | null) => link!.split('/').pop()!;
+// Asset changes: a channel of the test client over the catalogue above, so that its list and hand-outs answer with bodies.
+await t.services.assetChanges.createChannel({ clientId: t.clientId, assetFamily: 'both', assetType: 'image' });
 /** Values that make lookups hit, by the name of the parameter or property they are tried for; ids anywhere else. */
 const KNOWN_STRINGS: Readonly<Record<string, readonly string[]>> = {
   artist_name: artistNames,
