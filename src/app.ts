@@ -20,6 +20,7 @@ import { oauthModule, type OAuthExports } from './oauth/oauth.module.js';
 import { catalogModule, type CatalogExports } from './catalog/catalog.module.js';
 import { licensingModule, type LicensingExports } from './licensing/licensing.module.js';
 import { searchModule, type SearchExports } from './search/search.module.js';
+import { assetManagementModule, type AssetManagementExports } from './asset-management/asset-management.module.js';
 import { boardsModule, type BoardsExports } from './boards/boards.module.js';
 import { assetChangesModule, type AssetChangesExports } from './asset-changes/asset-changes.module.js';
 import { reportingModule, type ReportingExports } from './reporting/reporting.module.js';
@@ -29,7 +30,7 @@ import type { DeliveryUri } from './licensing/downloads.service.js';
  * Everything a running Stockroom is made of: the platform and the public services of every
  * module. Commands and tests reach the services here.
  */
-export interface Services extends MediaExports, OAuthExports, CatalogExports, LicensingExports, SearchExports, BoardsExports, ReportingExports, AssetChangesExports {
+export interface Services extends MediaExports, OAuthExports, CatalogExports, LicensingExports, SearchExports, AssetManagementExports, BoardsExports, ReportingExports, AssetChangesExports {
   config: Config;
   database: Database;
   blobs: BlobStore;
@@ -78,7 +79,14 @@ async function composeStockroom(config: Config, overrides: ServiceOverrides): Pr
     built.push(licensing);
     const search = await searchModule(platform, { catalog: catalog.exports.catalog, products: licensing.exports.products });
     built.push(search);
-    const boards = await boardsModule(platform, { catalog: catalog.exports.catalog, displaySizes: media.exports.media, people: oauth.exports.users });
+    const assetManagement = assetManagementModule(platform);
+    built.push(assetManagement);
+    const boards = await boardsModule(platform, {
+      catalog: catalog.exports.catalog,
+      displaySizes: media.exports.media,
+      people: oauth.exports.users,
+      sends: assetManagement.exports.assetSends,
+    });
     built.push(boards);
     const assetChanges = assetChangesModule(platform, { catalog: catalog.exports.catalog });
     built.push(assetChanges);
@@ -92,6 +100,7 @@ async function composeStockroom(config: Config, overrides: ServiceOverrides): Pr
       ...catalog.exports,
       ...licensing.exports,
       ...search.exports,
+      ...assetManagement.exports,
       ...boards.exports,
       ...assetChanges.exports,
       ...reporting.exports,

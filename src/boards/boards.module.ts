@@ -5,7 +5,7 @@ import { randomSecret } from '../platform/crypto/secrets.js';
 import type { DisplaySizeProvider } from '../catalog/catalog.service.js';
 import { BoardLinks } from './board-links.js';
 import { BoardsRepository } from './boards.repository.js';
-import { BoardsService, type BoardCatalog, type BoardPeople } from './boards.service.js';
+import { BoardsService, type BoardCatalog, type BoardPeople, type BoardSends } from './boards.service.js';
 import { boardsRoutes, sharedBoardRoutes } from './boards.routes.js';
 
 export interface BoardsExports {
@@ -20,6 +20,8 @@ export interface BoardsNeeds {
   displaySizes: DisplaySizeProvider;
   /** The names shown on comments (oauth's users). */
   people: BoardPeople;
+  /** Where a board sent to someone is recorded (asset management's send events). */
+  sends: BoardSends;
 }
 
 /** Boards and comments: collections of assets a customer keeps, shares with colleagues and shows a client. */
@@ -32,6 +34,7 @@ export async function boardsModule(platform: Platform, needs: BoardsNeeds): Prom
     catalog: needs.catalog,
     displaySizes: needs.displaySizes,
     people: needs.people,
+    sends: needs.sends,
     links: new BoardLinks(linkKey, config.publicUrl),
     now: clock,
   });

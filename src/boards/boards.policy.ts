@@ -11,6 +11,7 @@ export type BoardAction =
   | 'describe'
   | 'delete_board'
   | 'invite'
+  /** renew the share link, and send the board to someone */
   | 'share'
   | 'add_assets'
   | 'remove_assets'

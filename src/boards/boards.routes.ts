@@ -18,11 +18,13 @@ import {
   BoardList,
   BoardListQuery,
   BoardParams,
+  BoardSent,
   CommentRequest,
   CommentsList,
   Created,
   DocumentedBoardLinkParams,
   DocumentedBoardListQuery,
+  DocumentedSendBoardBody,
   DocumentedRemoveAssetsQuery,
   INPUT,
   InvitationParams,
@@ -32,6 +34,7 @@ import {
   OWNER_ONLY,
   Refusal,
   RemoveAssetsQuery,
+  SendBoardBody,
   ShareParams,
   SharedBoard,
   boardRelationship,
@@ -287,6 +290,32 @@ export async function boardsRoutes(app: FastifyInstance, options: BoardsRoutesOp
       const { board_id: boardId, comment_id: commentId } = request.params as Static<typeof BoardCommentParams>;
       await boards.deleteComment(await userOf(request), boardId, commentId);
       return reply.code(204).send();
+    },
+  );
+
+  app.post(
+    '/boards/:board_id/sends',
+    {
+      schema: {
+        tags,
+        summary: 'Send a board to a person',
+        description:
+          'The owner only. Records each of the board’s assets (those in the catalogue now) as sent to the email address: ' +
+          'the client the request came through reads them in GET /v3/asset-management/assets/send-events. ' +
+          'Stockroom sends no mail: the answer holds the board’s read-only share link to pass on.',
+        security,
+        params: BoardParams,
+        body: SendBoardBody,
+        documented: { body: DocumentedSendBoardBody },
+        response: { 201: BoardSent, ...BAD_INPUT, ...OWNER_ACTION, ...BOARD_MISSING },
+      },
+      preValidation: strictBody(SendBoardBody),
+    },
+    async (request, reply) => {
+      const { board_id: boardId } = request.params as Static<typeof BoardParams>;
+      const { email_address: emailAddress } = request.body as Static<typeof SendBoardBody>;
+      const sent = await boards.send(await userOf(request), request.apiClient.id, boardId, emailAddress);
+      return reply.code(201).send(sent);
     },
   );
 

@@ -6,6 +6,7 @@ import { Choice, ListOf } from '../platform/http/openapi.js';
 import { CsvParameter } from '../platform/http/schema-types.js';
 import { BOARD_LINK_KINDS } from './board-links.js';
 import { BOARD_LIMITS } from './boards.policy.js';
+import { EMAIL_ADDRESS_PATTERN, MAX_EMAIL_ADDRESS_LENGTH } from '../platform/http/email-address.js';
 import type { BoardRelationship, BoardSort } from './boards.repository.js';
 
 /*
@@ -207,6 +208,22 @@ export const BoardList = Type.Object({
 });
 
 export const Created = Type.Object({ id: S });
+
+const SEND_TO = 'Whom the board is sent to; the send is recorded for each of its assets (GET /v3/asset-management/assets/send-events).';
+
+/** Validated loosely: the service says "not an email address" rather than quoting the pattern. */
+export const SendBoardBody = Type.Object({ email_address: Type.String({ description: SEND_TO }) }, { additionalProperties: false });
+
+export const DocumentedSendBoardBody = Type.Object(
+  { email_address: Type.String({ pattern: EMAIL_ADDRESS_PATTERN, maxLength: MAX_EMAIL_ADDRESS_LENGTH, description: SEND_TO }) },
+  { additionalProperties: false },
+);
+
+export const BoardSent = Type.Object({
+  email_address: S,
+  assets_sent: Type.Integer({ description: 'The board’s assets in the catalogue now, each recorded as sent.' }),
+  share_link: Type.String({ description: 'The board’s read-only link, to pass on: Stockroom sends no mail itself.' }),
+});
 
 export const BoardDetail = Type.Object(
   {

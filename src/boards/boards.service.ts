@@ -16,8 +16,17 @@ export interface BoardPeople {
   findByIds(ids: readonly number[]): Promise<ReadonlyMap<number, { first_name: string | null; last_name: string | null }>>;
 }
 
+/** Where a board sent to an email address is recorded (asset management's send events). */
+export interface BoardSends {
+  recordSend(send: { clientId: number; userId: number; boardId: string; emailAddress: string; assetIds: readonly string[] }): Promise<{
+    emailAddress: string;
+    assetsSent: number;
+  }>;
+}
+
 export interface BoardsServiceDeps {
   repository: BoardsRepository;
+  sends: BoardSends;
   catalog: BoardCatalog;
   displaySizes: DisplaySizeProvider;
   people: BoardPeople;
@@ -76,7 +85,7 @@ const ACTION_WORDS: Readonly<Record<BoardAction, string>> = {
   describe: 'change the board’s description',
   delete_board: 'delete the board',
   invite: 'renew the board’s invitation link',
-  share: 'renew the board’s share link',
+  share: 'renew the board’s share link or send the board to someone',
   add_assets: 'add assets',
   remove_assets: 'remove assets',
   comment: 'comment',
@@ -119,6 +128,7 @@ export class BoardsService {
   private readonly catalog: BoardCatalog;
   private readonly displaySizes: DisplaySizeProvider;
   private readonly people: BoardPeople;
+  private readonly sends: BoardSends;
   private readonly links: BoardLinks;
   private readonly now: () => Date;
   readonly limits: BoardLimits;
@@ -128,6 +138,7 @@ export class BoardsService {
     this.catalog = deps.catalog;
     this.displaySizes = deps.displaySizes;
     this.people = deps.people;
+    this.sends = deps.sends;
     this.links = deps.links;
     this.now = deps.now;
     this.limits = deps.limits ?? BOARD_LIMITS;
@@ -332,6 +343,19 @@ export class BoardsService {
     const renewed = await this.repository.replaceLink(board.id, kind, this.links.create(kind));
     if (!renewed) throw boardNotFound();
     return this.linksOf(renewed, role);
+  }
+
+  /**
+   * Sends the board to a person: its assets in the catalogue now are recorded as sent to that
+   * email address (the send events of asset management, read by the client it was sent through),
+   * and the answer holds the read-only link to pass on. Stockroom itself sends no mail.
+   */
+  async send(userId: number, clientId: number, boardId: string, emailAddress: string) {
+    const { board, role } = await this.access(boardId, userId);
+    this.require(role, 'share');
+    const { assets } = await this.currentAssets(board.id);
+    const sent = await this.sends.recordSend({ clientId, userId, boardId: board.id, emailAddress, assetIds: assets.map((asset) => asset.id) });
+    return { email_address: sent.emailAddress, assets_sent: sent.assetsSent, share_link: this.links.url('share', board.share_nonce) };
   }
 
   /** The read-only view a share link opens, without sign-in: the board and its assets, nothing of who keeps it. */

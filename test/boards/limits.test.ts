@@ -22,12 +22,13 @@ describe.each(STORES)('board limits, on $name', ({ url }) => {
   beforeAll(async () => {
     t = await createBoardsApp(url);
     await addCatalog(t.services, ASSETS);
-    const { database, catalog, media, users } = t.services;
+    const { database, catalog, media, users, assetSends } = t.services;
     boards = new BoardsService({
       repository: new BoardsRepository(database.db, database.dialect),
       catalog,
       displaySizes: media,
       people: users,
+      sends: assetSends,
       links: new BoardLinks('a key for tests', 'http://stockroom.test'),
       now: () => new Date(),
       limits: SMALL,

@@ -19,8 +19,9 @@ import { licensing } from './migrations/0004-licensing.js';
 import { counts } from './migrations/0005-counts.js';
 import { userStatus } from './migrations/0006-user-status.js';
 import { boards } from './migrations/0007-boards.js';
-import { assetChanges } from './migrations/0009-asset-changes.js';
 import { reportingAndOrders } from './migrations/0008-reporting-and-orders.js';
+import { assetChanges } from './migrations/0009-asset-changes.js';
+import { assetSends } from './migrations/0010-asset-sends.js';
 
 export type SqlDialect = 'sqlite' | 'postgres';
 
@@ -85,8 +86,9 @@ export async function migrateToLatest(database: Database): Promise<void> {
     '0005-counts': counts(database.dialect),
     '0006-user-status': userStatus(database.dialect),
     '0007-boards': boards(database.dialect),
-    '0009-asset-changes': assetChanges(database.dialect),
     '0008-reporting-and-orders': reportingAndOrders(database.dialect),
+    '0009-asset-changes': assetChanges(database.dialect),
+    '0010-asset-sends': assetSends(database.dialect),
   };
   const provider: MigrationProvider = { getMigrations: async () => migrations };
   // On PostgreSQL the migrator must look for its bookkeeping tables in our own schema only:

@@ -380,6 +380,19 @@ export interface BoardCommentsTable {
   date_created: string;
 }
 
+/** An asset sent to a person: one row an asset each time a board is sent to an email address. */
+export interface AssetSendEventsTable {
+  seq: Generated<number>;
+  /** The API client the send was made through: each client reads its own. */
+  client_id: number;
+  user_id: number;
+  board_id: string;
+  asset_id: string;
+  email_address: string;
+  /** YYYY-MM-DDTHH:MM:SS.ffffffZ, unique per client: the feed's offset. */
+  sent_at: string;
+}
+
 /** What one or more purchases were bought under; purchases naming the same purchase order number share one. */
 export interface OrdersTable {
   id: Generated<number>;
@@ -478,10 +491,11 @@ export interface Tables {
   board_members: BoardMembersTable;
   board_assets: BoardAssetsTable;
   board_comments: BoardCommentsTable;
-  asset_change_channels: AssetChangeChannelsTable;
-  asset_change_sets: AssetChangeSetsTable;
-  asset_registrations: AssetRegistrationsTable;
+  asset_send_events: AssetSendEventsTable;
   orders: OrdersTable;
   usage_batches: UsageBatchesTable;
   asset_usages: AssetUsagesTable;
+  asset_change_channels: AssetChangeChannelsTable;
+  asset_change_sets: AssetChangeSetsTable;
+  asset_registrations: AssetRegistrationsTable;
 }
