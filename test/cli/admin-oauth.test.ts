@@ -151,11 +151,13 @@ describe('stockroom admin: users and OAuth clients', () => {
       redirect_uris: [],
       queries_per_second: 7,
       queries_per_day: null,
+      usage_reporting: false,
+      order_metadata: false,
       created_at: expect.any(String),
     });
     expect(listed.clients.find((entry) => entry.name === 'Mobile app')).toMatchObject({ kind: 'public', enabled: true });
     const lines = (await stockroom(['admin', 'client', 'list'])).stdout;
-    expect(lines).toMatch(new RegExp(`^${id}\tListed app\tconfidential\tdisabled\tkey …${created.api_key.slice(-4)}\tauthorization_code,implicit,refresh_token,client_credentials\t7/s, 100000/day \\(default\\)$`, 'm'));
+    expect(lines).toMatch(new RegExp(`^${id}\tListed app\tconfidential\tdisabled\tkey …${created.api_key.slice(-4)}\tauthorization_code,implicit,refresh_token,client_credentials\t7/s, 100000/day \\(default\\)\tenabled for: none$`, 'm'));
     expect(lines).not.toContain(created.api_key);
 
     expect(await stockroom(['admin', 'client', 'enable', String(id)])).toMatchObject({ code: 0, stdout: 'Enabled.\n' });
