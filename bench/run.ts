@@ -1,11 +1,13 @@
 /**
  * `npm run bench -- <name>`: reproducible benchmarks that print a table beside a reference.
  */
+import { changesBenchmark } from './changes.js';
 import { downloadsBenchmark } from './downloads.js';
 import { metadataBenchmark } from './metadata.js';
 import { searchBenchmark } from './search.js';
 
 const benchmarks: Record<string, () => Promise<void>> = {
+  changes: changesBenchmark,
   downloads: downloadsBenchmark,
   metadata: metadataBenchmark,
   search: searchBenchmark,
