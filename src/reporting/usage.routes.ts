@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../platform/http/errors.js';
 import type { UsageService } from './usage.service.js';
-import { DocumentedUsageBatchBody, UsageBatchBody, UsageBatchParams, UsageBatchResponse, usageErrors } from './usage.schemas.js';
+import { DocumentedUsageBatchBody, DocumentedUsageBatchParams, UsageBatchBody, UsageBatchParams, UsageBatchResponse, usageErrors } from './usage.schemas.js';
 
 /** PUT /usage-batches/{id}: a partner reports how it used licensed assets. */
 export async function usageRoutes(app: FastifyInstance, options: { usage: UsageService }): Promise<void> {
@@ -35,7 +35,7 @@ export async function usageRoutes(app: FastifyInstance, options: { usage: UsageS
         security: [{ ApiKey: [], Bearer: [] }],
         params: UsageBatchParams,
         body: UsageBatchBody,
-        documented: { body: DocumentedUsageBatchBody },
+        documented: { params: DocumentedUsageBatchParams, body: DocumentedUsageBatchBody },
         response: { 201: UsageBatchResponse, ...usageErrors },
       },
     },

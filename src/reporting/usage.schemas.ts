@@ -7,8 +7,11 @@ import { ErrorBody } from '../platform/http/schema-types.js';
  * client's permission is checked before its body; the document gives the whole rule.
  */
 
-export const UsageBatchParams = Type.Object({
-  id: Type.String({ description: "The client's own unique id of the batch (its transaction id): 1 to 100 visible ASCII characters." }),
+/** Checked by the service (400 InvalidRequest, after the client's permission); the document states the rule. */
+export const UsageBatchParams = Type.Object({ id: Type.String() });
+
+export const DocumentedUsageBatchParams = Type.Object({
+  id: Type.String({ pattern: '^[!-~]{1,100}$', description: "The client's own unique id of the batch (its transaction id): 1 to 100 visible ASCII characters." }),
 });
 
 /** Validated by the service (UsageService.report): any JSON reaches it. */
@@ -16,7 +19,7 @@ export const UsageBatchBody = Type.Unknown();
 
 const AssetUsage = Type.Object(
   {
-    asset_id: Type.String({ minLength: 1, maxLength: 200, description: 'An image or video id of the catalogue.' }),
+    asset_id: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'An image or video id of the catalogue.' }),
     quantity: Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'How many times the asset was used that day.' }),
     usage_date: Type.String({
       minLength: 1,

@@ -87,6 +87,7 @@ const RULES_BEYOND_THE_SCHEMA: Readonly<Record<string, readonly RuleBeyondTheSch
   'POST /v3/downloads/images/{id}/post': DOWNLOAD_SIZE,
   'POST /v3/downloads/{id}': DOWNLOAD_SIZE,
   'POST /v3/downloads/videos/{id}': DOWNLOAD_SIZE,
+  'PUT /v3/usage-batches/{id}': [{ code: 'InvalidRequest', message: /\.usage_date /, why: 'a usage date names one day of the calendar that has come' }],
   ...Object.fromEntries(['/oauth2', '/v4/oauth2', '/auth/oauth2'].flatMap((prefix) => [
     [`POST ${prefix}/token`, OAUTH_GRANTS],
     [`GET ${prefix}/auth`, [AUTHORIZATION_PAGE]],
@@ -168,6 +169,15 @@ const hostLinks = (await t.services.boards.get(boardHost, (await t.services.boar
 const linkToken = (link: string | null) => link!.split('/').pop()!;
 // Asset changes: a channel of the test client over the catalogue above, so that its list and hand-outs answer with bodies.
 await t.services.assetChanges.createChannel({ clientId: t.clientId, assetFamily: 'both', assetType: 'image' });
+// Reporting and orders: the test client may report usage and read orders, and the customer has bought an asset (an order).
+await t.services.clients.setPermissions(String(t.clientId), { usageReporting: true, orderMetadata: true });
+const purchase = await t.services.downloads.download({
+  grant: { clientId: t.clientId, userId: customerId, issuedAt: new Date() },
+  assetType: 'image',
+  assetId: imageIds[7]!,
+  useTeamCredits: false,
+});
+const customerOrder = (await t.services.database.db.selectFrom('downloads').select('order_id').where('id', '=', purchase.downloadId).executeTakeFirstOrThrow()).order_id;
 /** Values that make lookups hit, by the name of the parameter or property they are tried for; ids anywhere else. */
 const KNOWN_STRINGS: Readonly<Record<string, readonly string[]>> = {
   artist_name: artistNames,
@@ -183,8 +193,9 @@ const KNOWN_STRINGS: Readonly<Record<string, readonly string[]>> = {
   comment_id: [boardComment],
   invitation_token: [linkToken(hostLinks.invitation)],
   share_token: [linkToken(hostLinks.share)],
+  usage_date: ['2024-03-09', '2024-03-09T10:00:00Z', '9 March 2024'],
 };
-const ANY_NAME = [...ASSET_IDS, ...eventIds];
+const ANY_NAME = [...ASSET_IDS, ...eventIds, String(customerOrder)];
 
 const document = (await t.app.inject({ method: 'GET', url: '/v3/openapi.json' })).json() as OpenApiDocument;
 const resolve = resolverOf(document);
