@@ -290,6 +290,15 @@ export class CatalogRepository {
     return this.hydrate(rows);
   }
 
+  /** The type of each of these assets the catalogue holds; ids it does not hold are left out. */
+  async assetTypes(ids: readonly string[]): Promise<Array<{ id: string; asset_type: string }>> {
+    const found: Array<{ id: string; asset_type: string }> = [];
+    for (let start = 0; start < ids.length; start += 500) {
+      found.push(...(await this.db.selectFrom('assets').select(['id', 'asset_type']).where('id', 'in', ids.slice(start, start + 500)).execute()));
+    }
+    return found;
+  }
+
   /** One page of every asset, images and videos, in id order after `afterId`: for building indexes. */
   async scanAssets(afterId: string | null, limit: number): Promise<AssetRecord[]> {
     let query = this.assetRows().orderBy('assets.id').limit(limit);
@@ -420,7 +429,7 @@ export class CatalogRepository {
         .where('asset_type', '=', assetType)
         .executeTakeFirst();
       if (Number(result.numUpdatedRows) === 0) return false;
-      await recordChange(trx, assetType, id, 'update');
+      await recordChange(trx, assetType, id, 'count');
       return true;
     });
   }

@@ -181,6 +181,16 @@ export class CatalogService {
     return { found, notFound: notFoundIds };
   }
 
+  /**
+   * The type of each known asset among `ids`, read from the store by key alone: for checking many
+   * ids at once (usage batches) without filling the record cache the metadata reads live on.
+   */
+  async assetTypesOf(ids: readonly string[]): Promise<Map<string, AssetType>> {
+    const valid = [...new Set(ids)].filter((id) => ASSET_ID.test(id));
+    const rows = valid.length === 0 ? [] : await this.repository.assetTypes(valid);
+    return new Map(rows.map((row) => [row.id, row.asset_type as AssetType]));
+  }
+
   async getAssets(assetType: AssetType, ids: readonly string[], selection: FieldSelection, context: ReadContext) {
     const { found, notFound: missing } = await this.findAssets(assetType, ids);
     const links = found.length > 0 ? await this.linksOf(selection, context) : NO_LINKS;

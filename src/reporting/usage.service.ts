@@ -19,6 +19,8 @@ export interface UsageClients {
 
 /** Which assets exist, and their artists (the catalogue). */
 export interface UsageCatalog {
+  /** The type of each known asset among the ids (a lean read that leaves the record cache alone). */
+  assetTypesOf(ids: readonly string[]): Promise<Map<string, AssetType>>;
   findAssets(assetType: AssetType, ids: readonly string[]): Promise<{ found: AssetRecord[]; notFound: string[] }>;
 }
 
@@ -127,15 +129,8 @@ export class UsageService {
 
   /** The type of each known asset, and the unknown ids in the order first given. */
   private async assetTypes(ids: readonly string[]): Promise<{ known: Map<string, AssetType>; unknown: string[] }> {
-    const known = new Map<string, AssetType>();
-    let missing = [...new Set(ids)];
-    for (const assetType of ['image', 'video'] as const) {
-      if (missing.length === 0) break;
-      const { found, notFound } = await this.deps.catalog.findAssets(assetType, missing);
-      for (const record of found) known.set(record.id, assetType);
-      missing = notFound;
-    }
-    return { known, unknown: missing };
+    const known = await this.deps.catalog.assetTypesOf(ids);
+    return { known, unknown: [...new Set(ids)].filter((id) => !known.has(id)) };
   }
 
   /**
