@@ -5,12 +5,14 @@ import { changesBenchmark } from './changes.js';
 import { downloadsBenchmark } from './downloads.js';
 import { metadataBenchmark } from './metadata.js';
 import { searchBenchmark } from './search.js';
+import { usageBenchmark } from './usage.js';
 
 const benchmarks: Record<string, () => Promise<void>> = {
   changes: changesBenchmark,
   downloads: downloadsBenchmark,
   metadata: metadataBenchmark,
   search: searchBenchmark,
+  usage: usageBenchmark,
 };
 
 const name = process.argv[2];
