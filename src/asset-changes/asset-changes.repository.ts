@@ -146,6 +146,8 @@ export class AssetChangesRepository {
       .leftJoin('asset_registrations as r', (join) => join.onRef('r.asset_id', '=', 'l.entity_id').on('r.client_id', '=', scope.clientId))
       .where('l.seq', '>', scope.afterSeq)
       .where('l.entity_type', '=', scope.entityType)
+      // A download changes the asset's counters, not the asset: no notice.
+      .where('l.operation', '!=', 'count')
       .where('l.changed_at', '>=', scope.since)
       .where((eb) =>
         eb.or([

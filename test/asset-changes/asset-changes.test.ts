@@ -80,6 +80,8 @@ describe.each(STORES)('asset changes on $name', ({ url }) => {
     await putAsset(t.services, 'c1');
     await putAsset(t.services, 'e1', { family: 'editorial' });
     await putAsset(t.services, 'c1', { title: 'Retitled' });
+    // A download changes the asset's counters, not the asset: no notice.
+    await t.services.catalog.countDownload('image', 'c1');
     await putAsset(t.services, 'e1', { family: 'editorial', title: 'Retitled' });
     await putAsset(t.services, 'v1', { type: 'video' });
 

@@ -2,7 +2,11 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Tables } from './tables.js';
 
 export type ChangeEntityType = 'image' | 'video' | 'event' | 'collection' | 'keyword';
-export type ChangeOperation = 'insert' | 'update' | 'delete';
+/**
+ * `count`: only a counter of the asset changed (a download), not what it shows: indexes and
+ * caches re-read it, but it is no news to a partner who keeps a copy of the asset.
+ */
+export type ChangeOperation = 'insert' | 'update' | 'delete' | 'count';
 
 export interface Change {
   seq: number;
