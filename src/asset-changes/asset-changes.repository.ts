@@ -48,9 +48,9 @@ type Db = Kysely<Tables> | Transaction<Tables>;
 
 /**
  * The channels, change sets and registrations, and the one query that reads a channel's notices
- * from the catalogue's change log. That query reads the catalogue's assets table (the family of
- * each asset) in the same statement as the log: filtering a hundred thousand entries by family
- * in the store is what keeps a hand-out fast.
+ * from the change log. Each entry carries its asset's family as it was then, so the query
+ * filters a hundred thousand entries by family in the store — what keeps a hand-out fast —
+ * without reading the catalogue's own tables.
  */
 export class AssetChangesRepository {
   constructor(private readonly db: Kysely<Tables>) {}
@@ -142,24 +142,32 @@ export class AssetChangesRepository {
     const { family } = scope;
     return db
       .selectFrom('change_log as l')
-      .leftJoin('assets as a', 'a.id', 'l.entity_id')
       .leftJoin('asset_registrations as r', (join) => join.onRef('r.asset_id', '=', 'l.entity_id').on('r.client_id', '=', scope.clientId))
       .where('l.seq', '>', scope.afterSeq)
       .where('l.entity_type', '=', scope.entityType)
       // A download changes the asset's counters, not the asset: no notice.
       .where('l.operation', '!=', 'count')
       .where('l.changed_at', '>=', scope.since)
-      .where((eb) =>
-        eb.or([
+      .where((eb) => {
+        // Withdrawn since: its Delete is announced, not what came before it.
+        const stillThere = eb.not(
+          eb.exists(
+            eb
+              .selectFrom('change_log as d')
+              .select('d.seq')
+              .whereRef('d.entity_id', '=', 'l.entity_id')
+              .whereRef('d.entity_type', '=', 'l.entity_type')
+              .whereRef('d.seq', '>', 'l.seq')
+              .where('d.operation', '=', 'delete'),
+          ),
+        );
+        return eb.or([
           eb('l.operation', '=', 'delete'),
           family === null
-            ? eb('a.id', 'is not', null)
-            : eb.and([
-                eb('a.id', 'is not', null),
-                eb.or([eb(eb.fn('lower', ['a.asset_family']), '=', family), eb.and([eb('l.operation', '=', 'update'), eb('r.asset_id', 'is not', null)])]),
-              ]),
-        ]),
-      );
+            ? stillThere
+            : eb.and([stillThere, eb.or([eb('l.asset_family', '=', family), eb.and([eb('l.operation', '=', 'update'), eb('r.asset_id', 'is not', null)])])]),
+        ]);
+      })
   }
 
   async insertChangeSet(trx: Db, row: Omit<ChangeSetRow, 'id' | 'confirmed_at'>): Promise<number> {

@@ -128,7 +128,7 @@ export class CatalogRepository {
           .execute();
       }
       const operation = existing ? 'update' : 'insert';
-      await recordChange(trx, input.asset_type, input.id, operation);
+      await recordChange(trx, input.asset_type, input.id, operation, nullable(f.asset_family as string | undefined));
       return { operation, keywordsChanged };
     });
   }
@@ -136,12 +136,12 @@ export class CatalogRepository {
   async deleteAsset(id: string): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
       await this.takeWriteTurn(trx);
-      const existing = await trx.selectFrom('assets').select('asset_type').where('id', '=', id).executeTakeFirst();
+      const existing = await trx.selectFrom('assets').select(['asset_type', 'asset_family']).where('id', '=', id).executeTakeFirst();
       if (!existing) return false;
       await trx.deleteFrom('asset_keywords').where('asset_id', '=', id).execute();
       await trx.deleteFrom('asset_events').where('asset_id', '=', id).execute();
       await trx.deleteFrom('assets').where('id', '=', id).execute();
-      await recordChange(trx, existing.asset_type as AssetType, id, 'delete');
+      await recordChange(trx, existing.asset_type as AssetType, id, 'delete', existing.asset_family);
       return true;
     });
   }

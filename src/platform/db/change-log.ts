@@ -14,6 +14,8 @@ export interface Change {
   entity_id: string;
   operation: ChangeOperation;
   changed_at: string;
+  /** The family of an image or video as it was then (lower case), so that readers need not look it up. */
+  asset_family: string | null;
 }
 
 /** Appends one numbered entry; call it inside the transaction that made the change. */
@@ -22,10 +24,11 @@ export async function recordChange(
   entityType: ChangeEntityType,
   entityId: string,
   operation: ChangeOperation,
+  assetFamily: string | null = null,
 ): Promise<void> {
   await trx
     .insertInto('change_log')
-    .values({ entity_type: entityType, entity_id: entityId, operation, changed_at: new Date().toISOString() })
+    .values({ entity_type: entityType, entity_id: entityId, operation, changed_at: new Date().toISOString(), asset_family: assetFamily?.toLowerCase() ?? null })
     .execute();
 }
 

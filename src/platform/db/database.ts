@@ -22,6 +22,7 @@ import { boards } from './migrations/0007-boards.js';
 import { reportingAndOrders } from './migrations/0008-reporting-and-orders.js';
 import { assetChanges } from './migrations/0009-asset-changes.js';
 import { assetSends } from './migrations/0010-asset-sends.js';
+import { changeLogFamily } from './migrations/0011-change-log-family.js';
 
 export type SqlDialect = 'sqlite' | 'postgres';
 
@@ -89,6 +90,7 @@ export async function migrateToLatest(database: Database): Promise<void> {
     '0008-reporting-and-orders': reportingAndOrders(database.dialect),
     '0009-asset-changes': assetChanges(database.dialect),
     '0010-asset-sends': assetSends(database.dialect),
+    '0011-change-log-family': changeLogFamily(database.dialect),
   };
   const provider: MigrationProvider = { getMigrations: async () => migrations };
   // On PostgreSQL the migrator must look for its bookkeeping tables in our own schema only:

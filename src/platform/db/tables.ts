@@ -101,9 +101,11 @@ export interface ChangeLogTable {
   /** image | video | event | collection */
   entity_type: string;
   entity_id: string;
-  /** insert | update | delete */
+  /** insert | update | delete | count */
   operation: string;
   changed_at: string;
+  /** creative | editorial (lower case) of an image or video as it was then; null otherwise. */
+  asset_family: string | null;
 }
 
 export interface ApiClientsTable {
