@@ -1,12 +1,10 @@
-import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { freePort } from '../helpers/network.js';
+import { CLI, freshPostgresDatabase, serve, stop } from '../helpers/server-processes.js';
 import { openDatabase, type Database } from '../../src/platform/db/database.js';
 import { POSTGRES_URL, STORES } from '../helpers/test-store.js';
 import { makeJpeg } from '../helpers/catalog-fixtures.js';
@@ -17,60 +15,8 @@ import { makeJpeg } from '../helpers/catalog-fixtures.js';
  */
 
 const run = promisify(execFile);
-const CLI = path.resolve('bin/stockroom.js');
 const PASSWORD = 'correct horse battery';
 
-
-/** A database of its own on the test PostgreSQL server, dropped afterwards. */
-async function freshPostgresDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `stockroom_downloads_${randomBytes(5).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const client = new pg.Client({ connectionString: serverUrl });
-      await client.connect();
-      await client.query(`drop database if exists ${name} with (force)`);
-      await client.end();
-    },
-  };
-}
-
-interface Server {
-  port: number;
-  child: ChildProcessWithoutNullStreams;
-  exited: Promise<void>;
-}
-
-/** `stockroom serve`, once it says it is serving. */
-async function serve(env: NodeJS.ProcessEnv, dataDir: string): Promise<Server> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [CLI, 'serve'], {
-    env: { ...env, STOCKROOM_DATA_DIR: dataDir, PORT: String(port), STOCKROOM_PUBLIC_URL: `http://127.0.0.1:${port}` },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('serving the Stock Media Licensing API')) resolve();
-    });
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    void exited.then(() => reject(new Error(`serve exited: ${output}`)));
-  });
-  return { port, child, exited };
-}
-
-async function stop(server: Server, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
-  if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill(signal);
-  await server.exited;
-}
 
 /** The client, user, credit pack and catalogue a burst needs, made with the CLI against the store of `env`. */
 async function prepare(env: NodeJS.ProcessEnv, dataDir: string, options: { credits: number; assets: number }) {
