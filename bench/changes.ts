@@ -41,6 +41,7 @@ export async function changesBenchmark(): Promise<void> {
 
     // 1. The catalogue and its change log, written in bulk (one transaction a chunk).
     const now = new Date().toISOString();
+    const familyOf = (n: number) => (n % 2 === 0 ? 'creative' : 'editorial');
     for (let start = 0; start < PENDING; start += 5000) {
       const ids = Array.from({ length: Math.min(5000, PENDING - start) }, (_, n) => `bench${start + n}`);
       await db.transaction().execute(async (trx) => {
@@ -48,11 +49,11 @@ export async function changesBenchmark(): Promise<void> {
           const part = ids.slice(chunk, chunk + 500);
           await trx
             .insertInto('assets')
-            .values(part.map((id, n) => ({ id, asset_type: 'image', asset_family: (start + chunk + n) % 2 === 0 ? 'creative' : 'editorial', title: id, details: '{}', updated_at: now })))
+            .values(part.map((id, n) => ({ id, asset_type: 'image', asset_family: familyOf(start + chunk + n), title: id, details: '{}', updated_at: now })))
             .execute();
           await trx
             .insertInto('change_log')
-            .values(part.map((id) => ({ entity_type: 'image', entity_id: id, operation: 'insert', changed_at: now })))
+            .values(part.map((id, n) => ({ entity_type: 'image', entity_id: id, operation: 'insert', changed_at: now, asset_family: familyOf(start + chunk + n) })))
             .execute();
         }
       });

@@ -143,6 +143,14 @@ describe.each(STORES)('asset changes on $name', ({ url }) => {
     expect(await drain(id)).toEqual([]);
   });
 
+  it('rule: an asset of no family is news to a channel of both families only', async () => {
+    const both = await channel('both');
+    const creative = await channel('creative');
+    await t.services.catalog.upsertAsset({ asset_type: 'image', id: 'nf1', fields: { title: 'No family', license_model: 'royaltyfree' } });
+    expect((await drain(both.id)).map((n) => `${n.asset_lifecycle} ${n.id}`)).toEqual(['New nf1']);
+    expect(await drain(creative.id)).toEqual([]);
+  });
+
   it('rule: notices older than 60 days are dropped', async () => {
     const { id } = await channel('both');
     await putAsset(t.services, 'old');
