@@ -33,9 +33,11 @@ export function reportingAndOrders(dialect: SqlDialect) {
       // Two purchases naming a new purchase order number at once make one order (nulls never collide).
       await db.schema.createIndex('orders_purchase_order_idx').on('orders').columns(['user_id', 'purchase_order_number']).unique().execute();
 
-      await db.schema.alterTable('downloads').addColumn('order_id', 'integer', (c) => c.references('orders.id').onDelete('set null')).execute();
+      // No foreign key: SQLite cannot drop a column that has one (down), and an order goes only
+      // with its user, whose purchases go with it.
+      await db.schema.alterTable('downloads').addColumn('order_id', 'integer').execute();
       await db.schema.createIndex('downloads_order_idx').on('downloads').column('order_id').where(sql.ref('order_id'), 'is not', null).execute();
-      await db.schema.alterTable('extended_licenses').addColumn('order_id', 'integer', (c) => c.references('orders.id').onDelete('set null')).execute();
+      await db.schema.alterTable('extended_licenses').addColumn('order_id', 'integer').execute();
       await db.schema
         .createIndex('extended_licenses_order_idx')
         .on('extended_licenses')
