@@ -1,27 +1,8 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Tables } from '../platform/db/tables.js';
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import type { AssetChangeChannelsTable, AssetChangeSetsTable, Tables } from '../platform/db/tables.js';
 
-export interface ChannelRow {
-  id: number;
-  client_id: number;
-  asset_family: string;
-  asset_type: string;
-  metadata: string | null;
-  created_at: string;
-  confirmed_seq: number;
-  open_change_set_id: number | null;
-}
-
-export interface ChangeSetRow {
-  id: number;
-  channel_id: number;
-  after_seq: number;
-  through_seq: number;
-  notice_count: number;
-  notices: string;
-  created_at: string;
-  confirmed_at: string | null;
-}
+export type ChannelRow = Selectable<AssetChangeChannelsTable>;
+export type ChangeSetRow = Selectable<AssetChangeSetsTable>;
 
 /** One change-log entry a channel is to hear of. */
 export interface PendingEntry {

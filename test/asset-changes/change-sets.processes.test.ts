@@ -1,12 +1,10 @@
-import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { freePort } from '../helpers/network.js';
+import { CLI, freshPostgresDatabase, serve, stop } from '../helpers/server-processes.js';
 import { POSTGRES_URL } from '../helpers/test-store.js';
 import { makeJpeg } from '../helpers/catalog-fixtures.js';
 import type { ChangeSet } from './asset-changes-fixtures.js';
@@ -19,7 +17,6 @@ import type { ChangeSet } from './asset-changes-fixtures.js';
  */
 
 const run = promisify(execFile);
-const CLI = path.resolve('bin/stockroom.js');
 
 const tempDirs: string[] = [];
 const cleanups: Array<() => Promise<void>> = [];
@@ -34,55 +31,6 @@ afterEach(async () => {
   for (const dir of tempDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-async function freshPostgresDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `stockroom_changes_${randomBytes(5).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const client = new pg.Client({ connectionString: serverUrl });
-      await client.connect();
-      await client.query(`drop database if exists ${name} with (force)`);
-      await client.end();
-    },
-  };
-}
-
-interface Server {
-  port: number;
-  child: ChildProcessWithoutNullStreams;
-  exited: Promise<void>;
-}
-
-async function serve(env: NodeJS.ProcessEnv, dataDir: string): Promise<Server> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [CLI, 'serve'], {
-    env: { ...env, STOCKROOM_DATA_DIR: dataDir, PORT: String(port), STOCKROOM_PUBLIC_URL: `http://127.0.0.1:${port}` },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('serving the Stock Media Licensing API')) resolve();
-    });
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    void exited.then(() => reject(new Error(`serve exited: ${output}`)));
-  });
-  return { port, child, exited };
-}
-
-async function stop(server: Server): Promise<void> {
-  if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGTERM');
-  await server.exited;
-}
-
 /** A manifest of creative images, all standing on one small file. */
 function manifest(dir: string, name: string, ids: readonly string[]): string {
   const file = path.join(dir, name);
@@ -93,7 +41,7 @@ function manifest(dir: string, name: string, ids: readonly string[]): string {
 
 describe.skipIf(!POSTGRES_URL)('change-set consumers on two server processes sharing one PostgreSQL', () => {
   it('rule: every notice is handed out in exactly one set, a set is the same on both nodes, and none comes back once confirmed', async () => {
-    const database = await freshPostgresDatabase(POSTGRES_URL!);
+    const database = await freshPostgresDatabase(POSTGRES_URL!, 'stockroom_changes');
     cleanups.push(() => database.drop());
     const dataDir = tempDir();
     const env: NodeJS.ProcessEnv = {
