@@ -48,26 +48,30 @@ export class ModelServerClient {
   }
 
   async postJson(path: string, body: unknown, deadline: Deadline): Promise<unknown> {
-    const response = await this.send('POST', this.urlOf(path), JSON.stringify(body), { 'content-type': 'application/json' }, deadline);
-    return this.jsonOf(response, 'POST', path);
+    const url = this.urlOf(path);
+    const response = await this.send('POST', url, JSON.stringify(body), { 'content-type': 'application/json' }, deadline);
+    return this.jsonOf(response, 'POST', url.pathname, deadline);
   }
 
   async postForm(path: string, form: FormData, deadline: Deadline): Promise<unknown> {
-    const response = await this.send('POST', this.urlOf(path), form, {}, deadline);
-    return this.jsonOf(response, 'POST', path);
+    const url = this.urlOf(path);
+    const response = await this.send('POST', url, form, {}, deadline);
+    return this.jsonOf(response, 'POST', url.pathname, deadline);
   }
 
   async getJson(path: string, deadline: Deadline, query?: Record<string, string>): Promise<unknown> {
-    const response = await this.send('GET', this.urlOf(path, query), undefined, {}, deadline);
-    return this.jsonOf(response, 'GET', path);
+    const url = this.urlOf(path, query);
+    const response = await this.send('GET', url, undefined, {}, deadline);
+    return this.jsonOf(response, 'GET', url.pathname, deadline);
   }
 
   async getBytes(path: string, deadline: Deadline, query?: Record<string, string>): Promise<Buffer> {
-    const response = await this.send('GET', this.urlOf(path, query), undefined, {}, deadline);
+    const url = this.urlOf(path, query);
+    const response = await this.send('GET', url, undefined, {}, deadline);
     try {
       return Buffer.from(await response.arrayBuffer());
     } catch (error) {
-      throw this.failureOf(error, 'GET', path, deadline);
+      throw this.failureOf(error, 'GET', url.pathname, deadline);
     }
   }
 
@@ -97,8 +101,13 @@ export class ModelServerClient {
     return response;
   }
 
-  private async jsonOf(response: Response, method: string, path: string): Promise<unknown> {
-    const text = await response.text();
+  private async jsonOf(response: Response, method: string, path: string, deadline: Deadline): Promise<unknown> {
+    let text: string;
+    try {
+      text = await response.text();
+    } catch (error) {
+      throw this.failureOf(error, method, path, deadline);
+    }
     try {
       return JSON.parse(text) as unknown;
     } catch {
@@ -255,14 +264,23 @@ export async function binaryMask(mask: EngineImage, size: PictureSize): Promise<
 /** The white-is-edit mask turned round as alpha: opaque where the picture stays, transparent where it is edited. */
 export async function transparentWhereMasked(source: EngineImage, mask: EngineImage): Promise<Buffer> {
   const size = await sizeOf(source);
-  const keep = await sharp(await binaryMask(mask, size)).negate().extractChannel(0).toBuffer();
-  return sharp(source.data).removeAlpha().joinChannel(keep).png().toBuffer();
+  const keep = await sharp(await binaryMask(mask, size)).negate().extractChannel(0).raw().toBuffer();
+  return sharp(source.data)
+    .removeAlpha()
+    .joinChannel(keep, { raw: { ...size, channels: 1 } })
+    .png()
+    .toBuffer();
 }
 
 /** Where a picture is transparent, as a white-is-edit mask (a cut-out subject's background). */
 export async function maskOfTransparency(image: EngineImage): Promise<Buffer> {
-  const alpha = await sharp(image.data).ensureAlpha().extractChannel(3).toBuffer();
-  return sharp(alpha).negate().threshold(128).png().toBuffer();
+  const size = await sizeOf(image);
+  const alpha = await sharp(image.data).ensureAlpha().extractChannel(3).raw().toBuffer();
+  return sharp(alpha, { raw: { ...size, channels: 1 } })
+    .negate()
+    .threshold(128)
+    .png()
+    .toBuffer();
 }
 
 /** The picture on an opaque white ground, for APIs that take no alpha. */
