@@ -261,17 +261,6 @@ export async function binaryMask(mask: EngineImage, size: PictureSize): Promise<
     .toBuffer();
 }
 
-/** The white-is-edit mask turned round as alpha: opaque where the picture stays, transparent where it is edited. */
-export async function transparentWhereMasked(source: EngineImage, mask: EngineImage): Promise<Buffer> {
-  const size = await sizeOf(source);
-  const keep = await sharp(await binaryMask(mask, size)).negate().extractChannel(0).raw().toBuffer();
-  return sharp(source.data)
-    .removeAlpha()
-    .joinChannel(keep, { raw: { ...size, channels: 1 } })
-    .png()
-    .toBuffer();
-}
-
 /** Where a picture is transparent, as a white-is-edit mask (a cut-out subject's background). */
 export async function maskOfTransparency(image: EngineImage): Promise<Buffer> {
   const size = await sizeOf(image);
