@@ -24,13 +24,15 @@ import { assetManagementModule, type AssetManagementExports } from './asset-mana
 import { boardsModule, type BoardsExports } from './boards/boards.module.js';
 import { assetChangesModule, type AssetChangesExports } from './asset-changes/asset-changes.module.js';
 import { reportingModule, type ReportingExports } from './reporting/reporting.module.js';
+import { generationModule, type GenerationExports } from './generation/generation.module.js';
+import type { ConfiguredEngines } from './generation/engine-router.js';
 import type { DeliveryUri } from './licensing/downloads.service.js';
 
 /**
  * Everything a running Stockroom is made of: the platform and the public services of every
  * module. Commands and tests reach the services here.
  */
-export interface Services extends MediaExports, OAuthExports, CatalogExports, LicensingExports, SearchExports, AssetManagementExports, BoardsExports, ReportingExports, AssetChangesExports {
+export interface Services extends MediaExports, OAuthExports, CatalogExports, LicensingExports, SearchExports, AssetManagementExports, BoardsExports, ReportingExports, AssetChangesExports, GenerationExports {
   config: Config;
   database: Database;
   blobs: BlobStore;
@@ -43,6 +45,8 @@ export interface Services extends MediaExports, OAuthExports, CatalogExports, Li
 export interface ServiceOverrides extends PlatformOverrides {
   /** The signed URL of a licensed file (tests); default: the media module's. */
   deliveryUri?: DeliveryUri;
+  /** The generation engines to use instead of the configured ones (tests, benchmarks). */
+  generationEngines?: ConfiguredEngines;
 }
 
 interface Stockroom {
@@ -92,6 +96,15 @@ async function composeStockroom(config: Config, overrides: ServiceOverrides): Pr
     built.push(assetChanges);
     const reporting = reportingModule(platform, { clients: oauth.exports.clients, catalog: catalog.exports.catalog, downloads: licensing.exports.downloads });
     built.push(reporting);
+    const generation = generationModule(platform, {
+      catalog: catalog.exports.catalog,
+      products: licensing.exports.products,
+      aiLicensing: licensing.exports.aiLicensing,
+      uploads: search.exports.uploads,
+      signer: media.exports.signer,
+      engines: overrides.generationEngines,
+    });
+    built.push(generation);
     await platform.followChanges();
     const services: Services = {
       ...platformServices(platform),
@@ -104,6 +117,7 @@ async function composeStockroom(config: Config, overrides: ServiceOverrides): Pr
       ...boards.exports,
       ...assetChanges.exports,
       ...reporting.exports,
+      ...generation.exports,
       close: () => closeStockroom(platform, built),
     };
     return { services, modules: built };
@@ -226,6 +240,20 @@ export async function buildApp(
       for (const module of modules) if (module.routes?.api) await api.register(module.routes.api);
     },
     { prefix: '/v3' },
+  );
+  // The spec's beta endpoints: the same checks as /v3.
+  await app.register(
+    async (beta) => {
+      registerOpenCors(beta, { exposedHeaders, allowedHeaders: ['Api-Key', 'Authorization', 'Accept-Language', 'Content-Type', 'X-Request-Id', 'Country-Code', 'Idempotency-Key'] });
+      registerApiAuth(beta, {
+        authenticateKey: (key) => services.clients.authenticate(key),
+        verifyToken: (token, clientId) => services.tokens.verify(token, clientId),
+        throttle: services.throttle,
+        defaultLimits: config.throttle,
+      });
+      for (const module of modules) if (module.routes?.beta) await beta.register(module.routes.beta);
+    },
+    { prefix: '/beta' },
   );
 
   // Open to every origin without a key: display files (so that <img src> works; the URL's

@@ -52,6 +52,29 @@ export interface Config {
   readonly headersTimeoutSeconds: number;
   /** How long an idle keep-alive connection stays open; behind a load balancer, longer than its idle timeout. */
   readonly keepAliveTimeoutSeconds: number;
+  /** Generative images: the model server, the job queue and the prompt policy. */
+  readonly generation: GenerationConfig;
+}
+
+/** The kinds of model server the generation module can talk to. */
+export const GENERATION_SERVERS = ['a1111', 'comfyui', 'openai'] as const;
+export type GenerationServerKind = (typeof GENERATION_SERVERS)[number];
+
+export interface GenerationConfig {
+  /** STOCKROOM_GENERATION_SERVER and _URL: a model server on a GPU machine; absent: the built-in engine alone. */
+  readonly server: { readonly kind: GenerationServerKind; readonly url: string; readonly apiKey: string | undefined; readonly model: string | undefined } | undefined;
+  /** Jobs this node runs at once (0: it runs none, other nodes do). */
+  readonly concurrency: number;
+  /** Requests of one user pending or running at once; one more is 429 TooManyConcurrentGenerations. */
+  readonly maxPerUser: number;
+  /** How long a request waits for its results before answering 202. */
+  readonly waitMs: number;
+  /** How long results are kept; then 410 GenerationRequestGone. */
+  readonly retentionDays: number;
+  /** Prompts holding one of these (whole words, any case) have their results blocked. */
+  readonly blockedTerms: readonly string[];
+  /** How long a model server may take for one operation. */
+  readonly timeoutSeconds: number;
 }
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -188,6 +211,39 @@ function hostsFileNames(): Set<string> {
   return names;
 }
 
+function generationServer(env: Env): GenerationConfig['server'] {
+  const kind = env.STOCKROOM_GENERATION_SERVER?.trim().toLowerCase() || undefined;
+  const serverUrl = baseUrl(env, 'STOCKROOM_GENERATION_SERVER_URL');
+  if (kind === undefined && serverUrl === undefined) return undefined;
+  if (kind === undefined || !(GENERATION_SERVERS as readonly string[]).includes(kind)) {
+    throw new ConfigError(`STOCKROOM_GENERATION_SERVER must be one of ${GENERATION_SERVERS.join(', ')}${kind === undefined ? ' when STOCKROOM_GENERATION_SERVER_URL is set' : `, got '${kind}'`}`);
+  }
+  if (serverUrl === undefined) throw new ConfigError(`STOCKROOM_GENERATION_SERVER_URL must be set for the ${kind} server`);
+  return Object.freeze({
+    kind: kind as GenerationServerKind,
+    url: serverUrl,
+    apiKey: env.STOCKROOM_GENERATION_API_KEY?.trim() || undefined,
+    model: env.STOCKROOM_GENERATION_MODEL?.trim() || undefined,
+  });
+}
+
+function generationConfig(env: Env): GenerationConfig {
+  return Object.freeze({
+    server: generationServer(env),
+    concurrency: integer(env, 'STOCKROOM_GENERATION_CONCURRENCY', 1, 0, 64),
+    maxPerUser: integer(env, 'STOCKROOM_GENERATION_MAX_PER_USER', 4, 1, 1000),
+    waitMs: integer(env, 'STOCKROOM_GENERATION_WAIT_MS', 3000, 0, 60_000),
+    retentionDays: integer(env, 'STOCKROOM_GENERATION_RETENTION_DAYS', 183, 1, 3650),
+    blockedTerms: Object.freeze(
+      (env.STOCKROOM_GENERATION_BLOCKED_TERMS ?? '')
+        .split(',')
+        .map((term) => term.trim().toLowerCase())
+        .filter((term) => term !== ''),
+    ),
+    timeoutSeconds: integer(env, 'STOCKROOM_GENERATION_TIMEOUT', 300, 1, 3600),
+  });
+}
+
 /** Reads and validates every setting; throws ConfigError naming the first bad one. */
 export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
   const port = integer(env, 'PORT', 3000, 0, 65535);
@@ -237,5 +293,6 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     requestTimeoutSeconds,
     headersTimeoutSeconds,
     keepAliveTimeoutSeconds: integer(env, 'STOCKROOM_KEEP_ALIVE_TIMEOUT', 5, 1, 3600),
+    generation: generationConfig(env),
   });
 }

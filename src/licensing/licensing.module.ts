@@ -12,6 +12,8 @@ import { assetLicensingRoutes } from './asset-licensing.routes.js';
 import { OrdersRepository } from './orders.repository.js';
 import { OrdersService, type OrderMetadataClients } from './orders.service.js';
 import { ordersRoutes } from './orders.routes.js';
+import { AiGenerationRepository } from './ai-generation.repository.js';
+import { AiGenerationLicensing } from './ai-generation.service.js';
 
 export interface LicensingExports {
   /** The products customers hold (search limits a customer's results to them). */
@@ -22,6 +24,8 @@ export interface LicensingExports {
   assetLicensing: AssetLicensingService;
   /** The orders purchases belong to. */
   orders: OrdersService;
+  /** AI generation products: the product a request uses, its allowance, licensed originals. */
+  aiLicensing: AiGenerationLicensing;
 }
 
 export interface LicensingNeeds {
@@ -50,9 +54,10 @@ export function licensingModule(platform: Platform, needs: LicensingNeeds): Stoc
   });
   const assetLicensing = new AssetLicensingService({ repository: new AssetLicensingRepository(database.db), products, catalog: needs.catalog, now: clock });
   const orders = new OrdersService(new OrdersRepository(database.db), needs.clients, needs.customers);
+  const aiLicensing = new AiGenerationLicensing(new AiGenerationRepository(database.db), products, clock);
   return {
     name: 'licensing',
-    exports: { products, downloads, assetLicensing, orders },
+    exports: { products, downloads, assetLicensing, orders, aiLicensing },
     routes: {
       async api(api) {
         await api.register(productsRoutes, { products });

@@ -84,6 +84,12 @@ export const Product = Type.Object(
     download_requirements: Type.Optional(
       Type.Object({ is_note_required: B, is_project_code_required: B, project_codes: Type.Array(S) }),
     ),
+    ai_gen_requirements: Type.Optional(
+      Type.Object(
+        { is_note_required: B, is_project_code_required: B, project_codes: Type.Array(S) },
+        { description: 'AI generation products (aigen): what a generation request under the product must carry.' },
+      ),
+    ),
   },
   { $id: 'Product', description: 'A product the customer holds.' },
 );

@@ -54,6 +54,8 @@ export interface GrantInput {
   team?: boolean | undefined;
   /** downloads allowed, per `period` or in all */
   downloads?: number | undefined;
+  /** AI generation products (aigen): generation requests allowed, per `period` or in all */
+  generations?: number | undefined;
   period?: string | undefined;
   /** downloads allowed beyond the limit in a period */
   overage?: number | undefined;
@@ -113,6 +115,7 @@ export interface ProductRecord {
   application_website: string | null;
   overage: { limit: number | null; remaining: number | null; count: number | null; overages_reached: boolean | null };
   download_requirements?: { is_note_required: boolean; is_project_code_required: boolean; project_codes: string[] };
+  ai_gen_requirements?: { is_note_required: boolean; is_project_code_required: boolean; project_codes: string[] };
 }
 
 function isProductType(type: string): type is ProductType {
@@ -152,7 +155,11 @@ export class ProductsService {
     if (!isProductType(type)) throw invalidParameter('type', `'${input.type}' is not one of ${PRODUCT_TYPES.join(', ')}`);
     const name = input.name?.trim() || DEFAULT_NAMES[type];
     const credits = wholeNumber('credits', input.credits);
-    const downloads = wholeNumber('downloads', input.downloads);
+    const generations = wholeNumber('generations', input.generations);
+    if (generations !== null && type !== 'aigen') throw invalidParameter('generations', `a ${type} product makes no generations (AI generation products: aigen)`);
+    if (generations !== null && input.downloads !== undefined) throw invalidParameter('generations', 'give generations or downloads, not both');
+    // An AI product's allowance is its generation requests, counted as other products count downloads.
+    const downloads = generations ?? wholeNumber('downloads', input.downloads);
     const overage = wholeNumber('overage', input.overage);
     const takesCredits = paysWithCredits(type);
     if (credits !== null && !takesCredits) throw invalidParameter('credits', `a ${type} product takes no credits (credit products: creditpack)`);
@@ -315,6 +322,14 @@ export class ProductsService {
       };
       if (options.downloadRequirements) {
         record.download_requirements = {
+          is_note_required: product.noteRequired,
+          is_project_code_required: product.projectCodeRequired,
+          project_codes: product.projectCodes,
+        };
+      }
+      // An AI product's notes and project codes rule its generation requests (the contract's ai_gen_requirements).
+      if (product.type === 'aigen') {
+        record.ai_gen_requirements = {
           is_note_required: product.noteRequired,
           is_project_code_required: product.projectCodeRequired,
           project_codes: product.projectCodes,

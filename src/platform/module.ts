@@ -7,6 +7,8 @@ import type { FastifyPluginAsync } from 'fastify';
 export interface ModuleRoutes {
   /** Under /v3: open CORS, then the Api-Key check and the throttle. */
   api?: FastifyPluginAsync;
+  /** Under /beta (the spec's beta endpoints): the same CORS, key check and throttle as /v3. */
+  beta?: FastifyPluginAsync;
   /** Open to every origin, no key: signed media URLs, whose signature is the check. */
   open?: FastifyPluginAsync;
   /** At the root with nothing in front (the OAuth endpoints answer in RFC 6749's shapes). */

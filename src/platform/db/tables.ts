@@ -291,6 +291,8 @@ export interface DownloadsTable {
   delivery_issued_at: string | null;
   /** The order of a purchase (set in its transaction); null for a free re-download. */
   order_id: Generated<number | null>;
+  /** A download of a generated image: the id POST /v3/ai/redownloads names; null for catalogue assets. */
+  generated_asset_id: Generated<string | null>;
 }
 
 /** An asset licensed under a product: downloading it again under that product is free. */
@@ -332,6 +334,8 @@ export interface DownloadLedgerTable {
   amount: number;
   download_id: number | null;
   extended_license_id: number | null;
+  /** The generation an allowance was used (or given back) for. */
+  generation_request_id: Generated<string | null>;
   created_at: string;
 }
 
@@ -467,6 +471,85 @@ export interface AssetRegistrationsTable {
   registered_at: string;
 }
 
+/** A generation request: a job in the store, then its history entry. */
+export interface GenerationRequestsTable {
+  id: string;
+  user_id: number;
+  client_id: number;
+  team: string | null;
+  product_id: number;
+  /** The contract's GenerationType. */
+  generation_type: string;
+  /** JSON: what the engine is asked, pictures by blob key. */
+  job: string;
+  /** pending | running | done | failed */
+  status: string;
+  prompt: string | null;
+  negative_prompt: string | null;
+  seed: number;
+  media_type: string | null;
+  aspect_ratio: string | null;
+  mood: string | null;
+  notes: string | null;
+  project_code: string | null;
+  original_asset_id: string | null;
+  source_request_id: string | null;
+  source_index: number | null;
+  /** charged | refunded | free */
+  charge: string;
+  engine: string | null;
+  failure: string | null;
+  attempts: Generated<number>;
+  claimed_by: string | null;
+  lease_until: string | null;
+  created_at: string;
+  finished_at: string | null;
+  expires_at: string;
+}
+
+export interface GenerationResultsTable {
+  request_id: string;
+  result_index: number;
+  is_blocked: number;
+  seed: number;
+  /** null for a blocked result: its pixels are never kept. */
+  image_key: string | null;
+  preview_key: string | null;
+  width: number | null;
+  height: number | null;
+  preview_width: number | null;
+  preview_height: number | null;
+}
+
+export interface GenerationFileRegistrationsTable {
+  id: string;
+  user_id: number;
+  /** ImageReference | CustomerProduct */
+  category: string;
+  image_key: string;
+  preview_key: string;
+  preview_width: number;
+  preview_height: number;
+  created_at: string;
+}
+
+export interface GenerationDownloadsTable {
+  id: Generated<number>;
+  generated_asset_id: string;
+  request_id: string;
+  result_index: number;
+  size_name: string;
+  user_id: number;
+  /** preparing | ready | failed */
+  status: string;
+  file_key: string | null;
+  width: number | null;
+  height: number | null;
+  claimed_by: string | null;
+  lease_until: string | null;
+  created_at: string;
+}
+
 export interface Tables {
   settings: SettingsTable;
   collections: CollectionsTable;
@@ -500,4 +583,8 @@ export interface Tables {
   asset_change_channels: AssetChangeChannelsTable;
   asset_change_sets: AssetChangeSetsTable;
   asset_registrations: AssetRegistrationsTable;
+  generation_requests: GenerationRequestsTable;
+  generation_results: GenerationResultsTable;
+  generation_file_registrations: GenerationFileRegistrationsTable;
+  generation_downloads: GenerationDownloadsTable;
 }

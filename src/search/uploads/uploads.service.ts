@@ -128,6 +128,23 @@ export class UploadsService {
     return signature;
   }
 
+  /**
+   * The bytes of the upload a URL names, under the same rules as resolveImageUrl (a URL this
+   * server handed out, the same API key, not expired); a 400 names `parameter` (mask_url, url).
+   * Generative operations read their masks and reference files this way, never by fetching.
+   */
+  async fileOf(clientId: number, fileUrl: string, parameter: string): Promise<{ bytes: Buffer; mediaType: string }> {
+    const name = this.nameInUrl(fileUrl, parameter);
+    const upload = await this.repository.find(clientId, name);
+    if (!upload) throw invalidParameter(parameter, `there is no upload named '${name}' for this API key (uploads are kept per API key)`);
+    if (upload.expires_at <= new Date(this.now()).toISOString()) {
+      throw invalidParameter(parameter, `the upload '${name}' expired at ${upload.expires_at}; upload the file again`);
+    }
+    const bytes = await this.blobs.get(upload.blob_key);
+    if (!bytes) throw invalidParameter(parameter, `the file of the upload '${name}' is no longer available; upload it again`);
+    return { bytes, mediaType: upload.media_type };
+  }
+
   /** Deletes the uploads whose 24 hours are over, and the blobs no other upload still holds. */
   async purgeExpired(now = this.now()): Promise<void> {
     const blobKeys = await this.repository.deleteExpired(new Date(now).toISOString());
@@ -144,11 +161,11 @@ export class UploadsService {
     return this.publicUrl.pathname.replace(/\/+$/, '');
   }
 
-  private nameInUrl(imageUrl: string): string {
+  private nameInUrl(imageUrl: string, parameter = 'image_url'): string {
     const notOurs = (why: string) =>
       invalidParameter(
-        'image_url',
-        `${why}; image_url must be a URL returned by PUT /v3/search/by-image/uploads/{file-name}, such as ${this.urlOf('my-photo.jpg')}`,
+        parameter,
+        `${why}; ${parameter} must be a URL returned by PUT /v3/search/by-image/uploads/{file-name}, such as ${this.urlOf('my-photo.jpg')}`,
       );
     if (imageUrl.length > MAX_IMAGE_URL_LENGTH) throw notOurs(`it is longer than ${MAX_IMAGE_URL_LENGTH} characters`);
     let url: URL;

@@ -1,0 +1,90 @@
+import type { Platform } from '../platform/platform.js';
+import type { StockroomModule } from '../platform/module.js';
+import type { ProductsService } from '../licensing/products.service.js';
+import type { AiGenerationLicensing } from '../licensing/ai-generation.service.js';
+import type { UrlSigner } from '../media/url-signer.js';
+import { EngineRouter, type ConfiguredEngines } from './engine-router.js';
+import { configuredEngines } from './configured-engines.js';
+import { GenerationRepository } from './generation.repository.js';
+import { GenerationJobs } from './generation-jobs.js';
+import { GenerationService, type GenerationCatalog, type UploadedFiles } from './generation.service.js';
+import { FileRegistrations } from './file-registrations.js';
+import { PromptPolicy } from './prompt-policy.js';
+import { betaGenerationRoutes, generationPreviewRoutes, generationRoutes } from './generation.routes.js';
+
+export interface GenerationExports {
+  /** The generative operations, their jobs and history. */
+  generation: GenerationService;
+  /** This node's runner of generation jobs. */
+  generationJobs: GenerationJobs;
+}
+
+export interface GenerationNeeds {
+  /** Catalogue images an edit starts from. */
+  catalog: GenerationCatalog;
+  /** Who the customer is (licensing's products). */
+  products: ProductsService;
+  /** The AI product a request uses and its allowance (licensing). */
+  aiLicensing: AiGenerationLicensing;
+  /** Masks and reference files uploaded with PUT /v3/search/by-image/uploads (search). */
+  uploads: UploadedFiles;
+  /** Signs the preview URLs (media's display signer). */
+  signer: UrlSigner;
+  /** The engines to use instead of the configured ones (tests, benchmarks). */
+  engines?: ConfiguredEngines | undefined;
+}
+
+/** Generative images (§3.22, §3.23): requests queued as jobs in the store, run by engines the configuration picks. */
+export function generationModule(platform: Platform, needs: GenerationNeeds): StockroomModule<GenerationExports> {
+  const { config, database, blobs, clock, log } = platform;
+  const settings = config.generation;
+  const repository = new GenerationRepository(database.db, database.dialect);
+  const router = new EngineRouter(needs.engines ?? configuredEngines(settings), settings.server);
+  const jobs = new GenerationJobs({
+    repository,
+    router,
+    blobs,
+    concurrency: settings.concurrency,
+    timeoutMs: settings.timeoutSeconds * 1000,
+    refund: (requestId) => needs.aiLicensing.refund(requestId),
+    soleRunner: database.dialect === 'sqlite',
+    log,
+    now: clock,
+  });
+  const signPath = (path: string) => needs.signer.sign(path);
+  const registrations = new FileRegistrations({ repository, blobs, products: needs.products, licensing: needs.aiLicensing, uploads: needs.uploads, signPath, now: clock });
+  const generation = new GenerationService({
+    repository,
+    jobs,
+    router,
+    blobs,
+    products: needs.products,
+    licensing: needs.aiLicensing,
+    catalog: needs.catalog,
+    uploads: needs.uploads,
+    registrations,
+    policy: new PromptPolicy(settings.blockedTerms),
+    signPath,
+    waitMs: settings.waitMs,
+    maxPerUser: settings.maxPerUser,
+    retentionDays: settings.retentionDays,
+    now: clock,
+  });
+  return {
+    name: 'generation',
+    exports: { generation, generationJobs: jobs },
+    routes: {
+      async api(api) {
+        await api.register(generationRoutes, { generation, registrations });
+      },
+      async beta(beta) {
+        await beta.register(betaGenerationRoutes, { generation, registrations });
+      },
+      async open(open) {
+        await open.register(generationPreviewRoutes, { signer: needs.signer, blobs, repository, registrations });
+      },
+    },
+    start: () => jobs.start(),
+    close: () => jobs.close(),
+  };
+}

@@ -1,0 +1,246 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { ApiError } from '../platform/http/errors.js';
+import { ErrorBody } from '../platform/http/schema-types.js';
+import type { BlobStore } from '../platform/blobs/blob-store.js';
+import type { UrlSigner } from '../media/url-signer.js';
+import type { GenerationAnswer, GenerationBody, GenerationService, GenerationType } from './generation.service.js';
+import type { FileRegistrations, RegistrationBody } from './file-registrations.js';
+import type { GenerationRepository } from './generation.repository.js';
+import {
+  BackgroundGenerationRequest,
+  BackgroundRemovalRequest,
+  ExtendRequest,
+  FileRegistrationRequest,
+  FileRegistrationResponse,
+  GenerationHistoryItem,
+  GenerationHistoryResponse,
+  GetFileRegistrationResponse,
+  HistoryQuery,
+  ImageGenerationsRequest,
+  ImageVariationRequest,
+  InfluenceColorByImageRequest,
+  InfluenceCompositionByImageRequest,
+  RefineRequest,
+  RegistrationParams,
+  RemoveObjectRequest,
+  RequestIdParams,
+  ResultParams,
+  errors,
+  generationAnswers,
+} from './generation.schemas.js';
+
+export interface GenerationRoutesOptions {
+  generation: GenerationService;
+  registrations: FileRegistrations;
+}
+
+const security = [{ ApiKey: [], Bearer: [] }];
+const tags = ['ai generation'];
+const ANSWERS = 'Answers 200 with the results when they are ready within a short wait, else 202 with the generation_request_id to poll.';
+
+/** The contract takes the bodies as application/json, text/json and application/*+json alike. */
+function acceptJsonVariants(app: FastifyInstance): void {
+  const parser = app.getDefaultJsonParser('error', 'ignore');
+  app.addContentTypeParser('text/json', { parseAs: 'string' }, parser);
+  app.addContentTypeParser(/^application\/[\w.-]+\+json$/i, { parseAs: 'string' }, parser);
+}
+
+function reply(answer: GenerationAnswer, response: FastifyReply) {
+  return response.code(answer.status).send(answer.body);
+}
+
+interface PostOperation {
+  url: string;
+  type: GenerationType;
+  body: TSchema;
+  summary: string;
+  description: string;
+}
+
+const OPERATIONS: readonly PostOperation[] = [
+  { url: '/ai/image-generations', type: 'text_to_image', body: ImageGenerationsRequest, summary: 'Generate images from a text prompt', description: 'Needs a model server (STOCKROOM_GENERATION_SERVER); otherwise 503.' },
+  { url: '/ai/image-generations/refine', type: 'refine', body: RefineRequest, summary: 'Regenerate the white area of a mask per the prompt', description: 'Exactly one reference; the mask is an upload of the same API key.' },
+  { url: '/ai/image-generations/extend', type: 'extend', body: ExtendRequest, summary: 'Add content beyond the borders', description: 'Exactly one reference; at least one percentage above 0.' },
+  { url: '/ai/image-generations/background-removal', type: 'background_removal', body: BackgroundRemovalRequest, summary: 'Remove the background', description: 'Exactly one reference: a licensed creative image or an earlier result.' },
+  { url: '/ai/image-generations/object-removal', type: 'object_removal', body: RemoveObjectRequest, summary: 'Remove what the mask covers', description: 'Exactly one reference; mask_url required.' },
+  { url: '/ai/image-generations/influence-color-by-image', type: 'influence_color_by_image', body: InfluenceColorByImageRequest, summary: 'New images with the colours of a reference', description: 'Exactly one reference (asset, generation or registered ImageReference file); prompt and noise_level required.' },
+  { url: '/ai/image-generations/influence-composition-by-image', type: 'influence_composition_by_image', body: InfluenceCompositionByImageRequest, summary: 'New images with the composition of a reference', description: 'Exactly one reference; prompt and influence_level required.' },
+];
+
+const BETA_ONLY: readonly PostOperation[] = [
+  { url: '/ai/image-generations/background-generations', type: 'background_generation', body: BackgroundGenerationRequest, summary: 'Generate a background around a product shot', description: 'A registered file of category CustomerProduct; the paddings place it on the canvas.' },
+];
+
+function registerOperations(app: FastifyInstance, generation: GenerationService, operations: readonly PostOperation[]): void {
+  for (const operation of operations) {
+    app.post(
+      operation.url,
+      {
+        schema: {
+          tags,
+          summary: operation.summary,
+          description: `${operation.description} ${ANSWERS}`,
+          security,
+          body: operation.body,
+          response: generationAnswers,
+        },
+      },
+      async (request: FastifyRequest, response) =>
+        reply(
+          await generation.generate({ grant: await request.requireBearer(), clientId: request.apiClient.id, type: operation.type, body: (request.body ?? {}) as GenerationBody }),
+          response,
+        ),
+    );
+  }
+}
+
+/** §3.22 under /v3. */
+export async function generationRoutes(app: FastifyInstance, options: GenerationRoutesOptions): Promise<void> {
+  const { generation } = options;
+  acceptJsonVariants(app);
+  registerOperations(app, generation, OPERATIONS);
+
+  app.get<{ Params: Static<typeof RequestIdParams> }>(
+    '/ai/image-generations/:generationRequestId',
+    {
+      schema: {
+        tags,
+        summary: 'Poll a generation request',
+        description: '200 with the results when done, 202 while pending; 410 once its results are no longer kept; 502 GenerationFailed says why a failed one failed.',
+        security,
+        params: RequestIdParams,
+        response: generationAnswers,
+      },
+    },
+    async (request, response) => reply(await generation.poll(await request.requireBearer(), request.params.generationRequestId), response),
+  );
+
+  app.post<{ Params: Static<typeof ResultParams> }>(
+    '/ai/image-generations/:generationRequestId/images/:index/variations',
+    {
+      schema: { tags, summary: 'Variations of an earlier result', description: ANSWERS, security, params: ResultParams, body: ImageVariationRequest, response: generationAnswers },
+    },
+    async (request, response) =>
+      reply(
+        await generation.generate({
+          grant: await request.requireBearer(),
+          clientId: request.apiClient.id,
+          type: 'variation',
+          body: (request.body ?? {}) as GenerationBody,
+          variationOf: { requestId: request.params.generationRequestId, index: request.params.index },
+        }),
+        response,
+      ),
+  );
+
+  app.get<{ Querystring: Static<typeof HistoryQuery> }>(
+    '/ai/generation-history',
+    {
+      schema: {
+        tags,
+        summary: 'The history of generation requests',
+        description: 'Newest first; with company_generations, those of every user of the team.',
+        security,
+        querystring: HistoryQuery,
+        response: { 200: GenerationHistoryResponse, ...errors },
+      },
+    },
+    async (request) => {
+      const query = request.query;
+      return generation.history(await request.requireBearer(), {
+        dateStart: query.date_start,
+        dateEnd: query.date_end,
+        mediaType: query.media_type,
+        page: query.page,
+        pageSize: query.page_size,
+        productIds: query.product_ids as number[] | undefined,
+        companyGenerations: query.company_generations,
+      });
+    },
+  );
+
+  app.get<{ Params: Static<typeof RequestIdParams> }>(
+    '/ai/generation-history/:generationRequestId',
+    {
+      schema: { tags, summary: 'One generation request of the history', security, params: RequestIdParams, response: { 200: GenerationHistoryItem, ...errors } },
+    },
+    async (request) => generation.historyItem(await request.requireBearer(), request.params.generationRequestId),
+  );
+}
+
+/** §3.23 under /beta, and the operations still offered there during the move to v3. */
+export async function betaGenerationRoutes(app: FastifyInstance, options: GenerationRoutesOptions): Promise<void> {
+  const { generation, registrations } = options;
+  acceptJsonVariants(app);
+  registerOperations(app, generation, [...OPERATIONS.filter((operation) => operation.type !== 'text_to_image'), ...BETA_ONLY]);
+
+  app.post(
+    '/ai/file-registrations',
+    {
+      schema: {
+        tags,
+        summary: 'Register an uploaded file as a reference',
+        description: 'The url of an upload of the same API key; rights_claimed must be true.',
+        security,
+        body: FileRegistrationRequest,
+        response: { 200: FileRegistrationResponse, ...errors, 429: ErrorBody },
+      },
+    },
+    async (request) => registrations.register(await request.requireBearer(), request.apiClient.id, (request.body ?? {}) as RegistrationBody),
+  );
+
+  app.get<{ Params: Static<typeof RegistrationParams> }>(
+    '/ai/file-registrations/:fileRegistrationId',
+    {
+      schema: { tags, summary: 'A registered file', security, params: RegistrationParams, response: { 200: GetFileRegistrationResponse, ...errors, 429: ErrorBody } },
+    },
+    async (request) => registrations.describe(await request.requireBearer(), request.params.fileRegistrationId),
+  );
+}
+
+const PreviewParams = Type.Object({ owner: Type.String({ maxLength: 100 }), file: Type.String({ maxLength: 100 }) });
+const PreviewQuery = Type.Object({ expires: Type.Optional(Type.String({ maxLength: 20 })), signature: Type.Optional(Type.String({ maxLength: 100 })) });
+const binaryImage = { schema: { type: 'string', format: 'binary' } };
+
+/** The watermarked previews behind preview_urls: signed URLs, no key (an <img src> sends none). */
+export async function generationPreviewRoutes(
+  app: FastifyInstance,
+  options: { signer: UrlSigner; blobs: BlobStore; repository: GenerationRepository; registrations: FileRegistrations },
+): Promise<void> {
+  const { signer, blobs, repository, registrations } = options;
+  app.get<{ Params: Static<typeof PreviewParams>; Querystring: Static<typeof PreviewQuery> }>(
+    '/generated/:owner/:file',
+    {
+      schema: {
+        tags: ['media'],
+        summary: 'A watermarked preview of a generated image or registered file, from a signed preview_urls URL',
+        security: [],
+        params: PreviewParams,
+        querystring: PreviewQuery,
+        response: {
+          200: { description: 'The preview', content: { 'image/jpeg': binaryImage } },
+          403: { ...ErrorBody, description: 'Signature invalid, missing or expired' },
+          404: { ...ErrorBody, description: 'No such preview' },
+        },
+      },
+    },
+    async (request, response) => {
+      const { owner, file } = request.params;
+      const path = `/generated/${owner}/${file}`;
+      const verdict = signer.verify(path, request.query);
+      if (verdict === 'invalid') throw new ApiError(403, 'InvalidSignature', 'Invalid or tampered preview URL');
+      if (verdict === 'expired') throw new ApiError(403, 'PreviewUrlExpired', 'Preview URL expired');
+      const match = /^(\d{1,9}|fr_[0-9a-f]{32})\.jpg$/.exec(file);
+      let key: string | null | undefined;
+      if (owner === 'registrations' && match?.[1]?.startsWith('fr_')) key = await registrations.previewKey(match[1]);
+      else if (match && /^\d+$/.test(match[1]!)) {
+        const request = await repository.find(owner);
+        if (request && Date.parse(request.expires_at) > Date.now()) key = (await repository.result(owner, Number(match[1])))?.preview_key;
+      }
+      const data = key ? await blobs.get(key) : undefined;
+      if (!data) throw new ApiError(404, 'PreviewNotFound', 'No such preview (or it is no longer kept)');
+      return response.header('cache-control', 'private, max-age=3600').header('x-content-type-options', 'nosniff').type('image/jpeg').send(data);
+    },
+  );
+}

@@ -1,0 +1,596 @@
+import { randomBytes, randomInt } from 'node:crypto';
+import sharp from 'sharp';
+import type { BlobStore } from '../platform/blobs/blob-store.js';
+import { ApiError, badRequest, invalidParameter, notFound } from '../platform/http/errors.js';
+import type { AssetRecord } from '../catalog/catalog.records.js';
+import type { AiGenerationLicensing } from '../licensing/ai-generation.service.js';
+import type { CustomerGrant } from '../licensing/customer-access.js';
+import type { Customer, ProductsService } from '../licensing/products.service.js';
+import { utcDate } from '../licensing/products.service.js';
+import { EngineUnavailableError, type EngineOperation, type StyleHints } from './engines/engine.js';
+import type { EngineRouter } from './engine-router.js';
+import type { GenerationJobs, JobSpec } from './generation-jobs.js';
+import { PREVIEW_LONG_SIDE } from './generation-jobs.js';
+import type { GenerationRepository, GenerationRow, HistoryFilter, ResultRow } from './generation.repository.js';
+import type { PromptPolicy } from './prompt-policy.js';
+import type { FileRegistrations } from './file-registrations.js';
+
+/** The contract's GenerationType of each operation this server runs. */
+export type GenerationType =
+  | 'text_to_image'
+  | 'variation'
+  | 'refine'
+  | 'extend'
+  | 'background_removal'
+  | 'object_removal'
+  | 'influence_color_by_image'
+  | 'influence_composition_by_image'
+  | 'background_generation';
+
+const OPERATION_OF: Readonly<Record<GenerationType, EngineOperation>> = {
+  text_to_image: 'generate',
+  variation: 'variations',
+  refine: 'refine',
+  extend: 'extend',
+  background_removal: 'remove_background',
+  object_removal: 'remove_object',
+  influence_color_by_image: 'influence_color',
+  influence_composition_by_image: 'influence_composition',
+  background_generation: 'generate_background',
+};
+
+/** The sizes text to image asks for: the long side 1024, as the aspect ratio says. */
+const ASPECT_SIZES: Readonly<Record<string, { width: number; height: number }>> = {
+  '1:1': { width: 1024, height: 1024 },
+  '4:3': { width: 1024, height: 768 },
+  '3:4': { width: 768, height: 1024 },
+  '16:9': { width: 1024, height: 576 },
+  '9:16': { width: 576, height: 1024 },
+};
+export const ASPECT_RATIOS = Object.keys(ASPECT_SIZES);
+
+/** Pictures a prompt-driven operation makes at once (the service's four). */
+const PROMPTED_COUNT = 4;
+/** Sources are given to engines at most this large (a catalogue original may be 6000 px). */
+const SOURCE_LONG_SIDE = 2048;
+const ID_PATTERN = /^[0-9a-f]{32}$/;
+
+export interface ReferenceGeneration {
+  generation_request_id?: string | null | undefined;
+  index?: number | undefined;
+}
+
+/** The union of the generative request bodies (each route's schema admits its own fields). */
+export interface GenerationBody {
+  prompt?: string | null | undefined;
+  negative_prompt?: string | null | undefined;
+  seed?: number | null | undefined;
+  aspect_ratio?: string | null | undefined;
+  media_type?: StyleHints['mediaType'] | null;
+  mood?: StyleHints['mood'] | null;
+  lens_type?: StyleHints['lensType'] | null;
+  depth_of_field?: StyleHints['depthOfField'] | null;
+  product_id?: number | null | undefined;
+  project_code?: string | null | undefined;
+  notes?: string | null | undefined;
+  reference_asset_id?: string | null | undefined;
+  reference_generation?: ReferenceGeneration | null | undefined;
+  reference_file_registration_id?: string | null | undefined;
+  mask_url?: string | null | undefined;
+  left_percentage?: number | null | undefined;
+  right_percentage?: number | null | undefined;
+  top_percentage?: number | null | undefined;
+  bottom_percentage?: number | null | undefined;
+  noise_level?: number | null | undefined;
+  influence_level?: number | null | undefined;
+}
+
+export interface GenerationCall {
+  grant: CustomerGrant;
+  clientId: number;
+  type: GenerationType;
+  body: GenerationBody;
+  /** Variations: the result they vary (the path's id and index). */
+  variationOf?: { requestId: string; index: number };
+}
+
+export interface PreviewUrl {
+  preview_size: string;
+  image_url: string;
+  width: number;
+  height: number;
+}
+
+export interface GenerationResult {
+  index: number;
+  is_blocked: boolean;
+  preview_urls: PreviewUrl[];
+  url: null;
+}
+
+/** 200: ImageGenerationsResponse; 202: PendingImageGenerationResponse. */
+export type GenerationAnswer =
+  | { status: 200; body: { generation_request_id: string; seed: number; results: GenerationResult[]; original_asset: { id: string | null } } }
+  | { status: 202; body: { generation_request_id: string } };
+
+export interface HistoryQuery {
+  dateStart?: string | undefined;
+  dateEnd?: string | undefined;
+  mediaType?: string | undefined;
+  page?: number | undefined;
+  pageSize?: number | undefined;
+  productIds?: readonly number[] | undefined;
+  companyGenerations?: boolean | undefined;
+}
+
+/** The catalogue's part: image records. */
+export interface GenerationCatalog {
+  findAssets(assetType: 'image', ids: readonly string[]): Promise<{ found: AssetRecord[]; notFound: string[] }>;
+}
+
+/** Files uploaded with PUT /v3/search/by-image/uploads (search's uploads), read by the URL handed out. */
+export interface UploadedFiles {
+  fileOf(clientId: number, fileUrl: string, parameter: string): Promise<{ bytes: Buffer; mediaType: string }>;
+}
+
+export interface GenerationServiceDeps {
+  repository: GenerationRepository;
+  jobs: GenerationJobs;
+  router: EngineRouter;
+  blobs: BlobStore;
+  products: ProductsService;
+  licensing: AiGenerationLicensing;
+  catalog: GenerationCatalog;
+  uploads: UploadedFiles;
+  registrations: FileRegistrations;
+  policy: PromptPolicy;
+  /** Signed URL of a preview path (media's display signer). */
+  signPath: (path: string) => string;
+  waitMs: number;
+  maxPerUser: number;
+  retentionDays: number;
+  now: () => Date;
+}
+
+/** A picture a job starts from, normalised to PNG. */
+interface Picture {
+  data: Buffer;
+  width: number;
+  height: number;
+}
+
+/** What a reference resolved to. */
+interface Reference {
+  picture: Picture;
+  originalAssetId: string | null;
+  source?: { requestId: string; index: number };
+  sourcePrompt?: string | null;
+}
+
+/**
+ * The generative operations: each request checked (its reference, mask, product and limits),
+ * queued as a job, and answered with its results when they are ready within a short wait, else
+ * with its id to poll. Results are kept for the retention, then 410.
+ */
+export class GenerationService {
+  constructor(private readonly deps: GenerationServiceDeps) {}
+
+  async generate(call: GenerationCall): Promise<GenerationAnswer> {
+    const { deps } = this;
+    const customer = await deps.products.customerOf(call.grant);
+    const operation = OPERATION_OF[call.type];
+    const prepared = await this.prepare(call, customer, operation);
+    // Nothing is queued or charged for an operation no configured engine can do.
+    try {
+      deps.router.engineFor(operation);
+    } catch (error) {
+      if (error instanceof EngineUnavailableError) throw new ApiError(503, 'GenerationEngineUnavailable', error.message);
+      throw error;
+    }
+    const product = await deps.licensing.chooseProduct(customer, { productId: call.body.product_id ?? undefined, notes: call.body.notes, projectCode: call.body.project_code });
+    if ((await deps.repository.activeCount(customer.id)) >= deps.maxPerUser) {
+      throw new ApiError(429, 'TooManyConcurrentGenerations', `At most ${deps.maxPerUser} generation requests of one user may wait or run at once; poll the earlier ones first`);
+    }
+
+    const id = randomBytes(16).toString('hex');
+    const now = deps.now();
+    const blocked = deps.policy.blocks(call.body.prompt, call.body.negative_prompt);
+    const pictures: JobSpec['pictures'] = {};
+    if (!blocked) {
+      for (const [role, picture] of Object.entries(prepared.pictures) as Array<[keyof JobSpec['pictures'], Picture]>) {
+        const key = `generation/inputs/${id}/${role}.png`;
+        await deps.blobs.put(key, picture.data);
+        pictures[role] = key;
+      }
+    }
+    const charge = blocked ? 'free' : await deps.licensing.charge(product, id);
+    const seed = prepared.seed;
+    const row = {
+      id,
+      user_id: customer.id,
+      client_id: call.clientId,
+      team: customer.team,
+      product_id: product.id,
+      generation_type: call.type,
+      job: JSON.stringify({ operation, params: prepared.params, pictures } satisfies JobSpec),
+      status: blocked ? 'done' : 'pending',
+      prompt: call.body.prompt?.trim() || null,
+      negative_prompt: call.body.negative_prompt?.trim() || null,
+      seed,
+      media_type: call.body.media_type ?? null,
+      aspect_ratio: call.type === 'text_to_image' ? (call.body.aspect_ratio ?? '1:1') : null,
+      mood: call.body.mood ?? null,
+      notes: call.body.notes?.trim() || null,
+      project_code: call.body.project_code?.trim() || null,
+      original_asset_id: prepared.reference?.originalAssetId ?? null,
+      source_request_id: prepared.reference?.source?.requestId ?? null,
+      source_index: prepared.reference?.source?.index ?? null,
+      charge,
+      engine: null,
+      failure: null,
+      claimed_by: null,
+      lease_until: null,
+      created_at: now.toISOString(),
+      finished_at: blocked ? now.toISOString() : null,
+      expires_at: new Date(now.getTime() + deps.retentionDays * 86_400_000).toISOString(),
+    };
+    // A blocked prompt's results say so; the engine never runs and nothing is kept of them.
+    const blockedResults = blocked
+      ? Array.from({ length: prepared.count }, (_, index) => ({
+          request_id: id,
+          result_index: index,
+          is_blocked: 1,
+          seed: seed + index,
+          image_key: null,
+          preview_key: null,
+          width: null,
+          height: null,
+          preview_width: null,
+          preview_height: null,
+        }))
+      : [];
+    try {
+      await deps.repository.insert(row, blockedResults);
+    } catch (error) {
+      if (charge === 'charged') await deps.licensing.refund(id);
+      throw error;
+    }
+    if (!blocked) deps.jobs.wake();
+    return this.waitForAnswer(id, deps.waitMs);
+  }
+
+  /** GET /v3/ai/image-generations/{id}: 200 with the results, 202 while pending. */
+  async poll(grant: CustomerGrant, id: string): Promise<GenerationAnswer> {
+    const customer = await this.deps.products.customerOf(grant);
+    const row = await this.ownRequest(customer, id);
+    return this.answer(row);
+  }
+
+  /** The history of the customer's (or the team's) requests, newest first. */
+  async history(grant: CustomerGrant, query: HistoryQuery) {
+    const customer = await this.deps.products.customerOf(grant);
+    const filter: HistoryFilter = {};
+    if (query.companyGenerations) {
+      if (customer.team === null) throw new ApiError(403, 'CompanyGenerationsNotEnabled', 'company_generations lists a team’s generations, and this user belongs to no team');
+      filter.team = customer.team;
+    } else {
+      filter.userId = customer.id;
+    }
+    if (query.dateStart !== undefined) filter.from = historyDate('date_start', query.dateStart).toISOString();
+    if (query.dateEnd !== undefined) filter.until = historyDate('date_end', query.dateEnd).toISOString();
+    if (filter.from !== undefined && filter.until !== undefined && filter.from > filter.until) throw invalidParameter('date_start', 'date_start is after date_end');
+    if (query.mediaType !== undefined) filter.mediaType = query.mediaType;
+    if (query.productIds !== undefined) filter.productIds = query.productIds;
+    const pageSize = query.pageSize ?? 30;
+    const { total, rows } = await this.deps.repository.history(filter, ((query.page ?? 1) - 1) * pageSize, pageSize);
+    return { generations: await this.historyItems(rows), result_count: total };
+  }
+
+  async historyItem(grant: CustomerGrant, id: string) {
+    const customer = await this.deps.products.customerOf(grant);
+    const row = await this.ownRequest(customer, id, { teamMayRead: true, expiredToo: true });
+    return (await this.historyItems([row]))[0]!;
+  }
+
+  // ── preparing a request ───────────────────────────────────────────────────
+
+  private async prepare(
+    call: GenerationCall,
+    customer: Customer,
+    operation: EngineOperation,
+  ): Promise<{ params: Record<string, unknown>; pictures: Partial<Record<'source' | 'mask' | 'reference', Picture>>; seed: number; count: number; reference?: Reference }> {
+    const body = call.body;
+    const seed = body.seed ?? randomInt(0, 2 ** 31 - 1);
+    const prompt = body.prompt?.trim() ?? '';
+    const negativePrompt = body.negative_prompt?.trim() || undefined;
+    const style: StyleHints = {
+      mediaType: body.media_type ?? undefined,
+      mood: body.mood ?? undefined,
+      lensType: body.lens_type ?? undefined,
+      depthOfField: body.depth_of_field ?? undefined,
+    };
+    const needPrompt = () => {
+      if (prompt === '') throw invalidParameter('prompt', 'a prompt is required: describe what to make');
+      return prompt;
+    };
+    const level = (name: 'noise_level' | 'influence_level') => {
+      const value = body[name];
+      if (value === undefined || value === null) throw invalidParameter(name, `${name} is required: a number from 0 to 1`);
+      if (!(value >= 0 && value <= 1)) throw invalidParameter(name, `${name} must be from 0 to 1, got ${value}`);
+      return value;
+    };
+    switch (call.type) {
+      case 'text_to_image': {
+        const size = ASPECT_SIZES[body.aspect_ratio ?? '1:1'];
+        if (!size) throw invalidParameter('aspect_ratio', `'${body.aspect_ratio}' is not one of ${ASPECT_RATIOS.join(', ')}`);
+        return { params: { prompt: needPrompt(), negativePrompt, style, seed, count: PROMPTED_COUNT, ...size }, pictures: {}, seed, count: PROMPTED_COUNT };
+      }
+      case 'variation': {
+        const reference = await this.generationReference(customer, call.variationOf!.requestId, call.variationOf!.index);
+        return {
+          params: { seed, count: PROMPTED_COUNT, prompt: reference.sourcePrompt ?? undefined },
+          pictures: { source: reference.picture },
+          seed,
+          count: PROMPTED_COUNT,
+          reference,
+        };
+      }
+      case 'refine': {
+        const reference = await this.reference(call, customer, { excludeIllustrations: true });
+        const mask = await this.mask(call, reference.picture);
+        return { params: { prompt, negativePrompt, seed, count: PROMPTED_COUNT }, pictures: { source: reference.picture, mask }, seed, count: PROMPTED_COUNT, reference };
+      }
+      case 'extend': {
+        const reference = await this.reference(call, customer, { excludeIllustrations: true });
+        const sides = { left: body.left_percentage ?? 0, right: body.right_percentage ?? 0, top: body.top_percentage ?? 0, bottom: body.bottom_percentage ?? 0 };
+        for (const [side, value] of Object.entries(sides)) {
+          if (!(value >= 0 && value <= 100)) throw invalidParameter(`${side}_percentage`, `must be from 0 to 100, got ${value}`);
+        }
+        if (Object.values(sides).every((value) => value === 0)) {
+          throw invalidParameter('left_percentage', 'at least one of left, right, top and bottom_percentage must be above 0');
+        }
+        const { width, height } = reference.picture;
+        const margins = {
+          left: Math.round((width * sides.left) / 100),
+          right: Math.round((width * sides.right) / 100),
+          top: Math.round((height * sides.top) / 100),
+          bottom: Math.round((height * sides.bottom) / 100),
+        };
+        return { params: { margins, prompt: prompt || undefined, negativePrompt, seed, count: 1 }, pictures: { source: reference.picture }, seed, count: 1, reference };
+      }
+      case 'background_removal': {
+        const reference = await this.reference(call, customer, {});
+        return { params: {}, pictures: { source: reference.picture }, seed, count: 1, reference };
+      }
+      case 'object_removal': {
+        const reference = await this.reference(call, customer, {});
+        const mask = await this.mask(call, reference.picture);
+        return { params: {}, pictures: { source: reference.picture, mask }, seed, count: 1, reference };
+      }
+      case 'influence_color_by_image':
+      case 'influence_composition_by_image': {
+        const reference = await this.reference(call, customer, { registrationCategory: 'ImageReference' });
+        const levels = call.type === 'influence_color_by_image' ? { noiseLevel: level('noise_level') } : { influenceLevel: level('influence_level') };
+        return {
+          params: { prompt: needPrompt(), negativePrompt, style, seed, count: PROMPTED_COUNT, ...levels },
+          pictures: { reference: reference.picture },
+          seed,
+          count: PROMPTED_COUNT,
+          reference,
+        };
+      }
+      case 'background_generation': {
+        const id = body.reference_file_registration_id?.trim();
+        if (!id) throw invalidParameter('reference_file_registration_id', 'a registered file (category CustomerProduct) is required');
+        const picture = await this.registration(customer, id, 'CustomerProduct');
+        const padded = await padPicture(picture, body);
+        return {
+          params: { prompt: needPrompt(), negativePrompt, seed, count: PROMPTED_COUNT },
+          pictures: { source: padded },
+          seed,
+          count: PROMPTED_COUNT,
+          reference: { picture: padded, originalAssetId: null },
+        };
+      }
+    }
+    return assertNever(operation as never);
+  }
+
+  /** Exactly one reference: a catalogue image, an earlier result, or (where allowed) a registered file. */
+  private async reference(
+    call: GenerationCall,
+    customer: Customer,
+    rules: { excludeIllustrations?: boolean; registrationCategory?: 'ImageReference' },
+  ): Promise<Reference> {
+    const body = call.body;
+    const given = [
+      body.reference_asset_id != null ? 'reference_asset_id' : undefined,
+      body.reference_generation != null ? 'reference_generation' : undefined,
+      body.reference_file_registration_id != null ? 'reference_file_registration_id' : undefined,
+    ].filter((name): name is string => name !== undefined);
+    const allowed = rules.registrationCategory ? 'reference_asset_id, reference_generation or reference_file_registration_id' : 'reference_asset_id or reference_generation';
+    if (given.length !== 1) {
+      throw badRequest('InvalidReference', given.length === 0 ? `Give exactly one reference: ${allowed}` : `Give exactly one reference, not ${given.join(' and ')}`);
+    }
+    if (body.reference_file_registration_id != null) {
+      if (!rules.registrationCategory) throw badRequest('InvalidReference', `This operation takes ${allowed}`);
+      return { picture: await this.registration(customer, body.reference_file_registration_id, rules.registrationCategory), originalAssetId: null };
+    }
+    if (body.reference_generation != null) {
+      const { generation_request_id: requestId, index } = body.reference_generation;
+      if (!requestId) throw invalidParameter('reference_generation', 'generation_request_id is required');
+      if (index === undefined || index === null) throw invalidParameter('reference_generation', 'index is required');
+      return this.generationReference(customer, requestId, index);
+    }
+    return this.assetReference(customer, body.reference_asset_id!.trim(), rules.excludeIllustrations ?? false);
+  }
+
+  private async assetReference(customer: Customer, assetId: string, excludeIllustrations: boolean): Promise<Reference> {
+    const { found } = await this.deps.catalog.findAssets('image', [assetId]);
+    const record = found[0];
+    if (!record) throw notFound('ImageNotFound', `Image not found: ${assetId}`);
+    const family = String(record.fields.asset_family ?? '').toLowerCase();
+    if (family !== 'creative') throw invalidParameter('reference_asset_id', `image ${assetId} is not a creative image; generative edits start from creative images`);
+    const style = String(record.fields.graphical_style ?? '').toLowerCase();
+    if (excludeIllustrations && (style === 'illustration' || style === 'vector')) {
+      throw invalidParameter('reference_asset_id', `image ${assetId} is ${style === 'vector' ? 'a vector' : 'an illustration'}; this operation takes photographs`);
+    }
+    if (!(await this.deps.licensing.hasLicensed(customer.id, assetId))) {
+      throw new ApiError(403, 'AssetNotLicensed', `Image ${assetId} must be licensed (downloaded) before it can be edited`);
+    }
+    const data = record.original ? await this.deps.blobs.get(record.original.key) : undefined;
+    if (!data) throw new ApiError(409, 'AssetFileNotAvailable', `Image ${assetId} has no stored file to edit`);
+    return { picture: await normalise(data, 'reference_asset_id'), originalAssetId: assetId };
+  }
+
+  private async generationReference(customer: Customer, requestId: string, index: number): Promise<Reference> {
+    const row = await this.ownRequest(customer, requestId);
+    if (row.status !== 'done') throw notFound('GenerationRequestIdNotFound', `Generation ${requestId} has no results yet (${row.status})`);
+    const result = await this.deps.repository.result(requestId, index);
+    if (!result) throw notFound('GenerationRequestIdNotFound', `Generation ${requestId} has no result ${index}`);
+    if (result.is_blocked || result.image_key === null) throw notFound('GenerationRequestIdNotFound', `Result ${index} of generation ${requestId} was blocked by the prompt policy`);
+    const data = await this.deps.blobs.get(result.image_key);
+    if (!data) throw new ApiError(410, 'GenerationRequestGone', `The results of generation ${requestId} are no longer kept`);
+    return { picture: await normalise(data, 'reference_generation'), originalAssetId: row.original_asset_id, source: { requestId, index }, sourcePrompt: row.prompt };
+  }
+
+  private async registration(customer: Customer, id: string, category: 'ImageReference' | 'CustomerProduct'): Promise<Picture> {
+    const data = await this.deps.registrations.imageOf(customer.id, id, category);
+    return normalise(data, 'reference_file_registration_id');
+  }
+
+  /** The mask an uploaded file holds: grey, the size of the source (white acts). */
+  private async mask(call: GenerationCall, source: Picture): Promise<Picture> {
+    const url = call.body.mask_url?.trim();
+    if (!url) throw invalidParameter('mask_url', 'a mask is required: upload it with PUT /v3/search/by-image/uploads/{file-name} and pass its URL');
+    const { bytes } = await this.deps.uploads.fileOf(call.clientId, url, 'mask_url');
+    let data: Buffer;
+    try {
+      data = await sharp(bytes).flatten({ background: '#000000' }).greyscale().resize(source.width, source.height, { fit: 'fill' }).png().toBuffer();
+    } catch {
+      throw invalidParameter('mask_url', 'the mask is not an image that decodes');
+    }
+    return { data, width: source.width, height: source.height };
+  }
+
+  /** A request of the customer's (another user's is 403; with teamMayRead, a colleague's may be read). */
+  private async ownRequest(customer: Customer, id: string, options: { teamMayRead?: boolean; expiredToo?: boolean } = {}): Promise<GenerationRow> {
+    const row = ID_PATTERN.test(id) ? await this.deps.repository.find(id) : undefined;
+    if (!row) throw notFound('GenerationRequestIdNotFound', `Generation request not found: ${id}`);
+    const mayRead = row.user_id === customer.id || (options.teamMayRead === true && customer.team !== null && row.team === customer.team);
+    if (!mayRead) throw new ApiError(403, 'NotAuthorized', `Generation request ${id} belongs to another user`);
+    if (!options.expiredToo && Date.parse(row.expires_at) <= this.deps.now().getTime()) {
+      throw new ApiError(410, 'GenerationRequestGone', `The results of generation ${id} were kept until ${utcDate(row.expires_at)}`);
+    }
+    return row;
+  }
+
+  // ── answers ───────────────────────────────────────────────────────────────
+
+  private async waitForAnswer(id: string, waitMs: number): Promise<GenerationAnswer> {
+    const until = Date.now() + waitMs;
+    for (;;) {
+      const row = await this.deps.repository.find(id);
+      if (!row) throw notFound('GenerationRequestIdNotFound', `Generation request not found: ${id}`);
+      if (row.status === 'done' || row.status === 'failed' || Date.now() >= until) return this.answer(row);
+      await new Promise((resolve) => setTimeout(resolve, Math.min(50, Math.max(1, until - Date.now()))));
+    }
+  }
+
+  private async answer(row: GenerationRow): Promise<GenerationAnswer> {
+    if (row.status === 'failed') throw new ApiError(502, 'GenerationFailed', `Generation ${row.id} failed: ${row.failure ?? 'no reason given'} (nothing was charged)`);
+    if (row.status !== 'done') return { status: 202, body: { generation_request_id: row.id } };
+    const results = await this.deps.repository.results([row.id]);
+    return {
+      status: 200,
+      body: { generation_request_id: row.id, seed: row.seed, results: results.map((result) => this.resultBody(result)), original_asset: { id: row.original_asset_id } },
+    };
+  }
+
+  private resultBody(result: ResultRow): GenerationResult {
+    const previews: PreviewUrl[] =
+      result.is_blocked || result.preview_key === null
+        ? []
+        : [
+            {
+              preview_size: `${PREVIEW_LONG_SIDE}px`,
+              image_url: this.deps.signPath(`/generated/${result.request_id}/${result.result_index}.jpg`),
+              width: result.preview_width ?? 0,
+              height: result.preview_height ?? 0,
+            },
+          ];
+    return { index: result.result_index, is_blocked: result.is_blocked === 1, preview_urls: previews, url: null };
+  }
+
+  private async historyItems(rows: readonly GenerationRow[]) {
+    const results = await this.deps.repository.results(rows.map((row) => row.id));
+    const users = new Map<number, Customer | undefined>();
+    for (const userId of new Set(rows.map((row) => row.user_id))) users.set(userId, await this.deps.products.findCustomer(userId));
+    const now = this.deps.now().getTime();
+    return rows.map((row) => {
+      const user = users.get(row.user_id);
+      const kept = Date.parse(row.expires_at) > now;
+      return {
+        generation_request_id: row.id,
+        seed: row.seed,
+        generation_date: utcDate(row.created_at)!,
+        product_revoked_date: null,
+        prompt: row.prompt,
+        negative_prompt: row.negative_prompt,
+        product_id: row.product_id,
+        notes: row.notes,
+        project_code: row.project_code,
+        generation_type: row.generation_type,
+        generation_options: { media_type: row.media_type, aspect_ratio: row.aspect_ratio, mood: row.mood },
+        source_generation_request: row.source_request_id === null ? null : { source_generation_request_id: row.source_request_id, source_generation_result_index: row.source_index ?? 0 },
+        original_asset: { id: row.original_asset_id },
+        status: row.status,
+        failure: row.failure,
+        results: kept ? results.filter((result) => result.request_id === row.id).map((result) => this.resultBody(result)) : [],
+        user: { username: user?.username ?? null, first_name: user?.firstName ?? null, middle_name: null, last_name: user?.lastName ?? null },
+      };
+    });
+  }
+}
+
+/** A picture decoded, turned upright, at most SOURCE_LONG_SIDE, as PNG. */
+export async function normalise(data: Buffer, parameter: string): Promise<Picture> {
+  try {
+    const { data: png, info } = await sharp(data)
+      .autoOrient()
+      .resize(SOURCE_LONG_SIDE, SOURCE_LONG_SIDE, { fit: 'inside', withoutEnlargement: true })
+      .png()
+      .toBuffer({ resolveWithObject: true });
+    return { data: png, width: info.width, height: info.height };
+  } catch {
+    throw invalidParameter(parameter, 'the picture does not decode as an image');
+  }
+}
+
+/** The product shot on a transparent canvas, placed by the paddings (percentages of its size). */
+async function padPicture(picture: Picture, body: GenerationBody): Promise<Picture> {
+  const pad = (name: 'left_percentage' | 'right_percentage' | 'top_percentage' | 'bottom_percentage', base: number) => {
+    const value = body[name] ?? 0;
+    if (!(value >= 0 && value <= 100)) throw invalidParameter(name, `must be from 0 to 100, got ${value}`);
+    return Math.round((base * value) / 100);
+  };
+  const left = pad('left_percentage', picture.width);
+  const right = pad('right_percentage', picture.width);
+  const top = pad('top_percentage', picture.height);
+  const bottom = pad('bottom_percentage', picture.height);
+  if (left + right + top + bottom === 0) return picture;
+  const data = await sharp(picture.data).extend({ left, right, top, bottom, background: { r: 0, g: 0, b: 0, alpha: 0 } }).png().toBuffer();
+  return { data, width: picture.width + left + right, height: picture.height + top + bottom };
+}
+
+/** date_start / date_end: an ISO 8601 date (its 00:00:00 UTC) or date-time. */
+function historyDate(name: string, value: string): Date {
+  const text = /^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value;
+  const time = Date.parse(text);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(time)) throw invalidParameter(name, `'${value}' is not an ISO 8601 date or date-time`);
+  return new Date(time);
+}
+
+function assertNever(value: never): never {
+  throw new Error(`unhandled generation type ${String(value)}`);
+}

@@ -1,0 +1,93 @@
+import type { Kysely } from 'kysely';
+import type { Tables } from '../platform/db/tables.js';
+import { isUniqueViolation } from '../platform/db/unique-violation.js';
+import { periodEndAfter } from './entitlements.js';
+import { Ledger } from './ledger.repository.js';
+import type { DownloadLimitDuration } from './licensing-policy.js';
+
+/** What counting a generation did: 'download' or 'overage' (one of the allowance used), 'free' (no limit), undefined (used up). */
+export type GenerationCharge = 'download' | 'overage' | 'free';
+
+/**
+ * The allowance of AI generation products in the store: a generation request counts like a
+ * download of a product with a download limit, with its ledger row naming the request. A
+ * request is charged once and given back once: a unique index on (request, reason) keeps a
+ * second charge or refund, by any node, from being written.
+ */
+export class AiGenerationRepository {
+  constructor(private readonly db: Kysely<Tables>) {}
+
+  /** Counts one generation against the product; undefined (nothing changed) when its allowance and overage are used up. */
+  async charge(productId: number, userId: number, requestId: string, now: Date): Promise<GenerationCharge | undefined> {
+    const at = now.toISOString();
+    try {
+      return await this.db.transaction().execute(async (trx) => {
+        const product = await trx
+          .selectFrom('products')
+          .select(['download_limit', 'download_limit_duration', 'download_period_ends_at', 'created_at'])
+          .where('id', '=', productId)
+          .executeTakeFirstOrThrow();
+        const ledger = new Ledger(trx);
+        const entry = { user_id: userId, product_id: productId, reason: 'generation', generation_request_id: requestId, created_at: at };
+        if (product.download_limit === null) {
+          await ledger.record({ ...entry, unit: 'generation', amount: 0 });
+          return 'free' as const;
+        }
+        const duration = product.download_limit_duration as DownloadLimitDuration | null;
+        if (duration !== null && (product.download_period_ends_at === null || Date.parse(product.download_period_ends_at) <= now.getTime())) {
+          await ledger.rollDownloadPeriod(productId, product.download_period_ends_at, periodEndAfter(new Date(product.created_at), duration, now).toISOString());
+        }
+        const counted = await ledger.countDownload(productId);
+        if (counted === undefined) return undefined;
+        await ledger.record({ ...entry, unit: counted, amount: -1 });
+        return counted;
+      });
+    } catch (error) {
+      // Charged already (the same request id): nothing more to take.
+      if (isUniqueViolation(error)) return 'free';
+      throw error;
+    }
+  }
+
+  /**
+   * Gives back what the request's charge took, once: the refund's ledger row is written first,
+   * and a second refund finds it there. A charge from a period that has since ended gives
+   * nothing back (that period's counts are gone).
+   */
+  async refund(requestId: string, now: Date): Promise<void> {
+    const at = now.toISOString();
+    try {
+      await this.db.transaction().execute(async (trx) => {
+        const charge = await trx
+          .selectFrom('download_ledger')
+          .selectAll()
+          .where('generation_request_id', '=', requestId)
+          .where('reason', '=', 'generation')
+          .executeTakeFirst();
+        if (!charge || charge.product_id === null) return;
+        const ledger = new Ledger(trx);
+        await ledger.record({ ...charge, id: undefined, reason: 'generation_refund', amount: -charge.amount, created_at: at });
+        if (charge.amount === 0) return;
+        const product = await trx.selectFrom('products').select(['download_period_ends_at', 'download_limit_duration']).where('id', '=', charge.product_id).executeTakeFirstOrThrow();
+        const samePeriod = product.download_limit_duration === null || (product.download_period_ends_at !== null && Date.parse(charge.created_at) < Date.parse(product.download_period_ends_at) && Date.parse(product.download_period_ends_at) > now.getTime());
+        if (!samePeriod) return;
+        const column = charge.unit === 'overage' ? 'overage_count' : 'downloads_used';
+        await trx
+          .updateTable('products')
+          .set((eb) => ({ [column]: eb(column, '-', 1) }))
+          .where('id', '=', charge.product_id)
+          .where(column, '>', 0)
+          .execute();
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) return;
+      throw error;
+    }
+  }
+
+  /** The user has licensed (downloaded) the asset under any product. */
+  async hasLicensed(userId: number, assetId: string): Promise<boolean> {
+    const row = await this.db.selectFrom('asset_licenses').select('product_id').where('user_id', '=', userId).where('asset_id', '=', assetId).executeTakeFirst();
+    return row !== undefined;
+  }
+}

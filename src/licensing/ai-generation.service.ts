@@ -1,0 +1,80 @@
+import { ApiError, badRequest, invalidParameter } from '../platform/http/errors.js';
+import type { Customer, Product, ProductsService } from './products.service.js';
+import { utcDate } from './products.service.js';
+import { periodState } from './entitlements.js';
+import type { AiGenerationRepository } from './ai-generation.repository.js';
+
+export interface AiProductChoice {
+  /** product_id of the request, when it named one */
+  productId?: number | undefined;
+  notes?: string | null | undefined;
+  projectCode?: string | null | undefined;
+}
+
+/**
+ * What licensing decides for generative images: which AI generation product (aigen) a request
+ * uses and whether it carries what the product requires, its allowance (charged once per
+ * request, given back when the job fails), and whether a customer licensed a catalogue asset
+ * that an edit starts from.
+ */
+export class AiGenerationLicensing {
+  constructor(
+    private readonly repository: AiGenerationRepository,
+    private readonly products: ProductsService,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  /**
+   * The held aigen product a request uses: the one it names, or the only one held. 403
+   * AiGenerationProductRequired without any; 400 InvalidProduct for a product_id that is not a
+   * held AI product, or none when several are held; then the product's note and project-code rules.
+   */
+  async chooseProduct(customer: Customer, choice: AiProductChoice): Promise<Product> {
+    const held = (await this.products.heldProducts(customer.id, this.now())).filter((product) => product.type === 'aigen');
+    let product: Product | undefined;
+    if (choice.productId !== undefined) {
+      product = held.find((candidate) => candidate.id === choice.productId);
+      if (!product) {
+        throw badRequest('InvalidProduct', `Product ${choice.productId} is not an active AI generation product of this user${held.length ? ` (theirs: ${held.map((p) => p.id).join(', ')})` : ''}`);
+      }
+    } else {
+      if (held.length === 0) throw new ApiError(403, 'AiGenerationProductRequired', 'Generating images needs an active AI generation product (aigen)');
+      if (held.length > 1) {
+        throw badRequest('InvalidProduct', `product_id is required: this user holds several AI generation products (${held.map((p) => p.id).join(', ')})`);
+      }
+      product = held[0]!;
+    }
+    const notes = choice.notes?.trim();
+    const code = choice.projectCode?.trim();
+    if (product.noteRequired && !notes) throw badRequest('NotesRequired', `Product ${product.id} requires notes in the request body`);
+    if (product.projectCodeRequired && !code) throw badRequest('ProjectCodeRequired', `Product ${product.id} requires a project_code in the request body`);
+    if (!product.projectCodeRequired && code && product.projectCodes.length === 0) {
+      throw invalidParameter('project_code', `product ${product.id} takes no project_code; leave it out`);
+    }
+    if (code && product.projectCodes.length > 0 && !product.projectCodes.includes(code)) {
+      throw invalidParameter('project_code', `'${code}' is not one of the project codes of product ${product.id}: ${product.projectCodes.join(', ')}`);
+    }
+    return product;
+  }
+
+  /** Uses one of the product's allowance for the request (once, whoever asks again); 403 ProductQuotaExceeded when none is left. */
+  async charge(product: Product, requestId: string): Promise<'charged' | 'free'> {
+    const now = this.now();
+    const counted = await this.repository.charge(product.id, product.userId, requestId, now);
+    if (counted === undefined) {
+      const resetsAt = periodState(product, now).resetsAt;
+      throw new ApiError(403, 'ProductQuotaExceeded', `Product ${product.id} has no generations left${resetsAt === null ? '' : ` until ${utcDate(resetsAt)}`}`);
+    }
+    return counted === 'free' ? 'free' : 'charged';
+  }
+
+  /** Gives back a failed request's charge, once. */
+  refund(requestId: string): Promise<void> {
+    return this.repository.refund(requestId, this.now());
+  }
+
+  /** The customer has licensed (downloaded) the catalogue asset under some product. */
+  hasLicensed(userId: number, assetId: string): Promise<boolean> {
+    return this.repository.hasLicensed(userId, assetId);
+  }
+}
