@@ -2,6 +2,7 @@ import type { GenerationConfig } from '../config/config.js';
 import type { ConfiguredEngines } from './engine-router.js';
 import { A1111Engine } from './engines/a1111.js';
 import { ComfyUIEngine } from './engines/comfyui.js';
+import { OpenAIImagesEngine } from './engines/openai.js';
 
 /**
  * The engines the configuration names, built with their settings (engines read no
@@ -17,6 +18,6 @@ export function configuredEngines(settings: GenerationConfig): ConfiguredEngines
     case 'comfyui':
       return { server: new ComfyUIEngine(common) };
     case 'openai':
-      throw new Error('STOCKROOM_GENERATION_SERVER=openai: the OpenAI-compatible engine is not part of this build yet');
+      return { server: new OpenAIImagesEngine(common) };
   }
 }
