@@ -16,6 +16,7 @@ import type {
 } from './engine.js';
 import {
   Deadline,
+  cutOutSubject,
   ModelServerClient,
   OBJECT_REMOVAL_NEGATIVE_PROMPT,
   OBJECT_REMOVAL_PROMPT,
@@ -23,7 +24,6 @@ import {
   bytesOfBase64,
   coverTo,
   flattened,
-  hasTransparency,
   maskOfTransparency,
   outpaintCanvas,
   pngOf,
@@ -149,13 +149,11 @@ export class A1111Engine implements GenerationEngine {
         });
       }
       case 'generate_background': {
-        if (!(await hasTransparency(request.source))) {
-          throw this.client.failed('background generation needs the subject cut out (a PNG whose background is transparent)');
-        }
-        const size = await sizeOf(request.source);
+        const subject = await cutOutSubject(request.source, this.options.cutOut, this.client, signal);
+        const size = await sizeOf(subject);
         return this.pictures('img2img', deadline, request.count, size.width, size.height, {
           ...this.common(promptWithStyle(request.prompt, request.style), request.negativePrompt, request.seed, request.count),
-          ...this.inpainting(size, (await flattened(request.source)).toString('base64'), (await maskOfTransparency(request.source)).toString('base64')),
+          ...this.inpainting(size, (await flattened(subject)).toString('base64'), (await maskOfTransparency(subject)).toString('base64')),
           denoising_strength: DENOISE.background,
           inpainting_fill: INPAINT_FILL.latentNoise,
         });

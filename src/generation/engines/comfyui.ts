@@ -12,12 +12,12 @@ import { EngineFailedError } from './engine.js';
 import type { EngineImage, EngineOperation, EngineRequest, EngineResult, GenerationEngine } from './engine.js';
 import {
   Deadline,
+  cutOutSubject,
   ModelServerClient,
   OBJECT_REMOVAL_NEGATIVE_PROMPT,
   OBJECT_REMOVAL_PROMPT,
   binaryMask,
   coverTo,
-  hasTransparency,
   pngOf,
   promptWithStyle,
   sizeForAspect,
@@ -162,12 +162,10 @@ export class ComfyUIEngine implements GenerationEngine {
       }
       case 'generate_background': {
         // LoadImage reads a PNG's transparency as its mask: the cut-out's background is what gets painted.
-        if (!(await hasTransparency(request.source))) {
-          throw this.client.failed('background generation needs the subject cut out (a PNG whose background is transparent)');
-        }
-        const image = await this.upload(await sharp(request.source.data).png().toBuffer(), deadline);
+        const subject = await cutOutSubject(request.source, this.options.cutOut, this.client, signal);
+        const image = await this.upload(await sharp(subject.data).png().toBuffer(), deadline);
         const values = { ...sampling(promptWithStyle(request.prompt, request.style), request.negativePrompt, request.seed), image };
-        return this.queued('generate_background', values, request.seed, request.count, await sizeOf(request.source), deadline);
+        return this.queued('generate_background', values, request.seed, request.count, await sizeOf(subject), deadline);
       }
       case 'influence_color': {
         const size = await this.referenceSize(request.reference);

@@ -14,6 +14,23 @@ export interface ModelServerOptions {
   url: string;
   /** How long one operation may take, all its calls together. */
   timeoutMs: number;
+  /**
+   * Cuts the subject out of an opaque picture (PNG, background transparent), for background
+   * generation: the built-in engine's background removal, handed in by the router. Without it,
+   * background generation takes only pictures already cut out.
+   */
+  cutOut?: SubjectCutter | undefined;
+}
+
+export type SubjectCutter = (source: EngineImage, signal?: AbortSignal) => Promise<EngineImage>;
+
+/** The subject on a transparent ground: as given when it already is, else cut out by the cutter the settings name. */
+export async function cutOutSubject(source: EngineImage, cutOut: SubjectCutter | undefined, client: ModelServerClient, signal?: AbortSignal): Promise<EngineImage> {
+  if (await hasTransparency(source)) return source;
+  if (!cutOut) throw client.failed('background generation needs the subject cut out (a PNG whose background is transparent), and no background remover is configured');
+  const cut = await cutOut(source, signal);
+  if (!(await hasTransparency(cut))) throw client.failed('background generation: the background remover found no background to replace');
+  return cut;
 }
 
 /** How much of a server's error body reaches a message: enough to act on, never a whole traceback. */

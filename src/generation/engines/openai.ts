@@ -11,13 +11,13 @@ import { EngineFailedError } from './engine.js';
 import type { EngineOperation, EngineRequest, EngineResult, GenerationEngine } from './engine.js';
 import {
   Deadline,
+  cutOutSubject,
   ModelServerClient,
   OBJECT_REMOVAL_PROMPT,
   binaryMask,
   bytesOfBase64,
   coverTo,
   flattened,
-  hasTransparency,
   maskOfTransparency,
   outpaintCanvas,
   pngOf,
@@ -130,11 +130,9 @@ export class OpenAIImagesEngine implements GenerationEngine {
         return this.edited(canvas, mask, prompt, request.count, request.seed, deadline);
       }
       case 'generate_background': {
-        if (!(await hasTransparency(request.source))) {
-          throw this.client.failed('background generation needs the subject cut out (a PNG whose background is transparent)');
-        }
+        const subject = await cutOutSubject(request.source, this.options.cutOut, this.client, signal);
         const prompt = withNegative(promptWithStyle(request.prompt, request.style), request.negativePrompt);
-        return this.edited(await flattened(request.source), await maskOfTransparency(request.source), prompt, request.count, request.seed, deadline);
+        return this.edited(await flattened(subject), await maskOfTransparency(subject), prompt, request.count, request.seed, deadline);
       }
       default:
         throw new EngineFailedError(`${this.name} does not serve ${request.operation}`);

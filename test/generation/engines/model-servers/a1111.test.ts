@@ -91,7 +91,21 @@ describe('AUTOMATIC1111 / Forge engine', () => {
     expect(lastCall().body).toMatchObject({ inpainting_fill: 2, denoising_strength: 1 });
 
     const opaque = { data: await pictureOf(64, 64), mediaType: 'image/png' as const };
-    await expect(engine.run({ operation: 'generate_background', source: opaque, prompt: 'a beach', seed: 5, count: 1 })).rejects.toThrow(/transparent/);
+    await expect(engine.run({ operation: 'generate_background', source: opaque, prompt: 'a beach', seed: 5, count: 1 })).rejects.toThrow(
+      /needs the subject cut out .* no background remover is configured/,
+    );
+  });
+
+  it('an opaque picture goes through the background remover the settings hand in, and the background it found is repainted', async () => {
+    const cutOutCentre = async () => ({ data: await cutOut(240, 240), mediaType: 'image/png' as const });
+    const withRemover = new A1111Engine({ url: server.url, timeoutMs: 10_000, cutOut: cutOutCentre });
+    const opaque = { data: await pictureOf(240, 240), mediaType: 'image/png' as const };
+    await withRemover.run({ operation: 'generate_background', source: opaque, prompt: 'a beach', seed: 5, count: 1 });
+    const mask = await decode(strictBase64(lastCall().body.mask));
+    expect([mask.pixels[(5 * 240 + 5) * mask.channels], mask.pixels[(120 * 240 + 120) * mask.channels]]).toEqual([255, 0]);
+
+    const findsNothing = new A1111Engine({ url: server.url, timeoutMs: 10_000, cutOut: async (source) => source });
+    await expect(findsNothing.run({ operation: 'generate_background', source: opaque, prompt: 'a beach', seed: 5, count: 1 })).rejects.toThrow(/found no background/);
   });
 
   it('composition goes through a ControlNet unit weighted by influence_level; the detected map the extension appends is not a result', async () => {
