@@ -14,7 +14,8 @@ export function addProductCommands(admin: Command): void {
     .option('--credits <n>', 'credits of a credit pack (creditpack)', count)
     .option('--team', 'the credits go to the team of the user (spent with use_team_credits=true)', false)
     .option('--downloads <n>', 'downloads allowed: per --period, or in all without one', count)
-    .option('--period <period>', `when the download limit starts again: ${DOWNLOAD_LIMIT_DURATIONS.join(', ')}`)
+    .option('--generations <n>', 'AI generation products (aigen): generation requests allowed, per --period or in all', count)
+    .option('--period <period>', `when the download (or generation) limit starts again: ${DOWNLOAD_LIMIT_DURATIONS.join(', ')}`)
     .option('--overage <n>', 'downloads allowed beyond the limit in a period', count)
     .option('--expires <date>', 'when it expires: YYYY-MM-DD (end of that day, UTC) or an ISO 8601 date-time', expiryDate)
     .option('--name <name>', 'name shown in GET /products (default: the type’s own)')
@@ -32,6 +33,7 @@ export function addProductCommands(admin: Command): void {
         credits?: number;
         team: boolean;
         downloads?: number;
+        generations?: number;
         period?: string;
         overage?: number;
         expires?: string;
@@ -55,6 +57,7 @@ export function addProductCommands(admin: Command): void {
             credits: options.credits,
             team: options.team,
             downloads: options.downloads,
+            generations: options.generations,
             period: options.period,
             overage: options.overage,
             agreementName: options.agreement,
@@ -72,7 +75,7 @@ export function addProductCommands(admin: Command): void {
           const terms = [
             record.credits_remaining !== null && !options.team ? `${record.credits_remaining} credits` : '',
             options.team ? `${options.credits ?? 0} credits to team ${customer.team} (now ${record.team_credits})` : '',
-            record.download_limit !== null ? `${record.download_limit} downloads${record.download_limit_duration ? ` a ${record.download_limit_duration}` : ''}` : '',
+            record.download_limit !== null ? `${record.download_limit} ${record.type === 'aigen' ? 'generations' : 'downloads'}${record.download_limit_duration ? ` a ${record.download_limit_duration}` : ''}` : '',
             record.expiration_utc_date ? `until ${record.expiration_utc_date}` : '',
           ].filter((term) => term !== '');
           process.stdout.write(`Granted product ${record.id} “${record.name}” (${record.type}) to ${customer.username}${terms.length ? `: ${terms.join(', ')}` : ''}.\n`);
