@@ -87,6 +87,8 @@ export const WORKFLOW_VALUES: Readonly<Record<ServedOperation, readonly string[]
   upscale: ['image', 'upscale_model', 'width', 'height'],
 };
 
+/** How long taking abandoned runs out of the queue may take, whatever the operation's own deadline. */
+const QUEUE_CLEANUP_TIMEOUT_MS = 5000;
 /** How far a variation moves from its source. */
 const VARIATION_DENOISE = 0.6;
 /** Cells of the colour grid a reference is reduced to: its palette and where each colour sits, not its shapes. */
@@ -228,19 +230,33 @@ export class ComfyUIEngine implements GenerationEngine {
   ): Promise<EngineResult> {
     const clientId = randomUUID();
     const promptIds: string[] = [];
-    for (let index = 0; index < count; index += 1) {
-      const workflow = filled(this.workflows.get(operation)!, { ...values, seed: seed + index });
-      const body = (await this.client.postJson('prompt', { prompt: workflow, client_id: clientId }, deadline)) as { prompt_id?: unknown } | null;
-      if (typeof body?.prompt_id !== 'string') throw this.client.failed('answered POST /prompt without a prompt_id');
-      promptIds.push(body.prompt_id);
+    try {
+      for (let index = 0; index < count; index += 1) {
+        const workflow = filled(this.workflows.get(operation)!, { ...values, seed: seed + index });
+        const body = (await this.client.postJson('prompt', { prompt: workflow, client_id: clientId }, deadline)) as { prompt_id?: unknown } | null;
+        if (typeof body?.prompt_id !== 'string') throw this.client.failed('answered POST /prompt without a prompt_id');
+        promptIds.push(body.prompt_id);
+      }
+      const pictures = [];
+      for (const [index, promptId] of promptIds.entries()) {
+        const saved = await this.finished(promptId, deadline);
+        const png = await pngOf(await this.client.getBytes('view', deadline, saved), this.client, `the picture ${saved.filename}`);
+        pictures.push({ data: await coverTo(png, size), seed: seed + index });
+      }
+      return { pictures };
+    } catch (error) {
+      await this.unqueued(promptIds);
+      throw error;
     }
-    const pictures = [];
-    for (const [index, promptId] of promptIds.entries()) {
-      const saved = await this.finished(promptId, deadline);
-      const png = await pngOf(await this.client.getBytes('view', deadline, saved), this.client, `the picture ${saved.filename}`);
-      pictures.push({ data: await coverTo(png, size), seed: seed + index });
-    }
-    return { pictures };
+  }
+
+  /**
+   * Takes runs nobody waits for any more out of ComfyUI's queue, so that the GPU does not make
+   * them; one already running goes on (interrupting it could stop another client's run instead).
+   */
+  private async unqueued(promptIds: string[]): Promise<void> {
+    if (promptIds.length === 0) return;
+    await this.client.postJson('queue', { delete: promptIds }, new Deadline(QUEUE_CLEANUP_TIMEOUT_MS), { answerIsJson: false }).catch(() => undefined);
   }
 
   /** Polls the history until the run is done; answers the first picture it saved. */

@@ -64,9 +64,14 @@ export class ModelServerClient {
     return url;
   }
 
-  async postJson(path: string, body: unknown, deadline: Deadline): Promise<unknown> {
+  /** Posts JSON and answers the JSON answer (or nothing, for endpoints that answer an empty 200). */
+  async postJson(path: string, body: unknown, deadline: Deadline, { answerIsJson = true } = {}): Promise<unknown> {
     const url = this.urlOf(path);
     const response = await this.send('POST', url, JSON.stringify(body), { 'content-type': 'application/json' }, deadline);
+    if (!answerIsJson) {
+      await response.arrayBuffer().catch(() => undefined);
+      return undefined;
+    }
     return this.jsonOf(response, 'POST', url.pathname, deadline);
   }
 

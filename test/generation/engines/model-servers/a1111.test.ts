@@ -42,6 +42,18 @@ describe('AUTOMATIC1111 / Forge engine', () => {
     await expectPng(result.pictures[0]!.data, 1021, 574);
   });
 
+  it('variations send img2img from the source at its own size, with its prompt, and keep near it', async () => {
+    const source = { data: await pictureOf(300, 200, '#8b4513', 'jpeg'), mediaType: 'image/jpeg' as const };
+    const result = await engine.run({ operation: 'variations', source, prompt: 'a barn', seed: 21, count: 3 });
+    const { endpoint, body } = lastCall();
+    expect(endpoint).toBe('img2img');
+    expect(body).toMatchObject({ prompt: 'a barn', seed: 21, batch_size: 3, width: 304, height: 200, denoising_strength: 0.6 });
+    expect(body.mask).toBeUndefined();
+    expect((await decode(strictBase64((body.init_images as string[])[0]))).format).toBe('jpeg');
+    expect(result.pictures.map((picture) => picture.seed)).toEqual([21, 22, 23]);
+    for (const picture of result.pictures) await expectPng(picture.data, 300, 200);
+  });
+
   it('refine sends img2img with the source, an exact black-and-white mask of its size, white where the JPEG mask is', async () => {
     const source = { data: await pictureOf(320, 240, '#556b2f', 'jpeg'), mediaType: 'image/jpeg' as const };
     const mask = { data: await jpegMask(320, 240, { left: 40, top: 40, width: 80, height: 60 }), mediaType: 'image/jpeg' as const };

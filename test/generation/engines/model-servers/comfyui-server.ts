@@ -40,6 +40,8 @@ type Workflow = Record<string, { class_type: string; inputs: Record<string, unkn
 export interface ComfyUITestServer extends TestServer {
   /** Workflows queued, in order. */
   prompts: Workflow[];
+  /** Prompt ids taken out of the queue with POST /queue {delete}. */
+  deleted: string[];
   /** Uploaded files by the name LoadImage knows them by. */
   uploads: Map<string, Buffer>;
   control: RunControl;
@@ -55,6 +57,7 @@ export interface RunControl {
 export async function startComfyUIServer(): Promise<ComfyUITestServer> {
   const prompts: Workflow[] = [];
   const uploads = new Map<string, Buffer>();
+  const deleted: string[] = [];
   const outputs = new Map<string, Buffer>();
   const runs = new Map<string, { workflow: Workflow; polls: number; entry: unknown }>();
   let number = 0;
@@ -108,6 +111,11 @@ export async function startComfyUIServer(): Promise<ComfyUITestServer> {
       number += 1;
       return { json: { prompt_id: promptId, number: number - 1, node_errors: {} } };
     },
+    'POST /queue': (request) => {
+      const body = JSON.parse(request.body.toString('utf8')) as { delete?: unknown; clear?: unknown };
+      if (Array.isArray(body.delete)) deleted.push(...body.delete.map(String));
+      return { body: '' };
+    },
     'GET /history/:id': (request) => {
       const promptId = decodeURIComponent(request.path.slice('/history/'.length));
       const run = runs.get(promptId);
@@ -124,7 +132,7 @@ export async function startComfyUIServer(): Promise<ComfyUITestServer> {
       return data ? { body: data, contentType: 'image/png' } : { status: 404 };
     },
   });
-  return Object.assign(server, { prompts, uploads, control });
+  return Object.assign(server, { prompts, uploads, deleted, control });
 }
 
 async function validate(workflow: Workflow, uploads: Map<string, Buffer>): Promise<string[]> {

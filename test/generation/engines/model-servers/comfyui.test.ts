@@ -51,6 +51,20 @@ describe('ComfyUI engine', () => {
     for (const picture of result.pictures) await expectPng(picture.data, 1000, 600);
   });
 
+  it('variations upload the source and encode it for a partial denoise, one run per picture', async () => {
+    const before = server.prompts.length;
+    const source = { data: await pictureOf(300, 200), mediaType: 'image/png' as const };
+    const result = await engine.run({ operation: 'variations', source, seed: 5, count: 2 });
+    const queued = server.prompts.slice(before);
+    expect(queued.map((workflow) => nodesOf(workflow, 'KSampler')[0]!.inputs)).toEqual([
+      expect.objectContaining({ seed: 5, denoise: 0.6 }),
+      expect.objectContaining({ seed: 6, denoise: 0.6 }),
+    ]);
+    const uploaded = await decode(server.uploads.get(String(nodesOf(queued[0]!, 'LoadImage')[0]!.inputs.image))!);
+    expect([uploaded.width, uploaded.height]).toEqual([300, 200]);
+    for (const picture of result.pictures) await expectPng(picture.data, 300, 200);
+  });
+
   it('refine uploads the source and an exact black-and-white mask, which LoadImageMask reads by its red channel', async () => {
     const source = { data: await pictureOf(320, 240, '#556b2f', 'jpeg'), mediaType: 'image/jpeg' as const };
     const mask = { data: await jpegMask(320, 240, { left: 40, top: 40, width: 80, height: 60 }), mediaType: 'image/jpeg' as const };
@@ -167,11 +181,15 @@ describe('ComfyUI engine failures', () => {
     }
   });
 
-  it('a run still going at the time limit fails saying so, and the caller’s abort passes its reason through', async () => {
+  it('a run still going at the time limit fails saying so and is taken out of the queue; the caller’s abort passes its reason through', async () => {
     server.control.pollsUntilDone = 1_000_000;
     try {
       const impatient = new ComfyUIEngine({ url: server.url, timeoutMs: 300, pollIntervalMs: 20 });
-      await expect(impatient.run(request)).rejects.toThrow(/prompt [0-9a-f-]+ did not finish within 0\.3 s|no answer to GET \/history/);
+      const before = server.prompts.length;
+      const deletedBefore = server.deleted.length;
+      await expect(impatient.run({ ...request, count: 2 })).rejects.toThrow(/prompt [0-9a-f-]+ did not finish within 0\.3 s|no answer to GET \/history/);
+      expect(server.prompts.length - before).toBe(2);
+      expect(server.deleted.length - deletedBefore).toBe(2);
       const controller = new AbortController();
       const reason = new Error('job cancelled');
       setTimeout(() => controller.abort(reason), 100);
