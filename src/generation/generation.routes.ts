@@ -149,8 +149,9 @@ export async function generationRoutes(app: FastifyInstance, options: Generation
     async (request) => {
       const query = request.query;
       return generation.history(await request.requireBearer(), {
-        dateStart: query.date_start,
-        dateEnd: query.date_end,
+        // A blank date is no date, as elsewhere in the API.
+        dateStart: query.date_start?.trim() || undefined,
+        dateEnd: query.date_end?.trim() || undefined,
         mediaType: query.media_type,
         page: query.page,
         pageSize: query.page_size,
@@ -220,6 +221,7 @@ export async function generationPreviewRoutes(
         querystring: PreviewQuery,
         response: {
           200: { description: 'The preview', content: { 'image/jpeg': binaryImage } },
+          400: { ...ErrorBody, description: 'A path segment or query value longer than any signed URL has' },
           403: { ...ErrorBody, description: 'Signature invalid, missing or expired' },
           404: { ...ErrorBody, description: 'No such preview' },
         },
