@@ -1,0 +1,350 @@
+/*
+ * Exemplar-based inpainting after Criminisi, Pérez and Toyama, "Region filling and object
+ * removal by exemplar-based image inpainting" (IEEE TIP 2004), written here from the paper:
+ * the hole is filled patch by patch from its edge inwards, most confident and most structured
+ * edge first (so lines run on into the hole), each patch copied from the best-matching whole
+ * patch of the known picture. Matches are searched on a sampled grid, refined around the best,
+ * and beside them the shifted sources of already-filled neighbours (PatchMatch's propagation,
+ * Barnes et al. 2009), which keeps a texture continuous.
+ */
+import type { Raster } from './raster.js';
+
+export interface FillOptions {
+  /** Patches are (2r+1)² pixels. */
+  patchRadius: number;
+  /** Different values give different, equally plausible fills. */
+  random: () => number;
+  /** How many sampled candidates a patch is compared with before the local refinement. */
+  candidateBudget?: number;
+}
+
+/** Fills the pixels of `image` (RGB) where `hole` is 1, in place. */
+export function exemplarFill(image: Raster, hole: Uint8Array, { patchRadius: r, random, candidateBudget = 1200 }: FillOptions): void {
+  const { width, height, data } = image;
+  const size = width * height;
+  const filled = new Uint8Array(size);
+  const confidence = new Float32Array(size);
+  const sourceOf = new Int32Array(size).fill(-1);
+  const shiftOf = new Int16Array(size * 3);
+  let remaining = 0;
+  for (let i = 0; i < size; i++) {
+    if (hole[i]) remaining++;
+    else {
+      filled[i] = 1;
+      confidence[i] = 1;
+      sourceOf[i] = i;
+    }
+  }
+  if (remaining === 0) return;
+  if (remaining === size) throw new RangeError('nothing to fill from: the whole picture is masked');
+
+  const grey = new Float32Array(size);
+  for (let i = 0, p = 0; i < size; i++, p += 3) grey[i] = 0.299 * data[p]! + 0.587 * data[p + 1]! + 0.114 * data[p + 2]!;
+
+  const sources = sourceCentres(hole, width, height, r);
+  if (sources.length === 0) throw new RangeError('no whole patch of known picture to copy from: the mask covers too much');
+  const isSource = new Uint8Array(size);
+  for (const centre of sources) isSource[centre] = 1;
+  const stride = Math.max(1, Math.ceil(Math.sqrt(sources.length / candidateBudget)));
+
+  const onFront = new Uint8Array(size);
+  const front: number[] = [];
+  const priority = new Float32Array(size);
+  const addToFront = (at: number) => {
+    if (onFront[at] || filled[at]) return;
+    const x = at % width;
+    const y = (at - x) / width;
+    if ((x > 0 && filled[at - 1]) || (x < width - 1 && filled[at + 1]) || (y > 0 && filled[at - width]) || (y < height - 1 && filled[at + width])) {
+      onFront[at] = 1;
+      front.push(at);
+      priority[at] = priorityOf(at);
+    }
+  };
+
+  function priorityOf(at: number): number {
+    const cx = at % width;
+    const cy = (at - cx) / width;
+    let sum = 0;
+    let strongest = 0;
+    let isoX = 0;
+    let isoY = 0;
+    for (let y = Math.max(0, cy - r); y <= Math.min(height - 1, cy + r); y++) {
+      for (let x = Math.max(0, cx - r); x <= Math.min(width - 1, cx + r); x++) {
+        const i = y * width + x;
+        if (!filled[i]) continue;
+        sum += confidence[i]!;
+        if (x > 0 && x < width - 1 && y > 0 && y < height - 1 && filled[i - 1] && filled[i + 1] && filled[i - width] && filled[i + width]) {
+          const gx = (grey[i + 1]! - grey[i - 1]!) / 2;
+          const gy = (grey[i + width]! - grey[i - width]!) / 2;
+          const magnitude = gx * gx + gy * gy;
+          if (magnitude > strongest) {
+            strongest = magnitude;
+            isoX = -gy;
+            isoY = gx;
+          }
+        }
+      }
+    }
+    const known = (x: number, y: number) => (x >= 0 && y >= 0 && x < width && y < height && filled[y * width + x] ? 1 : 0);
+    let normalX = known(cx + 1, cy) - known(cx - 1, cy);
+    let normalY = known(cx, cy + 1) - known(cx, cy - 1);
+    const length = Math.hypot(normalX, normalY);
+    if (length > 0) {
+      normalX /= length;
+      normalY /= length;
+    }
+    const dataTerm = Math.abs(isoX * normalX + isoY * normalY) / 255 + 0.001;
+    return (sum / (2 * r + 1) ** 2) * dataTerm;
+  }
+
+  for (let i = 0; i < size; i++) if (hole[i]) addToFront(i);
+
+  while (remaining > 0) {
+    let best = -1;
+    let bestPriority = -1;
+    let write = 0;
+    for (let n = 0; n < front.length; n++) {
+      const at = front[n]!;
+      if (filled[at]) {
+        onFront[at] = 0;
+        continue;
+      }
+      front[write++] = at;
+      if (priority[at]! > bestPriority) {
+        bestPriority = priority[at]!;
+        best = at;
+      }
+    }
+    front.length = write;
+    if (best < 0) {
+      // Unreachable from the known picture through 4-neighbours cannot happen; kept as a guard against an endless loop.
+      throw new RangeError('the fill front ran out before the hole was filled');
+    }
+
+    const tx = best % width;
+    const ty = (best - tx) / width;
+    const source = bestSource(tx, ty);
+    const sx = source % width;
+    const sy = (source - sx) / width;
+    const patchConfidence = priority[best]! > 0 ? confidenceOf(tx, ty) : 0;
+    const shift = colourShift(tx, ty, source);
+    for (let dy = -r; dy <= r; dy++) {
+      const y = ty + dy;
+      if (y < 0 || y >= height) continue;
+      for (let dx = -r; dx <= r; dx++) {
+        const x = tx + dx;
+        if (x < 0 || x >= width) continue;
+        const i = y * width + x;
+        if (filled[i]) continue;
+        const from = (sy + dy) * width + sx + dx;
+        for (let c = 0; c < 3; c++) {
+          data[i * 3 + c] = data[from * 3 + c]! + shift[c]!;
+          shiftOf[i * 3 + c] = shift[c]!;
+        }
+        grey[i] = 0.299 * data[i * 3]! + 0.587 * data[i * 3 + 1]! + 0.114 * data[i * 3 + 2]!;
+        filled[i] = 1;
+        confidence[i] = patchConfidence;
+        sourceOf[i] = from;
+        remaining--;
+      }
+    }
+    // The front moved: pixels next to the patch join it, and those near it see new neighbours.
+    for (let y = Math.max(0, ty - 2 * r - 1); y <= Math.min(height - 1, ty + 2 * r + 1); y++) {
+      for (let x = Math.max(0, tx - 2 * r - 1); x <= Math.min(width - 1, tx + 2 * r + 1); x++) {
+        const i = y * width + x;
+        if (filled[i]) continue;
+        if (onFront[i]) priority[i] = priorityOf(i);
+        else addToFront(i);
+      }
+    }
+  }
+
+  blendSeams(image, hole, sourceOf, shiftOf, SEAM_VOTE_RADIUS);
+
+  function confidenceOf(cx: number, cy: number): number {
+    let sum = 0;
+    for (let y = Math.max(0, cy - r); y <= Math.min(height - 1, cy + r); y++) {
+      for (let x = Math.max(0, cx - r); x <= Math.min(width - 1, cx + r); x++) {
+        const i = y * width + x;
+        if (filled[i]) sum += confidence[i]!;
+      }
+    }
+    return sum / (2 * r + 1) ** 2;
+  }
+
+  /**
+   * How much lighter or darker (per channel) the target's known pixels are than the source's:
+   * the copy is shifted by it, so a patch from a brighter part of a gradient sky joins without
+   * a step. Bounded, so that a poor match cannot turn into a false colour.
+   */
+  function colourShift(tx: number, ty: number, source: number): [number, number, number] {
+    const sx = source % width;
+    const sy = (source - sx) / width;
+    const sums = [0, 0, 0];
+    let count = 0;
+    for (let dy = -r; dy <= r; dy++) {
+      const y = ty + dy;
+      if (y < 0 || y >= height) continue;
+      for (let dx = -r; dx <= r; dx++) {
+        const x = tx + dx;
+        if (x < 0 || x >= width || !filled[y * width + x]) continue;
+        const t = (y * width + x) * 3;
+        const s = ((sy + dy) * width + sx + dx) * 3;
+        for (let c = 0; c < 3; c++) sums[c]! += data[t + c]! - data[s + c]!;
+        count++;
+      }
+    }
+    const bound = (value: number) => Math.max(-MAX_SHIFT, Math.min(MAX_SHIFT, Math.round(value / Math.max(1, count))));
+    return [bound(sums[0]!), bound(sums[1]!), bound(sums[2]!)];
+  }
+
+  /** The sum of squared differences over the target's known pixels, given up once above `limit`. */
+  function distance(tx: number, ty: number, source: number, limit: number): number {
+    const sx = source % width;
+    const sy = (source - sx) / width;
+    let sum = 0;
+    for (let dy = -r; dy <= r; dy++) {
+      const y = ty + dy;
+      if (y < 0 || y >= height) continue;
+      for (let dx = -r; dx <= r; dx++) {
+        const x = tx + dx;
+        if (x < 0 || x >= width) continue;
+        const i = y * width + x;
+        if (!filled[i]) continue;
+        const t = i * 3;
+        const s = ((sy + dy) * width + sx + dx) * 3;
+        const d0 = data[t]! - data[s]!;
+        const d1 = data[t + 1]! - data[s + 1]!;
+        const d2 = data[t + 2]! - data[s + 2]!;
+        sum += d0 * d0 + d1 * d1 + d2 * d2;
+      }
+      if (sum >= limit) return sum;
+    }
+    return sum;
+  }
+
+  function bestSource(tx: number, ty: number): number {
+    let best = -1;
+    let bestDistance = Infinity;
+    const consider = (candidate: number, weight = 1) => {
+      const d = distance(tx, ty, candidate, bestDistance / weight) * weight;
+      if (d < bestDistance) {
+        bestDistance = d;
+        best = candidate;
+      }
+    };
+    // Neighbours' sources, shifted: continuing what was copied next door.
+    for (const [dx, dy] of PROPAGATION_OFFSETS) {
+      const x = tx + dx * r;
+      const y = ty + dy * r;
+      if (x < 0 || y < 0 || x >= width || y >= height) continue;
+      const from = sourceOf[y * width + x]!;
+      if (from < 0) continue;
+      const candidateX = (from % width) - dx * r;
+      const candidateY = Math.floor(from / width) - dy * r;
+      if (candidateX < 0 || candidateY < 0 || candidateX >= width || candidateY >= height) continue;
+      const candidate = candidateY * width + candidateX;
+      if (isSource[candidate]) consider(candidate, COHERENCE);
+    }
+    const offset = Math.floor(random() * stride * stride);
+    for (let n = offset % stride; n < sources.length; n += stride) {
+      const candidate = sources[n]!;
+      if (stride > 1 && Math.floor(candidate / width) % stride !== Math.floor(offset / stride) % stride) continue;
+      consider(candidate);
+    }
+    if (stride > 1 && best >= 0) {
+      const bx = best % width;
+      const by = (best - bx) / width;
+      for (let y = by - stride; y <= by + stride; y++) {
+        for (let x = bx - stride; x <= bx + stride; x++) {
+          if (x < 0 || y < 0 || x >= width || y >= height) continue;
+          const candidate = y * width + x;
+          if (isSource[candidate]) consider(candidate);
+        }
+      }
+    }
+    if (best < 0) best = sources[Math.floor(random() * sources.length)]!;
+    return best;
+  }
+}
+
+/**
+ * A continuation of a neighbour's source counts as this much closer than its distance: among
+ * near-equal matches, the one that keeps a regular pattern (tiles, stripes) in step wins.
+ */
+const COHERENCE = 0.7;
+
+/** Neighbours within this many pixels vote on a filled pixel (a 5×5 window). */
+const SEAM_VOTE_RADIUS = 2;
+
+/** The largest brightness shift (per channel, of 255) a copied patch takes. */
+const MAX_SHIFT = 24;
+
+const PROPAGATION_OFFSETS: readonly (readonly [number, number])[] = [
+  [-1, 0], [1, 0], [0, -1], [0, 1], [-1, -1], [1, -1], [-1, 1], [1, 1],
+];
+
+/**
+ * One voting step of Wexler, Shechtman and Irani's completion (2007): each filled pixel takes
+ * the mean of what its filled neighbours' sources, shifted to it, say it should be. Inside one
+ * copied patch they agree; across the line where two patches meet they differ, and the mean
+ * softens that line.
+ */
+function blendSeams(image: Raster, hole: Uint8Array, sourceOf: Int32Array, shiftOf: Int16Array, radius: number): void {
+  if (radius <= 0) return;
+  const { width, height, data } = image;
+  const before = data.slice();
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const p = y * width + x;
+      if (!hole[p]) continue;
+      let r = 0;
+      let g = 0;
+      let b = 0;
+      let votes = 0;
+      for (let qy = Math.max(0, y - radius); qy <= Math.min(height - 1, y + radius); qy++) {
+        for (let qx = Math.max(0, x - radius); qx <= Math.min(width - 1, x + radius); qx++) {
+          const q = qy * width + qx;
+          if (!hole[q]) continue;
+          const sx = (sourceOf[q]! % width) + x - qx;
+          const sy = Math.floor(sourceOf[q]! / width) + y - qy;
+          if (sx < 0 || sy < 0 || sx >= width || sy >= height || hole[sy * width + sx]) continue;
+          const s = (sy * width + sx) * 3;
+          r += before[s]! + shiftOf[q * 3]!;
+          g += before[s + 1]! + shiftOf[q * 3 + 1]!;
+          b += before[s + 2]! + shiftOf[q * 3 + 2]!;
+          votes++;
+        }
+      }
+      if (votes === 0) continue;
+      data[p * 3] = r / votes;
+      data[p * 3 + 1] = g / votes;
+      data[p * 3 + 2] = b / votes;
+    }
+  }
+}
+
+/** Centres of the patches lying wholly inside the picture and wholly outside the hole, in reading order. */
+function sourceCentres(hole: Uint8Array, width: number, height: number, r: number): number[] {
+  // Rows of an integral image of the hole, so each window's hole count costs four reads.
+  const integral = new Int32Array((width + 1) * (height + 1));
+  for (let y = 0; y < height; y++) {
+    let row = 0;
+    for (let x = 0; x < width; x++) {
+      row += hole[y * width + x]!;
+      integral[(y + 1) * (width + 1) + x + 1] = integral[y * (width + 1) + x + 1]! + row;
+    }
+  }
+  const centres: number[] = [];
+  for (let y = r; y < height - r; y++) {
+    for (let x = r; x < width - r; x++) {
+      const top = y - r;
+      const left = x - r;
+      const bottom = y + r + 1;
+      const right = x + r + 1;
+      const count = integral[bottom * (width + 1) + right]! - integral[top * (width + 1) + right]! - integral[bottom * (width + 1) + left]! + integral[top * (width + 1) + left]!;
+      if (count === 0) centres.push(y * width + x);
+    }
+  }
+  return centres;
+}

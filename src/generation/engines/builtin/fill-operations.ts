@@ -1,0 +1,139 @@
+import { exemplarFill } from './exemplar-fill.js';
+import { crop, emptyRaster, maskRaster, resize, type Raster } from './raster.js';
+
+/**
+ * The exemplar fill works at a scale where the hole holds at most this many pixels (about a
+ * second on one core); a larger hole is filled at a reduced scale and the fill enlarged into it.
+ */
+export const MAX_FILLED_PIXELS = 60_000;
+/** And the picture it searches for patches at most this many. */
+const MAX_WORKING_PIXELS = 400_000;
+
+export interface Margins {
+  left: number;
+  right: number;
+  top: number;
+  bottom: number;
+}
+
+/** `source` with the pixels where `hole` is 1 filled from the rest of the picture (a new raster). */
+export async function removeObject(source: Raster, hole: Uint8Array, random: () => number): Promise<Raster> {
+  const { width, height } = source;
+  const grown = dilate(hole, width, height, 2);
+  let left = width;
+  let top = height;
+  let right = -1;
+  let bottom = -1;
+  let holePixels = 0;
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      if (!grown[y * width + x]) continue;
+      holePixels++;
+      if (x < left) left = x;
+      if (x > right) right = x;
+      if (y < top) top = y;
+      if (y > bottom) bottom = y;
+    }
+  }
+  const result: Raster = { ...source, data: source.data.slice() };
+  if (holePixels === 0) return result;
+
+  // The picture around the hole, as far again as the hole is wide, is where its patches come from.
+  const reach = Math.max(24, Math.round(Math.max(right - left, bottom - top) * 0.9));
+  const region = {
+    left: Math.max(0, left - reach),
+    top: Math.max(0, top - reach),
+    right: Math.min(width - 1, right + reach),
+    bottom: Math.min(height - 1, bottom + reach),
+  };
+  const regionWidth = region.right - region.left + 1;
+  const regionHeight = region.bottom - region.top + 1;
+  const scale = Math.min(1, Math.sqrt(MAX_FILLED_PIXELS / holePixels), Math.sqrt(MAX_WORKING_PIXELS / (regionWidth * regionHeight)));
+
+  let work = crop(source, region.left, region.top, regionWidth, regionHeight);
+  let workHole = crop({ width, height, channels: 1, data: grown }, region.left, region.top, regionWidth, regionHeight).data;
+  if (scale < 1) {
+    const workWidth = Math.max(8, Math.round(regionWidth * scale));
+    const workHeight = Math.max(8, Math.round(regionHeight * scale));
+    work = await resize(work, workWidth, workHeight, 'cubic');
+    const smallHole = await resize(maskRaster(workHole, regionWidth, regionHeight), workWidth, workHeight, 'cubic');
+    // Any trace of the hole at the small scale is hole: none of the object may be copied back in.
+    workHole = smallHole.data.map((value) => (value > 0 ? 1 : 0));
+  }
+  exemplarFill(work, workHole, { patchRadius: patchRadiusFor(work), random });
+  const filled = scale < 1 ? await resize(work, regionWidth, regionHeight, 'cubic') : work;
+  for (let y = 0; y < regionHeight; y++) {
+    for (let x = 0; x < regionWidth; x++) {
+      const at = (region.top + y) * width + region.left + x;
+      if (!grown[at]) continue;
+      const from = (y * regionWidth + x) * 3;
+      result.data[at * 3] = filled.data[from]!;
+      result.data[at * 3 + 1] = filled.data[from + 1]!;
+      result.data[at * 3 + 2] = filled.data[from + 2]!;
+    }
+  }
+  return result;
+}
+
+/** `source` with new pixels on each side, synthesised from its own patches (a new raster). */
+export async function extendPicture(source: Raster, margins: Margins, random: () => number): Promise<Raster> {
+  const width = source.width + margins.left + margins.right;
+  const height = source.height + margins.top + margins.bottom;
+  const added = width * height - source.width * source.height;
+  const scale = Math.min(1, Math.sqrt(MAX_FILLED_PIXELS / Math.max(1, added)), Math.sqrt(MAX_WORKING_PIXELS / (width * height)));
+  const small = {
+    left: Math.round(margins.left * scale),
+    top: Math.round(margins.top * scale),
+    width: Math.max(8, Math.round(source.width * scale)),
+    height: Math.max(8, Math.round(source.height * scale)),
+  };
+  const workWidth = small.left + small.width + Math.round(margins.right * scale);
+  const workHeight = small.top + small.height + Math.round(margins.bottom * scale);
+  const inner = scale < 1 ? await resize(source, small.width, small.height, 'cubic') : source;
+  const canvas = emptyRaster(workWidth, workHeight, 3);
+  const hole = new Uint8Array(workWidth * workHeight).fill(1);
+  for (let y = 0; y < small.height; y++) {
+    canvas.data.set(inner.data.subarray(y * small.width * 3, (y + 1) * small.width * 3), ((small.top + y) * workWidth + small.left) * 3);
+    hole.fill(0, (small.top + y) * workWidth + small.left, (small.top + y) * workWidth + small.left + small.width);
+  }
+  exemplarFill(canvas, hole, { patchRadius: patchRadiusFor(inner), random });
+  const result = scale < 1 ? await resize(canvas, width, height, 'cubic') : canvas;
+  for (let y = 0; y < source.height; y++) {
+    result.data.set(source.data.subarray(y * source.width * 3, (y + 1) * source.width * 3), ((margins.top + y) * width + margins.left) * 3);
+  }
+  return result;
+}
+
+/** 9×9 patches for small pictures up to 13×13 for large ones: big enough to carry a texture's structure. */
+function patchRadiusFor(picture: Raster): number {
+  return Math.max(4, Math.min(6, Math.round(Math.min(picture.width, picture.height) / 80)));
+}
+
+/** The mask grown by `radius` pixels (a square structuring element), so an object's soft edge goes with it. */
+export function dilate(mask: Uint8Array, width: number, height: number, radius: number): Uint8Array {
+  const rows = new Uint8Array(mask.length);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      for (let dx = -radius; dx <= radius; dx++) {
+        const nx = x + dx;
+        if (nx >= 0 && nx < width && mask[y * width + nx]) {
+          rows[y * width + x] = 1;
+          break;
+        }
+      }
+    }
+  }
+  const out = new Uint8Array(mask.length);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      for (let dy = -radius; dy <= radius; dy++) {
+        const ny = y + dy;
+        if (ny >= 0 && ny < height && rows[ny * width + x]) {
+          out[y * width + x] = 1;
+          break;
+        }
+      }
+    }
+  }
+  return out;
+}

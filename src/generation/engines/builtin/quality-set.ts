@@ -1,0 +1,382 @@
+/*
+ * A test set with known answers, drawn by code, and the measures of the built-in engine's
+ * quality on it: background-removal IoU against the true mask, object-removal error inside the
+ * hole against the true background (beside a mean-colour fill and OpenCV's Telea inpainting),
+ * and the seam and texture of extended margins. Used by the tests (floors) and by
+ * `npm run bench -- builtin-quality` (the table in docs/generation-engines.md).
+ */
+import { seededRandom } from '../../../platform/seeded-random.js';
+import { loadOpenCv, withMats } from './opencv.js';
+import { crop, emptyRaster, type Raster } from './raster.js';
+
+export interface CutOutCase {
+  name: string;
+  picture: Raster;
+  /** 1 where the subject is. */
+  subject: Uint8Array;
+}
+
+export interface HoleCase {
+  name: string;
+  /** The background with an object pasted over it. */
+  picture: Raster;
+  /** White where the object is (a little loose, as a person paints it). */
+  mask: Uint8Array;
+  /** What lies under the object. */
+  truth: Raster;
+}
+
+export interface ExtendCase {
+  name: string;
+  /** The middle of `truth`. */
+  picture: Raster;
+  truth: Raster;
+  margins: { left: number; right: number; top: number; bottom: number };
+}
+
+type Rgb = [number, number, number];
+type Texture = (x: number, y: number) => Rgb;
+
+/** A smooth random field (value noise, a few octaves) in 0..1. */
+function valueNoise(random: () => number, cell: number): (x: number, y: number) => number {
+  const size = 64;
+  const lattice = Float32Array.from({ length: size * size }, () => random());
+  const at = (i: number, j: number) => lattice[(((j % size) + size) % size) * size + (((i % size) + size) % size)]!;
+  const smooth = (t: number) => t * t * (3 - 2 * t);
+  const octave = (x: number, y: number) => {
+    const i = Math.floor(x);
+    const j = Math.floor(y);
+    const u = smooth(x - i);
+    const v = smooth(y - j);
+    return (at(i, j) * (1 - u) + at(i + 1, j) * u) * (1 - v) + (at(i, j + 1) * (1 - u) + at(i + 1, j + 1) * u) * v;
+  };
+  return (x, y) => (octave(x / cell, y / cell) * 4 + octave((2 * x) / cell + 17, (2 * y) / cell + 5) * 2 + octave((4 * x) / cell + 3, (4 * y) / cell + 11)) / 7;
+}
+
+function mix(a: Rgb, b: Rgb, t: number): Rgb {
+  return [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t];
+}
+
+function hsl(hue: number, saturation: number, lightness: number): Rgb {
+  const k = (n: number) => (n + hue / 30) % 12;
+  const a = saturation * Math.min(lightness, 1 - lightness);
+  const f = (n: number) => lightness - a * Math.max(-1, Math.min(k(n) - 3, 9 - k(n), 1));
+  return [f(0) * 255, f(8) * 255, f(4) * 255];
+}
+
+/** Background textures of the kinds photographs have: soft bokeh, grass-like grain, wood-like stripes, tiles, a sky gradient. */
+function backgroundTexture(kind: number, random: () => number): Texture {
+  const hue = random() * 360;
+  const dark = hsl(hue, 0.35 + random() * 0.3, 0.25 + random() * 0.15);
+  const light = hsl((hue + 20 + random() * 40) % 360, 0.3 + random() * 0.3, 0.6 + random() * 0.2);
+  const broad = valueNoise(random, 40 + random() * 40);
+  const fine = valueNoise(random, 3 + random() * 3);
+  const angle = random() * Math.PI;
+  const period = 10 + random() * 14;
+  switch (kind % 5) {
+    case 0:
+      return (x, y) => mix(dark, light, broad(x, y));
+    case 1:
+      return (x, y) => mix(dark, light, 0.55 * broad(x, y) + 0.45 * fine(x, y));
+    case 2:
+      return (x, y) => {
+        const along = x * Math.cos(angle) + y * Math.sin(angle);
+        return mix(dark, light, 0.5 + 0.35 * Math.sin((2 * Math.PI * along) / period + 3 * broad(x, y)) + 0.15 * (fine(x, y) - 0.5));
+      };
+    case 3:
+      return (x, y) => {
+        const tile = (Math.floor(x / period / 1.6) + Math.floor(y / period / 1.6)) % 2;
+        return mix(dark, light, 0.25 + 0.5 * tile + 0.25 * (fine(x, y) - 0.5));
+      };
+    default:
+      return (x, y) => mix(light, dark, Math.min(1, y / 300 + 0.3 * (broad(x, y) - 0.5)));
+  }
+}
+
+/** A subject: a few overlapping shapes (body, head, limb) with their own shading and grain, and its coverage (0..1) per pixel, supersampled. */
+function drawSubject(width: number, height: number, random: () => number): { coverage: Float32Array; colour: Texture } {
+  const cx = width * (0.4 + random() * 0.2);
+  const cy = height * (0.45 + random() * 0.15);
+  const scale = Math.min(width, height) * (0.22 + random() * 0.08);
+  const body = { x: cx, y: cy + scale * 0.3, rx: scale * (0.6 + random() * 0.3), ry: scale * (0.9 + random() * 0.3) };
+  const head = { x: cx + (random() - 0.5) * scale * 0.4, y: cy - scale * 0.85, r: scale * (0.35 + random() * 0.15) };
+  const limbAngle = (random() - 0.5) * 1.6;
+  const limb = { x: cx, y: cy, length: scale * 1.5, half: scale * 0.13, cos: Math.cos(limbAngle), sin: Math.sin(limbAngle) };
+  const inside = (x: number, y: number) => {
+    if (((x - body.x) / body.rx) ** 2 + ((y - body.y) / body.ry) ** 2 <= 1) return true;
+    if ((x - head.x) ** 2 + (y - head.y) ** 2 <= head.r ** 2) return true;
+    const along = (x - limb.x) * limb.cos + (y - limb.y) * limb.sin;
+    const across = -(x - limb.x) * limb.sin + (y - limb.y) * limb.cos;
+    return along >= 0 && along <= limb.length && Math.abs(across) <= limb.half;
+  };
+  const coverage = new Float32Array(width * height);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      let hits = 0;
+      for (const [sx, sy] of [[0.25, 0.25], [0.75, 0.25], [0.25, 0.75], [0.75, 0.75]] as const) if (inside(x + sx, y + sy)) hits++;
+      coverage[y * width + x] = hits / 4;
+    }
+  }
+  const hue = random() * 360;
+  const base = hsl(hue, 0.55 + random() * 0.35, 0.45 + random() * 0.15);
+  const shade = hsl((hue + 30) % 360, 0.5, 0.25 + random() * 0.15);
+  const grain = valueNoise(random, 4);
+  const light = { x: cx - scale, y: cy - scale * 1.5 };
+  const colour: Texture = (x, y) => mix(base, shade, Math.min(1, Math.hypot(x - light.x, y - light.y) / (scale * 3.2) + 0.25 * (grain(x, y) - 0.5)));
+  return { coverage, colour };
+}
+
+function paint(width: number, height: number, texture: Texture): Raster {
+  const raster = emptyRaster(width, height, 3);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const [r, g, b] = texture(x, y);
+      const p = (y * width + x) * 3;
+      raster.data[p] = r;
+      raster.data[p + 1] = g;
+      raster.data[p + 2] = b;
+    }
+  }
+  return raster;
+}
+
+function composite(background: Raster, coverage: Float32Array, colour: Texture): Raster {
+  const out: Raster = { ...background, data: background.data.slice() };
+  for (let y = 0; y < background.height; y++) {
+    for (let x = 0; x < background.width; x++) {
+      const alpha = coverage[y * background.width + x]!;
+      if (alpha === 0) continue;
+      const [r, g, b] = colour(x, y);
+      const p = (y * background.width + x) * 3;
+      out.data[p] = out.data[p]! * (1 - alpha) + r * alpha;
+      out.data[p + 1] = out.data[p + 1]! * (1 - alpha) + g * alpha;
+      out.data[p + 2] = out.data[p + 2]! * (1 - alpha) + b * alpha;
+    }
+  }
+  return out;
+}
+
+const KINDS = ['bokeh', 'grain', 'stripes', 'tiles', 'sky'];
+
+/** `count` subjects on textured backgrounds, cycling through the background kinds. */
+export function cutOutCases(count: number, width = 256, height = 256, seed = 1): CutOutCase[] {
+  return Array.from({ length: count }, (_, n) => {
+    const random = seededRandom(seed * 1000 + n);
+    const background = paint(width, height, backgroundTexture(n, random));
+    const { coverage, colour } = drawSubject(width, height, random);
+    return {
+      name: `subject on ${KINDS[n % KINDS.length]} #${n + 1}`,
+      picture: composite(background, coverage, colour),
+      subject: Uint8Array.from(coverage, (value) => (value >= 0.5 ? 1 : 0)),
+    };
+  });
+}
+
+/** `count` textured backgrounds with an object pasted over a known part of them. */
+export function holeCases(count: number, width = 256, height = 256, seed = 2): HoleCase[] {
+  return Array.from({ length: count }, (_, n) => {
+    const random = seededRandom(seed * 1000 + n);
+    const truth = paint(width, height, backgroundTexture(n, random));
+    const object = drawSubject(Math.round(width * 0.55), Math.round(height * 0.55), random);
+    const coverage = new Float32Array(width * height);
+    const offsetX = Math.round(width * (0.1 + random() * 0.3));
+    const offsetY = Math.round(height * (0.1 + random() * 0.3));
+    const objectWidth = Math.round(width * 0.55);
+    for (let y = 0; y < Math.round(height * 0.55); y++) {
+      for (let x = 0; x < objectWidth; x++) coverage[(y + offsetY) * width + x + offsetX] = object.coverage[y * objectWidth + x]!;
+    }
+    const mask = Uint8Array.from(coverage, (value) => (value > 0 ? 1 : 0));
+    return {
+      name: `object on ${KINDS[n % KINDS.length]} #${n + 1}`,
+      picture: composite(truth, coverage, (x, y) => object.colour(x - offsetX, y - offsetY)),
+      mask: growMask(mask, width, height, 3),
+      truth,
+    };
+  });
+}
+
+/** `count` textures cropped in their middle, so that the true continuation of every margin is known. */
+export function extendCases(count: number, width = 192, height = 160, margin = 32, seed = 3): ExtendCase[] {
+  return Array.from({ length: count }, (_, n) => {
+    const random = seededRandom(seed * 1000 + n);
+    const truth = paint(width + 2 * margin, height + 2 * margin, backgroundTexture(n, random));
+    return { name: `${KINDS[n % KINDS.length]} #${n + 1}`, picture: crop(truth, margin, margin, width, height), truth, margins: { left: margin, right: margin, top: margin, bottom: margin } };
+  });
+}
+
+function growMask(mask: Uint8Array, width: number, height: number, radius: number): Uint8Array {
+  const out = new Uint8Array(mask.length);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      if (!mask[y * width + x]) continue;
+      for (let dy = -radius; dy <= radius; dy++) {
+        for (let dx = -radius; dx <= radius; dx++) {
+          const nx = x + dx;
+          const ny = y + dy;
+          if (nx >= 0 && ny >= 0 && nx < width && ny < height && dx * dx + dy * dy <= radius * radius) out[ny * width + nx] = 1;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// Measures
+
+/** Intersection over union of the alpha (≥ one half) with the true subject. */
+export function intersectionOverUnion(alpha: Uint8Array | Float32Array, subject: Uint8Array, threshold = 0.5): number {
+  let intersection = 0;
+  let union = 0;
+  for (let i = 0; i < subject.length; i++) {
+    const chosen = alpha[i]! >= threshold;
+    if (chosen && subject[i]) intersection++;
+    if (chosen || subject[i]) union++;
+  }
+  return union === 0 ? 1 : intersection / union;
+}
+
+/** Mean absolute difference per channel (0..255) over the pixels where `where` is 1. */
+export function meanAbsoluteError(a: Raster, b: Raster, where: Uint8Array): number {
+  let sum = 0;
+  let count = 0;
+  for (let i = 0; i < where.length; i++) {
+    if (!where[i]) continue;
+    for (let c = 0; c < 3; c++) sum += Math.abs(a.data[i * 3 + c]! - b.data[i * 3 + c]!);
+    count += 3;
+  }
+  return count === 0 ? 0 : sum / count;
+}
+
+/** The hole filled with the mean colour of the rest: the naive fill the engine must beat. */
+export function meanColourFill(picture: Raster, hole: Uint8Array): Raster {
+  const sums = [0, 0, 0];
+  let count = 0;
+  for (let i = 0; i < hole.length; i++) {
+    if (hole[i]) continue;
+    for (let c = 0; c < 3; c++) sums[c]! += picture.data[i * 3 + c]!;
+    count++;
+  }
+  const out: Raster = { ...picture, data: picture.data.slice() };
+  for (let i = 0; i < hole.length; i++) {
+    if (hole[i]) for (let c = 0; c < 3; c++) out.data[i * 3 + c] = sums[c]! / count;
+  }
+  return out;
+}
+
+/** OpenCV's Telea inpainting (fast marching, smooth): the classical diffusion fill beside the engine's patch fill. */
+export async function teleaFill(picture: Raster, hole: Uint8Array): Promise<Raster> {
+  const { cv } = await loadOpenCv();
+  const source = new cv.Mat(picture.height, picture.width, cv.CV_8UC3);
+  const mask = new cv.Mat(picture.height, picture.width, cv.CV_8UC1);
+  const destination = new cv.Mat();
+  return withMats([source, mask, destination], () => {
+    source.data.set(picture.data);
+    mask.data.set(hole.map((value) => (value ? 255 : 0)));
+    cv.inpaint(source, mask, destination, 5, cv.INPAINT_TELEA);
+    return { ...picture, data: destination.data.slice() };
+  });
+}
+
+function luminance(picture: Raster, i: number): number {
+  return 0.299 * picture.data[i * 3]! + 0.587 * picture.data[i * 3 + 1]! + 0.114 * picture.data[i * 3 + 2]!;
+}
+
+/**
+ * How much detail a region holds: the mean absolute difference of horizontally and vertically
+ * neighbouring pixels, both inside `where`. A fill's detail over the truth's: 1 keeps the
+ * texture, 0 is a flat smear.
+ */
+export function detail(picture: Raster, where: Uint8Array): number {
+  let sum = 0;
+  let count = 0;
+  const { width, height } = picture;
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const i = y * width + x;
+      if (!where[i]) continue;
+      if (x + 1 < width && where[i + 1]) {
+        sum += Math.abs(luminance(picture, i) - luminance(picture, i + 1));
+        count++;
+      }
+      if (y + 1 < height && where[i + width]) {
+        sum += Math.abs(luminance(picture, i) - luminance(picture, i + width));
+        count++;
+      }
+    }
+  }
+  return count === 0 ? 0 : sum / count;
+}
+
+/**
+ * The seam of an extended picture: the mean step across the original's border (pixel pairs
+ * straddling it) over the mean step between neighbours inside the original, in the same
+ * directions. About 1: no visible seam; well above: an edge where the picture was joined.
+ */
+export function seamRatio(extended: Raster, margins: ExtendCase['margins'], sourceWidth: number, sourceHeight: number): number {
+  const { width } = extended;
+  const at = (x: number, y: number) => luminance(extended, y * width + x);
+  const left = margins.left;
+  const top = margins.top;
+  const right = left + sourceWidth - 1;
+  const bottom = top + sourceHeight - 1;
+  let across = 0;
+  let acrossCount = 0;
+  for (let y = top; y <= bottom; y++) {
+    if (left > 0) {
+      across += Math.abs(at(left, y) - at(left - 1, y));
+      acrossCount++;
+    }
+    if (margins.right > 0) {
+      across += Math.abs(at(right, y) - at(right + 1, y));
+      acrossCount++;
+    }
+  }
+  for (let x = left; x <= right; x++) {
+    if (top > 0) {
+      across += Math.abs(at(x, top) - at(x, top - 1));
+      acrossCount++;
+    }
+    if (margins.bottom > 0) {
+      across += Math.abs(at(x, bottom) - at(x, bottom + 1));
+      acrossCount++;
+    }
+  }
+  let inside = 0;
+  let insideCount = 0;
+  for (let y = top; y <= bottom; y++) {
+    for (let x = left; x <= right; x++) {
+      if (x < right) {
+        inside += Math.abs(at(x, y) - at(x + 1, y));
+        insideCount++;
+      }
+      if (y < bottom) {
+        inside += Math.abs(at(x, y) - at(x, y + 1));
+        insideCount++;
+      }
+    }
+  }
+  return across / acrossCount / Math.max(1e-6, inside / insideCount);
+}
+
+/** The margins as a mask of the extended picture. */
+export function marginMask(width: number, height: number, margins: ExtendCase['margins'], sourceWidth: number, sourceHeight: number): Uint8Array {
+  const mask = new Uint8Array(width * height).fill(1);
+  for (let y = margins.top; y < margins.top + sourceHeight; y++) mask.fill(0, y * width + margins.left, y * width + margins.left + sourceWidth);
+  return mask;
+}
+
+/** The margins filled by repeating the edge pixels outwards: the naive extension. */
+export function edgeRepeat(picture: Raster, margins: ExtendCase['margins']): Raster {
+  const width = picture.width + margins.left + margins.right;
+  const height = picture.height + margins.top + margins.bottom;
+  const out = emptyRaster(width, height, 3);
+  for (let y = 0; y < height; y++) {
+    const sy = Math.min(picture.height - 1, Math.max(0, y - margins.top));
+    for (let x = 0; x < width; x++) {
+      const sx = Math.min(picture.width - 1, Math.max(0, x - margins.left));
+      for (let c = 0; c < 3; c++) out.data[(y * width + x) * 3 + c] = picture.data[(sy * picture.width + sx) * 3 + c]!;
+    }
+  }
+  return out;
+}
