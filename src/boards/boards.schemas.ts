@@ -1,7 +1,5 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { TypeCompiler } from '@sinclair/typebox/compiler';
-import type { FastifyRequest } from 'fastify';
-import { ApiError, invalidParameter } from '../platform/http/errors.js';
+import { Type, type Static } from '@sinclair/typebox';
+import { invalidParameter } from '../platform/http/errors.js';
 import { Choice, ListOf } from '../platform/http/openapi.js';
 import { CsvParameter } from '../platform/http/schema-types.js';
 import { BOARD_LINK_KINDS } from './board-links.js';
@@ -149,20 +147,7 @@ export const CommentRequest = Type.Object(
   { additionalProperties: false },
 );
 
-/**
- * The body checked as sent, before the schema's type coercion (which would take `{"name": 5}`
- * as the name "5"): a value of the wrong type is 400 InvalidParameterValue naming the field.
- */
-export function strictBody(schema: TSchema) {
-  const check = TypeCompiler.Compile(schema);
-  return async (request: FastifyRequest): Promise<void> => {
-    if (request.body === undefined) throw new ApiError(400, 'InvalidParameterValue', 'This request needs a JSON body');
-    const error = check.Errors(request.body).First();
-    if (!error) return;
-    const parameter = error.path.split('/').filter(Boolean).find((part) => !/^\d+$/.test(part)) ?? 'body';
-    throw invalidParameter(parameter, error.message);
-  };
-}
+export { strictBody } from '../platform/http/strict-body.js';
 
 /** The items of a list parameter as sent, blanks included: what its documented maxItems counts. */
 export function itemsSent(values: readonly string[] | string | undefined): number {

@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { ApiError } from '../platform/http/errors.js';
-import { ErrorBody } from '../platform/http/schema-types.js';
+import { ApiError, invalidParameter } from '../platform/http/errors.js';
+import { ErrorBody, splitCsv } from '../platform/http/schema-types.js';
+import { strictBody } from '../platform/http/strict-body.js';
 import type { BlobStore } from '../platform/blobs/blob-store.js';
 import type { UrlSigner } from '../media/url-signer.js';
 import type { GenerationAnswer, GenerationBody, GenerationService, GenerationType } from './generation.service.js';
@@ -10,6 +11,8 @@ import type { GenerationRepository } from './generation.repository.js';
 import {
   BackgroundGenerationRequest,
   BackgroundRemovalRequest,
+  DOCUMENTED_BODIES,
+  DocumentedHistoryQuery,
   ExtendRequest,
   FileRegistrationRequest,
   FileRegistrationResponse,
@@ -72,6 +75,34 @@ const BETA_ONLY: readonly PostOperation[] = [
   { url: '/ai/image-generations/background-generations', type: 'background_generation', body: BackgroundGenerationRequest, summary: 'Generate a background around a product shot', description: 'A registered file of category CustomerProduct; the paddings place it on the canvas.' },
 ];
 
+const DOCUMENTED_BODY_BY_SCHEMA = new Map<TSchema, TSchema>([
+  [ImageGenerationsRequest, DOCUMENTED_BODIES.ImageGenerationsRequest],
+  [RefineRequest, DOCUMENTED_BODIES.RefineRequest],
+  [ExtendRequest, DOCUMENTED_BODIES.ExtendRequest],
+  [BackgroundRemovalRequest, DOCUMENTED_BODIES.BackgroundRemovalRequest],
+  [RemoveObjectRequest, DOCUMENTED_BODIES.RemoveObjectRequest],
+  [InfluenceColorByImageRequest, DOCUMENTED_BODIES.InfluenceColorByImageRequest],
+  [InfluenceCompositionByImageRequest, DOCUMENTED_BODIES.InfluenceCompositionByImageRequest],
+  [BackgroundGenerationRequest, DOCUMENTED_BODIES.BackgroundGenerationRequest],
+]);
+
+/** product_ids as a comma-separated list (or repeated): whole numbers, each named when it is not. */
+function productIdsOf(values: readonly string[] | undefined): number[] | undefined {
+  const items = splitCsv(values);
+  if (items.length === 0) return undefined;
+  return items.map((item) => {
+    if (!/^\d{1,10}$/.test(item) || Number(item) > 2_147_483_647) throw invalidParameter('product_ids', `'${item.slice(0, 40)}' is not a product id (a whole number)`);
+    return Number(item);
+  });
+}
+
+/** What the document says of an operation's body: its rules in full (see DOCUMENTED_BODIES). */
+function documentedBodyOf(body: TSchema): TSchema {
+  const documented = DOCUMENTED_BODY_BY_SCHEMA.get(body);
+  if (!documented) throw new Error('a generative operation without its documented body');
+  return documented;
+}
+
 function registerOperations(app: FastifyInstance, generation: GenerationService, operations: readonly PostOperation[]): void {
   for (const operation of operations) {
     app.post(
@@ -83,8 +114,11 @@ function registerOperations(app: FastifyInstance, generation: GenerationService,
           description: `${operation.description} ${ANSWERS}`,
           security,
           body: operation.body,
+          documented: { body: documentedBodyOf(operation.body) },
           response: generationAnswers,
         },
+        // Types as sent: Fastify's coercion would take {"prompt": 5} as the prompt "5".
+        preValidation: strictBody(operation.body, { required: false }),
       },
       async (request: FastifyRequest, response) =>
         reply(
@@ -143,6 +177,7 @@ export async function generationRoutes(app: FastifyInstance, options: Generation
         description: 'Newest first; with company_generations, those of every user of the team.',
         security,
         querystring: HistoryQuery,
+        documented: { querystring: DocumentedHistoryQuery },
         response: { 200: GenerationHistoryResponse, ...errors },
       },
     },
@@ -155,7 +190,7 @@ export async function generationRoutes(app: FastifyInstance, options: Generation
         mediaType: query.media_type,
         page: query.page,
         pageSize: query.page_size,
-        productIds: query.product_ids as number[] | undefined,
+        productIds: productIdsOf(query.product_ids),
         companyGenerations: query.company_generations,
       });
     },
@@ -185,6 +220,7 @@ export async function betaGenerationRoutes(app: FastifyInstance, options: Genera
         description: 'The url of an upload of the same API key; rights_claimed must be true.',
         security,
         body: FileRegistrationRequest,
+        documented: { body: DOCUMENTED_BODIES.FileRegistrationRequest },
         response: { 200: FileRegistrationResponse, ...errors, 429: ErrorBody },
       },
     },

@@ -115,6 +115,74 @@ export const FileRegistrationRequest = Type.Object(
   { description: 'FileRegistrationRequest' },
 );
 
+// ---- What the document says of the bodies --------------------------------------------------
+// The bodies above validate loosely, so that the service answers a missing prompt or a second
+// reference with a message naming it. The document states the same rules in full: the fields the
+// service requires, required; exactly one reference, as one alternative a reference (`oneOf`:
+// a body naming two matches two alternatives and is refused).
+
+type ReferenceKind = 'reference_asset_id' | 'reference_generation' | 'reference_file_registration_id';
+
+const REQUIRED_REFERENCE: Readonly<Record<ReferenceKind, TSchema>> = {
+  reference_asset_id: Type.String({ minLength: 1, pattern: '\\S', description: 'A creative image of the catalogue the user has licensed.' }),
+  reference_generation: Type.Object(
+    {
+      generation_request_id: Type.String({ minLength: 1, description: 'An earlier generation of the user.' }),
+      index: Type.Integer({ minimum: 0, description: 'Which of its results.' }),
+    },
+    { description: 'ReferenceGeneration: a result of an earlier generation.' },
+  ),
+  reference_file_registration_id: Type.String({ minLength: 1, pattern: '\\S', description: 'A file registered with POST /beta/ai/file-registrations.' }),
+};
+
+/** Fields the service requires, as the document states them. */
+const REQUIRED_FIELDS: Readonly<Record<string, TSchema>> = {
+  prompt: Type.String({ minLength: 1, pattern: '\\S', description: 'What to make; not blank.' }),
+  mask_url: Type.String({ minLength: 1, pattern: '\\S', description: 'An upload of this API key (PUT /v3/search/by-image/uploads/{file-name}); white is the region acted on.' }),
+  noise_level: Type.Number({ minimum: 0, maximum: 1, description: '0 to 1; higher is less like the reference.' }),
+  influence_level: Type.Number({ minimum: 0, maximum: 1, description: '0 to 1; higher is more like the reference.' }),
+  url: Type.String({ minLength: 1, pattern: '\\S', description: 'The URL of an upload of this API key (PUT /v3/search/by-image/uploads/{file-name}).' }),
+  rights_claimed: Type.Literal(true, { description: 'You own the file or licensed it.' }),
+};
+
+const REFERENCE_KINDS: readonly ReferenceKind[] = ['reference_asset_id', 'reference_generation', 'reference_file_registration_id'];
+
+/**
+ * A request body as the document states it: the fields `required` made required, and, when
+ * `references` are given, exactly one of them.
+ */
+function documentedBody(body: TSchema, options: { required?: readonly string[]; references?: readonly ReferenceKind[] }): TSchema {
+  const properties = { ...(body as unknown as { properties: Record<string, TSchema> }).properties };
+  const required = options.required ?? [];
+  for (const name of required) properties[name] = REQUIRED_FIELDS[name]!;
+  const description = (body as { description?: string }).description;
+  const others = Object.fromEntries(Object.entries(properties).filter(([name]) => !REFERENCE_KINDS.includes(name as ReferenceKind)));
+  if (!options.references) return Type.Object(properties, { required: [...required], description });
+  const alternatives = options.references.map((kind) =>
+    Type.Object({ ...others, [kind]: REQUIRED_REFERENCE[kind] }, { required: [kind, ...required] }),
+  );
+  return Type.Unsafe({ oneOf: alternatives, description });
+}
+
+const ASSET_OR_GENERATION: readonly ReferenceKind[] = ['reference_asset_id', 'reference_generation'];
+const ANY_REFERENCE: readonly ReferenceKind[] = REFERENCE_KINDS;
+
+export const DOCUMENTED_BODIES = {
+  ImageGenerationsRequest: documentedBody(ImageGenerationsRequest, { required: ['prompt'] }),
+  RefineRequest: documentedBody(RefineRequest, { required: ['mask_url'], references: ASSET_OR_GENERATION }),
+  ExtendRequest: documentedBody(ExtendRequest, { references: ASSET_OR_GENERATION }),
+  BackgroundRemovalRequest: documentedBody(BackgroundRemovalRequest, { references: ASSET_OR_GENERATION }),
+  RemoveObjectRequest: documentedBody(RemoveObjectRequest, { required: ['mask_url'], references: ASSET_OR_GENERATION }),
+  InfluenceColorByImageRequest: documentedBody(InfluenceColorByImageRequest, { required: ['prompt', 'noise_level'], references: ANY_REFERENCE }),
+  InfluenceCompositionByImageRequest: documentedBody(InfluenceCompositionByImageRequest, { required: ['prompt', 'influence_level'], references: ANY_REFERENCE }),
+  BackgroundGenerationRequest: documentedBody(BackgroundGenerationRequest, { references: ['reference_file_registration_id'] }),
+  FileRegistrationRequest: documentedBody(FileRegistrationRequest, { required: ['url', 'rights_claimed'] }),
+} as const;
+
+/** A date (00:00:00 UTC) or a date-time, as the history's dates are read. */
+const DateOrDateTime = (description: string) =>
+  Type.Union([Type.String({ format: 'date' }), Type.String({ format: 'date-time' })], { description });
+
 export const PreviewUrl = Type.Object(
   { preview_size: S, image_url: Type.String({ description: 'A signed URL of a watermarked preview; use it as it is.' }), width: I, height: I },
   { description: 'PreviewUrl' },
@@ -158,8 +226,14 @@ export const HistoryQuery = Type.Object({
   media_type: Type.Optional(Choice(MEDIA_TYPES, 'photography or illustration')),
   page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'Default 30.' })),
   page: Type.Optional(PageNumber('Default 1.', 100_000)),
-  product_ids: Type.Optional(ListOf(Type.Integer(), 'Only these products.')),
+  product_ids: Type.Optional(CsvParameter('Only these products: product ids, comma-separated.')),
   company_generations: Type.Optional(Type.Boolean({ description: 'All users of the team (403 for a user of none).' })),
+});
+export const DocumentedHistoryQuery = Type.Object({
+  ...HistoryQuery.properties,
+  date_start: Type.Optional(DateOrDateTime('On or after: an ISO 8601 date (00:00:00 UTC) or date-time; not after date_end.')),
+  date_end: Type.Optional(DateOrDateTime('On or before: an ISO 8601 date (00:00:00 UTC) or date-time.')),
+  product_ids: Type.Optional(ListOf(Type.Integer({ minimum: 0, maximum: 2147483647 }), 'Only these products.', { minItems: 1 })),
 });
 export { CsvParameter };
 
