@@ -1,6 +1,7 @@
 /**
  * `npm run bench -- <name>`: reproducible benchmarks that print a table beside a reference.
  */
+import { builtinQualityBenchmark } from './builtin-quality.js';
 import { changesBenchmark } from './changes.js';
 import { downloadsBenchmark } from './downloads.js';
 import { metadataBenchmark } from './metadata.js';
@@ -8,6 +9,7 @@ import { searchBenchmark } from './search.js';
 import { usageBenchmark } from './usage.js';
 
 const benchmarks: Record<string, () => Promise<void>> = {
+  'builtin-quality': builtinQualityBenchmark,
   changes: changesBenchmark,
   downloads: downloadsBenchmark,
   metadata: metadataBenchmark,

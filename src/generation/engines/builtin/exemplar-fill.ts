@@ -16,11 +16,19 @@ export interface FillOptions {
   random: () => number;
   /** How many sampled candidates a patch is compared with before the local refinement. */
   candidateBudget?: number;
+  /**
+   * A rough fill of the hole (the same picture filled at a coarser scale, enlarged): a patch's
+   * unknown pixels are matched against it too, at half weight, so that the large structure
+   * found there (a hill's outline running on) steers the choice of detail here.
+   */
+  guide?: Raster | undefined;
 }
 
 /** Fills the pixels of `image` (RGB) where `hole` is 1, in place. */
-export function exemplarFill(image: Raster, hole: Uint8Array, { patchRadius: r, random, candidateBudget = 1200 }: FillOptions): void {
+export function exemplarFill(image: Raster, hole: Uint8Array, { patchRadius: r, random, candidateBudget = 1200, guide }: FillOptions): void {
   const { width, height, data } = image;
+  // Written through a clamped view: a shifted copy past 0 or 255 stops there rather than wrapping round.
+  const clamped = new Uint8ClampedArray(data.buffer, data.byteOffset, data.length);
   const size = width * height;
   const filled = new Uint8Array(size);
   const confidence = new Float32Array(size);
@@ -38,6 +46,7 @@ export function exemplarFill(image: Raster, hole: Uint8Array, { patchRadius: r, 
   if (remaining === 0) return;
   if (remaining === size) throw new RangeError('nothing to fill from: the whole picture is masked');
 
+  const rough = guide?.data;
   const grey = new Float32Array(size);
   for (let i = 0, p = 0; i < size; i++, p += 3) grey[i] = 0.299 * data[p]! + 0.587 * data[p + 1]! + 0.114 * data[p + 2]!;
 
@@ -123,11 +132,12 @@ export function exemplarFill(image: Raster, hole: Uint8Array, { patchRadius: r, 
 
     const tx = best % width;
     const ty = (best - tx) / width;
-    const source = bestSource(tx, ty);
+    const { source, matchError } = bestSource(tx, ty);
     const sx = source % width;
     const sy = (source - sx) / width;
     const patchConfidence = priority[best]! > 0 ? confidenceOf(tx, ty) : 0;
-    const shift = colourShift(tx, ty, source);
+    // Only a close match is shifted: a patch of other structure (a hill's edge for sky) would be smeared by it.
+    const shift = matchError <= MAX_SHIFTED_ERROR ? colourShift(tx, ty, source) : NO_SHIFT;
     for (let dy = -r; dy <= r; dy++) {
       const y = ty + dy;
       if (y < 0 || y >= height) continue;
@@ -138,7 +148,7 @@ export function exemplarFill(image: Raster, hole: Uint8Array, { patchRadius: r, 
         if (filled[i]) continue;
         const from = (sy + dy) * width + sx + dx;
         for (let c = 0; c < 3; c++) {
-          data[i * 3 + c] = data[from * 3 + c]! + shift[c]!;
+          clamped[i * 3 + c] = data[from * 3 + c]! + shift[c]!;
           shiftOf[i * 3 + c] = shift[c]!;
         }
         grey[i] = 0.299 * data[i * 3]! + 0.587 * data[i * 3 + 1]! + 0.114 * data[i * 3 + 2]!;
@@ -170,6 +180,14 @@ export function exemplarFill(image: Raster, hole: Uint8Array, { patchRadius: r, 
       }
     }
     return sum / (2 * r + 1) ** 2;
+  }
+
+  function knownIn(cx: number, cy: number): number {
+    let count = 0;
+    for (let y = Math.max(0, cy - r); y <= Math.min(height - 1, cy + r); y++) {
+      for (let x = Math.max(0, cx - r); x <= Math.min(width - 1, cx + r); x++) count += filled[y * width + x]!;
+    }
+    return count;
   }
 
   /**
@@ -210,26 +228,39 @@ export function exemplarFill(image: Raster, hole: Uint8Array, { patchRadius: r, 
         const x = tx + dx;
         if (x < 0 || x >= width) continue;
         const i = y * width + x;
-        if (!filled[i]) continue;
         const t = i * 3;
         const s = ((sy + dy) * width + sx + dx) * 3;
-        const d0 = data[t]! - data[s]!;
-        const d1 = data[t + 1]! - data[s + 1]!;
-        const d2 = data[t + 2]! - data[s + 2]!;
-        sum += d0 * d0 + d1 * d1 + d2 * d2;
+        if (filled[i]) {
+          const d0 = data[t]! - data[s]!;
+          const d1 = data[t + 1]! - data[s + 1]!;
+          const d2 = data[t + 2]! - data[s + 2]!;
+          sum += d0 * d0 + d1 * d1 + d2 * d2;
+        } else if (rough) {
+          const d0 = rough[t]! - data[s]!;
+          const d1 = rough[t + 1]! - data[s + 1]!;
+          const d2 = rough[t + 2]! - data[s + 2]!;
+          sum += (d0 * d0 + d1 * d1 + d2 * d2) * GUIDE_WEIGHT;
+        }
       }
       if (sum >= limit) return sum;
     }
     return sum;
   }
 
-  function bestSource(tx: number, ty: number): number {
+  /** The best source patch's centre and its mean squared difference per channel over the known pixels. */
+  function bestSource(tx: number, ty: number): { source: number; matchError: number } {
     let best = -1;
     let bestDistance = Infinity;
-    const consider = (candidate: number, weight = 1) => {
-      const d = distance(tx, ty, candidate, bestDistance / weight) * weight;
+    let bestRaw = Infinity;
+    const consider = (candidate: number, coherence = 1) => {
+      const cx = candidate % width;
+      const cy = (candidate - cx) / width;
+      const weight = coherence * (1 + NEARNESS * (Math.abs(cx - tx) + Math.abs(cy - ty)) / (width + height));
+      const raw = distance(tx, ty, candidate, bestDistance / weight);
+      const d = raw * weight;
       if (d < bestDistance) {
         bestDistance = d;
+        bestRaw = raw;
         best = candidate;
       }
     };
@@ -263,8 +294,8 @@ export function exemplarFill(image: Raster, hole: Uint8Array, { patchRadius: r, 
         }
       }
     }
-    if (best < 0) best = sources[Math.floor(random() * sources.length)]!;
-    return best;
+    if (best < 0) return { source: sources[Math.floor(random() * sources.length)]!, matchError: Infinity };
+    return { source: best, matchError: bestRaw / (3 * Math.max(1, knownIn(tx, ty))) };
   }
 }
 
@@ -273,6 +304,20 @@ export function exemplarFill(image: Raster, hole: Uint8Array, { patchRadius: r, 
  * near-equal matches, the one that keeps a regular pattern (tiles, stripes) in step wins.
  */
 const COHERENCE = 0.7;
+
+/**
+ * A candidate across the whole picture counts as this much farther than its distance (a
+ * neighbour's not at all): among near-equal matches the nearer wins, as the true background of
+ * a hole is more like its surroundings than like the far side of the picture.
+ */
+const NEARNESS = 3;
+
+/** Mean squared difference per channel (a 12-level typical difference) above which a match is not shifted. */
+const MAX_SHIFTED_ERROR = 144;
+const NO_SHIFT: [number, number, number] = [0, 0, 0];
+
+/** How much a guided (not yet filled) pixel counts in a match beside a known one. */
+const GUIDE_WEIGHT = 0.5;
 
 /** Neighbours within this many pixels vote on a filled pixel (a 5×5 window). */
 const SEAM_VOTE_RADIUS = 2;
@@ -293,6 +338,7 @@ const PROPAGATION_OFFSETS: readonly (readonly [number, number])[] = [
 function blendSeams(image: Raster, hole: Uint8Array, sourceOf: Int32Array, shiftOf: Int16Array, radius: number): void {
   if (radius <= 0) return;
   const { width, height, data } = image;
+  const clamped = new Uint8ClampedArray(data.buffer, data.byteOffset, data.length);
   const before = data.slice();
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
@@ -317,9 +363,9 @@ function blendSeams(image: Raster, hole: Uint8Array, sourceOf: Int32Array, shift
         }
       }
       if (votes === 0) continue;
-      data[p * 3] = r / votes;
-      data[p * 3 + 1] = g / votes;
-      data[p * 3 + 2] = b / votes;
+      clamped[p * 3] = r / votes;
+      clamped[p * 3 + 1] = g / votes;
+      clamped[p * 3 + 2] = b / votes;
     }
   }
 }

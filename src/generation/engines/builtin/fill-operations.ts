@@ -60,7 +60,7 @@ export async function removeObject(source: Raster, hole: Uint8Array, random: () 
     // Any trace of the hole at the small scale is hole: none of the object may be copied back in.
     workHole = smallHole.data.map((value) => (value > 0 ? 1 : 0));
   }
-  exemplarFill(work, workHole, { patchRadius: patchRadiusFor(work), random });
+  await fillAtScales(work, workHole, random);
   const filled = scale < 1 ? await resize(work, regionWidth, regionHeight, 'cubic') : work;
   for (let y = 0; y < regionHeight; y++) {
     for (let x = 0; x < regionWidth; x++) {
@@ -96,13 +96,79 @@ export async function extendPicture(source: Raster, margins: Margins, random: ()
     canvas.data.set(inner.data.subarray(y * small.width * 3, (y + 1) * small.width * 3), ((small.top + y) * workWidth + small.left) * 3);
     hole.fill(0, (small.top + y) * workWidth + small.left, (small.top + y) * workWidth + small.left + small.width);
   }
-  exemplarFill(canvas, hole, { patchRadius: patchRadiusFor(inner), random });
+  await fillAtScales(canvas, hole, random);
   const result = scale < 1 ? await resize(canvas, width, height, 'cubic') : canvas;
   for (let y = 0; y < source.height; y++) {
     result.data.set(source.data.subarray(y * source.width * 3, (y + 1) * source.width * 3), ((margins.top + y) * width + margins.left) * 3);
   }
+  evenOutJoins(result, margins, source.width, source.height);
   return result;
 }
+
+/**
+ * Takes out what is left of a step where the margins meet the source: along each join, the
+ * difference between the source's edge pixel and the new pixel beside it, averaged along the
+ * join (so the texture's own steps stay), is added to the new pixels and fades out within a few
+ * pixels. Corners take the corrections of both sides that reach them.
+ */
+function evenOutJoins(picture: Raster, margins: Margins, sourceWidth: number, sourceHeight: number): void {
+  const { width, data } = picture;
+  const clamped = new Uint8ClampedArray(data.buffer, data.byteOffset, data.length);
+  // A large step is structure that does not continue (a hill's edge meeting sky), not a shade to even out.
+  const bounded = (step: number) => Math.max(-MAX_JOIN_CORRECTION, Math.min(MAX_JOIN_CORRECTION, step));
+  const fade = Math.max(4, Math.round(Math.min(sourceWidth, sourceHeight) / 40));
+  const along = Math.max(3, fade);
+  const sides = [
+    { size: margins.left, length: sourceHeight, at: (i: number, d: number) => (margins.top + i) * width + margins.left - 1 - d, edge: (i: number) => (margins.top + i) * width + margins.left },
+    { size: margins.right, length: sourceHeight, at: (i: number, d: number) => (margins.top + i) * width + margins.left + sourceWidth + d, edge: (i: number) => (margins.top + i) * width + margins.left + sourceWidth - 1 },
+    { size: margins.top, length: sourceWidth, at: (i: number, d: number) => (margins.top - 1 - d) * width + margins.left + i, edge: (i: number) => margins.top * width + margins.left + i },
+    { size: margins.bottom, length: sourceWidth, at: (i: number, d: number) => (margins.top + sourceHeight + d) * width + margins.left + i, edge: (i: number) => (margins.top + sourceHeight - 1) * width + margins.left + i },
+  ];
+  for (const side of sides) {
+    if (side.size === 0) continue;
+    const steps = new Float32Array(side.length * 3);
+    for (let i = 0; i < side.length; i++) {
+      for (let c = 0; c < 3; c++) steps[i * 3 + c] = data[side.edge(i) * 3 + c]! - data[side.at(i, 0) * 3 + c]!;
+    }
+    for (let i = 0; i < side.length; i++) {
+      const sums = [0, 0, 0];
+      let count = 0;
+      for (let j = Math.max(0, i - along); j <= Math.min(side.length - 1, i + along); j++) {
+        for (let c = 0; c < 3; c++) sums[c]! += steps[j * 3 + c]!;
+        count++;
+      }
+      for (let d = 0; d < Math.min(side.size, 3 * fade); d++) {
+        const weight = Math.exp(-d / fade);
+        const p = side.at(i, d) * 3;
+        for (let c = 0; c < 3; c++) clamped[p + c] = data[p + c]! + bounded(sums[c]! / count) * weight;
+      }
+    }
+  }
+}
+
+/** Below this shorter side there is no coarser scale worth filling first. */
+const COARSEST_SIDE = 64;
+
+/**
+ * Fills the hole coarse to fine: at half the size first (recursively), where a picture's large
+ * structures fit in a patch, then here, each patch matched against that rough fill as well as
+ * its known pixels, after Wexler, Shechtman and Irani's multi-scale completion.
+ */
+async function fillAtScales(picture: Raster, hole: Uint8Array, random: () => number): Promise<void> {
+  let guide: Raster | undefined;
+  const coarseWidth = Math.round(picture.width / 2);
+  const coarseHeight = Math.round(picture.height / 2);
+  if (Math.min(coarseWidth, coarseHeight) >= COARSEST_SIDE) {
+    const coarse = await resize(picture, coarseWidth, coarseHeight, 'cubic');
+    const coarseHole = (await resize(maskRaster(hole, picture.width, picture.height), coarseWidth, coarseHeight, 'cubic')).data.map((value) => (value > 0 ? 1 : 0));
+    await fillAtScales(coarse, coarseHole, random);
+    guide = await resize(coarse, picture.width, picture.height, 'cubic');
+  }
+  exemplarFill(picture, hole, { patchRadius: patchRadiusFor(picture), random, guide });
+}
+
+/** The largest correction (per channel, of 255) a join takes. */
+const MAX_JOIN_CORRECTION = 16;
 
 /** 9×9 patches for small pictures up to 13×13 for large ones: big enough to carry a texture's structure. */
 function patchRadiusFor(picture: Raster): number {

@@ -5,9 +5,11 @@
  * and the seam and texture of extended margins. Used by the tests (floors) and by
  * `npm run bench -- builtin-quality` (the table in docs/generation-engines.md).
  */
+import { THEMES } from '../../../catalog/demo/demo-data.js';
+import { drawDemoImage } from '../../../media/draw-demo-image.js';
 import { seededRandom } from '../../../platform/seeded-random.js';
 import { loadOpenCv, withMats } from './opencv.js';
-import { crop, emptyRaster, type Raster } from './raster.js';
+import { crop, decodeRgb, emptyRaster, type Raster } from './raster.js';
 
 export interface CutOutCase {
   name: string;
@@ -379,4 +381,31 @@ export function edgeRepeat(picture: Raster, margins: ExtendCase['margins']): Ras
     }
   }
   return out;
+}
+
+/**
+ * Demo-catalogue pictures with their burnt-in caption as the object to remove: the same picture
+ * drawn without the caption is the truth, and where the two differ (grown a little) is the mask.
+ */
+export async function demoCaptionCases(count: number, width = 640, height = 427): Promise<HoleCase[]> {
+  const cases: HoleCase[] = [];
+  for (let n = 0; n < count; n++) {
+    const theme = THEMES[n % THEMES.length]!;
+    const request = { seed: 4200 + n, width, height, title: theme.creativeTitles[n % theme.creativeTitles.length]!.replace('{city}', 'Lisbon').replace('{time}', 'dusk'), palette: [...theme.palettes[0]!] };
+    const picture = await decodeRgb(await drawDemoImage(request));
+    const truth = await decodeRgb(await drawDemoImage({ ...request, title: '' }));
+    const differs = new Uint8Array(width * height);
+    for (let i = 0; i < differs.length; i++) {
+      const d = Math.abs(picture.data[i * 3]! - truth.data[i * 3]!) + Math.abs(picture.data[i * 3 + 1]! - truth.data[i * 3 + 1]!) + Math.abs(picture.data[i * 3 + 2]! - truth.data[i * 3 + 2]!);
+      differs[i] = d > 24 ? 1 : 0;
+    }
+    cases.push({ name: `demo caption #${n + 1} (${theme.key})`, picture, mask: growMask(differs, width, height, 3), truth });
+  }
+  return cases;
+}
+
+/** A demo-catalogue picture to show the operations on. */
+export async function demoPicture(n: number, width = 640, height = 427): Promise<Raster> {
+  const theme = THEMES[(n + 1) % THEMES.length]!;
+  return decodeRgb(await drawDemoImage({ seed: 5100 + n, width, height, title: '', palette: [...theme.palettes[0]!] }));
 }

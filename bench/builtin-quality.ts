@@ -1,0 +1,200 @@
+/**
+ * `npm run bench -- builtin-quality [--pictures <folder>]`: the built-in generation engine's
+ * quality on a generated test set with known answers, beside naive and classical references
+ * measured in the same run, and its speed at photograph sizes. With --pictures, writes
+ * before/after pictures of every case (and the few small ones the docs show, with --docs).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import sharp from 'sharp';
+import { BuiltinEngine } from '../src/generation/engines/builtin/builtin-engine.js';
+import { decodeRgb, encodePng, maskRaster, type Raster } from '../src/generation/engines/builtin/raster.js';
+import {
+  cutOutCases,
+  demoCaptionCases,
+  demoPicture,
+  detail,
+  edgeRepeat,
+  extendCases,
+  holeCases,
+  intersectionOverUnion,
+  marginMask,
+  meanAbsoluteError,
+  meanColourFill,
+  seamRatio,
+  teleaFill,
+  type HoleCase,
+} from '../src/generation/engines/builtin/quality-set.js';
+import type { EngineImage } from '../src/generation/engines/engine.js';
+import { table } from './harness.js';
+
+const CUT_OUTS = Number(process.env.BENCH_CUT_OUTS ?? 20);
+const HOLES = Number(process.env.BENCH_HOLES ?? 10);
+const EXTENDS = Number(process.env.BENCH_EXTENDS ?? 10);
+const CAPTIONS = Number(process.env.BENCH_CAPTIONS ?? 5);
+
+const engine = new BuiltinEngine();
+
+async function png(raster: Raster): Promise<EngineImage> {
+  return { data: await encodePng(raster), mediaType: 'image/png' };
+}
+
+async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number }> {
+  const started = performance.now();
+  const value = await work();
+  return { value, ms: performance.now() - started };
+}
+
+const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+const fixed = (value: number, digits = 2) => value.toFixed(digits);
+const range = (values: readonly number[], digits = 2) => `${fixed(Math.min(...values), digits)}–${fixed(Math.max(...values), digits)}`;
+
+/** Pixels of `picture` over a grey checkerboard, as image editors show transparency. */
+async function overCheckerboard(cutOut: Buffer): Promise<Buffer> {
+  const { width = 0, height = 0 } = await sharp(cutOut).metadata();
+  const board = Buffer.alloc(width * height * 3);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) board.fill(((x >> 3) + (y >> 3)) % 2 ? 204 : 245, (y * width + x) * 3, (y * width + x) * 3 + 3);
+  }
+  return sharp(board, { raw: { width, height, channels: 3 } }).composite([{ input: cutOut }]).png().toBuffer();
+}
+
+/** Pictures side by side, `height` tall, as a JPEG small enough for the docs. */
+async function sideBySide(pictures: readonly Buffer[], height: number): Promise<Buffer> {
+  const scaled = await Promise.all(pictures.map((picture) => sharp(picture).resize({ height }).png().toBuffer({ resolveWithObject: true })));
+  const gap = 6;
+  const width = scaled.reduce((sum, { info }) => sum + info.width, 0) + gap * (scaled.length - 1);
+  let left = 0;
+  const layers = scaled.map(({ data, info }) => {
+    const layer = { input: data, left, top: 0 };
+    left += info.width + gap;
+    return layer;
+  });
+  return sharp({ create: { width, height, channels: 3, background: '#ffffff' } }).composite(layers).jpeg({ quality: 80, mozjpeg: true }).toBuffer();
+}
+
+export async function builtinQualityBenchmark(): Promise<void> {
+  const flag = process.argv.indexOf('--pictures');
+  const pictures = flag > 0 ? path.resolve(process.argv[flag + 1] ?? fs.mkdtempSync(path.join(os.tmpdir(), 'builtin-quality-'))) : undefined;
+  const docs = process.argv.includes('--docs') ? path.resolve('docs/pictures') : undefined;
+  if (pictures) fs.mkdirSync(pictures, { recursive: true });
+  if (docs) fs.mkdirSync(docs, { recursive: true });
+  const save = async (name: string, data: Buffer) => {
+    if (pictures) await fs.promises.writeFile(path.join(pictures, name), data);
+  };
+  const rows: string[][] = [];
+
+  // Background removal.
+  const cutOuts = cutOutCases(CUT_OUTS, 320, 240);
+  const ious: number[] = [];
+  const cutOutTimes: number[] = [];
+  for (const [n, testCase] of cutOuts.entries()) {
+    const source = await png(testCase.picture);
+    const run = await timed(() => engine.run({ operation: 'remove_background', source }));
+    const result = run.value.pictures[0]!.data;
+    const { data: rgba } = await sharp(result).raw().toBuffer({ resolveWithObject: true });
+    const alpha = new Uint8Array(testCase.subject.length);
+    for (let i = 0; i < alpha.length; i++) alpha[i] = rgba[i * 4 + 3]!;
+    ious.push(intersectionOverUnion(alpha, testCase.subject, 128));
+    cutOutTimes.push(run.ms);
+    await save(`cut-out-${n + 1}-before.png`, source.data);
+    await save(`cut-out-${n + 1}-after.png`, await overCheckerboard(result));
+    if (docs && n === 1) await fs.promises.writeFile(path.join(docs, 'remove-background.jpg'), await sideBySide([source.data, await overCheckerboard(result)], 240));
+  }
+  rows.push([`background removal, ${CUT_OUTS} subjects on 5 textures (320×240)`, 'IoU with the true mask', `${fixed(mean(ious), 3)} (${range(ious, 3)})`, 'target ≥ 0.90', `${fixed(mean(cutOutTimes), 0)} ms`]);
+
+  // Object removal, on generated textures and on demo pictures' captions.
+  const fillRows = async (label: string, cases: readonly HoleCase[], prefix: string) => {
+    const errors: number[] = [];
+    const naive: number[] = [];
+    const telea: number[] = [];
+    const details: number[] = [];
+    const teleaDetails: number[] = [];
+    const times: number[] = [];
+    for (const [n, testCase] of cases.entries()) {
+      const source = await png(testCase.picture);
+      const mask = await png(maskRaster(testCase.mask, testCase.picture.width, testCase.picture.height));
+      const run = await timed(() => engine.run({ operation: 'remove_object', source, mask }));
+      const filled = await decodeRgb(run.value.pictures[0]!.data);
+      const diffused = await teleaFill(testCase.picture, testCase.mask);
+      const truthDetail = detail(testCase.truth, testCase.mask);
+      errors.push(meanAbsoluteError(filled, testCase.truth, testCase.mask));
+      naive.push(meanAbsoluteError(meanColourFill(testCase.picture, testCase.mask), testCase.truth, testCase.mask));
+      telea.push(meanAbsoluteError(diffused, testCase.truth, testCase.mask));
+      details.push(detail(filled, testCase.mask) / truthDetail);
+      teleaDetails.push(detail(diffused, testCase.mask) / truthDetail);
+      times.push(run.ms);
+      await save(`${prefix}-${n + 1}-before.png`, source.data);
+      await save(`${prefix}-${n + 1}-after.png`, run.value.pictures[0]!.data);
+      if (docs && n === 0) {
+        const name = prefix === 'caption' ? 'remove-object-caption.jpg' : 'remove-object.jpg';
+        let before = source.data;
+        let after = run.value.pictures[0]!.data;
+        if (prefix === 'caption') {
+          // The caption is small: show the corner it sits in, enlarged.
+          const corner = { left: 0, top: testCase.picture.height - 80, width: 320, height: 80 };
+          before = await sharp(before).extract(corner).png().toBuffer();
+          after = await sharp(after).extract(corner).png().toBuffer();
+        }
+        await fs.promises.writeFile(path.join(docs, name), await sideBySide([before, after], prefix === 'caption' ? 120 : 240));
+      }
+    }
+    rows.push([label, 'mean abs. error in the hole (0–255)', `${fixed(mean(errors), 1)} (${range(errors, 1)})`, `mean colour ${fixed(mean(naive), 1)}, Telea ${fixed(mean(telea), 1)}`, `${fixed(mean(times), 0)} ms`]);
+    rows.push(['', 'detail in the hole / truth’s', `${fixed(mean(details))} (${range(details)})`, `mean colour 0.00, Telea ${fixed(mean(teleaDetails))}`, '']);
+  };
+  await fillRows(`object removal, ${HOLES} objects on 5 textures (256×256)`, holeCases(HOLES, 256, 256), 'object');
+  await fillRows(`object removal, ${CAPTIONS} demo pictures' captions (640×427)`, await demoCaptionCases(CAPTIONS), 'caption');
+
+  // Extend.
+  const seams: number[] = [];
+  const truthSeams: number[] = [];
+  const repeatSeams: number[] = [];
+  const textures: number[] = [];
+  const extendTimes: number[] = [];
+  for (const [n, testCase] of extendCases(EXTENDS, 192, 160, 32).entries()) {
+    const source = await png(testCase.picture);
+    const run = await timed(() => engine.run({ operation: 'extend', source, margins: testCase.margins, seed: 1, count: 1 }));
+    const extended = await decodeRgb(run.value.pictures[0]!.data);
+    const { width, height } = testCase.picture;
+    const margins = marginMask(extended.width, extended.height, testCase.margins, width, height);
+    seams.push(seamRatio(extended, testCase.margins, width, height));
+    truthSeams.push(seamRatio(testCase.truth, testCase.margins, width, height));
+    repeatSeams.push(detail(edgeRepeat(testCase.picture, testCase.margins), margins) / detail(testCase.truth, margins));
+    textures.push(detail(extended, margins) / detail(testCase.truth, margins));
+    extendTimes.push(run.ms);
+    await save(`extend-${n + 1}-before.png`, source.data);
+    await save(`extend-${n + 1}-after.png`, run.value.pictures[0]!.data);
+  }
+  rows.push([`extend, ${EXTENDS} textures (192×160, 32 px each side)`, 'seam: step across the join / step inside', `${fixed(mean(seams))} (${range(seams)})`, `the true picture ${fixed(mean(truthSeams))}`, `${fixed(mean(extendTimes), 0)} ms`]);
+  rows.push(['', 'detail in the margins / truth’s', `${fixed(mean(textures))} (${range(textures)})`, `edge repeat ${fixed(mean(repeatSeams))}`, '']);
+
+  process.stdout.write(`\nBuilt-in engine quality (generated set; references measured in the same run)\n\n`);
+  process.stdout.write(`${table(['set', 'measure', 'engine: mean (range)', 'reference', 'time each'], rows)}\n`);
+
+  // Speed at photograph sizes, on demo pictures.
+  const speedRows: string[][] = [];
+  for (const [width, height] of [[1024, 683], [2048, 1365]] as const) {
+    const picture = await demoPicture(0, width, height);
+    const source = await png(picture);
+    const cut = await timed(() => engine.run({ operation: 'remove_background', source }));
+    const hole = new Uint8Array(width * height);
+    const box = { left: Math.round(width * 0.4), top: Math.round(height * 0.35), width: Math.round(width * 0.12), height: Math.round(height * 0.18) };
+    for (let y = box.top; y < box.top + box.height; y++) hole.fill(1, y * width + box.left, y * width + box.left + box.width);
+    const mask: EngineImage = { data: await encodePng(maskRaster(hole, width, height)), mediaType: 'image/png' };
+    const removal = await timed(() => engine.run({ operation: 'remove_object', source, mask }));
+    const margin = Math.round(width / 8);
+    const extension = await timed(() => engine.run({ operation: 'extend', source, margins: { left: margin, right: margin, top: 0, bottom: 0 }, seed: 1, count: 1 }));
+    const upscale = await timed(() => engine.run({ operation: 'upscale', source, longestSide: width * 2 }));
+    speedRows.push([`${width}×${height}`, `${fixed(cut.ms, 0)} ms`, `${fixed(removal.ms, 0)} ms (${box.width}×${box.height} hole)`, `${fixed(extension.ms, 0)} ms (+${margin} px left and right)`, `${fixed(upscale.ms, 0)} ms (to ${width * 2})`]);
+    if (docs && width === 1024) {
+      const extended = extension.value.pictures[0]!.data;
+      await fs.promises.writeFile(path.join(docs, 'extend.jpg'), await sideBySide([source.data, extended], 200));
+    }
+  }
+  process.stdout.write(`\nSpeed on a demo picture (one call at a time, this machine)\n\n`);
+  process.stdout.write(`${table(['size', 'remove background', 'remove object', 'extend', 'upscale ×2'], speedRows)}\n`);
+  if (pictures) process.stdout.write(`\nBefore/after pictures of every case: ${pictures}\n`);
+  if (docs) process.stdout.write(`Docs pictures: ${docs}\n`);
+}
