@@ -45,6 +45,8 @@ export async function ensureDemoAccess(services: Services): Promise<DemoAccessSt
   if (existing && (await services.clients.authenticate(existing.api_key))) {
     // A file written by an earlier version, or opened up since, is closed again.
     fs.chmodSync(file, 0o600);
+    const user = await services.users.findByUsername(existing.username);
+    if (user) await grantGenerationsOnce(services, user.id);
     return { access: existing, created: false, file };
   }
   // The demo is for trying the API: its application may use every grant, password included.
@@ -59,9 +61,21 @@ export async function ensureDemoAccess(services: Services): Promise<DemoAccessSt
   // Products to license with, so that downloads can be tried at once: between them they license every demo collection.
   await services.products.grant({ userId: user.id, type: 'premiumaccess', downloads: 100, period: 'month' });
   await services.products.grant({ userId: user.id, type: 'creditpack', credits: 100 });
+  await grantGenerationsOnce(services, user.id);
   const access: DemoAccess = { api_key: apiKey, api_secret: apiSecret, username, password };
   writeOwnerOnly(file, `${JSON.stringify(access, null, 2)}\n`);
   return { access, created: true, file };
+}
+
+/**
+ * An AI generation product, so that the built-in engine's edits of demo pictures can be tried
+ * at once; a demo user made before there was one gets it on the next start, and one whose AI
+ * product an operator revoked does not get another.
+ */
+async function grantGenerationsOnce(services: Services, userId: number): Promise<void> {
+  const products = await services.products.productsOf(userId);
+  if (products.some((product) => product.type === 'aigen')) return;
+  await services.products.grant({ userId, type: 'aigen', generations: 100, period: 'month' });
 }
 
 /** Writes a file that only its owner may read, whole or not at all (a stale one of the name is replaced). */

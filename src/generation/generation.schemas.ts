@@ -17,7 +17,11 @@ const MEDIA_TYPES = ['photography', 'illustration'];
 const MOODS = ['black_and_white', 'warm', 'cool', 'natural', 'vivid', 'dramatic', 'bold'];
 
 const common = {
-  product_id: optional(Type.Integer({ description: 'Required when the user holds several AI generation products (GET /v3/products).' })),
+  product_id: optional(
+    Type.Integer({
+      description: 'One of the user’s active AI generation products (GET /v3/products), else 400 InvalidProduct. Required when the user holds several.',
+    }),
+  ),
   project_code: optional(Type.String({ description: 'Required when the product demands one; left out otherwise.' })),
   notes: optional(Type.String({ description: 'Free text kept with the request; required when the product demands it.' })),
 };

@@ -86,6 +86,11 @@ const EXTEND_SIDES: RuleBeyondTheSchema = {
   message: /at least one of left, right, top and bottom_percentage must be above 0/,
   why: 'one of four sides above 0: a rule over four parameters',
 };
+const HELD_AI_PRODUCT: RuleBeyondTheSchema = {
+  code: 'InvalidProduct',
+  message: /Product -?\d+ is not an active AI generation product of this user/,
+  why: "product_id must name one of the user's AI generation products: data, not form",
+};
 const HISTORY_DATES: RuleBeyondTheSchema = {
   code: 'InvalidParameterValue',
   message: /date_start is after date_end/,
@@ -117,12 +122,12 @@ const RULES_BEYOND_THE_SCHEMA: Readonly<Record<string, readonly RuleBeyondTheSch
   'POST /v3/downloads/videos/{id}': DOWNLOAD_SIZE,
   ...Object.fromEntries(
     ['/v3', '/beta'].flatMap((prefix) => [
-      [`POST ${prefix}/ai/image-generations/refine`, [GENERATIVE_REFERENCE, OWN_UPLOAD]],
-      [`POST ${prefix}/ai/image-generations/extend`, [GENERATIVE_REFERENCE, EXTEND_SIDES]],
-      [`POST ${prefix}/ai/image-generations/background-removal`, [GENERATIVE_REFERENCE]],
-      [`POST ${prefix}/ai/image-generations/object-removal`, [GENERATIVE_REFERENCE, OWN_UPLOAD]],
-      [`POST ${prefix}/ai/image-generations/influence-color-by-image`, [GENERATIVE_REFERENCE]],
-      [`POST ${prefix}/ai/image-generations/influence-composition-by-image`, [GENERATIVE_REFERENCE]],
+      [`POST ${prefix}/ai/image-generations/refine`, [GENERATIVE_REFERENCE, OWN_UPLOAD, HELD_AI_PRODUCT]],
+      [`POST ${prefix}/ai/image-generations/extend`, [GENERATIVE_REFERENCE, EXTEND_SIDES, HELD_AI_PRODUCT]],
+      [`POST ${prefix}/ai/image-generations/background-removal`, [GENERATIVE_REFERENCE, HELD_AI_PRODUCT]],
+      [`POST ${prefix}/ai/image-generations/object-removal`, [GENERATIVE_REFERENCE, OWN_UPLOAD, HELD_AI_PRODUCT]],
+      [`POST ${prefix}/ai/image-generations/influence-color-by-image`, [GENERATIVE_REFERENCE, HELD_AI_PRODUCT]],
+      [`POST ${prefix}/ai/image-generations/influence-composition-by-image`, [GENERATIVE_REFERENCE, HELD_AI_PRODUCT]],
     ]),
   ),
   'POST /beta/ai/file-registrations': [OWN_UPLOAD],
