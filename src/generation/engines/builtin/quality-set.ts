@@ -67,8 +67,8 @@ function hsl(hue: number, saturation: number, lightness: number): Rgb {
 }
 
 /** Background textures of the kinds photographs have: soft bokeh, grass-like grain, wood-like stripes, tiles, a sky gradient. */
-function backgroundTexture(kind: number, random: () => number): Texture {
-  const hue = random() * 360;
+function backgroundTexture(kind: number, random: () => number, fixedHue?: number): Texture {
+  const hue = fixedHue ?? random() * 360;
   const dark = hsl(hue, 0.35 + random() * 0.3, 0.25 + random() * 0.15);
   const light = hsl((hue + 20 + random() * 40) % 360, 0.3 + random() * 0.3, 0.6 + random() * 0.2);
   const broad = valueNoise(random, 40 + random() * 40);
@@ -96,11 +96,12 @@ function backgroundTexture(kind: number, random: () => number): Texture {
 }
 
 /** A subject: a few overlapping shapes (body, head, limb) with their own shading and grain, and its coverage (0..1) per pixel, supersampled. */
-function drawSubject(width: number, height: number, random: () => number): { coverage: Float32Array; colour: Texture } {
+function drawSubject(width: number, height: number, random: () => number, cutByTheFrame = false, fixedHue?: number): { coverage: Float32Array; colour: Texture } {
   const cx = width * (0.4 + random() * 0.2);
-  const cy = height * (0.45 + random() * 0.15);
+  const cy = height * (cutByTheFrame ? 0.55 + random() * 0.1 : 0.45 + random() * 0.15);
   const scale = Math.min(width, height) * (0.22 + random() * 0.08);
-  const body = { x: cx, y: cy + scale * 0.3, rx: scale * (0.6 + random() * 0.3), ry: scale * (0.9 + random() * 0.3) };
+  // A subject cut by the frame is a portrait's: its body runs on past the bottom edge.
+  const body = { x: cx, y: cy + scale * (cutByTheFrame ? 1.2 : 0.3), rx: scale * (0.6 + random() * 0.3), ry: scale * (cutByTheFrame ? 1.6 : 0.9 + random() * 0.3) };
   const head = { x: cx + (random() - 0.5) * scale * 0.4, y: cy - scale * 0.85, r: scale * (0.35 + random() * 0.15) };
   const limbAngle = (random() - 0.5) * 1.6;
   const limb = { x: cx, y: cy, length: scale * 1.5, half: scale * 0.13, cos: Math.cos(limbAngle), sin: Math.sin(limbAngle) };
@@ -119,7 +120,7 @@ function drawSubject(width: number, height: number, random: () => number): { cov
       coverage[y * width + x] = hits / 4;
     }
   }
-  const hue = random() * 360;
+  const hue = fixedHue ?? random() * 360;
   const base = hsl(hue, 0.55 + random() * 0.35, 0.45 + random() * 0.15);
   const shade = hsl((hue + 30) % 360, 0.5, 0.25 + random() * 0.15);
   const grain = valueNoise(random, 4);
@@ -160,14 +161,21 @@ function composite(background: Raster, coverage: Float32Array, colour: Texture):
 
 const KINDS = ['bokeh', 'grain', 'stripes', 'tiles', 'sky'];
 
-/** `count` subjects on textured backgrounds, cycling through the background kinds. */
-export function cutOutCases(count: number, width = 256, height = 256, seed = 1): CutOutCase[] {
+export type CutOutKind = 'whole' | 'cut by the frame' | 'close in colour';
+
+/**
+ * `count` subjects on textured backgrounds, cycling through the background kinds: whole and
+ * inside the picture, running on past its bottom edge (a portrait's), or of the background's
+ * own hue (darker or more saturated, as a brown dog on a brown floor).
+ */
+export function cutOutCases(count: number, width = 256, height = 256, seed = 1, kind: CutOutKind = 'whole'): CutOutCase[] {
   return Array.from({ length: count }, (_, n) => {
     const random = seededRandom(seed * 1000 + n);
-    const background = paint(width, height, backgroundTexture(n, random));
-    const { coverage, colour } = drawSubject(width, height, random);
+    const hue = kind === 'close in colour' ? random() * 360 : undefined;
+    const background = paint(width, height, backgroundTexture(n, random, hue));
+    const { coverage, colour } = drawSubject(width, height, random, kind === 'cut by the frame', hue === undefined ? undefined : hue + 25);
     return {
-      name: `subject on ${KINDS[n % KINDS.length]} #${n + 1}`,
+      name: `subject${kind === 'whole' ? '' : ` ${kind}`} on ${KINDS[n % KINDS.length]} #${n + 1}`,
       picture: composite(background, coverage, colour),
       subject: Uint8Array.from(coverage, (value) => (value >= 0.5 ? 1 : 0)),
     };

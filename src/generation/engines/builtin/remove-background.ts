@@ -6,6 +6,8 @@ import { emptyRaster, resize, type Raster } from './raster.js';
 export const SEGMENTATION_SIDE = 512;
 const GRABCUT_ITERATIONS = 5;
 const BORDER_CLUSTERS = 8;
+/** A border colour this close (RGB distance) to one of the other sides' is background. */
+const SIDE_MATCH = 40;
 
 /**
  * The subject's opacity, 0..1 per pixel of `source`: a saliency-seeded GrabCut at ≤ 512 px and
@@ -57,28 +59,41 @@ async function segmentSubject(image: Raster): Promise<Uint8Array> {
 }
 
 /**
- * GrabCut's starting labels without a rectangle from a person: the picture's border is taken
- * as background (its colours clustered), pixels far in colour from every border cluster as the
- * probable subject, the rest as probable background. A cluster holding little of the border is
- * where the subject touches the edge (a person cut at the waist), so its border pixels are not
- * forced to background.
+ * GrabCut's starting labels without a rectangle from a person: the picture's border is taken as
+ * background, pixels far in colour from every border colour as the probable subject, the rest
+ * as probable background. Where the subject runs off the picture (a person cut at the waist) the
+ * border is not background: a border pixel counts as background only when its colour is found
+ * along the other sides of the picture too.
  */
 export function seedLabels(image: Raster, label: { background: number; probableBackground: number; probableForeground: number }): Uint8Array {
   const { width, height, data } = image;
   const band = Math.max(2, Math.round(0.02 * Math.min(width, height)));
-  const border: number[] = [];
+  const sides: number[][] = [[], [], [], []];
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
-      if (x < band || y < band || x >= width - band || y >= height - band) border.push(y * width + x);
+      const at = y * width + x;
+      if (x < band) sides[0]!.push(at);
+      if (x >= width - band) sides[1]!.push(at);
+      if (y < band) sides[2]!.push(at);
+      if (y >= height - band) sides[3]!.push(at);
     }
   }
-  const centres = kMeans(data, border, BORDER_CLUSTERS);
+  const background = new Set<number>();
+  for (const [n, side] of sides.entries()) {
+    const ownPixels = new Set(side);
+    const others = sides.filter((_, m) => m !== n).flat().filter((at) => !ownPixels.has(at));
+    const centres = kMeans(data, others, BORDER_CLUSTERS).filter((centre) => centre.share > 0);
+    for (const at of side) if (nearestDistance(data, at, centres) <= SIDE_MATCH) background.add(at);
+  }
+  const backgroundPixels = [...background];
+  // No side shares its colours with another (a close-up filling the frame): all of the border is the best guess.
+  const centres = kMeans(data, backgroundPixels.length > 0 ? backgroundPixels : sides.flat(), BORDER_CLUSTERS).filter((centre) => centre.share > 0);
   const distances = new Float32Array(width * height);
-  for (let i = 0; i < distances.length; i++) distances[i] = nearestDistance(data, i, centres.filter((centre) => centre.share >= 0.05));
+  for (let i = 0; i < distances.length; i++) distances[i] = nearestDistance(data, i, centres);
   const threshold = Math.max(otsuThreshold(distances), 20);
   const seeds = new Uint8Array(width * height);
   for (let i = 0; i < seeds.length; i++) seeds[i] = distances[i]! > threshold ? label.probableForeground : label.probableBackground;
-  for (const i of border) {
+  for (const i of backgroundPixels) {
     if (distances[i]! <= threshold) seeds[i] = label.background;
   }
   return seeds;

@@ -89,6 +89,16 @@ describe('background removal on the generated set (quality floors)', () => {
     for (const score of scores) expect(score).toBeGreaterThanOrEqual(0.9);
   });
 
+  it('finds subjects that run off the bottom of the picture (IoU ≥ 0.90): the border there is not taken for background', async () => {
+    for (const testCase of cutOutCases(3, 200, 160, 11, 'cut by the frame')) {
+      const data = await onlyPicture({ operation: 'remove_background', source: await png(testCase.picture) });
+      const { data: rgba } = await sharp(data).raw().toBuffer({ resolveWithObject: true });
+      const alpha = new Uint8Array(200 * 160);
+      for (let i = 0; i < alpha.length; i++) alpha[i] = rgba[i * 4 + 3]!;
+      expect(intersectionOverUnion(alpha, testCase.subject, 128), testCase.name).toBeGreaterThanOrEqual(0.9);
+    }
+  });
+
   it('keeps the subject opaque and the background transparent where they are plainly one or the other', async () => {
     const testCase = cases[0]!;
     const data = await onlyPicture({ operation: 'remove_background', source: await png(testCase.picture) });
