@@ -8,6 +8,8 @@ const GRABCUT_ITERATIONS = 5;
 const BORDER_CLUSTERS = 8;
 /** A border colour this close (RGB distance) to one of the other sides' is background. */
 const SIDE_MATCH = 40;
+/** A side with more of its border than this unlike the other sides is where the subject runs off the picture. */
+const TOUCHED_SIDE = 0.05;
 
 /**
  * The subject's opacity, 0..1 per pixel of `source`: a saliency-seeded GrabCut at ≤ 512 px and
@@ -63,7 +65,7 @@ async function segmentSubject(image: Raster): Promise<Uint8Array> {
  * background, pixels far in colour from every border colour as the probable subject, the rest
  * as probable background. Where the subject runs off the picture (a person cut at the waist) the
  * border is not background: a border pixel counts as background only when its colour is found
- * along the other sides of the picture too.
+ * along the other sides of the picture too, and on a side where many are not, none is certain.
  */
 export function seedLabels(image: Raster, label: { background: number; probableBackground: number; probableForeground: number }): Uint8Array {
   const { width, height, data } = image;
@@ -83,7 +85,9 @@ export function seedLabels(image: Raster, label: { background: number; probableB
     const ownPixels = new Set(side);
     const others = sides.filter((_, m) => m !== n).flat().filter((at) => !ownPixels.has(at));
     const centres = kMeans(data, others, BORDER_CLUSTERS).filter((centre) => centre.share > 0);
-    for (const at of side) if (nearestDistance(data, at, centres) <= SIDE_MATCH) background.add(at);
+    const matching = side.filter((at) => nearestDistance(data, at, centres) <= SIDE_MATCH);
+    // A side the subject runs off is background nowhere for certain: its subject may share some colours with the rest.
+    if (matching.length >= side.length * (1 - TOUCHED_SIDE)) for (const at of matching) background.add(at);
   }
   const backgroundPixels = [...background];
   // No side shares its colours with another (a close-up filling the frame): all of the border is the best guess.
