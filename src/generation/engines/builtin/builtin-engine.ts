@@ -1,22 +1,22 @@
-import sharp from 'sharp';
-import { seededRandom } from '../../../platform/seeded-random.js';
-import {
-  EngineFailedError,
-  EngineUnavailableError,
-  PROMPT_OPERATIONS,
-  type EngineOperation,
-  type EngineRequest,
-  type EngineResult,
-  type GenerationEngine,
-} from '../engine.js';
-import { extendPicture, removeObject } from './fill-operations.js';
-import { decodeMask, decodeRgb, encodePng } from './raster.js';
-import { subjectAlpha } from './remove-background.js';
+import { Worker } from 'node:worker_threads';
+import { EngineFailedError, type EngineOperation, type EngineRequest, type EngineResult, type GenerationEngine } from '../engine.js';
+import { BUILTIN_OPERATIONS, runBuiltinOperation } from './builtin-operations.js';
+import type { WorkerAnswer, WorkerTask } from './builtin-worker.js';
 
-/** Longest side `upscale` makes: four times a large camera picture's, and a bound on memory. */
-export const MAX_UPSCALED_SIDE = 16_384;
+export interface BuiltinEngineOptions {
+  /**
+   * Run the operations on a worker thread (the default), one at a time, so that a second of
+   * pixel work never holds up the server's requests; false runs them on the caller's thread.
+   */
+  worker?: boolean;
+}
 
-const BUILTIN_OPERATIONS: ReadonlySet<EngineOperation> = new Set(['remove_background', 'remove_object', 'extend', 'upscale']);
+interface Pending {
+  /** The thread running it: when that thread stops, this operation fails (and no other). */
+  worker: Worker;
+  resolve: (result: EngineResult) => void;
+  reject: (error: Error) => void;
+}
 
 /**
  * The engine that needs no model and no GPU: what classical image processing does for real.
@@ -27,75 +27,98 @@ const BUILTIN_OPERATIONS: ReadonlySet<EngineOperation> = new Set(['remove_backgr
  */
 export class BuiltinEngine implements GenerationEngine {
   readonly name = 'builtin';
+  private readonly useWorker: boolean;
+  private worker: Worker | undefined;
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  /** Operations run one after another: on two cores, one heavy job at a time. */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(options: BuiltinEngineOptions = {}) {
+    this.useWorker = options.worker ?? true;
+  }
 
   supports(operation: EngineOperation): boolean {
     return BUILTIN_OPERATIONS.has(operation);
   }
 
-  async run(request: EngineRequest, signal?: AbortSignal): Promise<EngineResult> {
-    signal?.throwIfAborted();
-    switch (request.operation) {
-      case 'remove_background': {
-        const source = await decodeRgb(request.source);
-        const alpha = await subjectAlpha(source);
-        const rgba = Buffer.alloc(source.width * source.height * 4);
-        for (let i = 0; i < alpha.length; i++) {
-          rgba[i * 4] = source.data[i * 3]!;
-          rgba[i * 4 + 1] = source.data[i * 3 + 1]!;
-          rgba[i * 4 + 2] = source.data[i * 3 + 2]!;
-          rgba[i * 4 + 3] = Math.round(alpha[i]! * 255);
-        }
-        const data = await sharp(rgba, { raw: { width: source.width, height: source.height, channels: 4 } }).png().toBuffer();
-        return { pictures: [{ data, seed: 0 }] };
+  run(request: EngineRequest, signal?: AbortSignal): Promise<EngineResult> {
+    if (!this.supports(request.operation)) return runBuiltinOperation(request);
+    const turn = this.queue.then(() => {
+      signal?.throwIfAborted();
+      return this.useWorker ? this.runInWorker(request, signal) : runBuiltinOperation(request, signal);
+    });
+    this.queue = turn.catch(() => undefined);
+    return turn;
+  }
+
+  /** Stops the worker thread; a later run starts a new one. */
+  async close(): Promise<void> {
+    const worker = this.worker;
+    this.worker = undefined;
+    if (worker) await worker.terminate();
+  }
+
+  private runInWorker(request: EngineRequest, signal?: AbortSignal): Promise<EngineResult> {
+    const worker = this.startedWorker();
+    const id = this.nextId++;
+    return new Promise<EngineResult>((resolve, reject) => {
+      // An abandoned operation cannot be interrupted inside the thread: the thread goes, and the next run starts another.
+      const abandon = () => {
+        this.pending.delete(id);
+        if (this.worker === worker) this.worker = undefined;
+        void worker.terminate();
+        reject(signal!.reason instanceof Error ? signal!.reason : new Error('the operation was abandoned'));
+      };
+      signal?.addEventListener('abort', abandon, { once: true });
+      this.pending.set(id, {
+        worker,
+        resolve: (result) => {
+          signal?.removeEventListener('abort', abandon);
+          resolve(result);
+        },
+        reject: (error) => {
+          signal?.removeEventListener('abort', abandon);
+          reject(error);
+        },
+      });
+      worker.ref();
+      const task: WorkerTask = { id, request };
+      worker.postMessage(task);
+    });
+  }
+
+  private startedWorker(): Worker {
+    if (this.worker) return this.worker;
+    const fromSource = import.meta.url.endsWith('.ts');
+    const worker = new Worker(new URL(fromSource ? './builtin-worker-loader.mjs' : './builtin-worker.js', import.meta.url));
+    worker.on('message', (answer: WorkerAnswer) => {
+      const waiting = this.pending.get(answer.id);
+      this.pending.delete(answer.id);
+      if (![...this.pending.values()].some((other) => other.worker === worker)) worker.unref();
+      if (!waiting) return;
+      if ('error' in answer) waiting.reject(revivedError(answer.error));
+      else waiting.resolve({ pictures: answer.pictures.map(({ data, seed }) => ({ data: Buffer.from(data.buffer, data.byteOffset, data.byteLength), seed })) });
+    });
+    const failAll = (error: Error) => {
+      if (this.worker === worker) this.worker = undefined;
+      for (const [id, waiting] of this.pending) {
+        if (waiting.worker !== worker) continue;
+        this.pending.delete(id);
+        waiting.reject(new EngineFailedError(`the built-in engine's worker stopped: ${error.message}`));
       }
-      case 'remove_object': {
-        const source = await decodeRgb(request.source);
-        const hole = await decodeMask(request.mask, source.width, source.height);
-        if (hole.every((value) => value === 1)) throw new EngineFailedError('the mask covers the whole picture: there is nothing left to fill it from');
-        const result = await removeObject(source, hole, seededRandom(0));
-        return { pictures: [{ data: await encodePng(result), seed: 0 }] };
-      }
-      case 'extend': {
-        const { left, right, top, bottom } = request.margins;
-        for (const [side, value] of Object.entries(request.margins)) {
-          if (!Number.isInteger(value) || value < 0) throw new EngineFailedError(`the ${side} margin must be whole pixels, 0 or more, got ${value}`);
-        }
-        const source = await decodeRgb(request.source);
-        const pictures = [];
-        for (let n = 0; n < Math.max(1, request.count); n++) {
-          signal?.throwIfAborted();
-          const seed = (request.seed + n) >>> 0;
-          const result = left + right + top + bottom === 0 ? source : await extendPicture(source, { left, right, top, bottom }, seededRandom(seed));
-          pictures.push({ data: await encodePng(result), seed });
-        }
-        return { pictures };
-      }
-      case 'upscale': {
-        const side = request.longestSide;
-        if (!Number.isInteger(side) || side < 1 || side > MAX_UPSCALED_SIDE) {
-          throw new EngineFailedError(`the longest side must be 1 to ${MAX_UPSCALED_SIDE} pixels, got ${side}`);
-        }
-        try {
-          const { width = 0, height = 0, orientation = 1 } = await sharp(request.source.data).metadata();
-          // EXIF orientations 5 to 8 turn the picture a quarter: its longest side is the other one.
-          const landscape = orientation >= 5 ? height >= width : width >= height;
-          const data = await sharp(request.source.data, { limitInputPixels: 50_000_000 })
-            .rotate()
-            .resize({ ...(landscape ? { width: side } : { height: side }), kernel: 'lanczos3' })
-            .png()
-            .toBuffer();
-          return { pictures: [{ data, seed: 0 }] };
-        } catch (error) {
-          throw new EngineFailedError(`the source is not a picture the engine can read: ${error instanceof Error ? error.message : String(error)}`);
-        }
-      }
-      default:
-        throw new EngineUnavailableError(request.operation, declined(request.operation));
-    }
+    };
+    worker.on('error', failAll);
+    worker.on('exit', (code) => failAll(new Error(`exit code ${code}`)));
+    worker.unref();
+    this.worker = worker;
+    return worker;
   }
 }
 
-function declined(operation: EngineOperation): string {
-  const reason = PROMPT_OPERATIONS.has(operation) ? 'follows a prompt, which needs a model' : 'is not one of its operations';
-  return `the built-in engine does background removal, object removal, extend and upscaling; ${operation} ${reason}: set STOCKROOM_GENERATION_SERVER (a1111, comfyui or openai) and STOCKROOM_GENERATION_SERVER_URL`;
+function revivedError({ name, message }: { name: string; message: string }): Error {
+  if (name === 'EngineFailedError') return new EngineFailedError(message);
+  const error = new Error(message);
+  error.name = name;
+  return error;
 }

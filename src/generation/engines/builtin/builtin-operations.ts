@@ -1,0 +1,96 @@
+import sharp from 'sharp';
+import { seededRandom } from '../../../platform/seeded-random.js';
+import {
+  EngineFailedError,
+  EngineUnavailableError,
+  PROMPT_OPERATIONS,
+  type EngineOperation,
+  type EngineRequest,
+  type EngineResult,
+} from '../engine.js';
+import { extendPicture, removeObject } from './fill-operations.js';
+import { decodeMask, decodeRgb, encodePng } from './raster.js';
+import { subjectAlpha } from './remove-background.js';
+
+/** Longest side `upscale` makes: four times a large camera picture's, and a bound on memory. */
+export const MAX_UPSCALED_SIDE = 16_384;
+
+export const BUILTIN_OPERATIONS: ReadonlySet<EngineOperation> = new Set(['remove_background', 'remove_object', 'extend', 'upscale']);
+
+/** Runs one operation of the built-in engine here, on this thread (the engine's worker calls it). */
+export async function runBuiltinOperation(request: EngineRequest, signal?: AbortSignal): Promise<EngineResult> {
+  try {
+    return await runOperation(request, signal);
+  } catch (error) {
+    if (error instanceof EngineFailedError || error instanceof EngineUnavailableError || signal?.aborted) throw error;
+    // A picture the algorithms cannot work on (a mask leaving no whole patch to copy) fails the job and says why.
+    throw new EngineFailedError(`the built-in engine could not ${request.operation.replace('_', ' ')}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+async function runOperation(request: EngineRequest, signal?: AbortSignal): Promise<EngineResult> {
+  signal?.throwIfAborted();
+  switch (request.operation) {
+    case 'remove_background': {
+      const source = await decodeRgb(request.source);
+      const alpha = await subjectAlpha(source);
+      const rgba = Buffer.alloc(source.width * source.height * 4);
+      for (let i = 0; i < alpha.length; i++) {
+        rgba[i * 4] = source.data[i * 3]!;
+        rgba[i * 4 + 1] = source.data[i * 3 + 1]!;
+        rgba[i * 4 + 2] = source.data[i * 3 + 2]!;
+        rgba[i * 4 + 3] = Math.round(alpha[i]! * 255);
+      }
+      const data = await sharp(rgba, { raw: { width: source.width, height: source.height, channels: 4 } }).png().toBuffer();
+      return { pictures: [{ data, seed: 0 }] };
+    }
+    case 'remove_object': {
+      const source = await decodeRgb(request.source);
+      const hole = await decodeMask(request.mask, source.width, source.height);
+      if (hole.every((value) => value === 1)) throw new EngineFailedError('the mask covers the whole picture: there is nothing left to fill it from');
+      const result = await removeObject(source, hole, seededRandom(0));
+      return { pictures: [{ data: await encodePng(result), seed: 0 }] };
+    }
+    case 'extend': {
+      const { left, right, top, bottom } = request.margins;
+      for (const [side, value] of Object.entries(request.margins)) {
+        if (!Number.isInteger(value) || value < 0) throw new EngineFailedError(`the ${side} margin must be whole pixels, 0 or more, got ${value}`);
+      }
+      const source = await decodeRgb(request.source);
+      const pictures = [];
+      for (let n = 0; n < Math.max(1, request.count); n++) {
+        signal?.throwIfAborted();
+        const seed = (request.seed + n) >>> 0;
+        const result = left + right + top + bottom === 0 ? source : await extendPicture(source, { left, right, top, bottom }, seededRandom(seed));
+        pictures.push({ data: await encodePng(result), seed });
+      }
+      return { pictures };
+    }
+    case 'upscale': {
+      const side = request.longestSide;
+      if (!Number.isInteger(side) || side < 1 || side > MAX_UPSCALED_SIDE) {
+        throw new EngineFailedError(`the longest side must be 1 to ${MAX_UPSCALED_SIDE} pixels, got ${side}`);
+      }
+      try {
+        const { width = 0, height = 0, orientation = 1 } = await sharp(request.source.data).metadata();
+        // EXIF orientations 5 to 8 turn the picture a quarter: its longest side is the other one.
+        const landscape = orientation >= 5 ? height >= width : width >= height;
+        const data = await sharp(request.source.data, { limitInputPixels: 50_000_000 })
+          .rotate()
+          .resize({ ...(landscape ? { width: side } : { height: side }), kernel: 'lanczos3' })
+          .png()
+          .toBuffer();
+        return { pictures: [{ data, seed: 0 }] };
+      } catch (error) {
+        throw new EngineFailedError(`the source is not a picture the engine can read: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    default:
+      throw new EngineUnavailableError(request.operation, declined(request.operation));
+  }
+}
+
+function declined(operation: EngineOperation): string {
+  const reason = PROMPT_OPERATIONS.has(operation) ? 'follows a prompt, which needs a model' : 'is not one of its operations';
+  return `the built-in engine does background removal, object removal, extend and upscaling; ${operation} ${reason}: set STOCKROOM_GENERATION_SERVER (a1111, comfyui or openai) and STOCKROOM_GENERATION_SERVER_URL`;
+}
