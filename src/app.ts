@@ -65,7 +65,12 @@ async function composeStockroom(config: Config, overrides: ServiceOverrides): Pr
   const platform = await openPlatform(config, overrides);
   const built: StockroomModule[] = [];
   try {
-    const media = await mediaModule(platform, { originals: { findOriginal: (assetId) => catalog.exports.catalog.findOriginal(assetId) } });
+    const media = await mediaModule(platform, {
+      originals: {
+        // A prepared download of a generated image is delivered as catalogue originals are.
+        findOriginal: async (assetId) => (await generation.exports.generationDownloads.preparedFile(assetId)) ?? catalog.exports.catalog.findOriginal(assetId),
+      },
+    });
     built.push(media);
     const oauth = oauthModule(platform);
     built.push(oauth);
@@ -102,6 +107,7 @@ async function composeStockroom(config: Config, overrides: ServiceOverrides): Pr
       aiLicensing: licensing.exports.aiLicensing,
       uploads: search.exports.uploads,
       signer: media.exports.signer,
+      deliveryUri: overrides.deliveryUri ?? ((spec) => media.exports.media.deliveryUri(spec)),
       engines: overrides.generationEngines,
     });
     built.push(generation);

@@ -3,6 +3,9 @@ import type { StockroomModule } from '../platform/module.js';
 import type { ProductsService } from '../licensing/products.service.js';
 import type { AiGenerationLicensing } from '../licensing/ai-generation.service.js';
 import type { UrlSigner } from '../media/url-signer.js';
+import type { DeliverySpec } from '../media/delivery.js';
+import { GenerationDownloads } from './generation-downloads.js';
+import { GenerationDownloadsRepository } from './generation-downloads.repository.js';
 import { EngineRouter, type ConfiguredEngines } from './engine-router.js';
 import { configuredEngines } from './configured-engines.js';
 import { GenerationRepository } from './generation.repository.js';
@@ -17,6 +20,8 @@ export interface GenerationExports {
   generation: GenerationService;
   /** This node's runner of generation jobs. */
   generationJobs: GenerationJobs;
+  /** Downloads of generated images, and the prepared files media's delivery URLs name. */
+  generationDownloads: GenerationDownloads;
 }
 
 export interface GenerationNeeds {
@@ -30,6 +35,8 @@ export interface GenerationNeeds {
   uploads: UploadedFiles;
   /** Signs the preview URLs (media's display signer). */
   signer: UrlSigner;
+  /** The signed delivery URL of a download's file (media). */
+  deliveryUri: (spec: DeliverySpec) => string;
   /** The engines to use instead of the configured ones (tests, benchmarks). */
   engines?: ConfiguredEngines | undefined;
 }
@@ -48,6 +55,21 @@ export function generationModule(platform: Platform, needs: GenerationNeeds): St
     timeoutMs: settings.timeoutSeconds * 1000,
     refund: (requestId) => needs.aiLicensing.refund(requestId),
     soleRunner: database.dialect === 'sqlite',
+    log,
+    now: clock,
+  });
+  const downloads = new GenerationDownloads({
+    repository,
+    files: new GenerationDownloadsRepository(database.db),
+    router,
+    blobs,
+    products: needs.products,
+    licensing: needs.aiLicensing,
+    deliveryUri: needs.deliveryUri,
+    concurrency: settings.concurrency,
+    waitMs: settings.waitMs,
+    timeoutMs: settings.timeoutSeconds * 1000,
+    node: jobs.node,
     log,
     now: clock,
   });
@@ -72,19 +94,25 @@ export function generationModule(platform: Platform, needs: GenerationNeeds): St
   });
   return {
     name: 'generation',
-    exports: { generation, generationJobs: jobs },
+    exports: { generation, generationJobs: jobs, generationDownloads: downloads },
     routes: {
       async api(api) {
-        await api.register(generationRoutes, { generation, registrations });
+        await api.register(generationRoutes, { generation, registrations, downloads });
       },
       async beta(beta) {
-        await beta.register(betaGenerationRoutes, { generation, registrations });
+        await beta.register(betaGenerationRoutes, { generation, registrations, downloads });
       },
       async open(open) {
         await open.register(generationPreviewRoutes, { signer: needs.signer, blobs, repository, registrations });
       },
     },
-    start: () => jobs.start(),
-    close: () => jobs.close(),
+    start: async () => {
+      await jobs.start();
+      downloads.start();
+    },
+    close: async () => {
+      await jobs.close();
+      await downloads.close();
+    },
   };
 }

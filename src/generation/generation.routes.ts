@@ -8,11 +8,16 @@ import type { UrlSigner } from '../media/url-signer.js';
 import type { GenerationAnswer, GenerationBody, GenerationService, GenerationType } from './generation.service.js';
 import type { FileRegistrations, RegistrationBody } from './file-registrations.js';
 import type { GenerationRepository } from './generation.repository.js';
+import type { DownloadAnswer, DownloadBody, GenerationDownloads, RedownloadBody } from './generation-downloads.js';
 import {
   BackgroundGenerationRequest,
   BackgroundRemovalRequest,
   DOCUMENTED_BODIES,
   DocumentedHistoryQuery,
+  DownloadResponse,
+  DownloadSizesResponse,
+  ImageDownloadRequest,
+  ReDownloadRequest,
   ExtendRequest,
   FileRegistrationRequest,
   FileRegistrationResponse,
@@ -36,6 +41,7 @@ import {
 export interface GenerationRoutesOptions {
   generation: GenerationService;
   registrations: FileRegistrations;
+  downloads: GenerationDownloads;
 }
 
 const security = [{ ApiKey: [], Bearer: [] }];
@@ -52,6 +58,19 @@ function acceptJsonVariants(app: FastifyInstance): void {
 function reply(answer: GenerationAnswer, response: FastifyReply) {
   return response.code(answer.status).send(answer.body);
 }
+
+function replyDownload(answer: DownloadAnswer, response: FastifyReply) {
+  return answer.status === 202 ? response.code(202).send() : response.code(200).send(answer.body);
+}
+
+const downloadAnswers = {
+  200: DownloadResponse,
+  202: { description: 'The file is being prepared (no body): poll GET …/download', type: 'null' },
+  ...errors,
+  409: ErrorBody,
+  410: ErrorBody,
+  502: { ...ErrorBody, description: 'DownloadPreparationFailed: the file could not be made; ask again to retry' },
+} as const;
 
 interface PostOperation {
   url: string;
@@ -131,7 +150,7 @@ function registerOperations(app: FastifyInstance, generation: GenerationService,
 
 /** §3.22 under /v3. */
 export async function generationRoutes(app: FastifyInstance, options: GenerationRoutesOptions): Promise<void> {
-  const { generation } = options;
+  const { generation, downloads } = options;
   acceptJsonVariants(app);
   registerOperations(app, generation, OPERATIONS);
 
@@ -166,6 +185,78 @@ export async function generationRoutes(app: FastifyInstance, options: Generation
         }),
         response,
       ),
+  );
+
+  app.get<{ Params: Static<typeof ResultParams> }>(
+    '/ai/image-generations/:generationRequestId/images/:index/download-sizes',
+    {
+      schema: {
+        tags,
+        summary: 'The sizes a result downloads at',
+        description: '1k and 4k: the longest side 1024 and 4096 pixels, the aspect kept. 404 while the generation is pending, or for an index it has no result at.',
+        security,
+        params: ResultParams,
+        response: { 200: DownloadSizesResponse, ...errors, 410: ErrorBody },
+      },
+    },
+    async (request) => downloads.sizes(await request.requireBearer(), request.params.generationRequestId, request.params.index),
+  );
+
+  app.put<{ Params: Static<typeof ResultParams> }>(
+    '/ai/image-generations/:generationRequestId/images/:index/download',
+    {
+      schema: {
+        tags,
+        summary: 'Download a result at a size',
+        description:
+          'Uses the generation’s AI product (its notes and project-code rules apply). The result of an edit of a catalogue image needs a product with ' +
+          'download access to the original and a download of it first (403 OriginalNotLicensed). 200 with the URL when the file is ready within a ' +
+          'short wait, else 202 (it is being prepared: an upscale runs as a job) and GET …/download; 409 DownloadInProgress while one is prepared for the same result.',
+        security,
+        params: ResultParams,
+        body: ImageDownloadRequest,
+        documented: { body: DOCUMENTED_BODIES.ImageDownloadRequest },
+        response: downloadAnswers,
+      },
+      preValidation: strictBody(ImageDownloadRequest, { required: false }),
+    },
+    async (request, response) =>
+      replyDownload(
+        await downloads.download(await request.requireBearer(), request.apiClient.id, request.params.generationRequestId, request.params.index, (request.body ?? {}) as DownloadBody),
+        response,
+      ),
+  );
+
+  app.get<{ Params: Static<typeof ResultParams> }>(
+    '/ai/image-generations/:generationRequestId/images/:index/download',
+    {
+      schema: {
+        tags,
+        summary: 'The state of the latest download of a result',
+        description: '200 with the URL when its file is ready, 202 while it is prepared; 404 DownloadNotFound before any PUT …/download.',
+        security,
+        params: ResultParams,
+        response: downloadAnswers,
+      },
+    },
+    async (request, response) => replyDownload(await downloads.status(await request.requireBearer(), request.params.generationRequestId, request.params.index), response),
+  );
+
+  app.post(
+    '/ai/redownloads',
+    {
+      schema: {
+        tags,
+        summary: 'Download a generated image again',
+        description: 'A generated_asset_id of an earlier download of the user (GET /v3/downloads), under the AI product named. Answers as PUT …/download does.',
+        security,
+        body: ReDownloadRequest,
+        documented: { body: DOCUMENTED_BODIES.ReDownloadRequest },
+        response: downloadAnswers,
+      },
+      preValidation: strictBody(ReDownloadRequest, { required: false }),
+    },
+    async (request, response) => replyDownload(await downloads.redownload(await request.requireBearer(), request.apiClient.id, (request.body ?? {}) as RedownloadBody), response),
   );
 
   app.get<{ Querystring: Static<typeof HistoryQuery> }>(

@@ -119,6 +119,30 @@ export const FileRegistrationRequest = Type.Object(
   { description: 'FileRegistrationRequest' },
 );
 
+const sizeName = optional(Type.String({ description: '1k or 4k (GET …/download-sizes). Required.' }));
+export const ImageDownloadRequest = Type.Object(
+  { size_name: sizeName, notes: common.notes, project_code: common.project_code },
+  { description: 'ImageDownloadRequest' },
+);
+export const ReDownloadRequest = Type.Object(
+  {
+    generated_asset_id: optional(Type.String({ description: 'From GET /v3/downloads. Required.' })),
+    product_id: optional(Type.Integer({ description: 'The AI generation product to download under (GET /v3/products). Required.' })),
+    size_name: sizeName,
+    notes: common.notes,
+    project_code: common.project_code,
+  },
+  { description: 'ReDownloadRequest' },
+);
+export const DownloadSizesResponse = Type.Object(
+  { download_sizes: Type.Array(Type.Object({ size_name: S, height: I, width: I })) },
+  { description: 'DownloadSizesResponse: each size by its longest side (1k: 1024, 4k: 4096), the aspect kept.' },
+);
+export const DownloadResponse = Type.Object(
+  { url: Type.String({ description: 'A signed, expiring URL of the file (a PNG); use it as it is.' }), generated_asset_id: S },
+  { description: 'DownloadResponse' },
+);
+
 // ---- What the document says of the bodies --------------------------------------------------
 // The bodies above validate loosely, so that the service answers a missing prompt or a second
 // reference with a message naming it. The document states the same rules in full: the fields the
@@ -147,6 +171,9 @@ const REQUIRED_FIELDS: Readonly<Record<string, TSchema>> = {
   influence_level: Type.Number({ minimum: 0, maximum: 1, description: '0 to 1; higher is more like the reference.' }),
   url: Type.String({ minLength: 1, pattern: '\\S', description: 'The URL of an upload of this API key (PUT /v3/search/by-image/uploads/{file-name}).' }),
   rights_claimed: Type.Literal(true, { description: 'You own the file or licensed it.' }),
+  size_name: Type.Union([Type.Literal('1k'), Type.Literal('4k')], { description: '1k or 4k (GET …/download-sizes).' }),
+  generated_asset_id: Type.String({ minLength: 1, pattern: '\\S', description: 'From GET /v3/downloads.' }),
+  product_id: Type.Integer({ description: 'The AI generation product to download under (GET /v3/products).' }),
 };
 
 const REFERENCE_KINDS: readonly ReferenceKind[] = ['reference_asset_id', 'reference_generation', 'reference_file_registration_id'];
@@ -181,6 +208,8 @@ export const DOCUMENTED_BODIES = {
   InfluenceCompositionByImageRequest: documentedBody(InfluenceCompositionByImageRequest, { required: ['prompt', 'influence_level'], references: ANY_REFERENCE }),
   BackgroundGenerationRequest: documentedBody(BackgroundGenerationRequest, { references: ['reference_file_registration_id'] }),
   FileRegistrationRequest: documentedBody(FileRegistrationRequest, { required: ['url', 'rights_claimed'] }),
+  ImageDownloadRequest: documentedBody(ImageDownloadRequest, { required: ['size_name'] }),
+  ReDownloadRequest: documentedBody(ReDownloadRequest, { required: ['generated_asset_id', 'product_id', 'size_name'] }),
 } as const;
 
 /** A date (00:00:00 UTC) or a date-time, as the history's dates are read. */

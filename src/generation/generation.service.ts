@@ -282,7 +282,11 @@ export class GenerationService {
     if (query.mediaType !== undefined) filter.mediaType = query.mediaType;
     if (query.productIds !== undefined) filter.productIds = query.productIds;
     const pageSize = query.pageSize ?? 30;
-    const { total, rows } = await this.deps.repository.history(filter, ((query.page ?? 1) - 1) * pageSize, pageSize);
+    const page = query.page ?? 1;
+    // The query's coercion lets "-Infinity" through as a number; no page is before the first.
+    if (!Number.isSafeInteger(page) || page < 1) throw badRequest('InvalidPage', `Invalid value for parameter 'page': ${String(page)} is not a page number (1 or more)`);
+    if (!Number.isSafeInteger(pageSize) || pageSize < 1) throw badRequest('InvalidPageSize', `Invalid value for parameter 'page_size': ${String(pageSize)} is not 1 or more`);
+    const { total, rows } = await this.deps.repository.history(filter, (page - 1) * pageSize, pageSize);
     return { generations: await this.historyItems(rows), result_count: total };
   }
 

@@ -90,4 +90,77 @@ export class AiGenerationRepository {
     const row = await this.db.selectFrom('asset_licenses').select('product_id').where('user_id', '=', userId).where('asset_id', '=', assetId).executeTakeFirst();
     return row !== undefined;
   }
+
+  /** The products under which a download licensed the asset to the user. */
+  async licensingProductIds(userId: number, assetId: string): Promise<number[]> {
+    const rows = await this.db.selectFrom('asset_licenses').select('product_id').where('user_id', '=', userId).where('asset_id', '=', assetId).execute();
+    return rows.map((row) => row.product_id);
+  }
+
+  /**
+   * A download of a generated image, in the download history (GET /v3/downloads): no purchase
+   * and no payment (the generation was charged when it was requested). Its delivery URI names it.
+   */
+  async recordGeneratedDownload(row: GeneratedDownloadRow, deliveryUri: (downloadId: number) => string, now: Date): Promise<{ id: number; deliveryUri: string }> {
+    const at = now.toISOString();
+    return this.db.transaction().execute(async (trx) => {
+      const { id } = await trx
+        .insertInto('downloads')
+        .values({
+          user_id: row.userId,
+          client_id: row.clientId,
+          product_id: row.productId,
+          product_type: 'aigen',
+          team: row.team,
+          asset_id: row.generatedAssetId,
+          asset_type: 'image',
+          size_name: row.sizeName,
+          width: row.width,
+          height: row.height,
+          dpi: null,
+          bytes: null,
+          file_type: null,
+          license_model: null,
+          download_notes: row.notes,
+          project_code: row.projectCode,
+          downloaded_at: at,
+          new_license: 0,
+          idempotency_key: null,
+          request_fingerprint: null,
+          delivery_uri: null,
+          delivery_issued_at: null,
+          generated_asset_id: row.generatedAssetId,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const uri = deliveryUri(id);
+      await trx.updateTable('downloads').set({ delivery_uri: uri, delivery_issued_at: at }).where('id', '=', id).execute();
+      return { id, deliveryUri: uri };
+    });
+  }
+
+  /** The user's latest download of a generated image, any size. */
+  latestGeneratedDownload(userId: number, generatedAssetId: string): Promise<{ id: number; size_name: string | null } | undefined> {
+    return this.db
+      .selectFrom('downloads')
+      .select(['id', 'size_name'])
+      .where('user_id', '=', userId)
+      .where('generated_asset_id', '=', generatedAssetId)
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+  }
+}
+
+export interface GeneratedDownloadRow {
+  userId: number;
+  clientId: number;
+  productId: number;
+  team: string | null;
+  generatedAssetId: string;
+  sizeName: string;
+  width: number | null;
+  height: number | null;
+  notes: string | null;
+  projectCode: string | null;
 }

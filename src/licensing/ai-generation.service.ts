@@ -2,7 +2,7 @@ import { ApiError, badRequest, invalidParameter } from '../platform/http/errors.
 import type { Customer, Product, ProductsService } from './products.service.js';
 import { utcDate } from './products.service.js';
 import { periodState } from './entitlements.js';
-import type { AiGenerationRepository } from './ai-generation.repository.js';
+import type { AiGenerationRepository, GeneratedDownloadRow } from './ai-generation.repository.js';
 
 export interface AiProductChoice {
   /** product_id of the request, when it named one */
@@ -76,5 +76,27 @@ export class AiGenerationLicensing {
   /** The customer has licensed (downloaded) the catalogue asset under some product. */
   hasLicensed(userId: number, assetId: string): Promise<boolean> {
     return this.repository.hasLicensed(userId, assetId);
+  }
+
+  /**
+   * Downloading the result of an edit of a catalogue asset needs a conventional product with
+   * download access to the original and a prior download of it: a download that licensed the
+   * original under a product (not an AI one) that the user still holds.
+   */
+  async mayDownloadEditOf(userId: number, assetId: string): Promise<boolean> {
+    const licensedUnder = new Set(await this.repository.licensingProductIds(userId, assetId));
+    if (licensedUnder.size === 0) return false;
+    const held = await this.products.heldProducts(userId, this.now());
+    return held.some((product) => product.type !== 'aigen' && licensedUnder.has(product.id));
+  }
+
+  /** Puts a download of a generated image in the download history; the URI is made from its id. */
+  recordGeneratedDownload(row: GeneratedDownloadRow, deliveryUri: (downloadId: number) => string): Promise<{ id: number; deliveryUri: string }> {
+    return this.repository.recordGeneratedDownload(row, deliveryUri, this.now());
+  }
+
+  /** The user's latest download of a generated image (GET …/download answers about it). */
+  latestGeneratedDownload(userId: number, generatedAssetId: string): Promise<{ id: number; size_name: string | null } | undefined> {
+    return this.repository.latestGeneratedDownload(userId, generatedAssetId);
   }
 }

@@ -117,7 +117,8 @@ export interface HistoricalDownload {
   size_name: string | null;
   dimensions: { width: number | null; height: number | null; dpi: number | null };
   license_model: string | null;
-  generated_asset_id: null;
+  /** A download of a generated image: the id POST /v3/ai/redownloads takes; null for catalogue assets. */
+  generated_asset_id: string | null;
 }
 
 const NOT_FOUND: Readonly<Record<AssetKind, { code: string; noun: string }>> = {
@@ -468,7 +469,7 @@ export class DownloadsService {
       size_name: row.size_name,
       dimensions: { width: row.width, height: row.height, dpi: row.dpi },
       license_model: row.license_model,
-      generated_asset_id: null,
+      generated_asset_id: row.generated_asset_id,
     }));
   }
 

@@ -1,0 +1,301 @@
+import sharp from 'sharp';
+import type { Logger } from 'pino';
+import type { BlobStore } from '../platform/blobs/blob-store.js';
+import { ApiError, invalidParameter, notFound } from '../platform/http/errors.js';
+import type { CustomerGrant } from '../licensing/customer-access.js';
+import type { DeliverySpec } from '../media/delivery.js';
+import type { Customer, ProductsService } from '../licensing/products.service.js';
+import { utcDate } from '../licensing/products.service.js';
+import type { AiGenerationLicensing } from '../licensing/ai-generation.service.js';
+import type { EngineRouter } from './engine-router.js';
+import type { GenerationRepository, GenerationRow, ResultRow } from './generation.repository.js';
+import type { GenerationDownloadsRepository, PreparedDownloadRow } from './generation-downloads.repository.js';
+
+/** The sizes a result is downloaded at: its longest side, the aspect kept. */
+export const GENERATED_DOWNLOAD_SIZES = { '1k': 1024, '4k': 4096 } as const;
+export type GeneratedSizeName = keyof typeof GENERATED_DOWNLOAD_SIZES;
+
+const REQUEST_ID = /^[0-9a-f]{32}$/;
+/** A generated asset: one result of a request, `<generation_request_id>-<index>`. */
+const GENERATED_ASSET_ID = /^([0-9a-f]{32})-(\d{1,9})$/;
+/** What a delivery URL names: one prepared file, `<generated_asset_id>-<size>`. */
+const DELIVERED_FILE = /^([0-9a-f]{32})-(\d{1,9})-(1k|4k)$/;
+
+export function generatedAssetId(requestId: string, index: number): string {
+  return `${requestId}-${index}`;
+}
+
+export interface DownloadBody {
+  size_name?: string | null | undefined;
+  notes?: string | null | undefined;
+  project_code?: string | null | undefined;
+}
+
+export interface RedownloadBody extends DownloadBody {
+  generated_asset_id?: string | null | undefined;
+  product_id?: number | null | undefined;
+}
+
+export type DownloadAnswer = { status: 200; body: { url: string; generated_asset_id: string } } | { status: 202; body: undefined };
+
+export interface GenerationDownloadsDeps {
+  repository: GenerationRepository;
+  files: GenerationDownloadsRepository;
+  router: EngineRouter;
+  blobs: BlobStore;
+  products: ProductsService;
+  licensing: AiGenerationLicensing;
+  /** The signed delivery URL of a download's file (media's delivery signer). */
+  deliveryUri: (spec: DeliverySpec) => string;
+  /** Files this node prepares at once (0: none; another node does). */
+  concurrency: number;
+  /** How long PUT …/download waits for the file before answering 202. */
+  waitMs: number;
+  timeoutMs: number;
+  node: string;
+  leaseMs?: number;
+  pollMs?: number;
+  log: Logger;
+  now: () => Date;
+}
+
+/**
+ * Downloads of generated images (§3.22): the sizes a result comes in, the file of a size
+ * prepared once as a job (a resize, or an upscale by the engine that upscales), every download
+ * recorded in the download history with its generated_asset_id, and the file delivered behind
+ * media's signed delivery URLs.
+ */
+export class GenerationDownloads {
+  private readonly running = new Set<number>();
+  private readonly leaseMs: number;
+  private readonly pollMs: number;
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = true;
+  private filling: Promise<void> | undefined;
+
+  constructor(private readonly deps: GenerationDownloadsDeps) {
+    this.leaseMs = deps.leaseMs ?? 60_000;
+    this.pollMs = deps.pollMs ?? 500;
+  }
+
+  /** GET …/images/{index}/download-sizes. */
+  async sizes(grant: CustomerGrant, requestId: string, index: number) {
+    const customer = await this.deps.products.customerOf(grant);
+    const { result } = await this.ownResult(customer, requestId, index);
+    return {
+      download_sizes: (Object.keys(GENERATED_DOWNLOAD_SIZES) as GeneratedSizeName[]).map((size_name) => ({ size_name, ...fitLongestSide(result, GENERATED_DOWNLOAD_SIZES[size_name]) })),
+    };
+  }
+
+  /** PUT …/images/{index}/download: 200 with the URL when the file is ready within the wait, else 202; 409 while one is prepared. */
+  async download(grant: CustomerGrant, clientId: number, requestId: string, index: number, body: DownloadBody): Promise<DownloadAnswer> {
+    const customer = await this.deps.products.customerOf(grant);
+    const sizeName = sizeNameOf(body.size_name);
+    const { row, result } = await this.ownResult(customer, requestId, index);
+    return this.deliverOrQueue(customer, clientId, row, result, sizeName, body, row.product_id, { conflict: true });
+  }
+
+  /** GET …/images/{index}/download: the state of the user's latest download of the result. */
+  async status(grant: CustomerGrant, requestId: string, index: number): Promise<DownloadAnswer> {
+    const customer = await this.deps.products.customerOf(grant);
+    await this.ownResult(customer, requestId, index);
+    const assetId = generatedAssetId(requestId, index);
+    const latest = await this.deps.licensing.latestGeneratedDownload(customer.id, assetId);
+    const file = latest?.size_name ? await this.deps.files.find(requestId, index, latest.size_name) : undefined;
+    if (!latest || !file) throw notFound('DownloadNotFound', `No download of result ${index} of generation ${requestId} was started: PUT …/download first`);
+    return this.answer(latest.id, file);
+  }
+
+  /** POST /v3/ai/redownloads: a result downloaded before, again, under the product named. */
+  async redownload(grant: CustomerGrant, clientId: number, body: RedownloadBody): Promise<DownloadAnswer> {
+    const customer = await this.deps.products.customerOf(grant);
+    const id = body.generated_asset_id?.trim() ?? '';
+    if (!id) throw invalidParameter('generated_asset_id', 'the generated_asset_id of an earlier download (GET /v3/downloads) is required');
+    if (body.product_id == null) throw invalidParameter('product_id', 'the AI generation product to download under is required (GET /v3/products)');
+    const sizeName = sizeNameOf(body.size_name);
+    const match = GENERATED_ASSET_ID.exec(id);
+    const downloaded = match ? await this.deps.licensing.latestGeneratedDownload(customer.id, id) : undefined;
+    if (!match || !downloaded) throw notFound('GeneratedAssetNotFound', `No earlier download of generated asset ${id} by this user`);
+    const { row, result } = await this.ownResult(customer, match[1]!, Number(match[2]));
+    return this.deliverOrQueue(customer, clientId, row, result, sizeName, body, body.product_id, { conflict: false });
+  }
+
+  /** Where the prepared file a delivery URL names is stored (media's delivery reads it); undefined for anything else. */
+  async preparedFile(deliveredId: string): Promise<{ originalKey: string } | undefined> {
+    const match = DELIVERED_FILE.exec(deliveredId);
+    if (!match) return undefined;
+    const file = await this.deps.files.find(match[1]!, Number(match[2]), match[3]!);
+    return file?.status === 'ready' && file.file_key ? { originalKey: file.file_key } : undefined;
+  }
+
+  private async deliverOrQueue(
+    customer: Customer,
+    clientId: number,
+    row: GenerationRow,
+    result: ResultRow,
+    sizeName: GeneratedSizeName,
+    body: DownloadBody,
+    productId: number,
+    options: { conflict: boolean },
+  ): Promise<DownloadAnswer> {
+    const { deps } = this;
+    // The generation's AI product (or the one a redownload names), its notes and project-code rules as for a generation.
+    const product = await deps.licensing.chooseProduct(customer, { productId, notes: body.notes, projectCode: body.project_code });
+    if (row.original_asset_id !== null && !(await deps.licensing.mayDownloadEditOf(customer.id, row.original_asset_id))) {
+      throw new ApiError(
+        403,
+        'OriginalNotLicensed',
+        `Downloading an edit of image ${row.original_asset_id} needs a product with download access to it and a download of it first (POST /v3/downloads/images/${row.original_asset_id})`,
+      );
+    }
+    const assetId = generatedAssetId(row.id, result.result_index);
+    const queued = await deps.files.queue({ generatedAssetId: assetId, requestId: row.id, index: result.result_index, sizeName, userId: customer.id }, deps.now());
+    if (queued === 'busy' && options.conflict) {
+      throw new ApiError(409, 'DownloadInProgress', `A download of result ${result.result_index} of generation ${row.id} is being prepared: poll GET …/download`);
+    }
+    const { width, height } = fitLongestSide(result, GENERATED_DOWNLOAD_SIZES[sizeName]);
+    const recorded = await deps.licensing.recordGeneratedDownload(
+      {
+        userId: customer.id,
+        clientId,
+        productId: product.id,
+        team: customer.team,
+        generatedAssetId: assetId,
+        sizeName,
+        width,
+        height,
+        notes: body.notes?.trim() || null,
+        projectCode: body.project_code?.trim() || null,
+      },
+      (downloadId) => this.deliveryUrl(downloadId, assetId, sizeName),
+    );
+    if (queued === 'queued') this.wake();
+    const until = Date.now() + deps.waitMs;
+    for (;;) {
+      const file = await deps.files.find(row.id, result.result_index, sizeName);
+      if (!file) throw new Error('a queued download file vanished');
+      if (file.status !== 'preparing' || Date.now() >= until) return this.answer(recorded.id, file);
+      await new Promise((resolve) => setTimeout(resolve, Math.min(50, Math.max(1, until - Date.now()))));
+    }
+  }
+
+  private answer(downloadId: number, file: PreparedDownloadRow): DownloadAnswer {
+    if (file.status === 'preparing') return { status: 202, body: undefined };
+    if (file.status === 'failed') {
+      throw new ApiError(502, 'DownloadPreparationFailed', `The ${file.size_name} file of generated asset ${file.generated_asset_id} could not be made; PUT …/download again to retry`);
+    }
+    return { status: 200, body: { url: this.deliveryUrl(downloadId, file.generated_asset_id, file.size_name), generated_asset_id: file.generated_asset_id } };
+  }
+
+  private deliveryUrl(downloadId: number, assetId: string, sizeName: string): string {
+    // A stored file delivered as it is (a PNG, transparency kept), as media delivers a stored original.
+    return this.deps.deliveryUri({ downloadId, assetId: `${assetId}-${sizeName}`, assetType: 'video', sizeName });
+  }
+
+  /** A done result of the user's own request, kept still. */
+  private async ownResult(customer: Customer, requestId: string, index: number): Promise<{ row: GenerationRow; result: ResultRow }> {
+    const row = REQUEST_ID.test(requestId) ? await this.deps.repository.find(requestId) : undefined;
+    if (!row) throw notFound('GenerationRequestIdNotFound', `Generation request not found: ${requestId}`);
+    if (row.user_id !== customer.id) throw new ApiError(403, 'NotAuthorized', `Generation request ${requestId} belongs to another user`);
+    if (Date.parse(row.expires_at) <= this.deps.now().getTime()) {
+      throw new ApiError(410, 'GenerationRequestGone', `The results of generation ${requestId} were kept until ${utcDate(row.expires_at)}`);
+    }
+    if (row.status !== 'done') throw notFound('GenerationResultNotFound', `Generation ${requestId} is ${row.status}: it has no results to download`);
+    const result = await this.deps.repository.result(requestId, index);
+    if (!result || result.is_blocked || !result.image_key || !result.width || !result.height) {
+      throw notFound('GenerationResultNotFound', `Generation ${requestId} has no result ${index} to download`);
+    }
+    return { row, result };
+  }
+
+  // ── preparing files: jobs any node may run ────────────────────────────────
+
+  start(): void {
+    if (this.deps.concurrency === 0) return;
+    this.stopped = false;
+    this.timer = setInterval(() => this.wake(), this.pollMs);
+    this.timer.unref();
+    this.wake();
+  }
+
+  async close(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.filling;
+    await this.deps.files.release(this.deps.node).catch(() => undefined);
+  }
+
+  private wake(): void {
+    if (this.stopped || this.filling) return;
+    this.filling = this.fill()
+      .catch((error: unknown) => this.deps.log.error({ err: error }, 'claiming download files failed'))
+      .finally(() => {
+        this.filling = undefined;
+      });
+  }
+
+  private async fill(): Promise<void> {
+    while (!this.stopped && this.running.size < this.deps.concurrency) {
+      const now = this.deps.now();
+      const file = await this.deps.files.claim(this.deps.node, now, new Date(now.getTime() + this.leaseMs));
+      if (!file) return;
+      this.running.add(file.id);
+      void this.prepare(file).finally(() => {
+        this.running.delete(file.id);
+        this.wake();
+      });
+    }
+  }
+
+  private async prepare(file: PreparedDownloadRow): Promise<void> {
+    const { deps } = this;
+    const renew = setInterval(() => {
+      const now = deps.now();
+      void deps.files.renew(file.id, deps.node, new Date(now.getTime() + this.leaseMs)).catch(() => undefined);
+    }, Math.max(50, Math.floor(this.leaseMs / 3)));
+    try {
+      const result = await deps.repository.result(file.request_id, file.result_index);
+      const source = result?.image_key ? await deps.blobs.get(result.image_key) : undefined;
+      if (!result || !source) throw new Error('the result is no longer stored');
+      const longestSide = GENERATED_DOWNLOAD_SIZES[file.size_name as GeneratedSizeName];
+      const data = await this.resized(source, longestSide);
+      const { width = 0, height = 0 } = await sharp(data).metadata();
+      const key = `generation/downloads/${file.generated_asset_id}-${file.size_name}.png`;
+      await deps.blobs.put(key, data);
+      await deps.files.finish(file.id, deps.node, { key, width, height });
+    } catch (error) {
+      deps.log.warn({ err: error, file: file.id }, 'preparing a generated download failed');
+      await deps.files.finish(file.id, deps.node, 'failed').catch(() => undefined);
+    } finally {
+      clearInterval(renew);
+    }
+  }
+
+  /** Smaller: resampled here. Larger: upscaled by the engine that upscales (a model server's upscaler, else the built-in Lanczos). */
+  private async resized(source: Buffer, longestSide: number): Promise<Buffer> {
+    const { width = 0, height = 0 } = await sharp(source).metadata();
+    if (Math.max(width, height) >= longestSide) {
+      return sharp(source).resize({ ...(width >= height ? { width: longestSide } : { height: longestSide }), kernel: 'lanczos3' }).png().toBuffer();
+    }
+    const engine = this.deps.router.engineFor('upscale');
+    const { pictures } = await engine.run({ operation: 'upscale', source: { data: source, mediaType: 'image/png' }, longestSide }, AbortSignal.timeout(this.deps.timeoutMs));
+    const picture = pictures[0];
+    if (!picture) throw new Error(`the ${engine.name} engine returned no upscaled picture`);
+    return picture.data;
+  }
+}
+
+function sizeNameOf(value: string | null | undefined): GeneratedSizeName {
+  const name = value ?? '';
+  if (!name.trim()) throw invalidParameter('size_name', `a size is required: ${Object.keys(GENERATED_DOWNLOAD_SIZES).join(' or ')} (GET …/download-sizes)`);
+  if (!(name in GENERATED_DOWNLOAD_SIZES)) throw invalidParameter('size_name', `'${name.slice(0, 40)}' is not a download size: ${Object.keys(GENERATED_DOWNLOAD_SIZES).join(' or ')}`);
+  return name as GeneratedSizeName;
+}
+
+/** The size at this longest side, the aspect kept. */
+export function fitLongestSide(picture: { width: number | null; height: number | null }, longestSide: number): { width: number; height: number } {
+  const width = picture.width ?? 0;
+  const height = picture.height ?? 0;
+  const scale = longestSide / Math.max(width, height, 1);
+  return { width: Math.max(1, Math.round(width * scale)), height: Math.max(1, Math.round(height * scale)) };
+}
