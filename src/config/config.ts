@@ -75,6 +75,8 @@ export interface GenerationConfig {
   readonly blockedTerms: readonly string[];
   /** How long a model server may take for one operation. */
   readonly timeoutSeconds: number;
+  /** How long a node's claim on a job holds unless renewed: a job of a node that died runs again elsewhere after this. */
+  readonly leaseSeconds: number;
 }
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -241,6 +243,7 @@ function generationConfig(env: Env): GenerationConfig {
         .filter((term) => term !== ''),
     ),
     timeoutSeconds: integer(env, 'STOCKROOM_GENERATION_TIMEOUT', 300, 1, 3600),
+    leaseSeconds: integer(env, 'STOCKROOM_GENERATION_LEASE_SECONDS', 60, 3, 3600),
   });
 }
 

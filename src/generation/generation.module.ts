@@ -53,6 +53,7 @@ export function generationModule(platform: Platform, needs: GenerationNeeds): St
     blobs,
     concurrency: settings.concurrency,
     timeoutMs: settings.timeoutSeconds * 1000,
+    leaseMs: settings.leaseSeconds * 1000,
     refund: (requestId) => needs.aiLicensing.refund(requestId),
     soleRunner: database.dialect === 'sqlite',
     log,
@@ -70,6 +71,7 @@ export function generationModule(platform: Platform, needs: GenerationNeeds): St
     waitMs: settings.waitMs,
     timeoutMs: settings.timeoutSeconds * 1000,
     node: jobs.node,
+    leaseMs: settings.leaseSeconds * 1000,
     log,
     now: clock,
   });

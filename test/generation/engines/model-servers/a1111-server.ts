@@ -22,7 +22,8 @@ const INTEGER_FIELDS = ['seed', 'batch_size', 'n_iter', 'steps', 'width', 'heigh
 const NUMBER_FIELDS = ['cfg_scale', 'denoising_strength'];
 const STRING_FIELDS = ['prompt', 'negative_prompt', 'sampler_name'];
 
-export async function startA1111Server(options: { basicAuth?: string } = {}): Promise<A1111TestServer> {
+/** `delayMs`: how long the server works on a request before it answers, as a GPU would (default none). */
+export async function startA1111Server(options: { basicAuth?: string; delayMs?: (body: Record<string, unknown>) => number } = {}): Promise<A1111TestServer> {
   const calls: A1111Call[] = [];
 
   const authorized = (request: ReceivedRequest): Reply | undefined => {
@@ -36,6 +37,8 @@ export async function startA1111Server(options: { basicAuth?: string } = {}): Pr
     if (refused) return refused;
     const body = JSON.parse(request.body.toString('utf8')) as Record<string, unknown>;
     calls.push({ endpoint, body });
+    const delay = options.delayMs?.(body) ?? 0;
+    if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
     const invalid = typeErrors(body);
     if (invalid.length > 0) return { status: 422, json: { detail: invalid } };
     const width = (body.width as number | undefined) ?? 512;
