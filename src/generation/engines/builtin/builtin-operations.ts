@@ -12,8 +12,10 @@ import { extendPicture, removeObject } from './fill-operations.js';
 import { decodeMask, decodeRgb, encodePng } from './raster.js';
 import { subjectAlpha } from './remove-background.js';
 
-/** Longest side `upscale` makes: four times a large camera picture's, and a bound on memory. */
-export const MAX_UPSCALED_SIDE = 16_384;
+/** Longest side `upscale` makes: twice the largest download size (4k), and a bound on memory. */
+export const MAX_UPSCALED_SIDE = 8192;
+/** Largest picture `extend` makes, in pixels: a bound on memory (about 150 MB of RGB). */
+export const MAX_EXTENDED_PIXELS = 50_000_000;
 
 export const BUILTIN_OPERATIONS: ReadonlySet<EngineOperation> = new Set(['remove_background', 'remove_object', 'extend', 'upscale']);
 
@@ -57,6 +59,10 @@ async function runOperation(request: EngineRequest, signal?: AbortSignal): Promi
         if (!Number.isInteger(value) || value < 0) throw new EngineFailedError(`the ${side} margin must be whole pixels, 0 or more, got ${value}`);
       }
       const source = await decodeRgb(request.source);
+      const extendedPixels = (source.width + left + right) * (source.height + top + bottom);
+      if (extendedPixels > MAX_EXTENDED_PIXELS) {
+        throw new EngineFailedError(`the extended picture would be ${source.width + left + right}×${source.height + top + bottom} pixels, more than the ${MAX_EXTENDED_PIXELS / 1_000_000} megapixels the engine makes`);
+      }
       const pictures = [];
       for (let n = 0; n < Math.max(1, request.count); n++) {
         signal?.throwIfAborted();

@@ -67,6 +67,9 @@ describe('the built-in engine: what it does and what it declines', () => {
     const everything = await png(maskRaster(new Uint8Array(48 * 48).fill(1), 48, 48));
     await expect(engine.run({ operation: 'remove_object', source: await png(picture), mask: everything })).rejects.toThrow(/covers the whole picture/);
     await expect(engine.run({ operation: 'upscale', source: await png(picture), longestSide: 0 })).rejects.toThrow(EngineFailedError);
+    await expect(engine.run({ operation: 'upscale', source: await png(picture), longestSide: 20_000 })).rejects.toThrow(/1 to 8192 pixels/);
+    await expect(engine.run({ operation: 'extend', source: await png(picture), margins: { left: 9000, right: 0, top: 0, bottom: 9000 }, seed: 1, count: 1 })).rejects.toThrow(/more than the 50 megapixels/);
+    await expect(engine.run({ operation: 'extend', source: await png(picture), margins: { left: -1, right: 0, top: 0, bottom: 0 }, seed: 1, count: 1 })).rejects.toThrow(/left margin must be whole pixels/);
   });
 });
 
