@@ -10,6 +10,7 @@ import { openPlatform, type Platform, type PlatformOverrides } from './platform/
 import type { StockroomModule } from './platform/module.js';
 import { registerErrorHandler } from './platform/http/error-handler.js';
 import { connectionOptions, registerProtocolRules } from './platform/http/protocol.js';
+import { registerNumberForms } from './platform/http/number-forms.js';
 import { redactedUrl } from './platform/http/redacted-url.js';
 import { registerOpenCors } from './platform/http/cors.js';
 import { registerApiAuth } from './platform/http/api-auth.js';
@@ -217,6 +218,7 @@ export async function buildApp(
   });
   registerErrorHandler(app);
   registerProtocolRules(app);
+  registerNumberForms(app);
 
   await registerOpenApi(app, { publicUrl: config.publicUrl });
 

@@ -1,6 +1,5 @@
 import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { checkPagingForm } from '../catalog/pagination.js';
 import { splitCsv } from '../platform/http/schema-types.js';
 import { invalidParameter } from '../platform/http/errors.js';
 import { BOARD_LINK_KINDS, type BoardLinkKind } from './board-links.js';
@@ -86,7 +85,6 @@ export async function boardsRoutes(app: FastifyInstance, options: BoardsRoutesOp
         documented: { querystring: DocumentedBoardListQuery },
         response: { 200: BoardList, ...BAD_INPUT, ...USER_ONLY },
       },
-      preValidation: checkPagingForm(),
     },
     async (request) => {
       const query = request.query as Static<typeof BoardListQuery>;

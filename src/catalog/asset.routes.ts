@@ -6,7 +6,7 @@ import { Choice, ListOf } from '../platform/http/openapi.js';
 import { CsvParameter, ErrorBody, splitCsv } from '../platform/http/schema-types.js';
 import type { AssetType } from './catalog.records.js';
 import type { CatalogService } from './catalog.service.js';
-import { checkPagingForm, paginate, PaginationQuery } from './pagination.js';
+import { paginate, PaginationQuery } from './pagination.js';
 import { readContext } from './read-context.js';
 
 const MAX_IDS = 100;
@@ -63,7 +63,6 @@ export function assetRoutes(endpoints: AssetEndpoints) {
           },
           response: { 200: endpoints.list, ...errors },
         },
-        preValidation: checkPagingForm(),
       },
       async (request) => {
         const query = request.query as { ids?: string[]; fields?: string[]; page?: number; page_size?: number; pageSize?: number };

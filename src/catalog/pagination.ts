@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyRequest } from 'fastify';
 import { badRequest } from '../platform/http/errors.js';
 
 /*
@@ -51,26 +50,6 @@ export function readPageSize(spelling: string, value: string | number, rule: Pag
     throw fail(`${shown(value)} is not a whole number from 1 to ${rule.maxPageSize ?? 100}`);
   }
   return number;
-}
-
-const PAGING_CODES = { page: 'InvalidPage', page_size: 'InvalidPageSize', pageSize: 'InvalidPageSize' } as const;
-
-/**
- * A preValidation hook for the lists whose schema states the range: page, page_size and
- * pageSize must be written as whole numbers before the schema coerces them (Ajv turns
- * `Infinity` into null and `1e2` into 100). The schema's minimum and maximum do the rest.
- */
-export function checkPagingForm() {
-  return async (request: FastifyRequest): Promise<void> => {
-    const query = request.query as Record<string, unknown>;
-    for (const spelling of Object.keys(PAGING_CODES) as Array<keyof typeof PAGING_CODES>) {
-      const raw = query[spelling];
-      for (const value of Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]) {
-        if (typeof value !== 'string' || value.trim() === '' || wholeNumber(value) !== undefined) continue;
-        throw badRequest(PAGING_CODES[spelling], `Invalid value for parameter '${spelling}': ${shown(value)} is not a whole number`);
-      }
-    }
-  };
 }
 
 /** page and page_size, also accepted as pageSize (deprecated spelling). */

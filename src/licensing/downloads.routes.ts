@@ -1,5 +1,4 @@
 import { Redirect } from '../platform/http/openapi.js';
-import { checkPagingForm } from '../catalog/pagination.js';
 import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../platform/http/errors.js';
@@ -170,7 +169,6 @@ export async function downloadsRoutes(app: FastifyInstance, options: DownloadsRo
         documented: { querystring: DocumentedHistoryQuery },
         response: { 200: DownloadsResult, ...errors },
       },
-      preValidation: checkPagingForm(),
     },
     async (request) => {
       const query = request.query as Static<typeof HistoryQuery>;
@@ -232,7 +230,6 @@ export async function downloadsRoutes(app: FastifyInstance, options: DownloadsRo
         documented: { querystring: DocumentedPurchasesQuery },
         response: { 200: PreviousPurchases, ...errors },
       },
-      preValidation: checkPagingForm(),
     },
     purchases('image'),
   );
@@ -248,7 +245,6 @@ export async function downloadsRoutes(app: FastifyInstance, options: DownloadsRo
         documented: { querystring: DocumentedPurchasesQuery },
         response: { 200: PreviousAssetPurchases, ...errors },
       },
-      preValidation: checkPagingForm(),
     },
     purchases(undefined),
   );
