@@ -4,6 +4,7 @@
 import { builtinQualityBenchmark } from './builtin-quality.js';
 import { changesBenchmark } from './changes.js';
 import { downloadsBenchmark } from './downloads.js';
+import { generationBenchmark } from './generation.js';
 import { metadataBenchmark } from './metadata.js';
 import { searchBenchmark } from './search.js';
 import { usageBenchmark } from './usage.js';
@@ -12,6 +13,7 @@ const benchmarks: Record<string, () => Promise<void>> = {
   'builtin-quality': builtinQualityBenchmark,
   changes: changesBenchmark,
   downloads: downloadsBenchmark,
+  generation: generationBenchmark,
   metadata: metadataBenchmark,
   search: searchBenchmark,
   usage: usageBenchmark,

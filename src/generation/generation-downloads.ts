@@ -149,10 +149,9 @@ export class GenerationDownloads {
       );
     }
     const assetId = generatedAssetId(row.id, result.result_index);
+    if (options.conflict && (await deps.files.preparing(row.id, result.result_index))) throw inProgress(row.id, result.result_index);
     const queued = await deps.files.queue({ generatedAssetId: assetId, requestId: row.id, index: result.result_index, sizeName, userId: customer.id }, deps.now());
-    if (queued === 'busy' && options.conflict) {
-      throw new ApiError(409, 'DownloadInProgress', `A download of result ${result.result_index} of generation ${row.id} is being prepared: poll GET …/download`);
-    }
+    if (queued === 'busy' && options.conflict) throw inProgress(row.id, result.result_index);
     const { width, height } = fitLongestSide(result, GENERATED_DOWNLOAD_SIZES[sizeName]);
     const recorded = await deps.licensing.recordGeneratedDownload(
       {
@@ -283,6 +282,10 @@ export class GenerationDownloads {
     if (!picture) throw new Error(`the ${engine.name} engine returned no upscaled picture`);
     return picture.data;
   }
+}
+
+function inProgress(requestId: string, index: number): ApiError {
+  return new ApiError(409, 'DownloadInProgress', `A download of result ${index} of generation ${requestId} is being prepared: poll GET …/download`);
 }
 
 function sizeNameOf(value: string | null | undefined): GeneratedSizeName {

@@ -134,6 +134,8 @@ describe.each(STORES)('downloads of generated images, on $name', ({ url }) => {
     const conflict = await put();
     expect(conflict.statusCode).toBe(409);
     expect(conflict.json()).toMatchObject({ code: 'DownloadInProgress' });
+    // Another size of the same result too, while this one is prepared.
+    expect((await t.call('PUT', `/v3/ai/image-generations/${id}/images/0/download`, { token: carol.token, body: { size_name: '1k' } })).statusCode).toBe(409);
     expect((await t.call('GET', `/v3/ai/image-generations/${id}/images/0/download`, { token: carol.token })).statusCode).toBe(202);
     builtin.release();
     let ready = await t.call('GET', `/v3/ai/image-generations/${id}/images/0/download`, { token: carol.token });
