@@ -188,7 +188,8 @@ export class GenerationDownloads {
 
   private deliveryUrl(downloadId: number, assetId: string, sizeName: string): string {
     // A stored file delivered as it is (a PNG, transparency kept), as media delivers a stored original.
-    return this.deps.deliveryUri({ downloadId, assetId: `${assetId}-${sizeName}`, assetType: 'video', sizeName });
+    // The file is named stockroom-<generated_asset_id>-<size>-generated.png.
+    return this.deps.deliveryUri({ downloadId, assetId: `${assetId}-${sizeName}`, assetType: 'video', sizeName: 'generated' });
   }
 
   /** A done result of the user's own request, kept still. */

@@ -104,7 +104,7 @@ describe.each(STORES)('downloads of generated images, on $name', ({ url }) => {
     const file = await fetchFile(answer.url);
     expect(file.statusCode).toBe(200);
     expect(file.headers['content-type']).toBe('image/png');
-    expect(file.headers['content-disposition']).toContain('.png');
+    expect(file.headers['content-disposition']).toBe(`attachment; filename="stockroom-${id}-1-1k-generated.png"`);
     const meta = await sharp(file.rawPayload).metadata();
     expect([meta.width, meta.height]).toEqual([1024, 576]);
     expect((await fetchFile(answer.url.replace(/signature=[^&]+/, 'signature=x'))).statusCode).toBe(403);
