@@ -19,6 +19,7 @@ import {
   detail,
   edgeRepeat,
   extendCases,
+  fringeError,
   holeCases,
   intersectionOverUnion,
   marginMask,
@@ -93,6 +94,8 @@ export async function builtinQualityBenchmark(): Promise<void> {
   // Background removal: whole subjects, subjects cut by the frame, subjects of the background's hue.
   for (const kind of ['whole', 'cut by the frame', 'close in colour'] as const) {
     const ious: number[] = [];
+    const fringes: number[] = [];
+    const plainFringes: number[] = [];
     const times: number[] = [];
     for (const [n, testCase] of cutOutCases(CUT_OUTS, 320, 240, 1, kind).entries()) {
       const source = await png(testCase.picture);
@@ -102,6 +105,10 @@ export async function builtinQualityBenchmark(): Promise<void> {
       const alpha = new Uint8Array(testCase.subject.length);
       for (let i = 0; i < alpha.length; i++) alpha[i] = rgba[i * 4 + 3]!;
       ious.push(intersectionOverUnion(alpha, testCase.subject, 128));
+      fringes.push(fringeError(rgba, testCase));
+      const sourceColours = Uint8Array.from(rgba);
+      for (let i = 0; i < alpha.length; i++) sourceColours.set(testCase.picture.data.subarray(i * 3, i * 3 + 3), i * 4);
+      plainFringes.push(fringeError(sourceColours, testCase));
       times.push(run.ms);
       const prefix = `cut-out-${kind.replaceAll(' ', '-')}-${n + 1}`;
       await save(`${prefix}-before.png`, source.data);
@@ -112,6 +119,7 @@ export async function builtinQualityBenchmark(): Promise<void> {
       }
     }
     rows.push([`background removal, ${CUT_OUTS} subjects ${kind === 'whole' ? 'whole' : kind} (320×240)`, 'IoU with the true mask', `${fixed(mean(ious), 3)} (${range(ious, 3)})`, 'target ≥ 0.90', `${fixed(mean(times), 0)} ms`]);
+    rows.push(['', 'edge on grey: mean abs. error (0–255)', `${fixed(mean(fringes))} (${range(fringes)})`, `source colours kept ${fixed(mean(plainFringes))}`, '']);
   }
 
   // Object removal, on generated textures and on demo pictures' captions.

@@ -10,7 +10,7 @@ import {
 } from '../engine.js';
 import { extendPicture, removeObject } from './fill-operations.js';
 import { decodeMask, decodeRgb, encodePng } from './raster.js';
-import { subjectAlpha } from './remove-background.js';
+import { subjectAlpha, subjectColours } from './remove-background.js';
 
 /** Longest side `upscale` makes: twice the largest download size (4k), and a bound on memory. */
 export const MAX_UPSCALED_SIDE = 8192;
@@ -36,11 +36,12 @@ async function runOperation(request: EngineRequest, signal?: AbortSignal): Promi
     case 'remove_background': {
       const source = await decodeRgb(request.source);
       const alpha = await subjectAlpha(source);
+      const colours = subjectColours(source, alpha);
       const rgba = Buffer.alloc(source.width * source.height * 4);
       for (let i = 0; i < alpha.length; i++) {
-        rgba[i * 4] = source.data[i * 3]!;
-        rgba[i * 4 + 1] = source.data[i * 3 + 1]!;
-        rgba[i * 4 + 2] = source.data[i * 3 + 2]!;
+        rgba[i * 4] = colours[i * 3]!;
+        rgba[i * 4 + 1] = colours[i * 3 + 1]!;
+        rgba[i * 4 + 2] = colours[i * 3 + 2]!;
         rgba[i * 4 + 3] = Math.round(alpha[i]! * 255);
       }
       const data = await sharp(rgba, { raw: { width: source.width, height: source.height, channels: 4 } }).png().toBuffer();

@@ -16,6 +16,10 @@ export interface CutOutCase {
   picture: Raster;
   /** 1 where the subject is. */
   subject: Uint8Array;
+  /** How much of each pixel the subject covers, 0..1 (its antialiased edge). */
+  coverage: Float32Array;
+  /** The subject's colours painted over the whole picture. */
+  subjectPaint: Raster;
 }
 
 export interface HoleCase {
@@ -178,6 +182,8 @@ export function cutOutCases(count: number, width = 256, height = 256, seed = 1, 
       name: `subject${kind === 'whole' ? '' : ` ${kind}`} on ${KINDS[n % KINDS.length]} #${n + 1}`,
       picture: composite(background, coverage, colour),
       subject: Uint8Array.from(coverage, (value) => (value >= 0.5 ? 1 : 0)),
+      coverage,
+      subjectPaint: paint(width, height, colour),
     };
   });
 }
@@ -244,6 +250,36 @@ export function intersectionOverUnion(alpha: Uint8Array | Float32Array, subject:
     if (chosen || subject[i]) union++;
   }
   return union === 0 ? 1 : intersection / union;
+}
+
+/**
+ * The fringe of a cut-out: put on mid grey, how far (mean absolute difference per channel,
+ * 0..255) its edge is from the true subject put on the same grey, over the pixels within two of
+ * the subject's outline. Background colours left in the edge show here.
+ */
+export function fringeError(rgba: Uint8Array, testCase: CutOutCase): number {
+  const { width, height } = testCase.picture;
+  const outline = new Uint8Array(width * height);
+  for (let i = 0; i < outline.length; i++) {
+    const x = i % width;
+    const inside = testCase.subject[i]!;
+    if ((x + 1 < width && testCase.subject[i + 1] !== inside) || (i + width < outline.length && testCase.subject[i + width] !== inside)) outline[i] = 1;
+  }
+  const band = growMask(outline, width, height, 2);
+  let sum = 0;
+  let count = 0;
+  for (let i = 0; i < band.length; i++) {
+    if (!band[i]) continue;
+    const alpha = rgba[i * 4 + 3]! / 255;
+    const coverage = testCase.coverage[i]!;
+    for (let c = 0; c < 3; c++) {
+      const made = rgba[i * 4 + c]! * alpha + 128 * (1 - alpha);
+      const truth = testCase.subjectPaint.data[i * 3 + c]! * coverage + 128 * (1 - coverage);
+      sum += Math.abs(made - truth);
+      count++;
+    }
+  }
+  return count === 0 ? 0 : sum / count;
 }
 
 /** Mean absolute difference per channel (0..255) over the pixels where `where` is 1. */

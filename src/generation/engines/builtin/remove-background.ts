@@ -1,4 +1,4 @@
-import { connectedRegions, guidedFilter } from './filters.js';
+import { boxMean, connectedRegions, guidedFilter } from './filters.js';
 import { loadOpenCv, withMats } from './opencv.js';
 import { emptyRaster, resize, type Raster } from './raster.js';
 
@@ -39,6 +39,44 @@ export async function subjectAlpha(source: Raster): Promise<Float32Array> {
     alpha[i] = value < 0 ? 0 : value > 1 ? 1 : value;
   }
   return alpha;
+}
+
+/**
+ * The subject's own colours where it is partly transparent: a pixel of its edge mixes the
+ * subject with the background behind it (I = αF + (1−α)B), and put on another background it
+ * would bring a fringe of the old one. With B the mean of the nearby background, F = (I −
+ * (1−α)B)/α; where α is too small for that to be steady, the mean of the nearby subject.
+ */
+export function subjectColours(source: Raster, alpha: Float32Array): Uint8ClampedArray {
+  const { width, height, data } = source;
+  const size = width * height;
+  const colours = new Uint8ClampedArray(data);
+  const radius = Math.max(3, Math.round(Math.max(width, height) / 256));
+  const isBackground = new Float32Array(size);
+  const isSubject = new Float32Array(size);
+  for (let i = 0; i < size; i++) {
+    isBackground[i] = alpha[i]! < 0.02 ? 1 : 0;
+    isSubject[i] = alpha[i]! > 0.98 ? 1 : 0;
+  }
+  const backgroundShare = boxMean(isBackground, width, height, radius);
+  const subjectShare = boxMean(isSubject, width, height, radius);
+  const channel = new Float32Array(size);
+  for (let c = 0; c < 3; c++) {
+    for (let i = 0; i < size; i++) channel[i] = data[i * 3 + c]! * isBackground[i]!;
+    const background = boxMean(channel, width, height, radius);
+    for (let i = 0; i < size; i++) channel[i] = data[i * 3 + c]! * isSubject[i]!;
+    const subject = boxMean(channel, width, height, radius);
+    for (let i = 0; i < size; i++) {
+      const a = alpha[i]!;
+      if (a < 0.02 || a > 0.98) continue;
+      if (a >= 0.25 && backgroundShare[i]! > 0) {
+        colours[i * 3 + c] = (data[i * 3 + c]! - (1 - a) * (background[i]! / backgroundShare[i]!)) / a;
+      } else if (subjectShare[i]! > 0) {
+        colours[i * 3 + c] = subject[i]! / subjectShare[i]!;
+      }
+    }
+  }
+  return colours;
 }
 
 /** The subject as 1 and background as 0 at the raster's size. */

@@ -6,6 +6,7 @@ import {
   cutOutCases,
   detail,
   extendCases,
+  fringeError,
   holeCases,
   intersectionOverUnion,
   marginMask,
@@ -90,6 +91,16 @@ describe('background removal on the generated set (quality floors)', () => {
 
   it('finds every subject with IoU ≥ 0.90 against its true mask', () => {
     for (const score of scores) expect(score).toBeGreaterThanOrEqual(0.9);
+  });
+
+  it('gives the subject’s edge its own colours, not the old background’s: put on grey, closer to the truth than the source colours are', async () => {
+    for (const testCase of cases.slice(0, 3)) {
+      const data = await onlyPicture({ operation: 'remove_background', source: await png(testCase.picture) });
+      const { data: rgba } = await sharp(data).raw().toBuffer({ resolveWithObject: true });
+      const sourceColours = Uint8Array.from(rgba);
+      for (let i = 0; i < testCase.subject.length; i++) sourceColours.set(testCase.picture.data.subarray(i * 3, i * 3 + 3), i * 4);
+      expect(fringeError(rgba, testCase), testCase.name).toBeLessThan(fringeError(sourceColours, testCase));
+    }
   });
 
   it('finds subjects that run off the bottom of the picture (IoU ≥ 0.90): the border there is not taken for background', async () => {
