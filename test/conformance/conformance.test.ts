@@ -223,6 +223,52 @@ const purchase = await t.services.downloads.download({
   useTeamCredits: false,
 });
 const customerOrder = (await t.services.database.db.selectFrom('downloads').select('order_id').where('id', '=', purchase.downloadId).executeTakeFirstOrThrow()).order_id;
+// Generation: a finished request of the customer whose result downloads. Its AI product has no
+// generations left, so the fuzzer's generative requests are checked in full but queue no job.
+const aiProduct = await t.services.products.grant({ userId: customerId, type: 'aigen', generations: 0 });
+const generationId = 'f0'.repeat(16);
+{
+  const created = new Date();
+  const picture = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#6ea53a' } }).png().toBuffer();
+  await t.services.blobs.put(`generation/results/${generationId}/0.png`, picture);
+  await t.services.blobs.put(`generation/results/${generationId}/0-preview.jpg`, await sharp(picture).jpeg().toBuffer());
+  await t.services.database.db
+    .insertInto('generation_requests')
+    .values({
+      id: generationId,
+      user_id: customerId,
+      client_id: t.clientId,
+      team: null,
+      product_id: aiProduct.id,
+      generation_type: 'text_to_image',
+      job: JSON.stringify({ operation: 'generate', params: {}, pictures: {} }),
+      status: 'done',
+      prompt: 'a fuzzed field',
+      seed: 1,
+      charge: 'charged',
+      engine: 'drawing',
+      attempts: 1,
+      created_at: created.toISOString(),
+      finished_at: created.toISOString(),
+      expires_at: new Date(created.getTime() + 86_400_000).toISOString(),
+    })
+    .execute();
+  await t.services.database.db
+    .insertInto('generation_results')
+    .values({
+      request_id: generationId,
+      result_index: 0,
+      is_blocked: 0,
+      seed: 1,
+      image_key: `generation/results/${generationId}/0.png`,
+      preview_key: `generation/results/${generationId}/0-preview.jpg`,
+      width: 64,
+      height: 48,
+      preview_width: 64,
+      preview_height: 48,
+    })
+    .execute();
+}
 /** Values that make lookups hit, by the name of the parameter or property they are tried for; ids anywhere else. */
 const KNOWN_STRINGS: Readonly<Record<string, readonly string[]>> = {
   artist_name: artistNames,
@@ -239,6 +285,9 @@ const KNOWN_STRINGS: Readonly<Record<string, readonly string[]>> = {
   invitation_token: [linkToken(hostLinks.invitation)],
   share_token: [linkToken(hostLinks.share)],
   usage_date: ['2024-03-09', '2024-03-09T10:00:00Z', '9 March 2024'],
+  generationRequestId: [generationId],
+  generation_request_id: [generationId],
+  generated_asset_id: [`${generationId}-0`],
 };
 const ANY_NAME = [...ASSET_IDS, ...eventIds, String(customerOrder)];
 
