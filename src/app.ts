@@ -11,6 +11,7 @@ import type { StockroomModule } from './platform/module.js';
 import { registerErrorHandler } from './platform/http/error-handler.js';
 import { connectionOptions, registerProtocolRules } from './platform/http/protocol.js';
 import { registerNumberForms } from './platform/http/number-forms.js';
+import { validatorsByPart } from './platform/http/validators.js';
 import { redactedUrl } from './platform/http/redacted-url.js';
 import { registerOpenCors } from './platform/http/cors.js';
 import { registerApiAuth } from './platform/http/api-auth.js';
@@ -184,6 +185,8 @@ export async function buildApp(
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true } },
+    // Query strings and paths are text, coerced to their schema's types; JSON bodies are typed as sent.
+    schemaController: { compilersFactory: { buildValidator: validatorsByPart() } },
     // Long ids must reach the routes (and their 404), not the router's 414.
     routerOptions: { maxParamLength: 1000 },
     // Errors the router raises before any route (an undecodable URL) answer in the API's own shape.

@@ -140,6 +140,21 @@ describe('methods, codings and types', () => {
     expect(identity.statusCode).not.toBe(415);
   });
 
+  it('rule: a JSON body is typed as sent: a number where text is wanted is 400 naming the field, not taken as text', async () => {
+    const token = await t.issueToken();
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/v3/asset-licensing/1',
+      headers: { 'api-key': t.apiKey, authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      payload: JSON.stringify({ extended_licenses: ['multiseat'], end_client: 12345 }),
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toEqual({ message: expect.stringContaining("'end_client'"), code: 'InvalidParameterValue' });
+    // A query string is text: its numbers are read from it as before.
+    const paged = await t.app.inject({ method: 'GET', url: '/v3/images?ids=1&page=1&page_size=1', headers: { 'api-key': t.apiKey } });
+    expect(paged.statusCode).toBe(200);
+  });
+
   it('rule: a text/plain body to a JSON endpoint answers 415 like any other wrong type', async () => {
     const token = await t.issueToken();
     const response = await t.app.inject({
