@@ -91,6 +91,13 @@ const HELD_AI_PRODUCT: RuleBeyondTheSchema = {
   message: /Product -?\d+ is not an active AI generation product of this user/,
   why: "product_id must name one of the user's AI generation products: data, not form",
 };
+const PROJECT_CODE: RuleBeyondTheSchema = {
+  code: 'InvalidParameterValue',
+  message: /parameter 'project_code': (product \d+ takes no project_code|'.*' is not one of the project codes of product)/,
+  why: "a product's project codes (or none): data, not form",
+};
+/** What the AI generation product held decides: data, not form. */
+const AI_PRODUCT: readonly RuleBeyondTheSchema[] = [HELD_AI_PRODUCT, PROJECT_CODE];
 const HISTORY_DATES: RuleBeyondTheSchema = {
   code: 'InvalidParameterValue',
   message: /date_start is after date_end/,
@@ -122,13 +129,22 @@ const RULES_BEYOND_THE_SCHEMA: Readonly<Record<string, readonly RuleBeyondTheSch
   'POST /v3/downloads/videos/{id}': DOWNLOAD_SIZE,
   ...Object.fromEntries(
     ['/v3', '/beta'].flatMap((prefix) => [
-      [`POST ${prefix}/ai/image-generations/refine`, [GENERATIVE_REFERENCE, OWN_UPLOAD, HELD_AI_PRODUCT]],
-      [`POST ${prefix}/ai/image-generations/extend`, [GENERATIVE_REFERENCE, EXTEND_SIDES, HELD_AI_PRODUCT]],
-      [`POST ${prefix}/ai/image-generations/background-removal`, [GENERATIVE_REFERENCE, HELD_AI_PRODUCT]],
-      [`POST ${prefix}/ai/image-generations/object-removal`, [GENERATIVE_REFERENCE, OWN_UPLOAD, HELD_AI_PRODUCT]],
-      [`POST ${prefix}/ai/image-generations/influence-color-by-image`, [GENERATIVE_REFERENCE, HELD_AI_PRODUCT]],
-      [`POST ${prefix}/ai/image-generations/influence-composition-by-image`, [GENERATIVE_REFERENCE, HELD_AI_PRODUCT]],
+      [`POST ${prefix}/ai/image-generations/refine`, [GENERATIVE_REFERENCE, OWN_UPLOAD, ...AI_PRODUCT]],
+      [`POST ${prefix}/ai/image-generations/extend`, [GENERATIVE_REFERENCE, EXTEND_SIDES, ...AI_PRODUCT]],
+      [`POST ${prefix}/ai/image-generations/background-removal`, [GENERATIVE_REFERENCE, ...AI_PRODUCT]],
+      [`POST ${prefix}/ai/image-generations/object-removal`, [GENERATIVE_REFERENCE, OWN_UPLOAD, ...AI_PRODUCT]],
+      [`POST ${prefix}/ai/image-generations/influence-color-by-image`, [GENERATIVE_REFERENCE, ...AI_PRODUCT]],
+      [`POST ${prefix}/ai/image-generations/influence-composition-by-image`, [GENERATIVE_REFERENCE, ...AI_PRODUCT]],
     ]),
+  ),
+  ...Object.fromEntries(
+    [
+      'POST /v3/ai/image-generations',
+      'POST /v3/ai/image-generations/{generationRequestId}/images/{index}/variations',
+      'POST /beta/ai/image-generations/background-generations',
+      'PUT /v3/ai/image-generations/{generationRequestId}/images/{index}/download',
+      'POST /v3/ai/redownloads',
+    ].map((key) => [key, AI_PRODUCT]),
   ),
   'POST /beta/ai/file-registrations': [OWN_UPLOAD],
   'GET /v3/ai/generation-history': [HISTORY_DATES],
