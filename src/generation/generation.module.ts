@@ -46,7 +46,8 @@ export function generationModule(platform: Platform, needs: GenerationNeeds): St
   const { config, database, blobs, clock, log } = platform;
   const settings = config.generation;
   const repository = new GenerationRepository(database.db, database.dialect);
-  const router = new EngineRouter(needs.engines ?? configuredEngines(settings), settings.server);
+  const engines = needs.engines ?? configuredEngines(settings);
+  const router = new EngineRouter(engines, settings.server);
   const jobs = new GenerationJobs({
     repository,
     router,
@@ -115,6 +116,8 @@ export function generationModule(platform: Platform, needs: GenerationNeeds): St
     close: async () => {
       await jobs.close();
       await downloads.close();
+      // Engines a test or benchmark hands in are closed by whoever made them.
+      if (!needs.engines) for (const engine of [engines.server, engines.builtin]) await engine?.close?.();
     },
   };
 }

@@ -156,6 +156,8 @@ export interface GenerationEngine {
   supports(operation: EngineOperation): boolean;
   /** Runs one operation; an AbortSignal stops waiting (a model server's job may go on). */
   run(request: EngineRequest, signal?: AbortSignal): Promise<EngineResult>;
+  /** Releases what the engine holds (the built-in engine's worker thread); called when the node closes. */
+  close?(): Promise<void>;
 }
 
 /**
