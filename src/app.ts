@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Config } from './config/config.js';
 import type { Database } from './platform/db/database.js';
@@ -238,34 +238,23 @@ export async function buildApp(
     'idempotent-replayed',
   ];
 
-  // The API: CORS, then the key and throttle checks, then the routes of every module.
-  await app.register(
-    async (api) => {
-      registerOpenCors(api, { exposedHeaders, allowedHeaders: ['Api-Key', 'Authorization', 'Accept-Language', 'Content-Type', 'X-Request-Id', 'Country-Code', 'Idempotency-Key'] });
-      registerApiAuth(api, {
-        authenticateKey: (key) => services.clients.authenticate(key),
-        verifyToken: (token, clientId) => services.tokens.verify(token, clientId),
-        throttle: services.throttle,
-        defaultLimits: config.throttle,
-      });
-      for (const module of modules) if (module.routes?.api) await api.register(module.routes.api);
-    },
-    { prefix: '/v3' },
-  );
-  // The spec's beta endpoints: the same checks as /v3.
-  await app.register(
-    async (beta) => {
-      registerOpenCors(beta, { exposedHeaders, allowedHeaders: ['Api-Key', 'Authorization', 'Accept-Language', 'Content-Type', 'X-Request-Id', 'Country-Code', 'Idempotency-Key'] });
-      registerApiAuth(beta, {
-        authenticateKey: (key) => services.clients.authenticate(key),
-        verifyToken: (token, clientId) => services.tokens.verify(token, clientId),
-        throttle: services.throttle,
-        defaultLimits: config.throttle,
-      });
-      for (const module of modules) if (module.routes?.beta) await beta.register(module.routes.beta);
-    },
-    { prefix: '/beta' },
-  );
+  // The API under /v3, and the spec's beta endpoints under /beta: CORS, then the key and
+  // throttle checks, then the routes of every module for that surface.
+  const keyedSurface = (routesOf: (module: StockroomModule) => FastifyPluginAsync | undefined) => async (surface: FastifyInstance) => {
+    registerOpenCors(surface, { exposedHeaders, allowedHeaders: ['Api-Key', 'Authorization', 'Accept-Language', 'Content-Type', 'X-Request-Id', 'Country-Code', 'Idempotency-Key'] });
+    registerApiAuth(surface, {
+      authenticateKey: (key) => services.clients.authenticate(key),
+      verifyToken: (token, clientId) => services.tokens.verify(token, clientId),
+      throttle: services.throttle,
+      defaultLimits: config.throttle,
+    });
+    for (const module of modules) {
+      const routes = routesOf(module);
+      if (routes) await surface.register(routes);
+    }
+  };
+  await app.register(keyedSurface((module) => module.routes?.api), { prefix: '/v3' });
+  await app.register(keyedSurface((module) => module.routes?.beta), { prefix: '/beta' });
 
   // Open to every origin without a key: display files (so that <img src> works; the URL's
   // signature is the check), the index at /v3 (the first thing a newcomer opens), /health, and
