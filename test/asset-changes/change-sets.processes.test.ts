@@ -1,10 +1,9 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
-import { CLI, freshPostgresDatabase, serve, stop } from '../helpers/server-processes.js';
+import { describe, expect, it } from 'vitest';
+import { CLI, freshPostgresDatabase, processScratch, serve, stop } from '../helpers/server-processes.js';
 import { POSTGRES_URL } from '../helpers/test-store.js';
 import { makeJpeg } from '../helpers/catalog-fixtures.js';
 import type { ChangeSet } from './asset-changes-fixtures.js';
@@ -18,18 +17,7 @@ import type { ChangeSet } from './asset-changes-fixtures.js';
 
 const run = promisify(execFile);
 
-const tempDirs: string[] = [];
-const cleanups: Array<() => Promise<void>> = [];
-function tempDir(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stockroom-changes-'));
-  tempDirs.push(dir);
-  return dir;
-}
-
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  for (const dir of tempDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
+const { cleanups, tempDir } = processScratch('stockroom-changes-');
 
 /** A manifest of creative images, all standing on one small file. */
 function manifest(dir: string, name: string, ids: readonly string[]): string {

@@ -1,11 +1,8 @@
 import { execFile } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/platform/db/database.js';
-import { CLI, freshPostgresDatabase, serve, stop, type Server } from '../helpers/server-processes.js';
+import { CLI, freshPostgresDatabase, processScratch, serve, stop, type Server } from '../helpers/server-processes.js';
 import { POSTGRES_URL } from '../helpers/test-store.js';
 import { startA1111Server } from './engines/model-servers/a1111-server.js';
 
@@ -20,16 +17,7 @@ const run = promisify(execFile);
 const PASSWORD = 'correct horse battery';
 const SLOW_MS = 4000;
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-function tempDir(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stockroom-jobs-'));
-  cleanups.push(async () => fs.rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+const { cleanups, tempDir } = processScratch('stockroom-jobs-');
 
 async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
   const deadline = Date.now() + timeoutMs;

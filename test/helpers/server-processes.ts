@@ -1,12 +1,35 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { afterEach } from 'vitest';
 import { freePort } from './network.js';
 
 /** Real `stockroom serve` processes over one store, for tests of what several nodes do at once. */
 
 export const CLI = path.resolve('bin/stockroom.js');
+
+/**
+ * What a process test leaves behind — servers, databases, temporary folders — undone after each
+ * test, the last made first (a server stops before its folder goes). Call once, at the top of a
+ * test file.
+ */
+export function processScratch(prefix: string): { cleanups: Array<() => Promise<void>>; tempDir(): string } {
+  const cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+  return {
+    cleanups,
+    tempDir() {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+      cleanups.push(async () => fs.rmSync(dir, { recursive: true, force: true }));
+      return dir;
+    },
+  };
+}
 
 /** A database of its own on the test PostgreSQL server, dropped afterwards. */
 export async function freshPostgresDatabase(serverUrl: string, prefix = 'stockroom_nodes'): Promise<{ url: string; drop(): Promise<void> }> {

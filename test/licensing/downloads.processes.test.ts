@@ -1,10 +1,9 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
-import { CLI, freshPostgresDatabase, serve, stop } from '../helpers/server-processes.js';
+import { describe, expect, it } from 'vitest';
+import { CLI, freshPostgresDatabase, processScratch, serve, stop } from '../helpers/server-processes.js';
 import { openDatabase, type Database } from '../../src/platform/db/database.js';
 import { POSTGRES_URL, STORES } from '../helpers/test-store.js';
 import { makeJpeg } from '../helpers/catalog-fixtures.js';
@@ -85,13 +84,7 @@ async function audit(database: Database, productId: number) {
   };
 }
 
-const tempDirs: string[] = [];
-const cleanups: Array<() => Promise<void>> = [];
-function tempDir(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stockroom-burst-'));
-  tempDirs.push(dir);
-  return dir;
-}
+const { cleanups, tempDir } = processScratch('stockroom-burst-');
 const baseEnv = (): NodeJS.ProcessEnv => ({
   ...process.env,
   STOCKROOM_SEED_DEMO: 'false',
@@ -101,10 +94,6 @@ const baseEnv = (): NodeJS.ProcessEnv => ({
   DATABASE_URL: '',
 });
 
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  for (const dir of tempDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
 
 describe.skipIf(!POSTGRES_URL)('two server processes sharing one PostgreSQL', () => {
   it('200 concurrent downloads at a 10-credit pack: exactly 10 succeed, and the ledger balances', async () => {

@@ -1,12 +1,11 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/platform/db/database.js';
 import { makeJpeg } from '../helpers/catalog-fixtures.js';
-import { CLI, freshPostgresDatabase, serve, stop } from '../helpers/server-processes.js';
+import { CLI, freshPostgresDatabase, processScratch, serve, stop } from '../helpers/server-processes.js';
 import { POSTGRES_URL } from '../helpers/test-store.js';
 
 /*
@@ -17,16 +16,7 @@ import { POSTGRES_URL } from '../helpers/test-store.js';
 const run = promisify(execFile);
 const PASSWORD = 'correct horse battery';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-function tempDir(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stockroom-usage-'));
-  cleanups.push(async () => fs.rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+const { cleanups, tempDir } = processScratch('stockroom-usage-');
 
 describe.skipIf(!POSTGRES_URL)('usage batches on two server processes sharing one PostgreSQL', () => {
   it('copies of one batch sent to both nodes at once: exactly one is stored, every other is 409 TransactionIdDuplicated', async () => {
