@@ -211,7 +211,7 @@ export class MediaService {
     const size = await this.blobs.size(key);
     if (size === undefined) return undefined;
     const type: MediaTypeInfo = mediaTypeByExtension(key) ?? sniffMediaType(await this.headOf(key, size));
-    return fileFromStream(() => this.blobs.stream(key), {
+    return fileFromStream((range) => this.blobs.stream(key, range), {
       size,
       contentType: type.contentType,
       fileName: `${baseName}.${type.extension}`,

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
-import type { BlobStore } from '../../src/platform/blobs/blob-store.js';
+import type { BlobRange, BlobStore } from '../../src/platform/blobs/blob-store.js';
 import { FilesystemBlobStore } from '../../src/platform/blobs/filesystem-blob-store.js';
 
 /** A blob store in a fresh temporary folder, and a way to remove it. */
@@ -24,8 +24,12 @@ export class RecordingBlobStore implements BlobStore {
     this.gets.push(key);
     return this.inner.get(key);
   }
-  stream(key: string) {
-    return this.inner.stream(key);
+  async putFile(key: string, localPath: string): Promise<void> {
+    this.puts.push(key);
+    await this.inner.putFile(key, localPath);
+  }
+  stream(key: string, range?: BlobRange) {
+    return this.inner.stream(key, range);
   }
   size(key: string) {
     return this.inner.size(key);

@@ -1,12 +1,20 @@
 import type { Readable } from 'node:stream';
 
+/** Inclusive byte positions, as in an HTTP Range. */
+export interface BlobRange {
+  start: number;
+  end: number;
+}
+
 /** Where original files and cached renditions live: a local folder by default. */
 export interface BlobStore {
   put(key: string, data: Buffer): Promise<void>;
+  /** Stores a local file's bytes under a key without holding them in memory (videos, transcodes). */
+  putFile(key: string, localPath: string): Promise<void>;
   /** The whole blob, or undefined when there is none under that key. */
   get(key: string): Promise<Buffer | undefined>;
-  /** A stream of the blob, or undefined when there is none. */
-  stream(key: string): Promise<Readable | undefined>;
+  /** A stream of the blob (or of the inclusive byte range asked), or undefined when there is none. */
+  stream(key: string, range?: BlobRange): Promise<Readable | undefined>;
   size(key: string): Promise<number | undefined>;
   delete(key: string): Promise<void>;
 }

@@ -3,7 +3,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { assertSafeBlobKey, type BlobStore } from './blob-store.js';
+import { assertSafeBlobKey, type BlobRange, type BlobStore } from './blob-store.js';
 
 /** Blobs as files below one folder; writes go through a temporary file and a rename, so no reader sees half a blob. */
 export class FilesystemBlobStore implements BlobStore {
@@ -15,11 +15,24 @@ export class FilesystemBlobStore implements BlobStore {
   }
 
   async put(key: string, data: Buffer): Promise<void> {
+    await this.writeThroughTemporary(key, (temporary) => fsp.writeFile(temporary, data));
+  }
+
+  async putFile(key: string, localPath: string): Promise<void> {
+    await this.writeThroughTemporary(key, (temporary) => fsp.copyFile(localPath, temporary));
+  }
+
+  private async writeThroughTemporary(key: string, write: (temporary: string) => Promise<void>): Promise<void> {
     const target = this.pathOf(key);
     await fsp.mkdir(path.dirname(target), { recursive: true });
     const temporary = `${target}.${randomBytes(6).toString('hex')}.tmp`;
-    await fsp.writeFile(temporary, data);
-    await fsp.rename(temporary, target);
+    try {
+      await write(temporary);
+      await fsp.rename(temporary, target);
+    } catch (error) {
+      await fsp.rm(temporary, { force: true });
+      throw error;
+    }
   }
 
   async get(key: string): Promise<Buffer | undefined> {
@@ -31,9 +44,10 @@ export class FilesystemBlobStore implements BlobStore {
     }
   }
 
-  async stream(key: string): Promise<Readable | undefined> {
+  async stream(key: string, range?: BlobRange): Promise<Readable | undefined> {
     const file = this.pathOf(key);
-    return (await this.size(key)) === undefined ? undefined : fs.createReadStream(file);
+    if ((await this.size(key)) === undefined) return undefined;
+    return fs.createReadStream(file, range === undefined ? undefined : { start: range.start, end: range.end });
   }
 
   async size(key: string): Promise<number | undefined> {
