@@ -24,6 +24,7 @@ import { assetChanges } from './migrations/0009-asset-changes.js';
 import { assetSends } from './migrations/0010-asset-sends.js';
 import { changeLogFamily } from './migrations/0011-change-log-family.js';
 import { generation } from './migrations/0012-generation.js';
+import { assetEditCost } from './migrations/0016-asset-edit-cost.js';
 
 export type SqlDialect = 'sqlite' | 'postgres';
 
@@ -93,6 +94,7 @@ export async function migrateToLatest(database: Database): Promise<void> {
     '0010-asset-sends': assetSends(database.dialect),
     '0011-change-log-family': changeLogFamily(database.dialect),
     '0012-generation': generation(database.dialect),
+    '0016-asset-edit-cost': assetEditCost(database.dialect),
   };
   const provider: MigrationProvider = { getMigrations: async () => migrations };
   // On PostgreSQL the migrator must look for its bookkeeping tables in our own schema only:

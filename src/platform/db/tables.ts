@@ -246,6 +246,8 @@ export interface ProductsTable {
   project_code_required: Generated<number>;
   /** JSON array of the project codes a download may name; [] means any. */
   project_codes: Generated<string>;
+  /** AI generation products: units of the generation allowance an edit of a catalogue asset draws (default 1; 0: free). */
+  asset_edit_cost: Generated<number>;
 }
 
 /** The credits a team shares (users.team), spent with use_team_credits=true. */
