@@ -25,6 +25,7 @@ import { assetSends } from './migrations/0010-asset-sends.js';
 import { changeLogFamily } from './migrations/0011-change-log-family.js';
 import { generation } from './migrations/0012-generation.js';
 import { assetEditCost } from './migrations/0016-asset-edit-cost.js';
+import { web } from './migrations/0017-web.js';
 
 export type SqlDialect = 'sqlite' | 'postgres';
 
@@ -95,6 +96,7 @@ export async function migrateToLatest(database: Database): Promise<void> {
     '0011-change-log-family': changeLogFamily(database.dialect),
     '0012-generation': generation(database.dialect),
     '0016-asset-edit-cost': assetEditCost(database.dialect),
+    '0017-web': web(database.dialect),
   };
   const provider: MigrationProvider = { getMigrations: async () => migrations };
   // On PostgreSQL the migrator must look for its bookkeeping tables in our own schema only:

@@ -552,6 +552,24 @@ export interface GenerationDownloadsTable {
   created_at: string;
 }
 
+/** A session of the catalogue browser (src/web); tokens and the PKCE verifier are sealed. */
+export interface WebSessionsTable {
+  /** SHA-256 of the cookie's random id. */
+  id_hash: string;
+  /** The synchronizer token every form of the session carries. */
+  csrf_token: string;
+  /** null until the browser has signed in. */
+  user_id: number | null;
+  access_token: string | null;
+  refresh_token: string | null;
+  /** A sign-in under way: SHA-256 of its `state`, its PKCE verifier and the page to return to. */
+  sign_in_state_hash: string | null;
+  sign_in_verifier: string | null;
+  sign_in_return: string | null;
+  created_at: string;
+  expires_at: string;
+}
+
 export interface Tables {
   settings: SettingsTable;
   collections: CollectionsTable;
@@ -589,4 +607,5 @@ export interface Tables {
   generation_results: GenerationResultsTable;
   generation_file_registrations: GenerationFileRegistrationsTable;
   generation_downloads: GenerationDownloadsTable;
+  web_sessions: WebSessionsTable;
 }
