@@ -1,3 +1,5 @@
+import type { MediaFacts } from '../media/media-facts.js';
+
 /*
  * The catalogue as the service layer sees it: what is written (inputs) and what is
  * read back (records). Field names are the spec's own.
@@ -37,6 +39,11 @@ export interface AssetInput {
   original?: OriginalFile | undefined;
   /** "v<version>:<base64>": the visual signature of the original (search by image); null without one. */
   visual_signature?: string | null | undefined;
+  /**
+   * Facts computed from the original's pixels (colours, black and white, nudity); null: none
+   * (no original); undefined: the ones already stored stay.
+   */
+  media_facts?: MediaFacts | null | undefined;
 }
 
 export interface StoredKeyword {
@@ -63,6 +70,8 @@ export interface AssetRecord {
   visual_signature: string | null;
   /** How often it has been downloaded (licensed); absent reads as 0. */
   downloads?: number;
+  /** Facts computed from the original's pixels; null or absent when not computed (no original, or not yet backfilled). */
+  media_facts?: MediaFacts | null;
 }
 
 export interface EventInput {

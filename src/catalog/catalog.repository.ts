@@ -2,6 +2,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { SqlDialect } from '../platform/db/database.js';
 import type { Tables } from '../platform/db/tables.js';
 import { recordChange } from '../platform/db/change-log.js';
+import { nudityScore, parseStoredFacts, type MediaFacts } from '../media/media-facts.js';
 import type {
   AssetInput,
   AssetRecord,
@@ -99,6 +100,7 @@ export class CatalogRepository {
         original_media_type: input.original?.media_type ?? null,
         visual_signature: input.visual_signature ?? null,
         updated_at: new Date().toISOString(),
+        ...(input.media_facts === undefined ? {} : mediaFactsColumns(input.media_facts)),
       };
       if (existing) {
         await trx.updateTable('assets').set(row).where('id', '=', input.id).execute();
@@ -131,6 +133,72 @@ export class CatalogRepository {
       await recordChange(trx, input.asset_type, input.id, operation, nullable(f.asset_family as string | undefined));
       return { operation, keywordsChanged };
     });
+  }
+
+  /**
+   * Stores the media facts computed for an asset's original (stockroom backfill) and logs the
+   * change, so that every node's caches and search index re-read it. False when the asset is
+   * gone or its original is no longer the one the facts were computed from.
+   */
+  async saveMediaFacts(id: string, originalKey: string, facts: MediaFacts): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      await this.takeWriteTurn(trx);
+      const existing = await trx
+        .selectFrom('assets')
+        .select(['asset_type', 'asset_family'])
+        .where('id', '=', id)
+        .where('original_key', '=', originalKey)
+        .executeTakeFirst();
+      if (!existing) return false;
+      await trx.updateTable('assets').set(mediaFactsColumns(facts)).where('id', '=', id).execute();
+      await recordChange(trx, existing.asset_type as AssetType, id, 'update', existing.asset_family);
+      return true;
+    });
+  }
+
+  /**
+   * One page, in id order after `afterId`, of the assets with an original whose media facts are
+   * missing, of an older version than `version`, or (when `needNudity`) not classified.
+   */
+  async assetsNeedingMediaFacts(
+    afterId: string | null,
+    limit: number,
+    version: number,
+    needNudity: boolean,
+  ): Promise<Array<{ id: string; asset_type: AssetType; original_key: string }>> {
+    let query = this.db
+      .selectFrom('assets')
+      .select(['id', 'asset_type', 'original_key'])
+      .where('original_key', 'is not', null)
+      .where((eb) =>
+        eb.or([
+          eb('media_facts_version', 'is', null),
+          eb('media_facts_version', '<', version),
+          ...(needNudity ? [eb('nudity_score', 'is', null)] : []),
+        ]),
+      )
+      .orderBy('id')
+      .limit(limit);
+    if (afterId !== null) query = query.where('id', '>', afterId);
+    const rows = await query.execute();
+    return rows.map((r) => ({ id: r.id, asset_type: r.asset_type as AssetType, original_key: r.original_key! }));
+  }
+
+  /** How many assets assetsNeedingMediaFacts would list in all. */
+  async countAssetsNeedingMediaFacts(version: number, needNudity: boolean): Promise<number> {
+    const row = await this.db
+      .selectFrom('assets')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('original_key', 'is not', null)
+      .where((eb) =>
+        eb.or([
+          eb('media_facts_version', 'is', null),
+          eb('media_facts_version', '<', version),
+          ...(needNudity ? [eb('nudity_score', 'is', null)] : []),
+        ]),
+      )
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
   }
 
   async deleteAsset(id: string): Promise<boolean> {
@@ -329,6 +397,7 @@ export class CatalogRepository {
         'assets.original_media_type',
         'assets.visual_signature',
         'assets.download_count',
+        'assets.media_facts',
         'artists.name as artist',
         'collections.id as collection_id',
         'collections.code as collection_code',
@@ -384,8 +453,12 @@ export class CatalogRepository {
       eventsOf.set(e.asset_id, list);
     }
     return rows.map((r) => {
+      const facts = parseStoredFacts(r.media_facts) ?? null;
+      const details = parseJson<Record<string, unknown>>(r.details, {});
+      // A colour type the record does not give is the one detected from the pixels.
+      if (details.color_type === undefined && facts !== null) details.color_type = facts.color_type;
       const fields: Record<string, unknown> = {
-        ...parseJson<Record<string, unknown>>(r.details, {}),
+        ...details,
         asset_family: r.asset_family,
         title: r.title,
         caption: r.caption,
@@ -411,6 +484,7 @@ export class CatalogRepository {
         original: r.original_key ? { key: r.original_key, media_type: r.original_media_type ?? 'image/jpeg' } : null,
         visual_signature: r.visual_signature,
         downloads: r.download_count,
+        media_facts: facts,
       };
     });
   }
@@ -504,6 +578,15 @@ export class CatalogRepository {
     const row = await this.db.selectFrom('assets').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
     return Number(row?.n ?? 0);
   }
+}
+
+/** The columns media facts are stored in: the whole as JSON, its version (the backfill's marker) and the nudity score search compares. */
+function mediaFactsColumns(facts: MediaFacts | null) {
+  return {
+    media_facts: facts === null ? null : JSON.stringify(facts),
+    media_facts_version: facts === null ? null : facts.version,
+    nudity_score: facts?.nudity ? nudityScore(facts.nudity) : null,
+  };
 }
 
 /** A write that contradicts what is stored (an id reused for another type, a collection id clash). */

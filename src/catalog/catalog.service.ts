@@ -13,6 +13,7 @@ import type {
   StoredKeyword,
 } from './catalog.records.js';
 import { localizedText } from './localize.js';
+import type { MediaFacts } from '../media/media-facts.js';
 
 /** What the caller is: the language it reads and whether a valid bearer token came with the request. */
 export interface ReadContext {
@@ -95,6 +96,22 @@ export class CatalogService {
   async deleteAsset(assetType: AssetType, id: string): Promise<boolean> {
     this.assetCache.delete(cacheKey(assetType, id));
     return this.repository.deleteAsset(id);
+  }
+
+  /** Stores facts computed from an asset's original (see CatalogRepository.saveMediaFacts). */
+  async saveMediaFacts(assetType: AssetType, id: string, originalKey: string, facts: MediaFacts): Promise<boolean> {
+    const saved = await this.repository.saveMediaFacts(id, originalKey, facts);
+    this.assetCache.delete(cacheKey(assetType, id));
+    return saved;
+  }
+
+  /** The assets whose media facts are still to compute, a page at a time in id order (see CatalogRepository.assetsNeedingMediaFacts). */
+  assetsNeedingMediaFacts(afterId: string | null, limit: number, version: number, needNudity: boolean) {
+    return this.repository.assetsNeedingMediaFacts(afterId, limit, version, needNudity);
+  }
+
+  countAssetsNeedingMediaFacts(version: number, needNudity: boolean): Promise<number> {
+    return this.repository.countAssetsNeedingMediaFacts(version, needNudity);
   }
 
   upsertEvent(input: EventInput): Promise<'insert' | 'update'> {

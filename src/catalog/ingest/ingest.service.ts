@@ -6,6 +6,9 @@ import readline from 'node:readline';
 import type { BlobStore } from '../../platform/blobs/blob-store.js';
 import { downloadSizesFor, orientationOf, probeImage, type ProbedImage } from '../../media/image-probe.js';
 import { computeVisualSignature, decodeStoredSignature, encodeStoredSignature } from '../../media/visual-signature.js';
+import { readEmbeddedMetadata } from '../../media/embedded-metadata.js';
+import { computeMediaFacts, isCurrentFacts, type MediaFacts, type NudityScorer } from '../../media/media-facts.js';
+import { withEmbeddedFields } from './embedded-fields.js';
 import type { AssetInput, OriginalFile } from '../catalog.records.js';
 import { CatalogConflictError } from '../catalog.repository.js';
 import type { CatalogService } from '../catalog.service.js';
@@ -33,6 +36,8 @@ export interface IngestOptions {
 export interface IngestDeps {
   catalog: CatalogService;
   blobs: BlobStore;
+  /** Scores each new original for nudity; without it, nudity is left for `stockroom backfill`. */
+  classifier?: NudityScorer | undefined;
 }
 
 /** Why one record was refused; its message is the reason reported for the line. */
@@ -124,7 +129,7 @@ export class IngestService {
     // Without a file, an asset that has an original keeps it, and what derives from it is
     // derived again from the stored bytes, exactly as if the file had been given.
     const source = file ?? (await this.storedOriginal(record.asset_type, record.id));
-    return this.deps.catalog.upsertAsset(await buildAssetInput(record, source, this.deps.blobs));
+    return this.deps.catalog.upsertAsset(await buildAssetInput(record, source, this.deps.blobs, this.deps.classifier));
   }
 
   /** The original already stored for an asset, as a source to derive from; undefined when it has none. */
@@ -140,7 +145,12 @@ export class IngestService {
     // The signature goes with the original it was computed from; a record of another type
     // has none to keep (and its upsert is refused as a conflict anyway).
     const { found: records } = await this.deps.catalog.findAssets(assetType, [id]);
-    return { data, storedKey: found.originalKey, storedSignature: records[0]?.visual_signature ?? undefined };
+    return {
+      data,
+      storedKey: found.originalKey,
+      storedSignature: records[0]?.visual_signature ?? undefined,
+      storedFacts: records[0]?.media_facts ?? undefined,
+    };
   }
 }
 
@@ -151,6 +161,8 @@ export interface MediaSource {
   storedKey?: string;
   /** The stored original's visual signature as stored ("v<version>:<base64>"), kept when still of the current version. */
   storedSignature?: string | undefined;
+  /** The stored original's media facts, kept when of the current version. */
+  storedFacts?: MediaFacts | undefined;
 }
 
 function parse(value: unknown): ManifestRecord {
@@ -180,13 +192,15 @@ export async function buildAssetInput(
   record: AssetManifestRecord,
   source: Buffer | MediaSource | undefined,
   blobs: BlobStore,
+  classifier?: NudityScorer,
 ): Promise<AssetInput> {
   const { asset_type: assetType, id, file: fileName, ...given } = record;
-  const fields: Record<string, unknown> = { ...given };
+  let fields: Record<string, unknown> = { ...given };
   let original: OriginalFile | undefined;
   let visualSignature: string | null = null;
+  let mediaFacts: MediaFacts | null | undefined;
   if (source !== undefined) {
-    const { data: file, storedKey, storedSignature }: MediaSource = Buffer.isBuffer(source) ? { data: source } : source;
+    const { data: file, storedKey, storedSignature, storedFacts }: MediaSource = Buffer.isBuffer(source) ? { data: source } : source;
     const storedOriginal = storedKey !== undefined;
     const notGiven = (field: string) =>
       new IngestLineError(
@@ -205,6 +219,9 @@ export async function buildAssetInput(
       throw new IngestLineError(`${what}: ${(error as Error).message}`);
     }
     visualSignature = isCurrentSignature(storedSignature) ? storedSignature : await visualSignatureOf(file, what);
+    // What the file says about itself fills what the record leaves out (the record wins).
+    fields = withEmbeddedFields(fields, assetType, await readEmbeddedMetadata(file));
+    mediaFacts = isCurrentFacts(storedFacts, classifier !== undefined) ? storedFacts : await mediaFactsOf(file, what, classifier);
     let key = storedKey;
     if (key === undefined) {
       const extension = EXTENSIONS[probed.media_type] ?? 'bin';
@@ -226,7 +243,15 @@ export async function buildAssetInput(
   } else if (given.max_dimensions !== undefined && given.orientation === undefined) {
     fields.orientation = orientationFor(assetType, given.max_dimensions.width, given.max_dimensions.height);
   }
-  return { asset_type: assetType, id, fields, original, visual_signature: visualSignature };
+  return { asset_type: assetType, id, fields, original, visual_signature: visualSignature, media_facts: mediaFacts ?? null };
+}
+
+async function mediaFactsOf(file: Buffer, what: string, classifier: NudityScorer | undefined): Promise<MediaFacts> {
+  try {
+    return await computeMediaFacts(file, classifier);
+  } catch (error) {
+    throw new IngestLineError(`${what}: its colours and nudity scores could not be computed (${(error as Error).message})`);
+  }
 }
 
 /** Whether a stored signature can be compared with new ones: of the current version and intact. */

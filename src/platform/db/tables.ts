@@ -52,6 +52,12 @@ export interface AssetsTable {
   visual_signature: string | null;
   /** Downloads of the asset (licensing counts them; search's most_popular ranks by them). */
   download_count: Generated<number>;
+  /** JSON (MediaFacts): what the pixels say (dominant colours, black and white, nudity scores); null until computed. */
+  media_facts: string | null;
+  /** The MEDIA_FACTS_VERSION media_facts were computed by; null: never (what `stockroom backfill` looks for). */
+  media_facts_version: number | null;
+  /** The classifier's nudity score, 0–1; null: not classified. */
+  nudity_score: number | null;
 }
 
 export interface KeywordsTable {
