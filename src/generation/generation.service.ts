@@ -203,7 +203,10 @@ export class GenerationService {
         pictures[role] = key;
       }
     }
-    const charge = blocked ? 'free' : await deps.licensing.charge(product, id);
+    // An edit of a catalogue asset, and a background generated around a product shot, draw the
+    // product's asset_edit_cost (the contract's "may use a credit"); any other request draws one.
+    const assetEdit = call.body.reference_asset_id != null || call.type === 'background_generation';
+    const charge = blocked ? 'free' : await deps.licensing.charge(product, id, { assetEdit });
     const seed = prepared.seed;
     const row = {
       id,

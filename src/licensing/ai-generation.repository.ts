@@ -1,11 +1,11 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Tables } from '../platform/db/tables.js';
 import { isUniqueViolation } from '../platform/db/unique-violation.js';
 import { periodEndAfter } from './entitlements.js';
 import { Ledger } from './ledger.repository.js';
 import type { DownloadLimitDuration } from './licensing-policy.js';
 
-/** What counting a generation did: 'download' or 'overage' (one of the allowance used), 'free' (no limit), undefined (used up). */
+/** What counting a generation did: 'download' or 'overage' (its units taken from the allowance or its overage), 'free' (no limit, or nothing to take), undefined (not enough left). */
 export type GenerationCharge = 'download' | 'overage' | 'free';
 
 /**
@@ -13,12 +13,17 @@ export type GenerationCharge = 'download' | 'overage' | 'free';
  * download of a product with a download limit, with its ledger row naming the request. A
  * request is charged once and given back once: a unique index on (request, reason) keeps a
  * second charge or refund, by any node, from being written.
+ *
+ * A request may cost more than one unit (an edit of a catalogue asset costs the product's
+ * asset_edit_cost). Its units are taken whole from the allowance, or else whole from the
+ * overage, never split between the two: one conditional update takes them all or nothing, and
+ * the ledger row's unit says where they came from, so a refund puts them back there.
  */
 export class AiGenerationRepository {
   constructor(private readonly db: Kysely<Tables>) {}
 
-  /** Counts one generation against the product; undefined (nothing changed) when its allowance and overage are used up. */
-  async charge(productId: number, userId: number, requestId: string, now: Date): Promise<GenerationCharge | undefined> {
+  /** Counts a generation of `units` against the product; undefined (nothing changed) when neither its allowance nor its overage has that many left. */
+  async charge(productId: number, userId: number, requestId: string, units: number, now: Date): Promise<GenerationCharge | undefined> {
     const at = now.toISOString();
     try {
       return await this.db.transaction().execute(async (trx) => {
@@ -29,7 +34,7 @@ export class AiGenerationRepository {
           .executeTakeFirstOrThrow();
         const ledger = new Ledger(trx);
         const entry = { user_id: userId, product_id: productId, reason: 'generation', generation_request_id: requestId, created_at: at };
-        if (product.download_limit === null) {
+        if (product.download_limit === null || units === 0) {
           await ledger.record({ ...entry, unit: 'generation', amount: 0 });
           return 'free' as const;
         }
@@ -37,9 +42,9 @@ export class AiGenerationRepository {
         if (duration !== null && (product.download_period_ends_at === null || Date.parse(product.download_period_ends_at) <= now.getTime())) {
           await ledger.rollDownloadPeriod(productId, product.download_period_ends_at, periodEndAfter(new Date(product.created_at), duration, now).toISOString());
         }
-        const counted = await ledger.countDownload(productId);
+        const counted = await countUnits(trx, productId, units);
         if (counted === undefined) return undefined;
-        await ledger.record({ ...entry, unit: counted, amount: -1 });
+        await ledger.record({ ...entry, unit: counted, amount: -units });
         return counted;
       });
     } catch (error) {
@@ -72,11 +77,12 @@ export class AiGenerationRepository {
         const samePeriod = product.download_limit_duration === null || (product.download_period_ends_at !== null && Date.parse(charge.created_at) < Date.parse(product.download_period_ends_at) && Date.parse(product.download_period_ends_at) > now.getTime());
         if (!samePeriod) return;
         const column = charge.unit === 'overage' ? 'overage_count' : 'downloads_used';
+        const units = -charge.amount;
         await trx
           .updateTable('products')
-          .set((eb) => ({ [column]: eb(column, '-', 1) }))
+          .set((eb) => ({ [column]: eb(column, '-', units) }))
           .where('id', '=', charge.product_id)
-          .where(column, '>', 0)
+          .where(column, '>=', units)
           .execute();
       });
     } catch (error) {
@@ -150,6 +156,30 @@ export class AiGenerationRepository {
       .limit(1)
       .executeTakeFirst();
   }
+}
+
+/**
+ * Takes `units` from the product's allowance if it has that many left, else from its overage:
+ * each is one conditional update that changes nothing unless all of them fit, so no two
+ * requests, processes or nodes can overdraw.
+ */
+async function countUnits(trx: Transaction<Tables>, productId: number, units: number): Promise<'download' | 'overage' | undefined> {
+  const counted = await trx
+    .updateTable('products')
+    .set({ downloads_used: sql<number>`downloads_used + ${units}` })
+    .where('id', '=', productId)
+    .where('download_limit', 'is not', null)
+    .where(sql<boolean>`downloads_used + ${units} <= download_limit`)
+    .executeTakeFirst();
+  if (Number(counted.numUpdatedRows) === 1) return 'download';
+  const overage = await trx
+    .updateTable('products')
+    .set({ overage_count: sql<number>`overage_count + ${units}` })
+    .where('id', '=', productId)
+    .where('overage_limit', 'is not', null)
+    .where(sql<boolean>`overage_count + ${units} <= overage_limit`)
+    .executeTakeFirst();
+  return Number(overage.numUpdatedRows) === 1 ? 'overage' : undefined;
 }
 
 export interface GeneratedDownloadRow {

@@ -57,13 +57,25 @@ export class AiGenerationLicensing {
     return product;
   }
 
-  /** Uses one of the product's allowance for the request (once, whoever asks again); 403 ProductQuotaExceeded when none is left. */
-  async charge(product: Product, requestId: string): Promise<'charged' | 'free'> {
+  /**
+   * Uses the product's allowance for the request (once, whoever asks again): one generation, or
+   * for an edit of a catalogue asset (`assetEdit`) the product's asset_edit_cost, all of it or
+   * none. 403 ProductQuotaExceeded when not that many are left.
+   */
+  async charge(product: Product, requestId: string, options: { assetEdit?: boolean } = {}): Promise<'charged' | 'free'> {
     const now = this.now();
-    const counted = await this.repository.charge(product.id, product.userId, requestId, now);
+    const units = options.assetEdit ? product.assetEditCost : 1;
+    const counted = await this.repository.charge(product.id, product.userId, requestId, units, now);
     if (counted === undefined) {
       const resetsAt = periodState(product, now).resetsAt;
-      throw new ApiError(403, 'ProductQuotaExceeded', `Product ${product.id} has no generations left${resetsAt === null ? '' : ` until ${utcDate(resetsAt)}`}`);
+      const until = resetsAt === null ? '' : ` until ${utcDate(resetsAt)}`;
+      throw new ApiError(
+        403,
+        'ProductQuotaExceeded',
+        units === 1
+          ? `Product ${product.id} has no generations left${until}`
+          : `Product ${product.id} has fewer than the ${units} generations an edit of a catalogue asset uses left${until}`,
+      );
     }
     return counted === 'free' ? 'free' : 'charged';
   }

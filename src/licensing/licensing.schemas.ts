@@ -86,8 +86,18 @@ export const Product = Type.Object(
     ),
     ai_gen_requirements: Type.Optional(
       Type.Object(
-        { is_note_required: B, is_project_code_required: B, project_codes: Type.Array(S) },
-        { description: 'AI generation products (aigen): what a generation request under the product must carry.' },
+        {
+          is_note_required: B,
+          is_project_code_required: B,
+          project_codes: Type.Array(S),
+          asset_edit_cost: Type.Integer({
+            minimum: 0,
+            description:
+              'Units of the generation allowance an edit of a catalogue asset draws (a request with reference_asset_id, and background generation); ' +
+              'every other request draws 1. 0: such edits are free. Not in the contract, which says only that these operations may use a credit.',
+          }),
+        },
+        { description: 'AI generation products (aigen): what a generation request under the product must carry, and what an edit of a catalogue asset costs.' },
       ),
     ),
   },

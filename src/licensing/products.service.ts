@@ -39,6 +39,8 @@ export interface Product extends Entitlement {
   projectCodeRequired: boolean;
   /** the project codes a download may name; empty: any */
   projectCodes: string[];
+  /** AI generation products: units of the allowance an edit of a catalogue asset draws (1 unless the grant said otherwise) */
+  assetEditCost: number;
 }
 
 export interface GrantInput {
@@ -56,6 +58,11 @@ export interface GrantInput {
   downloads?: number | undefined;
   /** AI generation products (aigen): generation requests allowed, per `period` or in all */
   generations?: number | undefined;
+  /**
+   * AI generation products (aigen): units of the generation allowance an edit of a catalogue
+   * asset (reference_asset_id, and background generation) draws; default 1, 0 makes them free
+   */
+  assetEditCost?: number | undefined;
   period?: string | undefined;
   /** downloads allowed beyond the limit in a period */
   overage?: number | undefined;
@@ -115,7 +122,7 @@ export interface ProductRecord {
   application_website: string | null;
   overage: { limit: number | null; remaining: number | null; count: number | null; overages_reached: boolean | null };
   download_requirements?: { is_note_required: boolean; is_project_code_required: boolean; project_codes: string[] };
-  ai_gen_requirements?: { is_note_required: boolean; is_project_code_required: boolean; project_codes: string[] };
+  ai_gen_requirements?: { is_note_required: boolean; is_project_code_required: boolean; project_codes: string[]; asset_edit_cost: number };
 }
 
 function isProductType(type: string): type is ProductType {
@@ -158,6 +165,8 @@ export class ProductsService {
     const generations = wholeNumber('generations', input.generations);
     if (generations !== null && type !== 'aigen') throw invalidParameter('generations', `a ${type} product makes no generations (AI generation products: aigen)`);
     if (generations !== null && input.downloads !== undefined) throw invalidParameter('generations', 'give generations or downloads, not both');
+    const assetEditCost = wholeNumber('asset_edit_cost', input.assetEditCost);
+    if (assetEditCost !== null && type !== 'aigen') throw invalidParameter('asset_edit_cost', `a ${type} product makes no generations (AI generation products: aigen)`);
     // An AI product's allowance is its generation requests, counted as other products count downloads.
     const downloads = generations ?? wholeNumber('downloads', input.downloads);
     const overage = wholeNumber('overage', input.overage);
@@ -203,6 +212,7 @@ export class ProductsService {
         note_required: input.noteRequired ? 1 : 0,
         project_code_required: input.projectCodeRequired ? 1 : 0,
         project_codes: JSON.stringify((input.projectCodes ?? []).map((code) => code.trim()).filter((code) => code !== '')),
+        ...(assetEditCost === null ? {} : { asset_edit_cost: assetEditCost }),
       },
       team === null ? undefined : { team, credits: credits ?? 0 },
     );
@@ -333,6 +343,7 @@ export class ProductsService {
           is_note_required: product.noteRequired,
           is_project_code_required: product.projectCodeRequired,
           project_codes: product.projectCodes,
+          asset_edit_cost: product.assetEditCost,
         };
       }
       return record;
@@ -378,6 +389,7 @@ function toProduct(row: ProductRow): Product {
     noteRequired: row.note_required === 1,
     projectCodeRequired: row.project_code_required === 1,
     projectCodes: parseCodes(row.project_codes),
+    assetEditCost: row.asset_edit_cost,
   };
 }
 

@@ -34,4 +34,19 @@ describe('stockroom admin product grant --type aigen', () => {
     );
     expect(refused?.stderr).toMatch(/a premiumaccess product makes no generations/);
   });
+
+  it('--asset-edit-cost sets what an edit of a catalogue asset uses of the allowance, shown in ai_gen_requirements and by list', async () => {
+    const { stdout } = await stockroom('admin', 'product', 'grant', '--user', 'maker', '--type', 'aigen', '--generations', '20', '--asset-edit-cost', '0');
+    expect(stdout.trim()).toMatch(/^Granted product \d+ “AI Generation” \(aigen\) to maker: 20 generations, an edit of a catalogue asset uses none\.$/);
+    const printed = JSON.parse((await stockroom('admin', 'product', 'grant', '--user', 'maker', '--type', 'aigen', '--asset-edit-cost', '3', '--json')).stdout) as Record<string, unknown>;
+    expect(printed).toMatchObject({ ai_gen_requirements: { asset_edit_cost: 3 } });
+    const listed = (await stockroom('admin', 'product', 'list', '--user', 'maker')).stdout;
+    expect(listed).toMatch(/\taigen\tactive\tAI Generation\t20 of 20 generations left, an edit of a catalogue asset uses 0\n/);
+    expect(listed).toMatch(/\taigen\tactive\tAI Generation\tan edit of a catalogue asset uses 3\n/);
+    const refused = await stockroom('admin', 'product', 'grant', '--user', 'maker', '--type', 'creditpack', '--asset-edit-cost', '2').then(
+      () => undefined,
+      (error: { stderr: string }) => error,
+    );
+    expect(refused?.stderr).toMatch(/asset_edit_cost.*a creditpack product makes no generations/);
+  });
 });

@@ -81,7 +81,7 @@ describe.each(STORES)('generation, on $name', ({ url }) => {
     expect((await generate(bob, { prompt: 'a fox', product_id: bob.productId, project_code: 'P1' })).json()).toMatchObject({ code: 'InvalidParameterValue' });
     const products = await t.call('GET', '/v3/products', { token: bob.token });
     const listed = products.json<{ products: Array<{ id: number; ai_gen_requirements?: unknown }> }>().products;
-    expect(listed.find((p) => p.id === second.id)?.ai_gen_requirements).toEqual({ is_note_required: false, is_project_code_required: true, project_codes: ['P1'] });
+    expect(listed.find((p) => p.id === second.id)?.ai_gen_requirements).toEqual({ is_note_required: false, is_project_code_required: true, project_codes: ['P1'], asset_edit_cost: 1 });
   });
 
   it('an allowance used up is 403 ProductQuotaExceeded; a failed job gives its charge back', async () => {

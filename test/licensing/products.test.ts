@@ -55,6 +55,7 @@ describe.each(STORES)('products customers hold, on $name', ({ url }) => {
       noteRequired: false,
       projectCodeRequired: false,
       projectCodes: [],
+      assetEditCost: 1,
     });
     const named = await products.grant({ userId, type: 'CreditPack', name: '  Team credits ', expiresAt: '2025-06-01T00:00:00+02:00' });
     expect(named).toMatchObject({ type: 'creditpack', name: 'Team credits', expiresAt: '2025-05-31T22:00:00.000Z' });

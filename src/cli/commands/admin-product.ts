@@ -15,6 +15,11 @@ export function addProductCommands(admin: Command): void {
     .option('--team', 'the credits go to the team of the user (spent with use_team_credits=true)', false)
     .option('--downloads <n>', 'downloads allowed: per --period, or in all without one', count)
     .option('--generations <n>', 'AI generation products (aigen): generation requests allowed, per --period or in all', count)
+    .option(
+      '--asset-edit-cost <n>',
+      'AI generation products (aigen): generations an edit of a catalogue asset (reference_asset_id, background generation) uses; default 1, 0: free',
+      count,
+    )
     .option('--period <period>', `when the download (or generation) limit starts again: ${DOWNLOAD_LIMIT_DURATIONS.join(', ')}`)
     .option('--overage <n>', 'downloads allowed beyond the limit in a period', count)
     .option('--expires <date>', 'when it expires: YYYY-MM-DD (end of that day, UTC) or an ISO 8601 date-time', expiryDate)
@@ -34,6 +39,7 @@ export function addProductCommands(admin: Command): void {
         team: boolean;
         downloads?: number;
         generations?: number;
+        assetEditCost?: number;
         period?: string;
         overage?: number;
         expires?: string;
@@ -58,6 +64,7 @@ export function addProductCommands(admin: Command): void {
             team: options.team,
             downloads: options.downloads,
             generations: options.generations,
+            assetEditCost: options.assetEditCost,
             period: options.period,
             overage: options.overage,
             agreementName: options.agreement,
@@ -76,6 +83,9 @@ export function addProductCommands(admin: Command): void {
             record.credits_remaining !== null && !options.team ? `${record.credits_remaining} credits` : '',
             options.team ? `${options.credits ?? 0} credits to team ${customer.team} (now ${record.team_credits})` : '',
             record.download_limit !== null ? `${record.download_limit} ${record.type === 'aigen' ? 'generations' : 'downloads'}${record.download_limit_duration ? ` a ${record.download_limit_duration}` : ''}` : '',
+            record.ai_gen_requirements && record.ai_gen_requirements.asset_edit_cost !== 1
+              ? `an edit of a catalogue asset uses ${record.ai_gen_requirements.asset_edit_cost === 0 ? 'none' : record.ai_gen_requirements.asset_edit_cost}`
+              : '',
             record.expiration_utc_date ? `until ${record.expiration_utc_date}` : '',
           ].filter((term) => term !== '');
           process.stdout.write(`Granted product ${record.id} “${record.name}” (${record.type}) to ${customer.username}${terms.length ? `: ${terms.join(', ')}` : ''}.\n`);
@@ -102,7 +112,8 @@ export function addProductCommands(admin: Command): void {
           const left = [
             record.credits_remaining !== null ? `${record.credits_remaining} credits` : '',
             record.team_credits !== null ? `${record.team_credits} team credits` : '',
-            record.downloads_remaining !== null ? `${record.downloads_remaining} of ${record.download_limit} downloads left` : '',
+            record.downloads_remaining !== null ? `${record.downloads_remaining} of ${record.download_limit} ${record.type === 'aigen' ? 'generations' : 'downloads'} left` : '',
+            record.ai_gen_requirements ? `an edit of a catalogue asset uses ${record.ai_gen_requirements.asset_edit_cost}` : '',
           ].filter((term) => term !== '');
           process.stdout.write(`${record.id}\t${record.type}\t${record.status}\t${record.name}${left.length ? `\t${left.join(', ')}` : ''}\n`);
         }
