@@ -19,6 +19,22 @@ export interface BlobStore {
   delete(key: string): Promise<void>;
 }
 
+/** A blob a store holds, as its listing says. */
+export interface ListedBlob {
+  key: string;
+  size: number;
+}
+
+/** A store that can say what it holds: migrations and backups walk it. */
+export interface ListableBlobStore extends BlobStore {
+  /** Every blob, in no particular order; a blob written while the listing runs may or may not be in it. */
+  list(): AsyncIterable<ListedBlob>;
+}
+
+export function isListable(store: BlobStore): store is ListableBlobStore {
+  return typeof (store as Partial<ListableBlobStore>).list === 'function';
+}
+
 /** Keys are slash-separated words; nothing that could climb out of the store. */
 export function assertSafeBlobKey(key: string): void {
   if (!/^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*$/.test(key) || key.split('/').some((part) => part === '..' || part === '.')) {

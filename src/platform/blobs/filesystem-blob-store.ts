@@ -3,11 +3,14 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { assertSafeBlobKey, type BlobRange, type BlobStore } from './blob-store.js';
+import { assertSafeBlobKey, type BlobRange, type ListableBlobStore, type ListedBlob } from './blob-store.js';
+
+/** How writeThroughTemporary names its temporary files; a listing leaves them out. */
+const TEMPORARY_FILE = /\.[0-9a-f]{12}\.tmp$/;
 
 /** Blobs as files below one folder; writes go through a temporary file and a rename, so no reader sees half a blob. */
-export class FilesystemBlobStore implements BlobStore {
-  constructor(private readonly root: string) {}
+export class FilesystemBlobStore implements ListableBlobStore {
+  constructor(readonly root: string) {}
 
   private pathOf(key: string): string {
     assertSafeBlobKey(key);
@@ -61,5 +64,30 @@ export class FilesystemBlobStore implements BlobStore {
 
   async delete(key: string): Promise<void> {
     await fsp.rm(this.pathOf(key), { force: true });
+  }
+
+  async *list(): AsyncIterable<ListedBlob> {
+    yield* this.listFolder(this.root, []);
+  }
+
+  private async *listFolder(folder: string, parts: string[]): AsyncIterable<ListedBlob> {
+    let entries: fs.Dirent[];
+    try {
+      entries = await fsp.readdir(folder, { withFileTypes: true });
+    } catch (error) {
+      // A store nothing was ever written to has no folder yet; a folder may go while the walk runs.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw error;
+    }
+    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      const entryParts = [...parts, entry.name];
+      if (entry.isDirectory()) {
+        yield* this.listFolder(path.join(folder, entry.name), entryParts);
+      } else if (entry.isFile() && !TEMPORARY_FILE.test(entry.name)) {
+        const key = entryParts.join('/');
+        const size = await this.size(key).catch(() => undefined);
+        if (size !== undefined) yield { key, size };
+      }
+    }
   }
 }

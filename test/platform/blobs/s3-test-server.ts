@@ -1,0 +1,176 @@
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import S3rver from 's3rver';
+
+/**
+ * An S3-protocol server for tests: s3rver on a free port over a temporary folder, behind a small
+ * proxy that records each request (method, path, query, Range header, body size), so that a test
+ * can see what the store really asked for — a ranged GET, the parts of a multipart upload.
+ */
+
+export const S3_TEST_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } as const;
+
+export interface RecordedS3Request {
+  method: string;
+  /** Path and query as sent (path-style: /bucket/key?…). */
+  url: string;
+  range: string | undefined;
+  bodyBytes: number;
+}
+
+export interface S3TestServer {
+  /** The proxy's address: give it to the client as its endpoint. */
+  endpoint: string;
+  bucket: string;
+  requests: RecordedS3Request[];
+  /** The environment a `stockroom` process needs to use this server (path style, endpoint, credentials, region). */
+  env(prefix?: string): Record<string, string>;
+  close(): Promise<void>;
+}
+
+interface S3rverObject {
+  bucket: string;
+  key: string;
+  content: Buffer | Readable;
+  metadata: Record<string, string>;
+}
+
+interface S3rverStore {
+  getResourcePath(bucket: string, key: string, resource: string): string;
+  putObject(object: S3rverObject): Promise<{ size: number; md5: string }>;
+  getObject(bucket: string, key: string, options?: unknown): Promise<unknown>;
+  putMetadata(bucket: string, key: string, metadata: Record<string, string>, md5: string): Promise<void>;
+}
+
+export async function startS3TestServer(bucket = 'stockroom-test'): Promise<S3TestServer> {
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'stockroom-s3-'));
+  const storeFolder = path.join(folder, 'store');
+  const stagingFolder = path.join(folder, 'staging');
+  fs.mkdirSync(storeFolder);
+  fs.mkdirSync(stagingFolder);
+  const server = new S3rver({ port: 0, address: '127.0.0.1', directory: storeFolder, silent: true, configureBuckets: [{ name: bucket }] });
+  const address = (await server.run()) as AddressInfo;
+  replaceObjectsWhole((server as unknown as { store: S3rverStore }).store, storeFolder, stagingFolder);
+
+  const requests: RecordedS3Request[] = [];
+  const proxy = http.createServer((request, response) => {
+    const record: RecordedS3Request = { method: request.method ?? '', url: request.url ?? '', range: request.headers.range, bodyBytes: 0 };
+    requests.push(record);
+    request.on('data', (chunk: Buffer) => (record.bodyBytes += chunk.length));
+    const upstream = http.request(
+      { host: '127.0.0.1', port: address.port, method: request.method, path: request.url, headers: request.headers },
+      (answer) => {
+        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(response);
+      },
+    );
+    upstream.on('error', () => response.destroy());
+    response.on('close', () => upstream.destroy());
+    request.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  const endpoint = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  return {
+    endpoint,
+    bucket,
+    requests,
+    env(prefix = '') {
+      return {
+        STOCKROOM_BLOBS: `s3://${bucket}${prefix ? `/${prefix}` : ''}`,
+        STOCKROOM_BLOBS_PATH_STYLE: 'true',
+        AWS_ENDPOINT_URL_S3: endpoint,
+        AWS_REGION: 'us-east-1',
+        AWS_ACCESS_KEY_ID: S3_TEST_CREDENTIALS.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: S3_TEST_CREDENTIALS.secretAccessKey,
+      };
+    },
+    async close() {
+      proxy.closeAllConnections();
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+      await server.close();
+      fs.rmSync(folder, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * S3 replaces an object whole: a reader gets the old bytes or the new ones, never a mix. s3rver
+ * writes over the object's file in place (and its metadata beside it), so a reader may see half
+ * a write. The stand-in is given the protocol's rule — the bytes are written to a staging file
+ * and renamed into place, the metadata likewise, and a read takes the metadata and opens the file
+ * while no write of that key is being put in place — so that tests of atomicity test our store,
+ * not a shortcut of the test server.
+ */
+function replaceObjectsWhole(store: S3rverStore, storeFolder: string, stagingFolder: string): void {
+  const tails = new Map<string, Promise<unknown>>();
+  const exclusively = <T>(name: string, run: () => Promise<T>): Promise<T> => {
+    const previous = tails.get(name) ?? Promise.resolve();
+    const result = previous.then(run, run);
+    const tail = result.catch(() => undefined);
+    tails.set(name, tail);
+    void tail.then(() => {
+      if (tails.get(name) === tail) tails.delete(name);
+    });
+    return result;
+  };
+  const getObject = store.getObject.bind(store);
+  const putMetadata = store.putMetadata.bind(store);
+  const renameInto = async (from: string, to: string) => {
+    await fsp.mkdir(path.dirname(to), { recursive: true });
+    await fsp.rename(from, to);
+  };
+  // The stand-in's own metadata writer, pointed at the staging folder (a "bucket" path relative to its root).
+  const stagingBucket = path.relative(storeFolder, stagingFolder);
+  store.putMetadata = async (bucket, key, metadata, md5) => {
+    // Written elsewhere first, then renamed: a HEAD never reads half a metadata file.
+    const stagedKey = randomBytes(8).toString('hex');
+    await putMetadata(stagingBucket, stagedKey, metadata, md5);
+    for (const resource of ['object.md5', 'metadata.json']) {
+      await renameInto(store.getResourcePath(stagingBucket, stagedKey, resource), store.getResourcePath(bucket, key, resource));
+    }
+  };
+  store.putObject = async (object) => {
+    const staged = path.join(stagingFolder, randomBytes(8).toString('hex'));
+    const md5 = createHash('md5');
+    let size = 0;
+    const source = Buffer.isBuffer(object.content) ? Readable.from([object.content]) : object.content;
+    await pipeline(
+      source,
+      new Transform({
+        transform(chunk: Buffer, _encoding, callback) {
+          md5.update(chunk);
+          size += chunk.length;
+          callback(null, chunk);
+        },
+      }),
+      fs.createWriteStream(staged),
+    );
+    const digest = md5.digest('hex');
+    await exclusively(`${object.bucket}/${object.key}`, async () => {
+      await renameInto(staged, store.getResourcePath(object.bucket, object.key, 'object'));
+      await store.putMetadata(object.bucket, object.key, object.metadata, digest);
+    });
+    return { size, md5: digest };
+  };
+  // The file is opened inside: an open file keeps the bytes it had, whatever is renamed over it later.
+  store.getObject = (bucket, key, options) =>
+    exclusively(`${bucket}/${key}`, async () => {
+      const object = (await getObject(bucket, key, options)) as { content?: Readable | null; range?: { start: number; end: number } } | null;
+      // s3rver reads a range's end of 0 as "no end" (`end || Infinity`): bytes=0-0 would answer the
+      // whole object. S3 answers the first byte; so does the stand-in.
+      const asked = options as { start?: number; end?: number } | undefined;
+      if (object?.content && asked?.end === 0 && object.range) {
+        object.content.destroy();
+        object.content = fs.createReadStream(store.getResourcePath(bucket, key, 'object'), { start: 0, end: 0 });
+        object.range = { start: 0, end: 0 };
+      }
+      return object;
+    });
+}
