@@ -17,6 +17,8 @@ import { registerOpenCors } from './platform/http/cors.js';
 import { registerApiAuth } from './platform/http/api-auth.js';
 import { registerDocsPage, registerOpenApi, registerOpenApiDocument } from './platform/http/openapi.js';
 import { apiIndexRoutes } from './platform/http/api-index.js';
+import { healthRoutes, metricsRoute, type Readiness } from './platform/http/health.js';
+import type { Metrics } from './platform/metrics/metrics.js';
 import { mediaModule, type MediaExports } from './media/media.module.js';
 import { oauthModule, type OAuthExports } from './oauth/oauth.module.js';
 import { catalogModule, type CatalogExports } from './catalog/catalog.module.js';
@@ -41,6 +43,8 @@ export interface Services extends MediaExports, OAuthExports, CatalogExports, Li
   redis: Redis | undefined;
   throttle: Throttle;
   changeFeed: ChangeFeed;
+  metrics: Metrics;
+  readiness: Readiness;
   close(): Promise<void>;
 }
 
@@ -113,6 +117,7 @@ async function composeStockroom(config: Config, overrides: ServiceOverrides): Pr
       engines: overrides.generationEngines,
     });
     built.push(generation);
+    measureGenerationQueue(platform.metrics, generation.exports.generationJobs);
     await platform.followChanges();
     const services: Services = {
       ...platformServices(platform),
@@ -136,8 +141,33 @@ async function composeStockroom(config: Config, overrides: ServiceOverrides): Pr
 }
 
 function platformServices(platform: Platform) {
-  const { config, database, blobs, redis, throttle, changeFeed } = platform;
-  return { config, database, blobs, redis, throttle, changeFeed };
+  const { config, database, blobs, redis, throttle, changeFeed, metrics, readiness } = platform;
+  return { config, database, blobs, redis, throttle, changeFeed, metrics, readiness };
+}
+
+/** The generation queue, which every node shares, read through the module's exports when scraped. */
+function measureGenerationQueue(metrics: Metrics, jobs: GenerationExports['generationJobs']): void {
+  // One read of the queue serves the gauges of one scrape.
+  let reading: { at: number; stats: ReturnType<typeof jobs.queueStats> } | undefined;
+  const stats = () => {
+    if (!reading || Date.now() - reading.at > 500) reading = { at: Date.now(), stats: jobs.queueStats() };
+    return reading.stats;
+  };
+  metrics.gauge('generation_jobs', 'Generation jobs in the shared queue, by status (pending or running)', async () => {
+    const { pending, running } = await stats();
+    return [
+      { labels: { status: 'pending' }, value: pending },
+      { labels: { status: 'running' }, value: running },
+    ];
+  }, ['status']);
+  metrics.gauge('generation_jobs_oldest_age_seconds', 'Age of the oldest generation job of each status (0 when there is none)', async () => {
+    const { oldestPendingSeconds, oldestRunningSeconds } = await stats();
+    return [
+      { labels: { status: 'pending' }, value: oldestPendingSeconds },
+      { labels: { status: 'running' }, value: oldestRunningSeconds },
+    ];
+  }, ['status']);
+  metrics.gauge('generation_jobs_running_here', 'Generation jobs this node is running', async () => (await stats()).runningHere);
 }
 
 /** Modules close in reverse order of building, then the platform under them. */
@@ -207,7 +237,10 @@ export async function buildApp(
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  const requestDurations = services.metrics.requests;
   app.addHook('onResponse', async (request, reply) => {
+    // The route's pattern, never the URL: one series per route, not one per asset id.
+    requestDurations.observe({ method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) }, reply.elapsedTime / 1000);
     request.log.info(
       {
         method: request.method,
@@ -262,12 +295,15 @@ export async function buildApp(
   await app.register(async (open) => {
     registerOpenCors(open);
     for (const module of modules) if (module.routes?.open) await open.register(module.routes.open);
-    await open.register(apiIndexRoutes, { publicUrl: config.publicUrl, authUrl: config.authUrl, database: services.database, redis: services.redis });
+    await open.register(apiIndexRoutes, { publicUrl: config.publicUrl, authUrl: config.authUrl });
+    await open.register(healthRoutes, { readiness: services.readiness });
     await registerOpenApiDocument(app, open);
   });
   // At the root, each in a context of its own: the OAuth token and authorization endpoints take
   // no Api-Key (real clients do not send one there), no CORS, and answer in RFC 6749's shapes.
   for (const module of modules) if (module.routes?.root) await app.register(module.routes.root);
+  // Behind a token only: without STOCKROOM_METRICS_TOKEN there is no /metrics on the API's port.
+  if (config.metricsToken) await app.register(metricsRoute, { metrics: services.metrics, token: config.metricsToken });
   await registerDocsPage(app);
   app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/docs'));
 

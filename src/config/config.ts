@@ -37,6 +37,12 @@ export interface Config {
   readonly deliveryUrlTtlSeconds: number;
   /** Seed the demo catalogue when `serve` finds an empty store. */
   readonly seedDemoOnEmptyStore: boolean;
+  /** STOCKROOM_METRICS_PORT: serve the Prometheus metrics at /metrics on this port of HOST, apart from the API; absent: not served there. */
+  readonly metricsPort: number | undefined;
+  /** STOCKROOM_METRICS_TOKEN: serve /metrics on the API's port to a scraper sending this bearer token; absent: no /metrics there. */
+  readonly metricsToken: string | undefined;
+  /** How long a stopping server waits for requests in flight before it cuts their connections. */
+  readonly shutdownTimeoutSeconds: number;
   /** Keep a snapshot of the search index under dataDir, so that a restart loads it instead of rebuilding. */
   readonly searchSnapshot: boolean;
   /** Asset records kept in memory for responses (0: none); each is a few kilobytes. */
@@ -134,6 +140,19 @@ function baseUrl(env: Env, name: string): string | undefined {
     throw new ConfigError(`${name} must be a base URL without a query or fragment, got '${given}'`);
   }
   return given?.replace(/\/+$/, '');
+}
+
+function optionalPort(env: Env, name: string): number | undefined {
+  const raw = env[name]?.trim();
+  return raw ? integer(env, name, 0, 1, 65535) : undefined;
+}
+
+/** A metrics token is a password: short ones are refused, so that none can be guessed by trying. */
+function metricsToken(env: Env): string | undefined {
+  const token = env.STOCKROOM_METRICS_TOKEN?.trim();
+  if (!token) return undefined;
+  if (token.length < 16 || /\s/.test(token)) throw new ConfigError('STOCKROOM_METRICS_TOKEN must be at least 16 characters without spaces');
+  return token;
 }
 
 const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
@@ -290,6 +309,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     displayUrlTtlSeconds: integer(env, 'STOCKROOM_DISPLAY_URL_TTL', 24 * 3600, 60, 366 * 24 * 3600),
     deliveryUrlTtlSeconds: integer(env, 'STOCKROOM_DELIVERY_URL_TTL', 24 * 3600, 60, 7 * 24 * 3600),
     seedDemoOnEmptyStore: boolean(env, 'STOCKROOM_SEED_DEMO', true),
+    metricsPort: optionalPort(env, 'STOCKROOM_METRICS_PORT'),
+    metricsToken: metricsToken(env),
+    shutdownTimeoutSeconds: integer(env, 'STOCKROOM_SHUTDOWN_TIMEOUT', 25, 1, 3600),
     searchSnapshot: boolean(env, 'STOCKROOM_SEARCH_SNAPSHOT', true),
     recordCacheSize: integer(env, 'STOCKROOM_RECORD_CACHE', 10_000, 0, 10_000_000),
     heapGrowthPercent: integer(env, 'STOCKROOM_HEAP_GROWTH_PERCENT', 30, 0, 300),

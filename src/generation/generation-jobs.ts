@@ -69,6 +69,21 @@ export class GenerationJobs {
     this.wake();
   }
 
+  /**
+   * The queue as every node shares it: jobs waiting and running, and how long the oldest of each
+   * has existed (seconds); plus how many run on this node. Read-only, for the metrics.
+   */
+  async queueStats(): Promise<{ pending: number; running: number; oldestPendingSeconds: number; oldestRunningSeconds: number; runningHere: number }> {
+    const rows = await this.options.repository.queueStats();
+    const now = this.options.now().getTime();
+    const of = (status: string) => rows.find((row) => row.status === status);
+    const age = (status: string) => {
+      const oldest = of(status)?.oldest;
+      return oldest ? Math.max(0, (now - Date.parse(oldest)) / 1000) : 0;
+    };
+    return { pending: of('pending')?.jobs ?? 0, running: of('running')?.jobs ?? 0, oldestPendingSeconds: age('pending'), oldestRunningSeconds: age('running'), runningHere: this.running.size };
+  }
+
   /** Looks for work now (a request was just queued here). */
   wake(): void {
     if (this.stopped || this.filling) return;

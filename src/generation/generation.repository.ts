@@ -55,6 +55,17 @@ export class GenerationRepository {
     return Number(row?.n ?? 0);
   }
 
+  /** Jobs waiting and running across every node, with the oldest's creation time of each (metrics; read-only). */
+  async queueStats(): Promise<Array<{ status: string; jobs: number; oldest: string | null }>> {
+    const rows = await this.db
+      .selectFrom('generation_requests')
+      .select((eb) => ['status', eb.fn.countAll<number>().as('jobs'), eb.fn.min('created_at').as('oldest')])
+      .where('status', 'in', ['pending', 'running'])
+      .groupBy('status')
+      .execute();
+    return rows.map((row) => ({ status: row.status, jobs: Number(row.jobs), oldest: row.oldest === null ? null : String(row.oldest) }));
+  }
+
   /**
    * Claims the oldest job that waits, or whose runner's lease has lapsed (its node stopped), for
    * `node` until `leaseUntil`. On PostgreSQL the row is locked with SKIP LOCKED, so nodes

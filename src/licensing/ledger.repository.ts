@@ -84,4 +84,23 @@ export class Ledger {
   async record(entry: LedgerEntry): Promise<void> {
     await this.db.insertInto('download_ledger').values(entry).execute();
   }
+
+  /**
+   * Debits written after ledger row `afterId`, summed by unit and reason, and the last row's id
+   * (the metrics read the ledger on from there at each scrape).
+   */
+  async debitsAfter(afterId: number): Promise<{ lastId: number; debits: Array<{ unit: string; reason: string; entries: number; amount: number }> }> {
+    const last = await this.db.selectFrom('download_ledger').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst();
+    const lastId = Number(last?.id ?? 0);
+    if (lastId <= afterId) return { lastId: afterId, debits: [] };
+    const rows = await this.db
+      .selectFrom('download_ledger')
+      .select((eb) => ['unit', 'reason', eb.fn.countAll<number>().as('entries'), eb.fn.sum<number>('amount').as('amount')])
+      .where('id', '>', afterId)
+      .where('id', '<=', lastId)
+      .where('amount', '<', 0)
+      .groupBy(['unit', 'reason'])
+      .execute();
+    return { lastId, debits: rows.map((row) => ({ unit: row.unit, reason: row.reason, entries: Number(row.entries), amount: -Number(row.amount) })) };
+  }
 }

@@ -14,6 +14,7 @@ import { OrdersService, type OrderMetadataClients } from './orders.service.js';
 import { ordersRoutes } from './orders.routes.js';
 import { AiGenerationRepository } from './ai-generation.repository.js';
 import { AiGenerationLicensing } from './ai-generation.service.js';
+import { Ledger } from './ledger.repository.js';
 
 export interface LicensingExports {
   /** The products customers hold (search limits a customer's results to them). */
@@ -55,6 +56,7 @@ export function licensingModule(platform: Platform, needs: LicensingNeeds): Stoc
   const assetLicensing = new AssetLicensingService({ repository: new AssetLicensingRepository(database.db), products, catalog: needs.catalog, now: clock });
   const orders = new OrdersService(new OrdersRepository(database.db), needs.clients, needs.customers);
   const aiLicensing = new AiGenerationLicensing(new AiGenerationRepository(database.db), products, clock);
+  measureLedgerDebits(platform, new Ledger(database.db));
   return {
     name: 'licensing',
     exports: { products, downloads, assetLicensing, orders, aiLicensing },
@@ -67,4 +69,31 @@ export function licensingModule(platform: Platform, needs: LicensingNeeds): Stoc
       },
     },
   };
+}
+
+/**
+ * The ledger's debits as counters, read from the ledger itself at each scrape (from its first
+ * row at a node's first scrape, then on from the last row read): the totals are the store's,
+ * the same on every node, and count only what committed.
+ */
+function measureLedgerDebits(platform: Platform, ledger: Ledger): void {
+  let readUpTo = 0;
+  let reading: Promise<void> | undefined;
+  const counters = {
+    entries: platform.metrics.counter('ledger_debits_total', 'Debits written to the download ledger, by unit (credit, download, overage, generation) and reason', ['unit', 'reason']),
+    amount: platform.metrics.counter('ledger_debited_amount_total', 'Units debited from the download ledger (credits, downloads, generations), by unit and reason', ['unit', 'reason']),
+  };
+  const readOn = async () => {
+    const { lastId, debits } = await ledger.debitsAfter(readUpTo);
+    for (const { unit, reason, entries, amount } of debits) {
+      counters.entries.inc({ unit, reason }, entries);
+      counters.amount.inc({ unit, reason }, amount);
+    }
+    readUpTo = lastId;
+  };
+  platform.metrics.beforeScrape(async () => {
+    // One read at a time, so that two scrapes at once count nothing twice.
+    reading ??= readOn().finally(() => (reading = undefined));
+    await reading.catch(() => undefined);
+  });
 }

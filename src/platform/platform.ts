@@ -5,10 +5,12 @@ import { Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
 import type { Config } from '../config/config.js';
 import { migrateToLatest, openDatabase, type Database } from './db/database.js';
-import { ChangeFeed } from './db/change-log.js';
+import { ChangeFeed, latestChangeSeq } from './db/change-log.js';
 import type { BlobStore } from './blobs/blob-store.js';
 import { FilesystemBlobStore } from './blobs/filesystem-blob-store.js';
 import { createThrottle, type Throttle } from './throttle/throttle.js';
+import { Metrics } from './metrics/metrics.js';
+import { Readiness } from './http/health.js';
 
 /** What time it is: one clock for every module, so that a test can hold it still. */
 export type Clock = () => Date;
@@ -27,6 +29,10 @@ export interface Platform {
   readonly changeFeed: ChangeFeed;
   readonly log: Logger;
   readonly clock: Clock;
+  /** This node's Prometheus metrics; a module adds its own here. */
+  readonly metrics: Metrics;
+  /** What /readyz checks; a module adds its own condition for serving here. */
+  readonly readiness: Readiness;
   /** Starts reading the change log; called once every module has subscribed. */
   followChanges(): Promise<void>;
   /** Stops the change feed first, so that nothing reaches a module that is closing. */
@@ -55,18 +61,28 @@ export async function openPlatform(config: Config, overrides: PlatformOverrides 
     await database.close();
     throw error;
   }
-  const throttle = createThrottle(redis ? { redis } : {});
+  const metrics = new Metrics();
+  const throttle = countingRefusals(createThrottle(redis ? { redis } : {}), metrics);
   const changeFeed = new ChangeFeed(database.db);
+  const changeFeedIntervalMs = overrides.changeFeedIntervalMs ?? DEFAULT_CHANGE_FEED_INTERVAL_MS;
+  metrics.gauge('change_feed_lag_changes', "Changes in the store's log that this node has not read yet", async () => Math.max(0, (await latestChangeSeq(database.db)) - changeFeed.position));
+  metrics.gauge('change_feed_last_read_age_seconds', 'Seconds since this node last read the change log', () => {
+    const readAt = changeFeed.lastReadAt;
+    return readAt === undefined ? [] : (Date.now() - readAt) / 1000;
+  });
+  const blobs = overrides.blobs ?? new FilesystemBlobStore(path.join(config.dataDir, 'blobs'));
   return {
     config,
     database,
-    blobs: overrides.blobs ?? new FilesystemBlobStore(path.join(config.dataDir, 'blobs')),
+    blobs,
     redis,
     throttle,
     changeFeed,
     log: pino({ level: config.logLevel }),
     clock: overrides.clock ?? (() => new Date()),
-    followChanges: () => changeFeed.start(overrides.changeFeedIntervalMs ?? DEFAULT_CHANGE_FEED_INTERVAL_MS),
+    metrics,
+    readiness: new Readiness({ database, redis, blobs, changeFeed, changeFeedIntervalMs }),
+    followChanges: () => changeFeed.start(changeFeedIntervalMs),
     stopFollowingChanges: () => changeFeed.stop(),
     async close() {
       changeFeed.stop();
@@ -74,6 +90,19 @@ export async function openPlatform(config: Config, overrides: PlatformOverrides 
       if (redis) await redis.quit().catch(() => redis.disconnect());
       await database.close();
     },
+  };
+}
+
+/** The throttle, counting what it refuses in the metrics. */
+function countingRefusals(throttle: Throttle, metrics: Metrics): Throttle {
+  const refusals = { second: metrics.throttleRefusals.labels('second'), day: metrics.throttleRefusals.labels('day') };
+  return {
+    async consume(key, limits) {
+      const decision = await throttle.consume(key, limits);
+      if (!decision.allowed) refusals[decision.exceeded].inc();
+      return decision;
+    },
+    close: () => throttle.close(),
   };
 }
 

@@ -29,6 +29,9 @@ export interface SearchNeeds {
   products: LicensingLimits;
 }
 
+/** Searches take from microseconds (a rare word) to tens of milliseconds (facets over a million). */
+const SEARCH_BUCKETS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
+
 /** Keyword, event, artist, affiliate and visual search, and the uploads searched by image. */
 export async function searchModule(platform: Platform, needs: SearchNeeds): Promise<StockroomModule<SearchExports>> {
   const { config, database, blobs, changeFeed, log } = platform;
@@ -36,11 +39,20 @@ export async function searchModule(platform: Platform, needs: SearchNeeds): Prom
   const { db } = database;
   // A node's search snapshot belongs to one store: the store's id travels in it.
   const storeId = await getOrCreateSetting(db, 'store_id', () => randomUUID());
+  const searchSeconds = platform.metrics.histogram('search_duration_seconds', "Time a search takes in this node's index, by kind (assets, events, visual)", ['kind'], SEARCH_BUCKETS);
   const search = new SearchService({
     catalog,
     changes: { after: (seq, limit) => readChangesAfter(db, seq, limit), latest: () => latestChangeSeq(db) },
     snapshot: config.searchSnapshot ? { file: path.join(config.dataDir, 'search', 'index.snapshot'), storeId } : undefined,
     log: (message) => log.info(message),
+    observe: (kind, seconds) => searchSeconds.observe({ kind }, seconds),
+  });
+  platform.metrics.gauge('search_index_documents', "Documents in this node's search index, by index (assets, events)", () => [
+    { labels: { index: 'assets' }, value: search.assetCount },
+    { labels: { index: 'events' }, value: search.eventCount },
+  ], ['index']);
+  platform.readiness.add('search', () => {
+    if (!search.ready) throw new Error('the search index is still being loaded or built');
   });
   const uploads = new UploadsService({ repository: new UploadsRepository(db, database.dialect), blobs, publicUrl: config.publicUrl });
   return {

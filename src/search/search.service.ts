@@ -23,6 +23,8 @@ export interface SearchServiceOptions {
   snapshot?: { file: string; storeId: string } | undefined;
   /** Tells the operator what the boot did (loaded a snapshot, rebuilt, why). */
   log?: ((message: string) => void) | undefined;
+  /** Told how long each search took in the index, in seconds (the metrics). */
+  observe?: ((kind: 'assets' | 'events' | 'visual', seconds: number) => void) | undefined;
 }
 
 export interface VisualSearchRequest {
@@ -277,11 +279,17 @@ export class SearchService {
   // Searching
 
   searchAssets(query: SearchQuery): SearchResult {
-    return this.indexes.assets.search(query);
+    const started = performance.now();
+    const result = this.indexes.assets.search(query);
+    this.options.observe?.('assets', (performance.now() - started) / 1000);
+    return result;
   }
 
   searchEvents(query: SearchQuery): SearchResult {
-    return this.indexes.events.search(query);
+    const started = performance.now();
+    const result = this.indexes.events.search(query);
+    this.options.observe?.('events', (performance.now() - started) / 1000);
+    return result;
   }
 
   /** The asset's visual signature (current version), if it has one. */
@@ -296,6 +304,13 @@ export class SearchService {
    * result_count counts those. Facets are counted over the same set.
    */
   searchVisual(request: VisualSearchRequest): SearchResult {
+    const started = performance.now();
+    const result = this.nearestMatching(request);
+    this.options.observe?.('visual', (performance.now() - started) / 1000);
+    return result;
+  }
+
+  private nearestMatching(request: VisualSearchRequest): SearchResult {
     const { assets, visual } = this.indexes;
     const nearest = visual[request.assetType];
     const offset = request.query.offset ?? 0;
@@ -324,6 +339,15 @@ export class SearchService {
 
   get assetCount(): number {
     return this.indexes.assets.size;
+  }
+
+  get eventCount(): number {
+    return this.indexes.events.size;
+  }
+
+  /** Whether the indexes have been loaded or built (a serving node's start). */
+  get ready(): boolean {
+    return this.built;
   }
 }
 

@@ -59,12 +59,14 @@ export class ChangeFeed {
   private readonly listeners = new Set<ChangeListener>();
   private timer: NodeJS.Timeout | undefined;
   private polling: Promise<void> | undefined;
+  private readAt: number | undefined;
 
   constructor(private readonly db: Kysely<Tables>) {}
 
   /** Starts from the current end of the log: what is already there has been read by the caller. */
   async start(intervalMs: number): Promise<void> {
     this.lastSeq = await latestChangeSeq(this.db);
+    this.readAt = Date.now();
     this.timer = setInterval(() => void this.poll().catch(() => undefined), intervalMs);
     this.timer.unref();
   }
@@ -85,11 +87,22 @@ export class ChangeFeed {
   private async readNew(): Promise<void> {
     for (;;) {
       const changes = await readChangesAfter(this.db, this.lastSeq);
+      this.readAt = Date.now();
       if (changes.length === 0) return;
       this.lastSeq = changes[changes.length - 1]!.seq;
       for (const listener of this.listeners) listener(changes);
       if (changes.length < 1000) return;
     }
+  }
+
+  /** The last number read from the log (its lag is the log's latest number minus this). */
+  get position(): number {
+    return this.lastSeq;
+  }
+
+  /** When the log was last read successfully (ms since the epoch); undefined before start(). */
+  get lastReadAt(): number | undefined {
+    return this.readAt;
   }
 
   stop(): void {

@@ -1,8 +1,5 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { sql } from 'kysely';
-import type { Redis } from 'ioredis';
-import type { Database } from '../db/database.js';
 import { STOCKROOM_VERSION } from '../version.js';
 
 const ApiIndex = Type.Object(
@@ -22,45 +19,17 @@ const ApiIndex = Type.Object(
   { description: 'Where the API, its description and its documentation are.' },
 );
 
-const CheckResult = Type.Union([Type.Literal('ok'), Type.Literal('failing'), Type.Literal('not configured')]);
-const Health = Type.Object({
-  status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
-  version: Type.String(),
-  checks: Type.Object({ store: CheckResult, redis: CheckResult }),
-});
-
 export interface ApiIndexOptions {
   publicUrl: string;
   authUrl: string;
-  database: Database;
-  redis: Redis | undefined;
-}
-
-/** How long a health check may wait for the store or Redis before it counts as failing. */
-const CHECK_TIMEOUT_MS = 2000;
-
-async function passes(check: () => Promise<unknown>): Promise<'ok' | 'failing'> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error('timed out')), CHECK_TIMEOUT_MS);
-  });
-  try {
-    await Promise.race([check(), timeout]);
-    return 'ok';
-  } catch {
-    return 'failing';
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /**
  * `GET /v3`: the first thing a newcomer opens (the banner prints it), so it answers without a
- * key and says where everything is. `GET /health`: 200 while this node's store (and Redis, when
- * configured) answer, else 503, for load balancers and operators.
+ * key and says where everything is. (The probes, /health among them, are in health.ts.)
  */
 export async function apiIndexRoutes(app: FastifyInstance, options: ApiIndexOptions): Promise<void> {
-  const { publicUrl, authUrl, database, redis } = options;
+  const { publicUrl, authUrl } = options;
   const index = {
     name: 'Stockroom',
     api: 'Stock Media Licensing API v3',
@@ -79,20 +48,4 @@ export async function apiIndexRoutes(app: FastifyInstance, options: ApiIndexOpti
   const indexSchema = { tags: ['service'], summary: 'Where the API, its description and its documentation are', security: [], response: { 200: ApiIndex } };
   app.get('/v3', { schema: indexSchema }, async () => index);
   app.get('/v3/', { schema: { ...indexSchema, hide: true } }, async () => index);
-
-  app.get(
-    '/health',
-    { schema: { tags: ['service'], summary: 'Whether this node can serve', security: [], response: { 200: Health, 503: Health } } },
-    async (_request, reply) => {
-      const [store, redisCheck] = await Promise.all([
-        passes(() => sql`select 1`.execute(database.db)),
-        redis ? passes(() => redis.ping()) : Promise.resolve('not configured' as const),
-      ]);
-      const healthy = store === 'ok' && redisCheck !== 'failing';
-      return reply
-        .code(healthy ? 200 : 503)
-        .header('cache-control', 'no-store')
-        .send({ status: healthy ? 'ok' : 'unavailable', version: STOCKROOM_VERSION, checks: { store, redis: redisCheck } });
-    },
-  );
 }

@@ -1,0 +1,219 @@
+import { timingSafeEqual, createHash } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import type { Redis } from 'ioredis';
+import type { Database } from '../db/database.js';
+import type { ChangeFeed } from '../db/change-log.js';
+import type { BlobStore } from '../blobs/blob-store.js';
+import type { Metrics } from '../metrics/metrics.js';
+import { STOCKROOM_VERSION } from '../version.js';
+
+/** How long a check may wait for the store, Redis or the blob store before it counts as failing. */
+const CHECK_TIMEOUT_MS = 2000;
+/**
+ * How long one readiness answer is reused: a load balancer's probes from many workers, or a
+ * caller hammering /readyz, cost the store one query a second at most.
+ */
+const READINESS_REUSE_MS = 1000;
+/** The blob the readiness check looks for; written once, so that a vanished mount or bucket is noticed. */
+const BLOB_MARKER = 'readiness/marker';
+
+export type CheckStatus = 'ok' | 'failing' | 'not configured';
+
+/** A check resolves when the part is fine and throws (or rejects) with the reason when it is not. */
+export type ReadinessCheck = () => unknown;
+
+async function passes(check: ReadinessCheck): Promise<{ status: 'ok' | 'failing'; reason?: string }> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
+  });
+  try {
+    await Promise.race([check(), timeout]);
+    return { status: 'ok' };
+  } catch (error) {
+    return { status: 'failing', reason: error instanceof Error ? error.message : String(error) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export interface ReadinessReport {
+  ready: boolean;
+  checks: Record<string, CheckStatus>;
+  /** Why each failing check fails, in a few words. */
+  failures: Record<string, string>;
+}
+
+export interface ReadinessOptions {
+  database: Database;
+  redis: Redis | undefined;
+  blobs: BlobStore;
+  changeFeed: ChangeFeed;
+  /** How often the change feed reads the log: it is behind when it has not read for several of these. */
+  changeFeedIntervalMs: number;
+}
+
+/**
+ * Whether this node can serve. The platform's parts (store, Redis, blob store, change feed) are
+ * checked here; a module adds what it needs before serving (search: its index is loaded).
+ */
+export class Readiness {
+  private readonly checks = new Map<string, ReadinessCheck>();
+  private draining = false;
+  private lastReport: { at: number; report: Promise<ReadinessReport> } | undefined;
+  private markerWritten = false;
+
+  constructor(private readonly options: ReadinessOptions) {
+    const { database, redis, blobs, changeFeed, changeFeedIntervalMs } = options;
+    this.checks.set('store', () => sql`select 1`.execute(database.db));
+    if (redis) this.checks.set('redis', () => redis.ping());
+    this.checks.set('blobs', async () => {
+      if (!this.markerWritten) {
+        await blobs.put(BLOB_MARKER, Buffer.from('stockroom readiness marker\n'));
+        this.markerWritten = true;
+      }
+      if ((await blobs.size(BLOB_MARKER)) === undefined) throw new Error('the blob store lost its marker: is it the same store?');
+    });
+    const behindAfterMs = Math.max(5000, 5 * changeFeedIntervalMs);
+    this.checks.set('change_feed', () => {
+      const readAt = changeFeed.lastReadAt;
+      if (readAt === undefined) throw new Error('not following the change log yet');
+      const since = Date.now() - readAt;
+      if (since > behindAfterMs) throw new Error(`the change log was last read ${Math.round(since / 1000)} s ago`);
+    });
+  }
+
+  /** A module's own condition for serving, named as /readyz shows it. */
+  add(name: string, check: ReadinessCheck): void {
+    this.checks.set(name, check);
+  }
+
+  /** The node is shutting down: it answers not ready so that a balancer stops sending it requests. */
+  drain(): void {
+    this.draining = true;
+    this.lastReport = undefined;
+  }
+
+  /** Every check, run at once; reused for a second. */
+  report(): Promise<ReadinessReport> {
+    const now = Date.now();
+    if (this.lastReport && now - this.lastReport.at < READINESS_REUSE_MS) return this.lastReport.report;
+    const report = this.runChecks();
+    this.lastReport = { at: now, report };
+    return report;
+  }
+
+  /** The store and Redis only: what /health has always answered. */
+  async health(): Promise<{ store: CheckStatus; redis: CheckStatus }> {
+    const { database, redis } = this.options;
+    const [store, redisCheck] = await Promise.all([
+      passes(() => sql`select 1`.execute(database.db)),
+      redis ? passes(() => redis.ping()) : Promise.resolve({ status: 'not configured' as const }),
+    ]);
+    return { store: store.status, redis: redisCheck.status };
+  }
+
+  private async runChecks(): Promise<ReadinessReport> {
+    const names = [...this.checks.keys()];
+    const results = await Promise.all(names.map((name) => passes(this.checks.get(name)!)));
+    const checks: Record<string, CheckStatus> = {};
+    const failures: Record<string, string> = {};
+    if (!this.options.redis) checks.redis = 'not configured';
+    names.forEach((name, i) => {
+      const result = results[i]!;
+      checks[name] = result.status;
+      if (result.reason) failures[name] = result.reason;
+    });
+    if (this.draining) {
+      checks.accepting = 'failing';
+      failures.accepting = 'the node is shutting down';
+    }
+    return { ready: Object.keys(failures).length === 0, checks, failures };
+  }
+}
+
+const CheckResult = Type.Union([Type.Literal('ok'), Type.Literal('failing'), Type.Literal('not configured')]);
+const Health = Type.Object({
+  status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
+  version: Type.String(),
+  checks: Type.Object({ store: CheckResult, redis: CheckResult }),
+});
+const Alive = Type.Object({ status: Type.Literal('ok'), version: Type.String() }, { description: 'The process answers.' });
+const Ready = Type.Object(
+  {
+    status: Type.Union([Type.Literal('ready'), Type.Literal('not ready')]),
+    version: Type.String(),
+    checks: Type.Record(Type.String(), CheckResult, { description: 'Each part this node needs: store, redis, blobs, change_feed, search (and accepting while it shuts down).' }),
+    failures: Type.Record(Type.String(), Type.String(), { description: 'Why each failing check fails.' }),
+  },
+  { description: 'Whether this node can serve, part by part.' },
+);
+
+export interface HealthRoutesOptions {
+  readiness: Readiness;
+}
+
+/**
+ * Probes for load balancers and process managers, without a key or the throttle:
+ * `/healthz` says the process answers (liveness: restart it if not), `/readyz` whether it can
+ * serve (send it requests only then), `/health` the store and Redis, as it always has.
+ */
+export async function healthRoutes(app: FastifyInstance, options: HealthRoutesOptions): Promise<void> {
+  const { readiness } = options;
+  const service = { tags: ['service'], security: [] };
+  app.get('/healthz', { schema: { ...service, summary: 'Whether this process answers (liveness)', response: { 200: Alive } } }, async (_request, reply) =>
+    reply.header('cache-control', 'no-store').send({ status: 'ok', version: STOCKROOM_VERSION }),
+  );
+  app.get(
+    '/readyz',
+    { schema: { ...service, summary: 'Whether this node can serve (readiness): store, Redis, blob store, search index, change feed', response: { 200: Ready, 503: Ready } } },
+    async (_request, reply) => {
+      const { ready, checks, failures } = await readiness.report();
+      return reply
+        .code(ready ? 200 : 503)
+        .header('cache-control', 'no-store')
+        .send({ status: ready ? 'ready' : 'not ready', version: STOCKROOM_VERSION, checks, failures });
+    },
+  );
+  app.get(
+    '/health',
+    { schema: { ...service, summary: 'Whether this node can serve: its store and Redis', response: { 200: Health, 503: Health } } },
+    async (_request, reply) => {
+      const checks = await readiness.health();
+      const healthy = checks.store === 'ok' && checks.redis !== 'failing';
+      return reply
+        .code(healthy ? 200 : 503)
+        .header('cache-control', 'no-store')
+        .send({ status: healthy ? 'ok' : 'unavailable', version: STOCKROOM_VERSION, checks });
+    },
+  );
+}
+
+export interface MetricsRouteOptions {
+  metrics: Metrics;
+  /** The bearer token a scraper must send. */
+  token: string;
+}
+
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
+/**
+ * `/metrics` on the API's own port, for a scraper that sends `Authorization: Bearer <token>`.
+ * Registered only when a token is configured; without one there is no such route (404), so the
+ * metrics are never public by default. Hidden from the API description: it is not the API.
+ */
+export async function metricsRoute(app: FastifyInstance, options: MetricsRouteOptions): Promise<void> {
+  const expected = digest(options.token);
+  app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+    const header = request.headers.authorization ?? '';
+    const given = header.startsWith('Bearer ') ? header.slice('Bearer '.length) : '';
+    // Compared as digests, so that neither the length nor the content leaks through timing.
+    if (!timingSafeEqual(digest(given), expected)) {
+      return reply.code(401).header('www-authenticate', 'Bearer realm="metrics"').send({ message: 'The metrics need Authorization: Bearer <STOCKROOM_METRICS_TOKEN>', code: 'Unauthorized' });
+    }
+    const { contentType, body } = await options.metrics.exposition();
+    return reply.header('content-type', contentType).header('cache-control', 'no-store').send(body);
+  });
+}
