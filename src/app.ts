@@ -29,6 +29,7 @@ import { boardsModule, type BoardsExports } from './boards/boards.module.js';
 import { assetChangesModule, type AssetChangesExports } from './asset-changes/asset-changes.module.js';
 import { reportingModule, type ReportingExports } from './reporting/reporting.module.js';
 import { generationModule, type GenerationExports } from './generation/generation.module.js';
+import { embedModule, type EmbedExports } from './embed/embed.module.js';
 import type { ConfiguredEngines } from './generation/engine-router.js';
 import type { DeliveryUri } from './licensing/downloads.service.js';
 
@@ -36,7 +37,7 @@ import type { DeliveryUri } from './licensing/downloads.service.js';
  * Everything a running Stockroom is made of: the platform and the public services of every
  * module. Commands and tests reach the services here.
  */
-export interface Services extends MediaExports, OAuthExports, CatalogExports, LicensingExports, SearchExports, AssetManagementExports, BoardsExports, ReportingExports, AssetChangesExports, GenerationExports {
+export interface Services extends MediaExports, OAuthExports, CatalogExports, LicensingExports, SearchExports, AssetManagementExports, BoardsExports, ReportingExports, AssetChangesExports, GenerationExports, EmbedExports {
   config: Config;
   database: Database;
   blobs: BlobStore;
@@ -83,6 +84,7 @@ async function composeStockroom(config: Config, overrides: ServiceOverrides): Pr
     const catalog = catalogModule(platform, {
       displaySizes: media.exports.media,
       downloadLinks: { forCustomer: (userId) => licensing.exports.downloads.downloadLinksFor(userId) },
+      oembedUris: { oembedUri: (record) => embed.exports.embeds.oembedUri(record) },
     });
     built.push(catalog);
     const licensing = licensingModule(platform, {
@@ -117,6 +119,8 @@ async function composeStockroom(config: Config, overrides: ServiceOverrides): Pr
       engines: overrides.generationEngines,
     });
     built.push(generation);
+    const embed = embedModule(platform, { catalog: catalog.exports.catalog, displaySizes: media.exports.media, signer: media.exports.signer });
+    built.push(embed);
     measureGenerationQueue(platform.metrics, generation.exports.generationJobs);
     await platform.followChanges();
     const services: Services = {
@@ -131,6 +135,7 @@ async function composeStockroom(config: Config, overrides: ServiceOverrides): Pr
       ...assetChanges.exports,
       ...reporting.exports,
       ...generation.exports,
+      ...embed.exports,
       close: () => closeStockroom(platform, built),
     };
     return { services, modules: built };

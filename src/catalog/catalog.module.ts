@@ -1,7 +1,7 @@
 import type { Platform } from '../platform/platform.js';
 import type { StockroomModule } from '../platform/module.js';
 import { CatalogRepository } from './catalog.repository.js';
-import { CatalogService, type DisplaySizeProvider, type DownloadLinkProvider } from './catalog.service.js';
+import { CatalogService, type DisplaySizeProvider, type DownloadLinkProvider, type OEmbedUriProvider } from './catalog.service.js';
 import { imagesRoutes } from './images.routes.js';
 import { videosRoutes } from './videos.routes.js';
 import { eventsRoutes } from './events.routes.js';
@@ -17,6 +17,8 @@ export interface CatalogNeeds {
   displaySizes: DisplaySizeProvider;
   /** A customer's download links, shown in `download_sizes` (licensing). */
   downloadLinks: DownloadLinkProvider;
+  /** An asset's `uri_oembed` (embed). */
+  oembedUris: OEmbedUriProvider;
 }
 
 /** Images, videos, events, collections and countries: the metadata endpoints and the records behind them. */
@@ -27,6 +29,7 @@ export function catalogModule(platform: Platform, needs: CatalogNeeds): Stockroo
     needs.displaySizes,
     needs.downloadLinks,
     config.recordCacheSize,
+    needs.oembedUris,
   );
   // Records cached here may have been changed by another node or the ingest command.
   changeFeed.subscribe((changes) => catalog.applyChanges(changes));

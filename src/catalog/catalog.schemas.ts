@@ -156,6 +156,7 @@ export const VideoDetail = Type.Object(
     originally_shot_on: optional(Nullable(S)),
     shot_speed: optional(Nullable(S)),
     source: optional(Nullable(S)),
+    uri_oembed: optional(Nullable(S)),
   },
   { $id: 'VideoDetail', description: 'A video: the fields present are those selected with `fields`.' },
 );

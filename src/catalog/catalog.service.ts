@@ -59,6 +59,11 @@ export interface DownloadLinkProvider {
   forCustomer(userId: number): Promise<CustomerDownloadLinks>;
 }
 
+/** The embed module's part in a read: an asset's `uri_oembed`, null where it may not be embedded. */
+export interface OEmbedUriProvider {
+  oembedUri(record: AssetRecord): string | null;
+}
+
 const NO_LINKS: CustomerDownloadLinks = { linksFor: () => [] };
 const noDownloadLinks: DownloadLinkProvider = { forCustomer: async () => NO_LINKS };
 
@@ -79,6 +84,8 @@ export class CatalogService {
     downloads?: DownloadLinkProvider,
     /** records kept in memory, oldest dropped first */
     private readonly cacheSize = DEFAULT_RECORD_CACHE_SIZE,
+    /** `uri_oembed` of each asset; without it, none is embeddable */
+    private readonly embedding?: OEmbedUriProvider,
   ) {
     this.downloads = downloads ?? noDownloadLinks;
   }
@@ -309,6 +316,9 @@ export class CatalogService {
           break;
         case 'key_frames':
           out.key_frames = fields.key_frames ?? [];
+          break;
+        case 'uri_oembed':
+          out.uri_oembed = this.embedding?.oembedUri(record) ?? null;
           break;
         default:
           out[name] = fields[name] ?? null;

@@ -161,6 +161,7 @@ export const VIDEO_FIELDS: FieldCatalog = {
     'source',
     'state_province',
     'title',
+    'uri_oembed',
   ],
   displaySizes: VIDEO_DISPLAY_SIZES,
   sets: {

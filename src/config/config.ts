@@ -16,6 +16,10 @@ export interface Config {
   readonly publicUrl: string;
   /** Base of the newer OAuth endpoints (`{auth_url}/oauth2/token`, `{auth_url}/oauth2/auth`) and the sign-in page. */
   readonly authUrl: string;
+  /** Base of the oEmbed endpoint (`{embed_url}/oembed`) and the embed page it frames (`{embed_url}/frame/{id}`). */
+  readonly embedUrl: string;
+  /** Base of the short links (`{short_url}/{id}`) that oEmbed requests name; each redirects to the asset's page. */
+  readonly shortUrl: string;
   /** Lifetime of access tokens from the token endpoint; the spec allows at most 30 minutes. */
   readonly accessTokenTtlSeconds: number;
   /** Lifetime of implicit-grant access tokens (the spec: usually one year; there is no refresh). */
@@ -192,6 +196,30 @@ function checkAuthUrl(authUrl: string, publicUrl: string): void {
   }
 }
 
+/**
+ * STOCKROOM_EMBED_URL and STOCKROOM_SHORT_URL become routes as the auth URL does: their path must be
+ * plain segments. The short links are `{short_url}/{id}`, one segment under the URL, so on the API's
+ * own host and path they would take every one-segment path; and two of these URLs that are the same
+ * would put an asset id where the other's routes are.
+ */
+function checkSiteUrls(urls: { name: string; url: string }[], publicUrl: string): void {
+  const api = new URL(publicUrl);
+  const seen = new Map<string, string>();
+  for (const { name, url: given } of urls) {
+    const site = new URL(given);
+    if (!/^(\/[A-Za-z0-9._~-]+)*\/?$/.test(site.pathname)) {
+      throw new ConfigError(`${name}'s path must be plain segments (letters, digits, . _ ~ -), got '${site.pathname}'`);
+    }
+    const place = `${site.host}${site.pathname.replace(/\/+$/, '')}`;
+    if (name === 'STOCKROOM_SHORT_URL' && place === `${api.host}${api.pathname.replace(/\/+$/, '')}`) {
+      throw new ConfigError(`${name} must differ from the public URL: give it a path (such as /s) or another host`);
+    }
+    const other = seen.get(place);
+    if (other !== undefined) throw new ConfigError(`${name} must differ from ${other}`);
+    seen.set(place, name);
+  }
+}
+
 const HOST_LABEL = /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
 
 /**
@@ -278,6 +306,16 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     baseUrl(env, 'STOCKROOM_PUBLIC_URL') ?? `http://${displayHost.includes(':') ? `[${displayHost}]` : displayHost}:${port}`;
   const authUrl = baseUrl(env, 'STOCKROOM_AUTH_URL') ?? `${publicUrl}/auth`;
   checkAuthUrl(authUrl, publicUrl);
+  const embedUrl = baseUrl(env, 'STOCKROOM_EMBED_URL') ?? `${publicUrl}/embed`;
+  const shortUrl = baseUrl(env, 'STOCKROOM_SHORT_URL') ?? `${publicUrl}/s`;
+  checkSiteUrls(
+    [
+      { name: 'STOCKROOM_AUTH_URL', url: authUrl },
+      { name: 'STOCKROOM_EMBED_URL', url: embedUrl },
+      { name: 'STOCKROOM_SHORT_URL', url: shortUrl },
+    ],
+    publicUrl,
+  );
   const logLevel = (env.STOCKROOM_LOG_LEVEL?.trim() || 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`STOCKROOM_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got '${logLevel}'`);
@@ -297,6 +335,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     redisUrl,
     publicUrl,
     authUrl,
+    embedUrl,
+    shortUrl,
     trustProxy: trustProxy(env),
     accessTokenTtlSeconds: integer(env, 'STOCKROOM_ACCESS_TOKEN_TTL', 1800, 60, 1800),
     implicitTokenTtlSeconds: integer(env, 'STOCKROOM_IMPLICIT_TOKEN_TTL', YEAR_SECONDS, 60, 2 * YEAR_SECONDS),

@@ -231,6 +231,8 @@ const commonFields = {
   date_submitted: Type.Optional(IsoDate()),
   download_product: Type.Optional(Type.String()),
   editorial_segments: Type.Optional(Type.Array(Enum(EDITORIAL_SEGMENTS))),
+  /** false keeps the asset off other sites: no uri_oembed, no oEmbed answer, no embed page. Absent: embeddable. */
+  embeddable: Type.Optional(Type.Boolean()),
   entity_details: Type.Optional(Type.Array(EntityDetail)),
   event_ids: Type.Optional(Type.Array(Int32())),
   is_ai_editable: Type.Optional(Type.Boolean()),
