@@ -118,6 +118,21 @@ export class GenerationDownloadsRepository {
     return Number(result.numUpdatedRows) === 1;
   }
 
+  /**
+   * A ready file whose stored bytes went away (a blob store restored without them, or emptied)
+   * becomes failed, so that the next PUT …/download prepares it again. Conditional on the key
+   * it was found with: a file prepared anew meanwhile is left as it is.
+   */
+  async markMissing(id: number, key: string): Promise<void> {
+    await this.db
+      .updateTable('generation_downloads')
+      .set({ status: 'failed', claimed_by: null, lease_until: null })
+      .where('id', '=', id)
+      .where('status', '=', 'ready')
+      .where('file_key', '=', key)
+      .execute();
+  }
+
   /** Gives this node's files back to the queue (it is stopping). */
   async release(node: string): Promise<void> {
     await this.db.updateTable('generation_downloads').set({ claimed_by: null, lease_until: null }).where('claimed_by', '=', node).where('status', '=', 'preparing').execute();

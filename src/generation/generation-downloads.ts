@@ -91,7 +91,7 @@ export class GenerationDownloads {
   async download(grant: CustomerGrant, clientId: number, requestId: string, index: number, body: DownloadBody): Promise<DownloadAnswer> {
     const customer = await this.deps.products.customerOf(grant);
     const sizeName = sizeNameOf(body.size_name);
-    const { row, result } = await this.ownResult(customer, requestId, index);
+    const { row, result } = await this.ownResult(customer, requestId, index, { stored: true });
     return this.deliverOrQueue(customer, clientId, row, result, sizeName, body, row.product_id, { conflict: true });
   }
 
@@ -116,16 +116,33 @@ export class GenerationDownloads {
     const match = GENERATED_ASSET_ID.exec(id);
     const downloaded = match ? await this.deps.licensing.latestGeneratedDownload(customer.id, id) : undefined;
     if (!match || !downloaded) throw notFound('GeneratedAssetNotFound', `No earlier download of generated asset ${id} by this user`);
-    const { row, result } = await this.ownResult(customer, match[1]!, Number(match[2]));
+    const { row, result } = await this.ownResult(customer, match[1]!, Number(match[2]), { stored: true });
     return this.deliverOrQueue(customer, clientId, row, result, sizeName, body, body.product_id, { conflict: false });
   }
 
-  /** Where the prepared file a delivery URL names is stored (media's delivery reads it); undefined for anything else. */
+  /**
+   * Where the prepared file a delivery URL names is stored (media's delivery reads it); undefined
+   * for anything else. A prepared file whose bytes went away is 404 GeneratedFileNotFound (not
+   * media's VideoNotFound: the URL names a generated image), and is marked for preparing anew.
+   */
   async preparedFile(deliveredId: string): Promise<{ originalKey: string } | undefined> {
     const match = DELIVERED_FILE.exec(deliveredId);
     if (!match) return undefined;
     const file = await this.deps.files.find(match[1]!, Number(match[2]), match[3]!);
-    return file?.status === 'ready' && file.file_key ? { originalKey: file.file_key } : undefined;
+    if (file?.status !== 'ready' || !file.file_key) return undefined;
+    if (!(await this.stillStored(file))) {
+      throw generatedFileNotFound(`The ${file.size_name} file of generated asset ${file.generated_asset_id} is no longer stored: PUT …/download again to prepare it anew`);
+    }
+    return { originalKey: file.file_key };
+  }
+
+  /** Whether a ready file's bytes are still in the store; one that went away is marked so that the next download prepares it again. */
+  private async stillStored(file: PreparedDownloadRow): Promise<boolean> {
+    if (file.status !== 'ready' || !file.file_key) return true;
+    if ((await this.deps.blobs.size(file.file_key)) !== undefined) return true;
+    this.deps.log.warn({ file: file.id, key: file.file_key }, 'a prepared generated download is no longer in the blob store; it will be prepared again');
+    await this.deps.files.markMissing(file.id, file.file_key);
+    return false;
   }
 
   private async deliverOrQueue(
@@ -150,6 +167,9 @@ export class GenerationDownloads {
     }
     const assetId = generatedAssetId(row.id, result.result_index);
     if (options.conflict && (await deps.files.preparing(row.id, result.result_index))) throw inProgress(row.id, result.result_index);
+    // A file made before whose bytes went away is made again, rather than handed out as a URL that finds nothing.
+    const made = await deps.files.find(row.id, result.result_index, sizeName);
+    if (made) await this.stillStored(made);
     const queued = await deps.files.queue({ generatedAssetId: assetId, requestId: row.id, index: result.result_index, sizeName, userId: customer.id }, deps.now());
     if (queued === 'busy' && options.conflict) throw inProgress(row.id, result.result_index);
     const { width, height } = fitLongestSide(result, GENERATED_DOWNLOAD_SIZES[sizeName]);
@@ -192,8 +212,11 @@ export class GenerationDownloads {
     return this.deps.deliveryUri({ downloadId, assetId: `${assetId}-${sizeName}`, assetType: 'video', sizeName: 'generated' });
   }
 
-  /** A done result of the user's own request, kept still. */
-  private async ownResult(customer: Customer, requestId: string, index: number): Promise<{ row: GenerationRow; result: ResultRow }> {
+  /**
+   * A done result of the user's own request, kept still. With `stored`, its picture must still be
+   * in the blob store (a download is made from it): 404 GeneratedFileNotFound when it went away.
+   */
+  private async ownResult(customer: Customer, requestId: string, index: number, options: { stored?: boolean } = {}): Promise<{ row: GenerationRow; result: ResultRow }> {
     const row = REQUEST_ID.test(requestId) ? await this.deps.repository.find(requestId) : undefined;
     if (!row) throw notFound('GenerationRequestIdNotFound', `Generation request not found: ${requestId}`);
     if (row.user_id !== customer.id) throw new ApiError(403, 'NotAuthorized', `Generation request ${requestId} belongs to another user`);
@@ -204,6 +227,9 @@ export class GenerationDownloads {
     const result = await this.deps.repository.result(requestId, index);
     if (!result || result.is_blocked || !result.image_key || !result.width || !result.height) {
       throw notFound('GenerationResultNotFound', `Generation ${requestId} has no result ${index} to download`);
+    }
+    if (options.stored && (await this.deps.blobs.size(result.image_key)) === undefined) {
+      throw generatedFileNotFound(`The picture of result ${index} of generation ${requestId} is no longer stored; it cannot be downloaded`);
     }
     return { row, result };
   }
@@ -283,6 +309,16 @@ export class GenerationDownloads {
     if (!picture) throw new Error(`the ${engine.name} engine returned no upscaled picture`);
     return picture.data;
   }
+}
+
+/**
+ * A generated file (a result's picture, or a prepared download) whose bytes are gone from the
+ * blob store. 404, not 410: the server cannot tell that the loss is final (a store restored
+ * from a backup brings the bytes back, and a prepared download is made again), and 410 already
+ * says GenerationRequestGone, that the retention has passed, which a client takes as final.
+ */
+export function generatedFileNotFound(message: string): ApiError {
+  return new ApiError(404, 'GeneratedFileNotFound', message);
 }
 
 function inProgress(requestId: string, index: number): ApiError {

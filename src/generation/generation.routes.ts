@@ -67,6 +67,12 @@ const downloadAnswers = {
   200: DownloadResponse,
   202: { description: 'The file is being prepared (no body): poll GET …/download', type: 'null' },
   ...errors,
+  404: {
+    ...ErrorBody,
+    description:
+      'GenerationRequestIdNotFound or GenerationResultNotFound (no such request, or no result at that index), DownloadNotFound (GET before any PUT …/download), ' +
+      'GeneratedAssetNotFound (a redownload of what this user never downloaded), or GeneratedFileNotFound: the result’s picture is no longer in the blob store',
+  },
   409: ErrorBody,
   410: ErrorBody,
   502: { ...ErrorBody, description: 'DownloadPreparationFailed: the file could not be made; ask again to retry' },

@@ -282,6 +282,12 @@ export const generationAnswers = {
   200: ImageGenerationsResponse,
   202: PendingImageGenerationResponse,
   ...errors,
+  404: {
+    ...ErrorBody,
+    description:
+      'ImageNotFound (reference_asset_id), GenerationRequestIdNotFound (reference_generation: no such request or result, or still pending), ' +
+      'or GeneratedFileNotFound: the picture of the referenced result is no longer in the blob store',
+  },
   409: ErrorBody,
   410: ErrorBody,
   429: ErrorBody,

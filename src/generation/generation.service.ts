@@ -11,6 +11,7 @@ import { EngineUnavailableError, type EngineOperation, type StyleHints } from '.
 import type { EngineRouter } from './engine-router.js';
 import type { GenerationJobs, JobSpec } from './generation-jobs.js';
 import { PREVIEW_LONG_SIDE } from './generation-jobs.js';
+import { generatedFileNotFound } from './generation-downloads.js';
 import type { GenerationRepository, GenerationRow, HistoryFilter, ResultRow } from './generation.repository.js';
 import type { PromptPolicy } from './prompt-policy.js';
 import type { FileRegistrations } from './file-registrations.js';
@@ -457,7 +458,7 @@ export class GenerationService {
     if (!result) throw notFound('GenerationRequestIdNotFound', `Generation ${requestId} has no result ${index}`);
     if (result.is_blocked || result.image_key === null) throw notFound('GenerationRequestIdNotFound', `Result ${index} of generation ${requestId} was blocked by the prompt policy`);
     const data = await this.deps.blobs.get(result.image_key);
-    if (!data) throw new ApiError(410, 'GenerationRequestGone', `The results of generation ${requestId} are no longer kept`);
+    if (!data) throw generatedFileNotFound(`The picture of result ${index} of generation ${requestId} is no longer stored; it cannot be edited`);
     return { picture: await normalise(data, 'reference_generation'), originalAssetId: row.original_asset_id, source: { requestId, index }, sourcePrompt: row.prompt };
   }
 

@@ -125,7 +125,12 @@ export async function mediaRoutes(app: FastifyInstance, options: MediaRoutesOpti
         304: { description: 'Not modified (If-None-Match matched the ETag)', type: 'null' },
         400: { ...ErrorBody, description: 'A path segment or query value longer than any signed URL has' },
         403: { ...ErrorBody, description: 'Signature invalid, missing or expired' },
-        404: { ...ErrorBody, description: 'No such image or video, or its file is missing' },
+        404: {
+          ...ErrorBody,
+          description:
+            'No such image or video, or its file is missing (ImageNotFound, VideoNotFound); GeneratedFileNotFound: the prepared file of a generated ' +
+            'image is no longer stored (PUT …/download again prepares it anew)',
+        },
         416: { ...ErrorBody, description: 'The range lies past the end of the file (Content-Range: bytes */size)' },
       },
     },

@@ -169,4 +169,47 @@ describe.each(STORES)('downloads of generated images, on $name', ({ url }) => {
     // The 8×6 original, cut out and upscaled to 1024 on its long side, its transparency kept.
     expect([meta.width, meta.height, meta.hasAlpha]).toEqual([1024, 768, true]);
   });
+
+  it('a generated file gone from the store is 404 GeneratedFileNotFound: a prepared download is made again, a lost result cannot be downloaded or edited', async () => {
+    const erin = await customer();
+    const id = await generated(erin);
+    const put = (index: number) => t.call('PUT', `/v3/ai/image-generations/${id}/images/${index}/download`, { token: erin.token, body: { size_name: '1k' } });
+    const first = await put(0);
+    expect(first.statusCode, first.body).toBe(200);
+    const url = first.json<{ url: string }>().url;
+    await t.services.blobs.delete(`generation/downloads/${id}-0-1k.png`);
+    const lost = await fetchFile(url);
+    expect(lost.statusCode).toBe(404);
+    expect(lost.json()).toMatchObject({ code: 'GeneratedFileNotFound', message: expect.stringMatching(/no longer stored: PUT …\/download again/) });
+    // Asked again, the file is made anew from the result, and the same URL finds it.
+    const again = await put(0);
+    expect(again.statusCode, again.body).toBe(200);
+    expect((await fetchFile(again.json<{ url: string }>().url)).statusCode).toBe(200);
+    expect((await fetchFile(url)).statusCode).toBe(200);
+    // Even when the lost file is asked for before anyone fetches it: never a URL that finds nothing.
+    await t.services.blobs.delete(`generation/downloads/${id}-0-1k.png`);
+    const remade = await put(0);
+    expect(remade.statusCode, remade.body).toBe(200);
+    expect((await fetchFile(remade.json<{ url: string }>().url)).statusCode).toBe(200);
+
+    const result = await t.services.database.db.selectFrom('generation_results').select('image_key').where('request_id', '=', id).where('result_index', '=', 1).executeTakeFirstOrThrow();
+    await t.services.blobs.delete(result.image_key!);
+    const noPicture = await put(1);
+    expect(noPicture.statusCode).toBe(404);
+    expect(noPicture.json()).toMatchObject({ code: 'GeneratedFileNotFound' });
+    const edit = await t.call('POST', '/v3/ai/image-generations/background-removal', { token: erin.token, body: { reference_generation: { generation_request_id: id, index: 1 } } });
+    expect(edit.statusCode).toBe(404);
+    expect(edit.json()).toMatchObject({ code: 'GeneratedFileNotFound' });
+    // The result still lists its sizes (they come from the store's record), and the request is not gone.
+    expect((await t.call('GET', `/v3/ai/image-generations/${id}/images/1/download-sizes`, { token: erin.token })).statusCode).toBe(200);
+
+    // The document names the code where it can be answered.
+    type Responses = Record<string, { description?: string }>;
+    const document = (await t.app.inject({ method: 'GET', url: '/v3/openapi.json' })).json<{ paths: Record<string, Record<string, { responses: Responses }>> }>();
+    const notFound = (path: string, method: string) => document.paths[path]?.[method]?.responses['404']?.description ?? '';
+    expect(notFound('/v3/ai/image-generations/{generationRequestId}/images/{index}/download', 'put')).toMatch(/GeneratedFileNotFound/);
+    expect(notFound('/v3/ai/redownloads', 'post')).toMatch(/GeneratedFileNotFound/);
+    expect(notFound('/v3/ai/image-generations/background-removal', 'post')).toMatch(/GeneratedFileNotFound/);
+    expect(notFound('/delivery/{downloadId}/{assetId}/{fileName}', 'get')).toMatch(/GeneratedFileNotFound/);
+  });
 });
