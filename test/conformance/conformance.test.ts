@@ -285,6 +285,21 @@ const generationId = 'f0'.repeat(16);
     })
     .execute();
 }
+// The customer has downloaded that result at 1k (a prepared file and a download in the history),
+// so that GET …/download answers about it and a redownload finds it.
+{
+  const grant = { clientId: t.clientId, userId: customerId, issuedAt: new Date() };
+  const first = await t.services.generationDownloads.download(grant, t.clientId, generationId, 0, { size_name: '1k' });
+  for (let waited = 0; first.status === 202 && waited < 30_000; waited += 50) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    if ((await t.services.generationDownloads.status(grant, generationId, 0)).status === 200) break;
+  }
+}
+/** Integers that make lookups hit: the seeded generation's result index, and the AI product a redownload names. */
+const KNOWN_INTEGERS: Readonly<Record<string, readonly number[]>> = {
+  index: [0],
+  product_id: [aiProduct.id],
+};
 /** Values that make lookups hit, by the name of the parameter or property they are tried for; ids anywhere else. */
 const KNOWN_STRINGS: Readonly<Record<string, readonly string[]>> = {
   artist_name: artistNames,
@@ -342,6 +357,10 @@ const pool = {
   strings(schema: JsonSchema, name?: string): readonly string[] {
     const validate = validatorOf(schema);
     return ((name !== undefined && KNOWN_STRINGS[name]) || ANY_NAME).filter((value) => validate(value));
+  },
+  integers(schema: JsonSchema, name?: string): readonly number[] {
+    const validate = validatorOf(schema);
+    return ((name !== undefined && KNOWN_INTEGERS[name]) || []).filter((value) => validate(value));
   },
 };
 

@@ -28,6 +28,8 @@ export function resolverOf(document: { components?: { schemas?: Record<string, J
 export interface ValuePool {
   /** Known strings the schema accepts, for a value of this name (a parameter or a property) when given. */
   strings(schema: JsonSchema, name?: string): readonly string[];
+  /** Known integers the schema accepts for a value of this name (an index, a product id), tried beside random ones. */
+  integers?(schema: JsonSchema, name?: string): readonly number[];
 }
 
 const MAX_ARRAY = 4;
@@ -82,11 +84,14 @@ export function validValue(schema: JsonSchema, resolve: Resolve, pool: ValuePool
       return fc.constant(null);
     case 'boolean':
       return fc.boolean();
-    case 'integer':
-      return fc.integer({
+    case 'integer': {
+      const generated = fc.integer({
         min: typeof resolved.minimum === 'number' ? resolved.minimum : -(2 ** 31),
         max: typeof resolved.maximum === 'number' ? resolved.maximum : 2 ** 31 - 1,
       });
+      const known = pool.integers?.(resolved, name) ?? [];
+      return known.length > 0 ? fc.oneof(generated, fc.constantFrom(...known)) : generated;
+    }
     case 'number':
       return fc.double({
         noNaN: true,
