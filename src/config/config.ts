@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { parseS3Location, type S3Location } from '../platform/blobs/s3-location.js';
 
 /** Every setting of Stockroom, read once from the environment, validated, then frozen. */
 export interface Config {
@@ -64,7 +65,14 @@ export interface Config {
   readonly keepAliveTimeoutSeconds: number;
   /** Generative images: the model server, the job queue and the prompt policy. */
   readonly generation: GenerationConfig;
+  /** Where originals, renditions and other blobs live. */
+  readonly blobs: BlobsConfig;
 }
+
+/** STOCKROOM_BLOBS: a folder (`blobs/` under the data folder) or an S3-compatible bucket shared by every node. */
+export type BlobsConfig =
+  | { readonly kind: 'folder'; readonly dir: string }
+  | { readonly kind: 's3'; readonly location: S3Location; readonly pathStyle: boolean };
 
 /** The kinds of model server the generation module can talk to. */
 export const GENERATION_SERVERS = ['a1111', 'comfyui', 'openai'] as const;
@@ -294,6 +302,15 @@ function generationConfig(env: Env): GenerationConfig {
   });
 }
 
+function blobsConfig(env: Env, dataDir: string): BlobsConfig {
+  const raw = env.STOCKROOM_BLOBS?.trim();
+  const pathStyle = boolean(env, 'STOCKROOM_BLOBS_PATH_STYLE', false);
+  if (!raw) return Object.freeze({ kind: 'folder', dir: path.join(dataDir, 'blobs') });
+  const location = parseS3Location(raw);
+  if (typeof location === 'string') throw new ConfigError(`STOCKROOM_BLOBS ${location}`);
+  return Object.freeze({ kind: 's3', location, pathStyle });
+}
+
 /** Reads and validates every setting; throws ConfigError naming the first bad one. */
 export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
   const port = integer(env, 'PORT', 3000, 0, 65535);
@@ -359,5 +376,6 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     headersTimeoutSeconds,
     keepAliveTimeoutSeconds: integer(env, 'STOCKROOM_KEEP_ALIVE_TIMEOUT', 5, 1, 3600),
     generation: generationConfig(env),
+    blobs: blobsConfig(env, dataDir),
   });
 }

@@ -8,6 +8,7 @@ import { migrateToLatest, openDatabase, type Database } from './db/database.js';
 import { ChangeFeed, latestChangeSeq } from './db/change-log.js';
 import type { BlobStore } from './blobs/blob-store.js';
 import { FilesystemBlobStore } from './blobs/filesystem-blob-store.js';
+import { S3BlobStore } from './blobs/s3-blob-store.js';
 import { createThrottle, type Throttle } from './throttle/throttle.js';
 import { Metrics } from './metrics/metrics.js';
 import { Readiness } from './http/health.js';
@@ -54,6 +55,13 @@ const DEFAULT_CHANGE_FEED_INTERVAL_MS = 1000;
 /** Opens the store (migrating it), the blob store and Redis; a failure names the setting to look at. */
 export async function openPlatform(config: Config, overrides: PlatformOverrides = {}): Promise<Platform> {
   const database = overrides.database ?? (await openConfiguredStore(config));
+  let blobs: BlobStore;
+  try {
+    blobs = overrides.blobs ?? (await openConfiguredBlobs(config));
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
   let redis: Redis | undefined;
   try {
     redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
@@ -70,7 +78,6 @@ export async function openPlatform(config: Config, overrides: PlatformOverrides 
     const readAt = changeFeed.lastReadAt;
     return readAt === undefined ? [] : (Date.now() - readAt) / 1000;
   });
-  const blobs = overrides.blobs ?? new FilesystemBlobStore(path.join(config.dataDir, 'blobs'));
   return {
     config,
     database,
@@ -89,8 +96,22 @@ export async function openPlatform(config: Config, overrides: PlatformOverrides 
       await throttle.close();
       if (redis) await redis.quit().catch(() => redis.disconnect());
       await database.close();
+      if (blobs instanceof S3BlobStore) blobs.close();
     },
   };
+}
+
+/** The configured blob store; an S3 bucket must answer at start-up, so that a wrong setting stops the boot with its name. */
+export async function openConfiguredBlobs(config: Config): Promise<BlobStore> {
+  if (config.blobs.kind === 'folder') return new FilesystemBlobStore(config.blobs.dir);
+  const store = new S3BlobStore(config.blobs.location, { pathStyle: config.blobs.pathStyle });
+  try {
+    await store.checkReachable('STOCKROOM_BLOBS');
+  } catch (error) {
+    store.close();
+    throw error;
+  }
+  return store;
 }
 
 /** The throttle, counting what it refuses in the metrics. */
