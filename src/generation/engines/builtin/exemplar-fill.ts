@@ -7,6 +7,7 @@
  * and beside them the shifted sources of already-filled neighbours (PatchMatch's propagation,
  * Barnes et al. 2009), which keeps a texture continuous.
  */
+import { patternOffsets } from './pattern-offsets.js';
 import type { Raster } from './raster.js';
 
 export interface FillOptions {
@@ -55,6 +56,10 @@ export function exemplarFill(image: Raster, hole: Uint8Array, { patchRadius: r, 
   const isSource = new Uint8Array(size);
   for (const centre of sources) isSource[centre] = 1;
   const stride = Math.max(1, Math.ceil(Math.sqrt(sources.length / candidateBudget)));
+  // Where the picture repeats itself (tiles, bricks), the patch one or a few repeats away is a candidate for every target.
+  const repeats = patternOffsets(image, hole);
+  // A coarse scale cannot hold a repeat that is not a whole number of its pixels: its rough fill is a weaker guide then.
+  const guideWeight = repeats.length > 0 ? GUIDE_WEIGHT_IN_PATTERNS : GUIDE_WEIGHT;
 
   const onFront = new Uint8Array(size);
   const front: number[] = [];
@@ -239,7 +244,7 @@ export function exemplarFill(image: Raster, hole: Uint8Array, { patchRadius: r, 
           const d0 = rough[t]! - data[s]!;
           const d1 = rough[t + 1]! - data[s + 1]!;
           const d2 = rough[t + 2]! - data[s + 2]!;
-          sum += (d0 * d0 + d1 * d1 + d2 * d2) * GUIDE_WEIGHT;
+          sum += (d0 * d0 + d1 * d1 + d2 * d2) * guideWeight;
         }
       }
       if (sum >= limit) return sum;
@@ -277,6 +282,15 @@ export function exemplarFill(image: Raster, hole: Uint8Array, { patchRadius: r, 
       const candidate = candidateY * width + candidateX;
       if (isSource[candidate]) consider(candidate, COHERENCE);
     }
+    for (const { dx, dy } of repeats) {
+      for (let k = -MOST_REPEATS; k <= MOST_REPEATS; k++) {
+        const x = tx + k * dx;
+        const y = ty + k * dy;
+        if (k === 0 || x < 0 || y < 0 || x >= width || y >= height) continue;
+        const candidate = y * width + x;
+        if (isSource[candidate]) consider(candidate, IN_STEP);
+      }
+    }
     const offset = Math.floor(random() * stride * stride);
     for (let n = offset % stride; n < sources.length; n += stride) {
       const candidate = sources[n]!;
@@ -306,6 +320,16 @@ export function exemplarFill(image: Raster, hole: Uint8Array, { patchRadius: r, 
 const COHERENCE = 0.7;
 
 /**
+ * A patch a whole number of repeats away counts as this much closer than its distance: inside
+ * one plain cell of a pattern every patch of that cell's colour matches about as well, and only
+ * the one in step with the pattern keeps the next cell's edge where it belongs.
+ */
+const IN_STEP = 0.35;
+
+/** A target looks this many repeats of the pattern away, each way, for a known patch. */
+const MOST_REPEATS = 4;
+
+/**
  * A candidate across the whole picture counts as this much farther than its distance (a
  * neighbour's not at all): among near-equal matches the nearer wins, as the true background of
  * a hole is more like its surroundings than like the far side of the picture.
@@ -318,6 +342,7 @@ const NO_SHIFT: [number, number, number] = [0, 0, 0];
 
 /** How much a guided (not yet filled) pixel counts in a match beside a known one. */
 const GUIDE_WEIGHT = 0.5;
+const GUIDE_WEIGHT_IN_PATTERNS = 0.15;
 
 /** Neighbours within this many pixels vote on a filled pixel (a 5×5 window). */
 const SEAM_VOTE_RADIUS = 2;

@@ -220,6 +220,44 @@ export function extendCases(count: number, width = 192, height = 160, margin = 3
   });
 }
 
+/**
+ * A regular pattern whose cells are larger than a patch (a checkerboard of `cell`-pixel squares,
+ * each pixel with its own grain, which does not repeat): the case where a patch fill that does
+ * not keep the pattern's step breaks it. The grain of ±12 levels makes about 8 the error of a
+ * fill that keeps the pattern exactly (two independent grains differ by 8 on average).
+ */
+export function patternPicture(width: number, height: number, cell: number, seed: number): Raster {
+  const random = seededRandom(seed);
+  const light: Rgb = [190, 200, 150];
+  const dark: Rgb = [70, 110, 80];
+  return paint(width, height, (x, y) => {
+    const grain = (random() - 0.5) * 24;
+    const [r, g, b] = (Math.floor(x / cell) + Math.floor(y / cell)) % 2 ? dark : light;
+    return [r + grain, g + grain, b + grain];
+  });
+}
+
+/** Regular patterns (cells of 16 to 32 pixels) with a 64×60 hole in the middle, and their truth. */
+export function patternHoleCases(cells: readonly number[] = [16, 24, 32], width = 192, height = 160): HoleCase[] {
+  return cells.map((cell) => {
+    const truth = patternPicture(width, height, cell, cell);
+    const mask = new Uint8Array(width * height);
+    for (let y = Math.round(height / 2 - 30); y < Math.round(height / 2 + 30); y++) mask.fill(1, y * width + Math.round(width / 2 - 32), y * width + Math.round(width / 2 + 32));
+    // The object: an orange box over the middle.
+    const picture: Raster = { ...truth, data: truth.data.slice() };
+    for (let i = 0; i < mask.length; i++) if (mask[i]) picture.data.set([200, 90, 60], i * 3);
+    return { name: `checkerboard of ${cell} px cells`, picture, mask, truth };
+  });
+}
+
+/** Regular patterns (cells of 16 to 32 pixels) cropped in their middle, to be extended by `margin` on each side. */
+export function patternExtendCases(cells: readonly number[] = [16, 24, 32], width = 192, height = 160, margin = 32): ExtendCase[] {
+  return cells.map((cell) => {
+    const truth = patternPicture(width + 2 * margin, height + 2 * margin, cell, cell + 100);
+    return { name: `checkerboard of ${cell} px cells`, picture: crop(truth, margin, margin, width, height), truth, margins: { left: margin, right: margin, top: margin, bottom: margin } };
+  });
+}
+
 function growMask(mask: Uint8Array, width: number, height: number, radius: number): Uint8Array {
   const out = new Uint8Array(mask.length);
   for (let y = 0; y < height; y++) {

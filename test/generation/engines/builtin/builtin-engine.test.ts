@@ -182,7 +182,8 @@ describe('extend on the generated set (quality floors)', () => {
       const texture = detail(extended, margins) / detail(testCase.truth, margins);
       expect(texture, testCase.name).toBeGreaterThan(0.7);
       expect(texture, testCase.name).toBeLessThan(1.6);
-      seams.push(seamRatio(extended, testCase.margins, 128, 96));
+      // Where the crop falls on an edge of the truth (a tile's), a step there is the picture continuing, not a seam.
+      seams.push(seamRatio(extended, testCase.margins, 128, 96) / Math.max(1, seamRatio(testCase.truth, testCase.margins, 128, 96)));
     }
     expect(seams.reduce((sum, value) => sum + value, 0) / seams.length).toBeLessThan(1.8);
   });
