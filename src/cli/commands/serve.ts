@@ -4,6 +4,8 @@ import { buildApp } from '../../app.js';
 import { DEFAULT_DEMO } from '../../catalog/demo/demo-catalog.js';
 import { ConfigError, loadConfig, type Config } from '../../config/config.js';
 import { keepRequestGarbageYoung } from '../../platform/serving-heap.js';
+import { listenForScrapes } from '../../platform/metrics/metrics-server.js';
+import { trackRequestsInFlight } from '../../platform/http/requests-in-flight.js';
 import { ensureDemoAccess, type DemoAccessState } from '../demo-access.js';
 import { seedDemoCatalogue } from './seed-demo.js';
 
@@ -22,12 +24,54 @@ async function serve(): Promise<void> {
     app.log.info({ ...seeded, seconds: (Date.now() - started) / 1000 }, 'seeded the demo catalogue');
   }
   const demo = config.seedDemoOnEmptyStore ? await ensureDemoAccess(services) : undefined;
+  const log = app.log;
+  // Fastify closes its listener first, then runs the onClose hooks last-registered first: this
+  // one runs once the requests in flight are done, before the modules close.
+  app.addHook('onClose', async () => {
+    await services.search.close();
+    log.info({ assets: services.search.assetCount }, 'shutdown: search index snapshot saved');
+  });
   await app.listen({ port: config.port, host: config.host }).catch((error: unknown) => {
     throw listenError(error, config);
   });
+  const inFlight = trackRequestsInFlight(app.server);
+  services.metrics.collectProcessMetrics();
+  const metricsServer = config.metricsPort ? await listenForScrapes(services.metrics, config.host, config.metricsPort) : undefined;
   process.stdout.write(`${banner(config, demo).join('\n')}\n\n`);
-  const shutdown = () => {
-    void app.close().then(() => process.exit(0));
+
+  let stopping = false;
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      log.warn({ signal }, 'shutdown: second signal; exiting at once');
+      process.exit(1);
+    }
+    stopping = true;
+    log.info({ signal, in_flight: inFlight.count }, 'shutdown: no longer accepting connections; finishing the requests in flight');
+    services.readiness.drain();
+    inFlight.lastOnTheirConnections();
+    metricsServer?.close();
+    metricsServer?.closeAllConnections();
+    const closed = app.close();
+    // Requests still running after the bound lose their connections, so that a stuck client
+    // or a hung store cannot hold the shutdown past what a process manager waits.
+    const timer = setTimeout(() => {
+      log.warn({ in_flight: inFlight.count, seconds: config.shutdownTimeoutSeconds }, 'shutdown: requests still in flight after the shutdown timeout; closing their connections');
+      app.server.closeAllConnections();
+    }, config.shutdownTimeoutSeconds * 1000);
+    void inFlight.drained().then(() => {
+      clearTimeout(timer);
+      log.info('shutdown: requests in flight finished');
+    });
+    closed.then(
+      () => {
+        log.info('shutdown: modules, store and Redis closed; exiting');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        log.error({ err: error }, 'shutdown: closing failed; exiting');
+        process.exit(1);
+      },
+    );
   };
   process.once('SIGINT', shutdown);
   process.once('SIGTERM', shutdown);

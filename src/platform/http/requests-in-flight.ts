@@ -1,10 +1,15 @@
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 
 export interface RequestsInFlight {
   /** Requests received and not yet answered (or abandoned by their client). */
   readonly count: number;
   /** Resolves once no request is in flight (at once when none is). */
   drained(): Promise<void>;
+  /**
+   * The answers still to come say `Connection: close` (those whose headers are not yet sent),
+   * so that a client does not send its next request on a connection that is about to go.
+   */
+  lastOnTheirConnections(): void;
 }
 
 /**
@@ -12,13 +17,15 @@ export interface RequestsInFlight {
  * their response, so that a shutdown knows what it waits for.
  */
 export function trackRequestsInFlight(server: Server): RequestsInFlight {
-  let count = 0;
+  const open = new Set<ServerResponse>();
+  let closing = false;
   let waiting: Array<() => void> = [];
-  server.on('request', (_request, response) => {
-    count += 1;
+  server.on('request', (_request, response: ServerResponse) => {
+    open.add(response);
+    if (closing) response.shouldKeepAlive = false;
     response.once('close', () => {
-      count -= 1;
-      if (count === 0) {
+      open.delete(response);
+      if (open.size === 0) {
         for (const resolve of waiting) resolve();
         waiting = [];
       }
@@ -26,10 +33,14 @@ export function trackRequestsInFlight(server: Server): RequestsInFlight {
   });
   return {
     get count() {
-      return count;
+      return open.size;
     },
     drained() {
-      return count === 0 ? Promise.resolve() : new Promise((resolve) => waiting.push(resolve));
+      return open.size === 0 ? Promise.resolve() : new Promise((resolve) => waiting.push(resolve));
+    },
+    lastOnTheirConnections() {
+      closing = true;
+      for (const response of open) if (!response.headersSent) response.shouldKeepAlive = false;
     },
   };
 }
