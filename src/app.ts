@@ -29,6 +29,7 @@ import { boardsModule, type BoardsExports } from './boards/boards.module.js';
 import { assetChangesModule, type AssetChangesExports } from './asset-changes/asset-changes.module.js';
 import { reportingModule, type ReportingExports } from './reporting/reporting.module.js';
 import { generationModule, type GenerationExports } from './generation/generation.module.js';
+import { webModule } from './web/web.module.js';
 import { embedModule, type EmbedExports } from './embed/embed.module.js';
 import type { ConfiguredEngines } from './generation/engine-router.js';
 import type { DeliveryUri } from './licensing/downloads.service.js';
@@ -119,6 +120,18 @@ async function composeStockroom(config: Config, overrides: ServiceOverrides): Pr
       engines: overrides.generationEngines,
     });
     built.push(generation);
+    const web = await webModule(platform, {
+      search: search.exports.search,
+      catalog: catalog.exports.catalog,
+      products: licensing.exports.products,
+      downloads: licensing.exports.downloads,
+      boards: boards.exports.boards,
+      clients: oauth.exports.clients,
+      oauth: oauth.exports.oauth,
+      tokens: oauth.exports.tokens,
+      people: oauth.exports.users,
+    });
+    built.push(web);
     const embed = embedModule(platform, { catalog: catalog.exports.catalog, displaySizes: media.exports.media, signer: media.exports.signer });
     built.push(embed);
     measureGenerationQueue(platform.metrics, generation.exports.generationJobs);
@@ -309,8 +322,8 @@ export async function buildApp(
   for (const module of modules) if (module.routes?.root) await app.register(module.routes.root);
   // Behind a token only: without STOCKROOM_METRICS_TOKEN there is no /metrics on the API's port.
   if (config.metricsToken) await app.register(metricsRoute, { metrics: services.metrics, token: config.metricsToken });
+  // The API's docs stay at /docs; `/` is the catalogue browser (the web module's root routes).
   await registerDocsPage(app);
-  app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/docs'));
 
   return { app, services };
 }

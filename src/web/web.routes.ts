@@ -1,0 +1,344 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import fs from 'node:fs';
+import cookie from '@fastify/cookie';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { BoardsService } from '../boards/boards.service.js';
+import { FORM_BODY_LIMIT_BYTES, FORM_CONTENT_TYPE, parseForm } from '../oauth/form-body.js';
+import { ApiError, badRequest } from '../platform/http/errors.js';
+import { preferredLanguage } from '../platform/http/language.js';
+import { parseBrowseQuery } from './web-search.js';
+import { safeReturnPath, type WebSession, type WebSessions } from './web-sessions.service.js';
+import {
+  assetPage,
+  boardPage,
+  boardsPage,
+  downloadsPage,
+  errorPage,
+  invitationPage,
+  searchPage,
+  sharedBoardPage,
+  type BoardView,
+  type Frame,
+} from './web.pages.js';
+import type { Reader, WebService } from './web.service.js';
+
+/** Who a signed-in person is called on the page. */
+export interface WebPeople {
+  findById(id: number): Promise<{ username: string; first_name: string | null; last_name: string | null } | undefined>;
+  findByIds(ids: readonly number[]): Promise<Map<number, { first_name: string | null; last_name: string | null; username: string }>>;
+}
+
+export interface WebRoutesOptions {
+  web: WebService;
+  sessions: WebSessions;
+  boards: BoardsService;
+  people: WebPeople;
+  /** The public base URL (no trailing slash): display and delivery URIs live there. */
+  publicUrl: string;
+}
+
+/** A static file of the browser, served with a long cache life under a name that changes with its content. */
+interface StaticFile {
+  body: Buffer;
+  contentType: string;
+  path: string;
+}
+
+function staticFile(name: string, contentType: string): StaticFile {
+  const body = fs.readFileSync(new URL(`./static/${name}`, import.meta.url));
+  const version = createHash('sha256').update(body).digest('hex').slice(0, 12);
+  return { body, contentType, path: `/static/${name}?v=${version}` };
+}
+
+const SESSION_DAYS = 30;
+
+/** Equal strings, compared in constant time (as digests, so the lengths do not show either). */
+function sameToken(a: string, b: string): boolean {
+  const left = createHash('sha256').update(a).digest();
+  const right = createHash('sha256').update(b).digest();
+  return a !== '' && timingSafeEqual(left, right);
+}
+
+/** A board link's token: the last part of the API's link URL. */
+function tokenOf(url: string | null): string | undefined {
+  if (!url) return undefined;
+  return url.slice(url.lastIndexOf('/') + 1);
+}
+
+/**
+ * The catalogue browser's routes, at the root: the search at `/`, asset pages at `/asset/{id}`,
+ * sign-in and sign-out, downloads and boards. Every answer is a whole HTML page, errors too.
+ */
+export async function webRoutes(app: FastifyInstance, options: WebRoutesOptions): Promise<void> {
+  const { web, sessions, boards, people, publicUrl } = options;
+  const secure = publicUrl.startsWith('https:');
+  // A Secure cookie may carry the __Host- prefix: the browser then refuses it from any subdomain or path.
+  const cookieName = secure ? '__Host-stockroom-session' : 'stockroom-session';
+  const publicOrigin = new URL(publicUrl).origin;
+  const css = staticFile('web.css', 'text/css; charset=utf-8');
+  const script = staticFile('web.js', 'text/javascript; charset=utf-8');
+  const policy = [
+    "default-src 'none'",
+    "style-src 'self'",
+    "script-src 'self'",
+    `img-src 'self' ${publicOrigin} data:`,
+    `media-src 'self' ${publicOrigin}`,
+    // A download's form is answered with a redirect to its delivery URL, which form-action governs too.
+    `form-action 'self' ${publicOrigin}`,
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ].join('; ');
+
+  await app.register(cookie);
+  app.addContentTypeParser(FORM_CONTENT_TYPE, { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT_BYTES }, (_request, body, done) => {
+    const parsed = parseForm(body as string);
+    if (!parsed.ok) done(badRequest('MalformedForm', parsed.problem === 'repeated' ? `The form sent ${parsed.name} twice` : 'The form cannot be read'), undefined);
+    else done(null, parsed.fields);
+  });
+
+  interface PageContext {
+    session: WebSession | undefined;
+    reader: Reader;
+    frame: Frame;
+  }
+
+  async function contextOf(request: FastifyRequest, title: string): Promise<PageContext> {
+    const session = await sessions.read(request.cookies[cookieName]);
+    const language = preferredLanguage(request.headers['accept-language']);
+    const user = session?.user;
+    const person = user ? await people.findById(user.userId) : undefined;
+    const name = person ? [person.first_name, person.last_name].filter(Boolean).join(' ') || person.username : undefined;
+    return {
+      session,
+      reader: { language, user },
+      frame: { title, userName: name, csrfToken: session?.csrfToken, path: request.url, stylesheet: css.path, script: script.path, language },
+    };
+  }
+
+  function send(reply: FastifyReply, status: number, body: string): FastifyReply {
+    return reply
+      .code(status)
+      .headers({
+        'content-type': 'text/html; charset=utf-8',
+        'content-security-policy': policy,
+        'x-frame-options': 'DENY',
+        // Share and invitation links carry their token in the URL: no page hands its address on.
+        'referrer-policy': 'no-referrer',
+        'cache-control': 'no-store',
+        'x-content-type-options': 'nosniff',
+        vary: 'Accept-Language, Cookie',
+      })
+      .send(body);
+  }
+
+  function setSessionCookie(reply: FastifyReply, id: string): void {
+    reply.setCookie(cookieName, id, { path: '/', httpOnly: true, secure, sameSite: 'lax', maxAge: SESSION_DAYS * 24 * 3600 });
+  }
+
+  /** Every error becomes a page: a 4xx with its message, anything else a 500 that says only that it failed. */
+  app.setErrorHandler(async (error, request, reply) => {
+    const status = error instanceof ApiError ? error.statusCode : ((error as { statusCode?: number }).statusCode ?? 500);
+    if (status >= 500) request.log.error({ err: error }, 'web page failed');
+    const message = status >= 500 ? 'The server could not make this page. Try again in a moment.' : error instanceof Error ? error.message : 'The request was refused.';
+    const frame: Frame = { title: 'Error', userName: undefined, csrfToken: undefined, path: '/', stylesheet: css.path, script: script.path, language: 'en' };
+    return send(reply, status >= 400 && status < 600 ? status : 500, errorPage(frame, status, message));
+  });
+
+  /** The signed-in person of a page that needs one; otherwise the browser goes to sign in and comes back. */
+  function requireUser(context: PageContext, reply: FastifyReply, path: string) {
+    const user = context.session?.user;
+    if (!user) {
+      void reply.redirect(`/signin?return=${encodeURIComponent(path)}`, 303);
+      return undefined;
+    }
+    return user;
+  }
+
+  /** A form's session and its CSRF token, checked; the signed-in user. */
+  async function formUser(request: FastifyRequest): Promise<{ session: WebSession; user: NonNullable<WebSession['user']>; form: Record<string, string> }> {
+    const form = (request.body ?? {}) as Record<string, string>;
+    const session = await sessions.read(request.cookies[cookieName]);
+    if (!session || typeof form.csrf !== 'string' || !sameToken(form.csrf, session.csrfToken)) {
+      throw new ApiError(403, 'CsrfCheckFailed', 'This form has expired or did not come from this site. Go back, reload the page and try again.');
+    }
+    if (!session.user) throw new ApiError(401, 'SignInRequired', 'Your session has ended. Sign in again.');
+    return { session, user: session.user, form };
+  }
+
+  const hidden = { schema: { hide: true } };
+
+  app.get(css.path.split('?')[0]!, hidden, async (_request, reply) =>
+    reply.headers({ 'content-type': css.contentType, 'cache-control': 'public, max-age=31536000, immutable', 'x-content-type-options': 'nosniff' }).send(css.body),
+  );
+  app.get(script.path.split('?')[0]!, hidden, async (_request, reply) =>
+    reply.headers({ 'content-type': script.contentType, 'cache-control': 'public, max-age=31536000, immutable', 'x-content-type-options': 'nosniff' }).send(script.body),
+  );
+
+  app.get('/', hidden, async (request, reply) => {
+    const query = parseBrowseQuery(request.query as Record<string, unknown>);
+    const context = await contextOf(request, query.phrase ? `${query.phrase} — search` : 'Search');
+    const page = await web.searchPage(query, context.reader);
+    const eventNames = new Map<string, string>();
+    for (const facet of page.facets) if (facet.parameter === 'event_ids') for (const value of facet.values) eventNames.set(`event:${value.value}`, value.label);
+    const boardChoices = context.reader.user ? await web.boardChoices(context.reader.user.userId) : undefined;
+    return send(reply, 200, searchPage(context.frame, query, page, { eventNames, boards: boardChoices, returnTo: request.url }));
+  });
+
+  app.get('/asset/:id', hidden, async (request, reply) => {
+    const { id } = request.params as { id: string };
+    const { added } = request.query as { added?: string };
+    const context = await contextOf(request, 'Asset');
+    const page = await web.assetPage(id, context.reader);
+    context.frame.title = page.title;
+    context.frame.path = `/asset/${encodeURIComponent(id)}`;
+    const board = typeof added === 'string' ? page.boards.find((choice) => choice.id === added) : undefined;
+    return send(reply, 200, assetPage(context.frame, page, board ? `Added to the board “${board.name}”.` : undefined));
+  });
+
+  app.post('/asset/:id/download', hidden, async (request, reply) => {
+    const { id } = request.params as { id: string };
+    const { user, form } = await formUser(request);
+    const [size, productId, productType] = (form.choice ?? '').split('|');
+    if (!size || !productId || !/^[0-9]{1,15}$/.test(productId) || !productType) throw badRequest('InvalidChoice', 'Choose a size and a product to download with');
+    const uri = await web.download(user, { assetId: id, productId: Number(productId), productType, size, notes: form.notes, projectCode: form.project_code });
+    return reply.redirect(uri, 303);
+  });
+
+  // ── sign-in ──────────────────────────────────────────────────────────────
+
+  app.get('/signin', hidden, async (request, reply) => {
+    const { return: returnTo } = request.query as { return?: string };
+    const started = await sessions.beginSignIn(request.cookies[cookieName], typeof returnTo === 'string' ? returnTo : '/', `${publicUrl}/oauth2/auth`);
+    setSessionCookie(reply, started.cookieId);
+    return reply.header('cache-control', 'no-store').redirect(started.location, 303);
+  });
+
+  app.get('/signin/callback', hidden, async (request, reply) => {
+    const query = request.query as Record<string, unknown>;
+    if (typeof query.error === 'string') {
+      throw new ApiError(400, 'SignInCancelled', query.error === 'access_denied' ? 'Sign-in was cancelled.' : 'Sign-in did not complete. Try again.');
+    }
+    if (typeof query.code !== 'string' || typeof query.state !== 'string') throw badRequest('SignInIncomplete', 'This address is where sign-in comes back to; it needs a code and a state.');
+    const done = await sessions.completeSignIn(request.cookies[cookieName], query.state, query.code, request.ip);
+    if (!done) throw badRequest('SignInExpired', 'This sign-in expired or was started in another browser. Sign in again.');
+    setSessionCookie(reply, done.cookieId);
+    return reply.header('cache-control', 'no-store').redirect(done.returnTo, 303);
+  });
+
+  app.post('/signout', hidden, async (request, reply) => {
+    const form = (request.body ?? {}) as Record<string, string>;
+    const session = await sessions.read(request.cookies[cookieName]);
+    if (session) {
+      if (typeof form.csrf !== 'string' || !sameToken(form.csrf, session.csrfToken)) throw new ApiError(403, 'CsrfCheckFailed', 'This form has expired. Reload the page and try again.');
+      await sessions.signOut(session.cookieId);
+    }
+    reply.clearCookie(cookieName, { path: '/', httpOnly: true, secure, sameSite: 'lax' });
+    return reply.redirect('/', 303);
+  });
+
+  // ── downloads ────────────────────────────────────────────────────────────
+
+  app.get('/downloads', hidden, async (request, reply) => {
+    const context = await contextOf(request, 'My downloads');
+    const user = requireUser(context, reply, '/downloads');
+    if (!user) return reply;
+    return send(reply, 200, downloadsPage(context.frame, await web.myDownloads(user, 1)));
+  });
+
+  // ── boards ───────────────────────────────────────────────────────────────
+
+  app.get('/boards', hidden, async (request, reply) => {
+    const context = await contextOf(request, 'Boards');
+    const user = requireUser(context, reply, '/boards');
+    if (!user) return reply;
+    const listing = await boards.list(user.userId, { page: 1, pageSize: 100, relationship: undefined, sort: 'date_last_updated_descending' });
+    const summaries = listing.boards.map((board) => ({
+      id: board.id,
+      name: board.name,
+      asset_count: board.asset_count,
+      description: board.description,
+      hero: board.hero_asset?.display_sizes.find((size) => size.name === 'comp')?.uri,
+      relationship: board.board_relationship,
+    }));
+    return send(reply, 200, boardsPage(context.frame, summaries, undefined));
+  });
+
+  app.post('/boards', hidden, async (request, reply) => {
+    const { user, form } = await formUser(request);
+    const created = await boards.create(user.userId, { name: form.name ?? '', description: form.description || null });
+    return reply.redirect(`/boards/${encodeURIComponent(created.id)}`, 303);
+  });
+
+  app.post('/boards/add', hidden, async (request, reply) => {
+    const { user, form } = await formUser(request);
+    if (!form.board_id || !form.asset_id) throw badRequest('InvalidChoice', 'Choose a board to add to');
+    await boards.addAsset(user.userId, form.board_id, form.asset_id);
+    const back = safeReturnPath(form.return);
+    const onAssetPage = back.startsWith('/asset/') && !back.includes('?');
+    return reply.redirect(onAssetPage ? `${back}?added=${encodeURIComponent(form.board_id)}` : back, 303);
+  });
+
+  app.get('/boards/shared/:token', hidden, async (request, reply) => {
+    const { token } = request.params as { token: string };
+    const context = await contextOf(request, 'Shared board');
+    const board = await boards.shared(token);
+    context.frame.title = board.name;
+    const assets = board.assets.map((asset) => ({ id: asset.id, picture: asset.display_sizes.find((size) => size.name === 'comp')?.uri }));
+    return send(reply, 200, sharedBoardPage(context.frame, { name: board.name, description: board.description, assets }));
+  });
+
+  app.get('/boards/invitations/:token', hidden, async (request, reply) => {
+    const { token } = request.params as { token: string };
+    const context = await contextOf(request, 'Join a board');
+    return send(reply, 200, invitationPage(context.frame, token));
+  });
+
+  app.post('/boards/invitations/:token', hidden, async (request, reply) => {
+    const { token } = request.params as { token: string };
+    const { user } = await formUser(request);
+    const joined = await boards.acceptInvitation(user.userId, token);
+    return reply.redirect(`/boards/${encodeURIComponent(joined.id)}`, 303);
+  });
+
+  app.get('/boards/:id', hidden, async (request, reply) => {
+    const { id } = request.params as { id: string };
+    const context = await contextOf(request, 'Board');
+    const user = requireUser(context, reply, `/boards/${encodeURIComponent(id)}`);
+    if (!user) return reply;
+    const board = await boards.get(user.userId, id);
+    const comments = await boards.comments(user.userId, id);
+    context.frame.title = board.name;
+    const shareToken = tokenOf(board.links.share);
+    const invitationToken = tokenOf(board.links.invitation);
+    const view: BoardView = {
+      id: board.id,
+      name: board.name,
+      description: board.description,
+      assets: board.assets.map((asset) => ({ id: asset.id, picture: asset.display_sizes.find((size) => size.name === 'comp')?.uri })),
+      comments: comments.comments.map((comment) => ({
+        text: comment.text,
+        author: [comment.created_by.first_name, comment.created_by.last_name].filter(Boolean).join(' ') || 'Someone',
+        date: comment.date_created,
+      })),
+      canComment: comments.permissions.can_add_comment,
+      shareUrl: shareToken ? `${publicUrl}/boards/shared/${shareToken}` : null,
+      invitationUrl: invitationToken ? `${publicUrl}/boards/invitations/${invitationToken}` : null,
+    };
+    return send(reply, 200, boardPage(context.frame, view, undefined));
+  });
+
+  app.post('/boards/:id/comments', hidden, async (request, reply) => {
+    const { id } = request.params as { id: string };
+    const { user, form } = await formUser(request);
+    await boards.addComment(user.userId, id, { text: form.text ?? '' });
+    return reply.redirect(`/boards/${encodeURIComponent(id)}#comments-heading`, 303);
+  });
+
+  app.post('/boards/:id/links/:kind', hidden, async (request, reply) => {
+    const { id, kind } = request.params as { id: string; kind: string };
+    if (kind !== 'share' && kind !== 'invitation') throw new ApiError(404, 'NotFound', 'There is no such link');
+    const { user } = await formUser(request);
+    await boards.renewLink(user.userId, id, kind);
+    return reply.redirect(`/boards/${encodeURIComponent(id)}`, 303);
+  });
+}

@@ -1,0 +1,324 @@
+import { createHash } from 'node:crypto';
+import type { BoardsService } from '../boards/boards.service.js';
+import type { AssetRecord, AssetType, StoredKeyword } from '../catalog/catalog.records.js';
+import type { CatalogService } from '../catalog/catalog.service.js';
+import { IMAGE_FIELDS, VIDEO_FIELDS } from '../catalog/field-sets.js';
+import { localizedText } from '../catalog/localize.js';
+import type { DownloadsService } from '../licensing/downloads.service.js';
+import { downloadCredits, licensableAsset } from '../licensing/entitlements.js';
+import type { ProductRecord, ProductsService } from '../licensing/products.service.js';
+import { notFound } from '../platform/http/errors.js';
+import { FieldSelector } from '../platform/http/fields.js';
+import type { SearchFilter } from '../search/engine/types.js';
+import { normalizeSearchParameters, type RawSearchQuery } from '../search/params/normalize.js';
+import { EDITORIAL_FACET_FIELDS, CREATIVE_FACET_FIELDS } from '../search/params/search-values.js';
+import { pageWindow, sameSeriesPage, similarQuery } from '../search/related-assets.js';
+import { assetSearchQuery, licensingFilter, narrowed, type KeywordAssetSearch } from '../search/search-query.js';
+import type { SearchService } from '../search/search.service.js';
+import { apiQueryOf, endpointOf, PAGE_SIZE, type BrowseQuery } from './web-search.js';
+import type { WebUser } from './web-sessions.service.js';
+
+/** Who is reading a page: their language (Accept-Language) and, when signed in, who they are. */
+export interface Reader {
+  language: string;
+  user: WebUser | undefined;
+}
+
+/** An asset as a result card or a board tile shows it. */
+export interface AssetCard {
+  id: string;
+  assetType: AssetType;
+  title: string;
+  family: string | null;
+  artist: string | null;
+  /** the watermarked comp (612 px), or the thumb when there is no comp */
+  picture: { uri: string; width: number; height: number } | undefined;
+}
+
+export interface FacetValue {
+  /** what the refinement adds to the URL: an artist's or person's name, or an event id */
+  value: string;
+  label: string;
+  count: number;
+}
+
+export interface SearchPage {
+  total: number;
+  cards: AssetCard[];
+  /** facet name (artists, events, specific_people) → values, those the search counts */
+  facets: Array<{ parameter: 'artists' | 'event_ids' | 'specific_people'; values: FacetValue[] }>;
+  pages: number;
+  correction: string | undefined;
+}
+
+/** One way to license one size: a product the person holds and what a download under it costs. */
+export interface LicenseOption {
+  productId: number;
+  productType: string;
+  productName: string;
+  agreementName: string | null;
+  /** "3 credits", "1 of 12 downloads left this month", "Included" */
+  cost: string;
+  /** the product asks for notes or a project code with each download */
+  noteRequired: boolean;
+  projectCodeRequired: boolean;
+  projectCodes: string[];
+}
+
+export interface DownloadSizeOption {
+  /** what the download form sends: an image's height, a video's size name */
+  sizeValue: string;
+  label: string;
+  options: LicenseOption[];
+}
+
+export interface AssetPage {
+  record: AssetRecord;
+  detail: Record<string, unknown>;
+  title: string;
+  caption: string | null;
+  keywords: Array<{ text: string; label: string }>;
+  preview: { poster: string | undefined; clip: string | undefined; width: number; height: number };
+  similar: AssetCard[];
+  sameSeries: AssetCard[];
+  /** undefined when nobody is signed in */
+  licensing: DownloadSizeOption[] | undefined;
+  boards: Array<{ id: string; name: string }>;
+}
+
+export interface WebServiceDeps {
+  search: SearchService;
+  catalog: CatalogService;
+  products: ProductsService;
+  downloads: DownloadsService;
+  boards: BoardsService;
+}
+
+const CARD_FIELDS = ['id', 'title', 'artist', 'asset_family', 'comp', 'thumb'];
+const IMAGE_CARDS = new FieldSelector(IMAGE_FIELDS).select(CARD_FIELDS);
+const VIDEO_CARDS = new FieldSelector(VIDEO_FIELDS).select(CARD_FIELDS);
+const DETAIL_FIELDS = ['id', 'title', 'caption', 'artist', 'asset_family', 'license_model', 'collection_name', 'date_created', 'orientation', 'city', 'country', 'people', 'keywords'];
+const IMAGE_DETAIL_FIELDS = [...DETAIL_FIELDS, 'credit_line', 'thumb', 'comp', 'mid_res_comp'];
+const VIDEO_DETAIL_FIELDS = [...DETAIL_FIELDS, 'clip_length', 'thumb', 'comp', 'preview'];
+const IMAGE_DETAIL = new FieldSelector(IMAGE_FIELDS).select(IMAGE_DETAIL_FIELDS);
+const VIDEO_DETAIL = new FieldSelector(VIDEO_FIELDS).select(VIDEO_DETAIL_FIELDS);
+// Signed in, the download sizes come with the links of the person's products (the catalogue asks licensing).
+const IMAGE_DETAIL_SIGNED_IN = new FieldSelector(IMAGE_FIELDS).select([...IMAGE_DETAIL_FIELDS, 'download_sizes']);
+const VIDEO_DETAIL_SIGNED_IN = new FieldSelector(VIDEO_FIELDS).select([...VIDEO_DETAIL_FIELDS, 'download_sizes']);
+
+const RELATED_COUNT = 8;
+const MONTHLY: Readonly<Record<string, string>> = { day: 'today', month: 'this month', year: 'this year' };
+
+/** The same seed the JSON search gives a query's random order: the query without what only shapes the page. */
+function seedOf(search: object): number {
+  const { page: _page, page_size: _pageSize, fields: _fields, ...rest } = search as { page?: number; page_size?: number; fields?: unknown };
+  return createHash('sha256').update(JSON.stringify(rest)).digest().readUInt32BE(0);
+}
+
+function text(value: unknown): string | null {
+  return typeof value === 'string' && value !== '' ? value : null;
+}
+
+/**
+ * The catalogue browser's pages as data: search, asset, licensing. Every read goes through the
+ * services the JSON API uses (search, catalogue, licensing, boards), with the JSON search's own
+ * parameter rules, so a page and the API never disagree about what a search finds.
+ */
+export class WebService {
+  private readonly search: SearchService;
+  private readonly catalog: CatalogService;
+  private readonly products: ProductsService;
+  private readonly downloads: DownloadsService;
+  private readonly boards: BoardsService;
+
+  constructor(deps: WebServiceDeps) {
+    this.search = deps.search;
+    this.catalog = deps.catalog;
+    this.products = deps.products;
+    this.downloads = deps.downloads;
+    this.boards = deps.boards;
+  }
+
+  /** The search a page shows: the JSON search's parameters, its index query and its records. */
+  async searchPage(query: BrowseQuery, reader: Reader): Promise<SearchPage> {
+    const endpoint = endpointOf(query);
+    const facetFields = endpoint.endsWith('editorial') ? EDITORIAL_FACET_FIELDS.filter((name) => name !== 'locations') : CREATIVE_FACET_FIELDS.filter((name) => name !== 'locations');
+    const normalized = normalizeSearchParameters(endpoint, apiQueryOf(query, facetFields) as RawSearchQuery) as KeywordAssetSearch;
+    const licensingTypes = reader.user ? await this.products.licensingProductTypes(reader.user.userId) : [];
+    const result = this.search.searchAssets(assetSearchQuery(normalized, seedOf(normalized), licensingTypes));
+    const assetType: AssetType = endpoint.startsWith('images') ? 'image' : 'video';
+    const cards = await this.cards(assetType, result.ids, reader);
+    const facets: SearchPage['facets'] = [];
+    const counts = result.facets ?? {};
+    if (counts.artist?.length) facets.push({ parameter: 'artists', values: counts.artist.map((f) => ({ value: f.value, label: f.value, count: f.count })) });
+    if (counts.event_id?.length) {
+      const events = new Map((await this.catalog.findEventRecords(counts.event_id.map((f) => Number(f.value)))).map((event) => [String(event.id), event]));
+      const values = counts.event_id.flatMap((f) => {
+        const event = events.get(f.value);
+        return event ? [{ value: f.value, label: event.name, count: f.count }] : [];
+      });
+      if (values.length > 0) facets.push({ parameter: 'event_ids', values });
+    }
+    if (counts.person?.length) facets.push({ parameter: 'specific_people', values: counts.person.map((f) => ({ value: f.value, label: f.value, count: f.count })) });
+    return {
+      total: result.total,
+      cards,
+      facets,
+      pages: Math.max(1, Math.ceil(result.total / PAGE_SIZE)),
+      correction: result.corrections,
+    };
+  }
+
+  /** Cards for ids of one type, in their order (an id the catalogue no longer has is left out). */
+  async cards(assetType: AssetType, ids: readonly string[], reader: Reader): Promise<AssetCard[]> {
+    if (ids.length === 0) return [];
+    const selection = assetType === 'image' ? IMAGE_CARDS : VIDEO_CARDS;
+    const { assets } = await this.catalog.getAssets(assetType, ids, selection, { language: reader.language, authorized: false });
+    return assets.map((asset) => cardOf(asset as Record<string, unknown>, assetType));
+  }
+
+  /** The record behind an id, image or video; 404 when the catalogue has neither. */
+  async findAsset(id: string): Promise<AssetRecord> {
+    const images = await this.catalog.findAssets('image', [id]);
+    if (images.found[0]) return images.found[0];
+    const videos = await this.catalog.findAssets('video', [id]);
+    if (videos.found[0]) return videos.found[0];
+    throw notFound('AssetNotFound', `There is no image or video ${id} in the catalogue`);
+  }
+
+  async assetPage(id: string, reader: Reader): Promise<AssetPage> {
+    const record = await this.findAsset(id);
+    const assetType = record.asset_type;
+    const signedIn = reader.user !== undefined;
+    const selection = assetType === 'image' ? (signedIn ? IMAGE_DETAIL_SIGNED_IN : IMAGE_DETAIL) : signedIn ? VIDEO_DETAIL_SIGNED_IN : VIDEO_DETAIL;
+    const detail = (await this.catalog.getAsset(assetType, id, selection, {
+      language: reader.language,
+      authorized: signedIn,
+      userId: reader.user?.userId ?? null,
+    })) as Record<string, unknown>;
+    const sizes = displaySizes(detail);
+    const comp = sizes.find((size) => size.name === (assetType === 'image' ? 'mid_res_comp' : 'comp')) ?? sizes.find((size) => size.name === 'comp');
+    const clip = sizes.find((size) => /\.(mp4|webm)(\?|$)/i.test(size.uri));
+    const stillSize = sizes.find((size) => size.uri === comp?.uri && !/\.(mp4|webm)(\?|$)/i.test(size.uri)) ?? sizes.find((size) => !/\.(mp4|webm)(\?|$)/i.test(size.uri) && size.name !== 'thumb');
+    const limits: SearchFilter[] = signedIn ? licensingFilter(await this.products.licensingProductTypes(reader.user!.userId)) : [];
+    const window = pageWindow({ page: 1, page_size: RELATED_COUNT });
+    const signature = this.search.visualSignatureOf(record.id);
+    const similarIds =
+      signature === undefined ? [] : this.search.searchVisual({ signature, assetType, query: similarQuery(assetType, window, limits), excludeId: record.id }).ids;
+    const seriesIds = sameSeriesPage((q) => this.search.searchAssets(narrowed(q, limits)), record, window).ids;
+    const storedKeywords = Array.isArray(record.fields.keywords) ? (record.fields.keywords as StoredKeyword[]) : [];
+    return {
+      record,
+      detail,
+      title: text(detail.title) ?? record.id,
+      caption: text(detail.caption),
+      keywords: storedKeywords.map((keyword) => ({ text: keyword.text, label: localizedText(keyword.text, keyword.translations, reader.language) })),
+      preview: {
+        poster: stillSize?.uri,
+        clip: clip?.uri,
+        width: stillSize?.width ?? comp?.width ?? 612,
+        height: stillSize?.height ?? comp?.height ?? 408,
+      },
+      similar: await this.cards(assetType, similarIds, reader),
+      sameSeries: await this.cards(assetType, seriesIds, reader),
+      licensing: reader.user ? await this.licenseOptions(record, detail, reader.user) : undefined,
+      boards: reader.user ? await this.boardChoices(reader.user.userId) : [],
+    };
+  }
+
+  /** For each download size, the person's products that license it, with what each download costs. */
+  private async licenseOptions(record: AssetRecord, detail: Record<string, unknown>, user: WebUser): Promise<DownloadSizeOption[]> {
+    const products = new Map((await this.products.productsForToken(user.grant, { downloadRequirements: true })).map((product) => [product.id, product]));
+    const asset = licensableAsset(record);
+    const sizes = Array.isArray(detail.download_sizes) ? (detail.download_sizes as Array<Record<string, unknown>>) : [];
+    return sizes.flatMap((size) => {
+      const links = Array.isArray(size.downloads) ? (size.downloads as Array<{ product_id: string | null; product_type: string; agreement_name: string | null }>) : [];
+      const options = links.flatMap((link) => {
+        const product = products.get(Number(link.product_id));
+        if (!product) return [];
+        return [
+          {
+            productId: product.id,
+            productType: product.type,
+            productName: product.name,
+            agreementName: link.agreement_name,
+            cost: costOf(product, downloadCredits(product.type, asset)),
+            noteRequired: product.download_requirements?.is_note_required ?? false,
+            projectCodeRequired: product.download_requirements?.is_project_code_required ?? false,
+            projectCodes: product.download_requirements?.project_codes ?? [],
+          },
+        ];
+      });
+      const sizeValue = record.asset_type === 'image' ? (typeof size.height === 'number' ? String(size.height) : '') : (text(size.name) ?? '');
+      if (options.length === 0 || sizeValue === '') return [];
+      return [{ sizeValue, label: sizeLabel(size), options }];
+    });
+  }
+
+  /** The boards a person may add assets to (their own and those they were invited to), newest first. */
+  async boardChoices(userId: number): Promise<Array<{ id: string; name: string }>> {
+    const { boards } = await this.boards.list(userId, { page: 1, pageSize: 100, relationship: undefined, sort: 'date_last_updated_descending' });
+    return boards.map((board) => ({ id: board.id, name: board.name }));
+  }
+
+  /** Downloads an asset under one product: the ledger and the delivery URL, exactly as POST /v3/downloads does. */
+  async download(
+    user: WebUser,
+    input: { assetId: string; productId: number; productType: string; size: string; notes?: string | undefined; projectCode?: string | undefined },
+  ): Promise<string> {
+    const record = await this.findAsset(input.assetId);
+    const result = await this.downloads.download({
+      grant: user.grant,
+      assetType: record.asset_type,
+      assetId: record.id,
+      productId: input.productId,
+      productType: input.productType,
+      ...(record.asset_type === 'image' ? { height: input.size } : { size: input.size }),
+      useTeamCredits: false,
+      downloadNotes: input.notes || null,
+      projectCode: input.projectCode || null,
+    });
+    return result.uri;
+  }
+
+  myDownloads(user: WebUser, page: number) {
+    return this.downloads.history(user.grant, { page, pageSize: 30 });
+  }
+}
+
+/** What one download under a product costs, in words. */
+function costOf(product: ProductRecord, credits: number): string {
+  if (credits > 0) {
+    const left = product.team_credits ?? product.credits_remaining;
+    return `${credits} credit${credits === 1 ? '' : 's'}${left === null ? '' : ` (${left} left)`}`;
+  }
+  if (product.download_limit !== null && product.downloads_remaining !== null) {
+    const period = product.download_limit_duration ? (MONTHLY[product.download_limit_duration] ?? '') : '';
+    return `1 download (${product.downloads_remaining} of ${product.download_limit} left${period ? ` ${period}` : ''})`;
+  }
+  return 'Included in the product';
+}
+
+function sizeLabel(size: Record<string, unknown>): string {
+  const name = text(size.name) ?? 'Size';
+  const width = typeof size.width === 'number' ? size.width : undefined;
+  const height = typeof size.height === 'number' ? size.height : undefined;
+  return width && height ? `${name} — ${width} × ${height} px` : name;
+}
+
+function displaySizes(asset: Record<string, unknown>): Array<{ name: string; uri: string; width: number; height: number }> {
+  return Array.isArray(asset.display_sizes) ? (asset.display_sizes as Array<{ name: string; uri: string; width: number; height: number }>) : [];
+}
+
+function cardOf(asset: Record<string, unknown>, assetType: AssetType): AssetCard {
+  const sizes = displaySizes(asset);
+  const picture = sizes.find((size) => size.name === 'comp' && !/\.(mp4|webm)(\?|$)/i.test(size.uri)) ?? sizes.find((size) => size.name === 'thumb');
+  return {
+    id: String(asset.id),
+    assetType,
+    title: text(asset.title) ?? String(asset.id),
+    family: text(asset.asset_family),
+    artist: text(asset.artist),
+    picture: picture ? { uri: picture.uri, width: picture.width, height: picture.height } : undefined,
+  };
+}
