@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
 import { siteRoutes } from '../../src/embed/site-url.js';
+import { parseManifestLine } from '../../src/catalog/ingest/ingest.schemas.js';
 
 const PUBLIC = 'https://media.example.com';
 const load = (env: Record<string, string>) => loadConfig({ STOCKROOM_PUBLIC_URL: PUBLIC, ...env }, '/');
@@ -47,5 +48,21 @@ describe('where a site URL is served', () => {
   it('on a host of its own, for that host only (a port is part of the host)', () => {
     expect(siteRoutes('https://sho.rt', PUBLIC)).toEqual({ prefix: '', host: 'sho.rt' });
     expect(siteRoutes('https://EMBED.example.com:8443/e', PUBLIC)).toEqual({ prefix: '/e', host: 'embed.example.com:8443' });
+  });
+});
+
+describe('the ingest field embeddable', () => {
+  it('takes true or false on images and videos; null or absent is no value (embeddable)', () => {
+    for (const assetType of ['image', 'video']) {
+      expect(parseManifestLine({ asset_type: assetType, id: 'a', embeddable: false })).toMatchObject({ ok: true, record: { embeddable: false } });
+      expect(parseManifestLine({ asset_type: assetType, id: 'a', embeddable: true })).toMatchObject({ ok: true, record: { embeddable: true } });
+      const withNull = parseManifestLine({ asset_type: assetType, id: 'a', embeddable: null });
+      expect(withNull.ok && 'embeddable' in withNull.record).toBe(false);
+    }
+  });
+
+  it('refuses anything else, and names a misspelling', () => {
+    expect(parseManifestLine({ asset_type: 'image', id: 'a', embeddable: 'yes' })).toEqual({ ok: false, reason: 'embeddable must be true or false (got "yes")' });
+    expect(parseManifestLine({ asset_type: 'image', id: 'a', embedable: true })).toEqual({ ok: false, reason: "unknown field 'embedable' (did you mean 'embeddable'?)" });
   });
 });

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { createTestApp, STORES, type TestApp } from '../helpers/test-app.js';
 import { FRAME_FOOTER_HEIGHT } from '../../src/embed/embed.service.js';
+import { IngestService } from '../../src/catalog/ingest/ingest.service.js';
+import { makeJpeg } from '../helpers/catalog-fixtures.js';
 import { addEmbedCatalog, EMBEDDABLE, EMBEDDABLE_TEXT, MARKUP, NO_ORIGINAL, NOT_EMBEDDABLE, pathOf, VIDEO } from './embed-fixtures.js';
 
 const PUBLIC = 'http://stockroom.test';
@@ -250,6 +252,25 @@ describe.each(STORES)('oEmbed, short links and the embed page, on $name', ({ url
         expect(response.body).toContain('Not available');
       }
     });
+  });
+
+  it('follows the ingest line: an asset re-ingested with embeddable: false leaves other sites at once, and comes back with true', async () => {
+    const ingest = new IngestService({ catalog: t.services.catalog, blobs: t.services.blobs });
+    const line = { asset_type: 'image', id: 'e5', title: 'Changing minds', product_types: ['creditpack'] };
+    await ingest.ingestRecord({ ...line, file: 'e5.jpg' }, await makeJpeg(900, 600, '#556677'));
+    const uriOf = async () => (await api('/v3/images/e5?fields=uri_oembed')).json<{ uri_oembed: string | null }>().uri_oembed;
+    expect(await uriOf()).not.toBeNull();
+    expect((await get('/embed/frame/e5')).statusCode).toBe(200);
+
+    // A line without a file keeps the stored original.
+    await ingest.ingestRecord({ ...line, embeddable: false });
+    expect(await uriOf()).toBeNull();
+    expectError(await get(oembedPath(`${SHORT}/e5`)), 404, 'AssetNotEmbeddable');
+    expect((await get('/embed/frame/e5')).statusCode).toBe(404);
+
+    await ingest.ingestRecord({ ...line, embeddable: true });
+    expect(await uriOf()).toBe(`${PUBLIC}/embed/oembed?url=${encodeURIComponent(`${SHORT}/e5`)}`);
+    expect((await get(oembedPath(`${SHORT}/e5`))).statusCode).toBe(200);
   });
 
   it('leaves the API as it was: the oEmbed routes are not in the OpenAPI document', async () => {
