@@ -6,6 +6,7 @@ import { addClientCommands } from './cli/commands/admin-client.js';
 import { addProductCommands } from './cli/commands/admin-product.js';
 import { addUserCommands } from './cli/commands/admin-user.js';
 import { addIngestCommand } from './cli/commands/ingest.js';
+import { addBackfillCommand } from './cli/commands/backfill.js';
 import { addReportCommand } from './cli/commands/report.js';
 import { addSeedDemoCommand } from './cli/commands/seed-demo.js';
 import { addServeCommand } from './cli/commands/serve.js';
@@ -21,6 +22,7 @@ const program = new Command()
 addServeCommand(program);
 addSeedDemoCommand(program);
 addIngestCommand(program);
+addBackfillCommand(program);
 addReportCommand(program);
 const admin = program.command('admin').description('manage API clients, the users who sign in to authorize them, and their products');
 addClientCommands(admin);

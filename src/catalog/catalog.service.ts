@@ -34,9 +34,11 @@ export interface DisplaySizeView {
 /** The media module's part in a read: signed display URIs for an asset's renditions. */
 export interface DisplaySizeProvider {
   displaySizes(
-    asset: { id: string; width: number | null; height: number | null; hasOriginal: boolean },
+    asset: { id: string; width: number | null; height: number | null; hasOriginal: boolean; originalMediaType?: string | null | undefined },
     names: readonly string[],
   ): DisplaySizeView[];
+  /** A video's key_frames: `count` stills ingest kept at its scene changes (none when not given). */
+  keyFrames?(asset: { id: string; width: number | null; height: number | null; hasOriginal: boolean }, count: number): DisplaySizeView[];
 }
 
 export interface DownloadLink {
@@ -315,7 +317,11 @@ export class CatalogService {
         case 'display_sizes':
           break;
         case 'key_frames':
-          out.key_frames = fields.key_frames ?? [];
+          // Stills at the scene changes ingest found in the video file (media signs their URLs).
+          out.key_frames = this.media.keyFrames?.(
+            { id: record.id, width: record.width, height: record.height, hasOriginal: record.original !== null },
+            typeof fields.key_frame_count === 'number' ? fields.key_frame_count : 0,
+          ) ?? [];
           break;
         case 'uri_oembed':
           out.uri_oembed = this.embedding?.oembedUri(record) ?? null;
@@ -326,7 +332,7 @@ export class CatalogService {
     }
     if (selection.displaySizes.length > 0) {
       out.display_sizes = this.media.displaySizes(
-        { id: record.id, width: record.width, height: record.height, hasOriginal: record.original !== null },
+        { id: record.id, width: record.width, height: record.height, hasOriginal: record.original !== null, originalMediaType: record.original?.media_type },
         selection.displaySizes,
       );
     }

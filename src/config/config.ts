@@ -65,6 +65,10 @@ export interface Config {
   readonly keepAliveTimeoutSeconds: number;
   /** Generative images: the model server, the job queue and the prompt policy. */
   readonly generation: GenerationConfig;
+  /** Facts computed from pictures at ingest: the nudity classifier and the score search treats as nudity. */
+  readonly mediaFacts: MediaFactsConfig;
+  /** Video: the ffmpeg and ffprobe programs, and the transcode jobs. */
+  readonly video: VideoConfig;
   /** Where originals, renditions and other blobs live. */
   readonly blobs: BlobsConfig;
 }
@@ -73,6 +77,21 @@ export interface Config {
 export type BlobsConfig =
   | { readonly kind: 'folder'; readonly dir: string }
   | { readonly kind: 's3'; readonly location: S3Location; readonly pathStyle: boolean };
+
+export interface VideoConfig {
+  /** STOCKROOM_FFMPEG_PATH: the ffmpeg program; absent: the one the npm package @ffmpeg-installer/ffmpeg ships. */
+  readonly ffmpegPath: string | undefined;
+  /** STOCKROOM_FFPROBE_PATH: the ffprobe program; absent: the one @ffprobe-installer/ffprobe ships. */
+  readonly ffprobePath: string | undefined;
+  /** Whether this node runs transcode jobs (one at a time); other nodes run them when it does not. */
+  readonly runTranscodes: boolean;
+  /** How long a download or preview request waits for its transcode before answering 503 with Retry-After. */
+  readonly transcodeWaitMs: number;
+  /** How long one ffmpeg run may take before it is stopped and the job fails. */
+  readonly transcodeTimeoutSeconds: number;
+  /** How long a node's claim on a transcode holds unless renewed. */
+  readonly transcodeLeaseSeconds: number;
+}
 
 /** The kinds of model server the generation module can talk to. */
 export const GENERATION_SERVERS = ['a1111', 'comfyui', 'openai'] as const;
@@ -302,6 +321,35 @@ function generationConfig(env: Env): GenerationConfig {
   });
 }
 
+export interface MediaFactsConfig {
+  /** STOCKROOM_NUDITY_CLASSIFIER: score each new original for nudity at ingest and backfill (nsfwjs, about 60–100 ms a picture). */
+  readonly classifyNudity: boolean;
+  /** STOCKROOM_NUDITY_THRESHOLD: a nudity score above it is nudity to exclude_nudity and safe_search (0–1). */
+  readonly nudityThreshold: number;
+}
+
+/** The media-fact settings alone (ingest and backfill read them where no whole configuration is loaded). */
+export function mediaFactsConfig(env: Env = process.env): MediaFactsConfig {
+  const raw = env.STOCKROOM_NUDITY_THRESHOLD?.trim();
+  const threshold = raw ? Number(raw) : 0.5;
+  if (raw && (!/^(0(\.\d+)?|1(\.0+)?|\.\d+)$/.test(raw) || !Number.isFinite(threshold))) {
+    throw new ConfigError(`STOCKROOM_NUDITY_THRESHOLD must be a number from 0 to 1, got '${raw}'`);
+  }
+  return Object.freeze({ classifyNudity: boolean(env, 'STOCKROOM_NUDITY_CLASSIFIER', true), nudityThreshold: threshold });
+}
+
+/** The video settings alone (ingest reads them where no whole configuration is loaded). */
+export function videoConfig(env: Env = process.env): VideoConfig {
+  return Object.freeze({
+    ffmpegPath: env.STOCKROOM_FFMPEG_PATH?.trim() || undefined,
+    ffprobePath: env.STOCKROOM_FFPROBE_PATH?.trim() || undefined,
+    runTranscodes: boolean(env, 'STOCKROOM_VIDEO_TRANSCODES', true),
+    transcodeWaitMs: integer(env, 'STOCKROOM_VIDEO_TRANSCODE_WAIT_MS', 20_000, 0, 600_000),
+    transcodeTimeoutSeconds: integer(env, 'STOCKROOM_VIDEO_TRANSCODE_TIMEOUT', 1800, 1, 86_400),
+    transcodeLeaseSeconds: integer(env, 'STOCKROOM_VIDEO_TRANSCODE_LEASE_SECONDS', 60, 3, 3600),
+  });
+}
+
 function blobsConfig(env: Env, dataDir: string): BlobsConfig {
   const raw = env.STOCKROOM_BLOBS?.trim();
   const pathStyle = boolean(env, 'STOCKROOM_BLOBS_PATH_STYLE', false);
@@ -376,6 +424,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     headersTimeoutSeconds,
     keepAliveTimeoutSeconds: integer(env, 'STOCKROOM_KEEP_ALIVE_TIMEOUT', 5, 1, 3600),
     generation: generationConfig(env),
+    mediaFacts: mediaFactsConfig(env),
+    video: videoConfig(env),
     blobs: blobsConfig(env, dataDir),
   });
 }

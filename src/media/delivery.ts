@@ -81,7 +81,7 @@ export function deliveryPath(downloadId: number | string, assetId: string, fileN
 }
 
 /** Letters, digits, '_' and '-' only: any other run becomes one '_'; capped in length. */
-function namePart(text: string): string {
+export function namePart(text: string): string {
   return text.replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, MAX_NAME_PART);
 }
 

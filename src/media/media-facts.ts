@@ -48,6 +48,9 @@ export function nudityScore(scores: NudityScores): number {
   return Math.min(1, scores.porn + scores.hentai + scores.sexy);
 }
 
+/** STOCKROOM_NUDITY_THRESHOLD's default: a picture more likely than not to be sexual content. */
+export const DEFAULT_NUDITY_THRESHOLD = 0.5;
+
 /** The thumbnail colours are counted on: a few thousand pixels say which colours dominate. */
 const THUMB = 64;
 /** Levels per RGB channel of the colour grid: 6 × 6 × 6 = 216 cells, the web-safe palette's grid. */

@@ -5,11 +5,16 @@ import { randomSecret } from '../platform/crypto/secrets.js';
 import { MediaService } from './media.service.js';
 import { UrlSigner } from './url-signer.js';
 import { mediaRoutes } from './media.routes.js';
+import { VideoMedia } from './video/video-media.js';
+import { VideoTools } from './video/video-tools.js';
+import { TranscodeRepository, TranscodeRunner } from './video/video-transcodes.js';
 
 export interface MediaExports {
   media: MediaService;
   /** Signs and checks display URLs. */
   signer: UrlSigner;
+  /** ffmpeg and ffprobe as configured (ingest reads video files with them). */
+  videoTools: VideoTools;
 }
 
 export interface MediaNeeds {
@@ -26,14 +31,31 @@ export async function mediaModule(platform: Platform, needs: MediaNeeds): Promis
   // Download (delivery) URLs are signed with a key of their own: a display signature never opens a licensed file.
   const deliverySecret = await getOrCreateSetting(database.db, 'delivery_url_secret', () => randomSecret());
   const deliverySigner = new UrlSigner(deliverySecret, config.publicUrl, config.deliveryUrlTtlSeconds);
-  const media = new MediaService({ blobs, signer, deliverySigner, findOriginal: (assetId) => needs.originals.findOriginal(assetId) });
+  const videoTools = VideoTools.from(config.video);
+  const transcodes = new TranscodeRepository(database.db, database.dialect);
+  const runner = new TranscodeRunner({
+    repository: transcodes,
+    blobs,
+    tools: videoTools,
+    enabled: config.video.runTranscodes,
+    leaseMs: config.video.transcodeLeaseSeconds * 1000,
+    timeoutMs: config.video.transcodeTimeoutSeconds * 1000,
+    soleRunner: database.dialect === 'sqlite',
+    log: platform.log,
+    now: platform.clock,
+  });
+  const video = new VideoMedia({ blobs, repository: transcodes, runner, waitMs: config.video.transcodeWaitMs, now: platform.clock });
+  const media = new MediaService({ blobs, signer, deliverySigner, video, findOriginal: (assetId) => needs.originals.findOriginal(assetId) });
   return {
     name: 'media',
-    exports: { media, signer },
+    exports: { media, signer, videoTools },
     routes: {
       async open(open) {
         await open.register(mediaRoutes, { media, signer });
       },
     },
+    // Only a serving node runs transcode jobs; commands (ingest, the demo) queue none.
+    start: () => runner.start(),
+    close: () => runner.close(),
   };
 }

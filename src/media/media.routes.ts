@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../platform/http/errors.js';
 import { deliveryPath, ifRangeAllows, parseByteRange, parseDeliveryFileName } from './delivery.js';
-import { displayPath, type MediaService } from './media.service.js';
+import type { DeliveredFile } from './delivery.js';
+import { displayPath, VIDEO_PREVIEW_FILE, type MediaService } from './media.service.js';
 import type { UrlSigner } from './url-signer.js';
+import { VideoPreparingError, VideoTranscodeFailedError } from './video/video-media.js';
 
 export interface MediaRoutesOptions {
   media: MediaService;
@@ -33,6 +35,9 @@ const ErrorBody = Type.Object(
 );
 
 const binaryImage = { schema: { type: 'string', format: 'binary' } };
+
+/** A video file made on first request (the preview clip, a smaller download size) that is not ready within the wait. */
+const PREPARING_RESPONSE = { ...ErrorBody, description: 'The video file is being made; ask again after Retry-After seconds' };
 
 // Loose like the display parameters: anything malformed is simply not a signed URL (403).
 const DeliveryParams = Type.Object({
@@ -70,13 +75,17 @@ export async function mediaRoutes(app: FastifyInstance, options: MediaRoutesOpti
         querystring: DisplayQuery,
         response: {
           200: {
-            description: 'The image',
-            content: { 'image/jpeg': binaryImage, 'image/webp': binaryImage },
+            description: 'The image, or a video\'s preview clip (video/mp4, byte ranges supported)',
+            content: { 'image/jpeg': binaryImage, 'image/webp': binaryImage, 'video/mp4': binaryImage },
           },
+          206: { description: 'The requested byte range of a preview clip (Content-Range)', content: { 'video/mp4': binaryImage } },
           304: { description: 'Not modified (If-None-Match matched the ETag)', type: 'null' },
           400: { ...ErrorBody, description: 'A path segment or query value longer than any signed URL has' },
           403: { ...ErrorBody, description: 'Signature invalid, missing or expired' },
           404: { ...ErrorBody, description: 'No such image or display file' },
+          416: { ...ErrorBody, description: 'The range lies past the end of the preview clip (Content-Range: bytes */size)' },
+          500: { ...ErrorBody, description: 'The preview clip could not be made from the video (VideoTranscodeFailed)' },
+          503: PREPARING_RESPONSE,
         },
       },
     },
@@ -86,6 +95,14 @@ export async function mediaRoutes(app: FastifyInstance, options: MediaRoutesOpti
       const verdict = signer.verify(displayPath(assetId, file), { expires, signature });
       if (verdict === 'invalid') throw new ApiError(403, 'InvalidSignature', 'Invalid or tampered display URL');
       if (verdict === 'expired') throw new ApiError(403, 'DisplayUrlExpired', 'Display URL expired');
+
+      if (file === VIDEO_PREVIEW_FILE) {
+        const clip = await videoFile(() => media.displayVideo(assetId));
+        if (clip === undefined) throw new ApiError(404, 'VideoNotFound', `Video ${assetId} has no preview clip`);
+        const maxAge = Math.min(signer.secondsUntilExpiry(expires ?? ''), MAX_CACHE_SECONDS);
+        // Shown inline in a <video>, unlike a download.
+        return sendFile(request, reply, clip, { 'cache-control': `public, max-age=${maxAge}` }, 'inline');
+      }
 
       const image = await media.render(assetId, file);
       if (image === undefined) throw new ApiError(404, 'ImageNotFound', `Image ${assetId} has no display file ${file}`);
@@ -132,6 +149,8 @@ export async function mediaRoutes(app: FastifyInstance, options: MediaRoutesOpti
             'image is no longer stored (PUT …/download again prepares it anew)',
         },
         416: { ...ErrorBody, description: 'The range lies past the end of the file (Content-Range: bytes */size)' },
+        500: { ...ErrorBody, description: 'The licensed video size could not be made from the original (VideoTranscodeFailed)' },
+        503: PREPARING_RESPONSE,
       },
     },
     handler: async (request, reply) => {
@@ -142,7 +161,7 @@ export async function mediaRoutes(app: FastifyInstance, options: MediaRoutesOpti
       if (verdict === 'expired') throw new ApiError(403, 'DownloadUrlExpired', 'Download URL expired');
 
       const target = parseDeliveryFileName(assetId, fileName);
-      const file = target === undefined ? undefined : await media.deliver(assetId, target);
+      const file = target === undefined ? undefined : await videoFile(() => media.deliver(assetId, target));
       if (file === undefined) {
         // Image names end in .jpg; video names hold no dot.
         const isVideo = target === undefined ? !fileName.includes('.') : target.kind === 'video';
@@ -151,38 +170,61 @@ export async function mediaRoutes(app: FastifyInstance, options: MediaRoutesOpti
           : new ApiError(404, 'ImageNotFound', `Image ${assetId} has no file to deliver`);
       }
 
-      const common = {
-        'accept-ranges': 'bytes',
-        // A verified URL always has a numeric expires; no cache may keep the file longer, nor share it.
-        'cache-control': `private, max-age=${media.deliveryUrlSecondsLeft(expires ?? '')}`,
-        etag: file.etag,
-        'access-control-expose-headers': DELIVERY_EXPOSED_HEADERS,
-      };
-      if (matchesEtag(request.headers['if-none-match'], file.etag)) return reply.code(304).headers(common).send();
-
-      // Range applies to GET only (RFC 9110 §14.2), and only while If-Range still names this file.
-      const isHead = request.method === 'HEAD';
-      const range =
-        isHead || !ifRangeAllows(request.headers['if-range'], file.etag) ? undefined : parseByteRange(request.headers.range, file.size);
-      if (range === 'unsatisfiable') {
-        throw new ApiError(416, 'RangeNotSatisfiable', `The requested range is not within the file's ${file.size} bytes`, {
-          'content-range': `bytes */${file.size}`,
-          'accept-ranges': 'bytes',
-        });
-      }
-      const { start, end } = range ?? { start: 0, end: file.size - 1 };
-      void reply
-        .headers(common)
-        .header('content-disposition', `attachment; filename="${file.fileName}"`)
-        .header('x-content-type-options', 'nosniff')
-        .header('content-length', String(end - start + 1))
-        .type(file.contentType);
-      if (range !== undefined) void reply.code(206).header('content-range', `bytes ${start}-${end}/${file.size}`);
-      // HEAD sends the headers only, without reading (or rendering more than once) the bytes.
-      if (isHead) return reply.send();
-      return reply.send(await file.read(start, end));
+      // A verified URL always has a numeric expires; no cache may keep the file longer, nor share it.
+      return sendFile(request, reply, file, { 'cache-control': `private, max-age=${media.deliveryUrlSecondsLeft(expires ?? '')}` }, 'attachment');
     },
   });
+}
+
+/** A video file made on request: while it is being made 503 with Retry-After; when it could not be made 500 saying why. */
+async function videoFile<T>(load: () => Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch (error) {
+    if (error instanceof VideoPreparingError) {
+      throw new ApiError(503, 'VideoBeingPrepared', error.message, { 'retry-after': String(error.retryAfterSeconds) });
+    }
+    if (error instanceof VideoTranscodeFailedError) throw new ApiError(500, 'VideoTranscodeFailed', error.message);
+    throw error;
+  }
+}
+
+/** Sends a file whole or one byte range of it (RFC 9110 §14), with its ETag; HEAD sends the headers only. */
+async function sendFile(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  file: DeliveredFile,
+  headers: Record<string, string>,
+  disposition: 'attachment' | 'inline',
+): Promise<FastifyReply> {
+  const common = {
+    'accept-ranges': 'bytes',
+    ...headers,
+    etag: file.etag,
+    'access-control-expose-headers': DELIVERY_EXPOSED_HEADERS,
+  };
+  if (matchesEtag(request.headers['if-none-match'], file.etag)) return reply.code(304).headers(common).send();
+
+  // Range applies to GET only (RFC 9110 §14.2), and only while If-Range still names this file.
+  const isHead = request.method === 'HEAD';
+  const range = isHead || !ifRangeAllows(request.headers['if-range'], file.etag) ? undefined : parseByteRange(request.headers.range, file.size);
+  if (range === 'unsatisfiable') {
+    throw new ApiError(416, 'RangeNotSatisfiable', `The requested range is not within the file's ${file.size} bytes`, {
+      'content-range': `bytes */${file.size}`,
+      'accept-ranges': 'bytes',
+    });
+  }
+  const { start, end } = range ?? { start: 0, end: file.size - 1 };
+  void reply
+    .headers(common)
+    .header('content-disposition', `${disposition}; filename="${file.fileName}"`)
+    .header('x-content-type-options', 'nosniff')
+    .header('content-length', String(end - start + 1))
+    .type(file.contentType);
+  if (range !== undefined) void reply.code(206).header('content-range', `bytes ${start}-${end}/${file.size}`);
+  // HEAD sends the headers only, without reading (or rendering more than once) the bytes.
+  if (isHead) return reply.send();
+  return reply.send(await file.read(start, end));
 }
 
 /** If-None-Match may list several tags, weak or strong, or `*`; a weak match is enough for GET (RFC 9110 §13.1.2). */

@@ -15,6 +15,7 @@ import {
   fileFromStream,
   etagOf,
   mediaTypeByExtension,
+  namePart,
   renderDelivery,
   sniffMediaType,
   SNIFF_BYTES,
@@ -25,6 +26,9 @@ import {
 } from './delivery.js';
 import type { SignatureVerdict, UrlSigner } from './url-signer.js';
 import { applyWatermark } from './watermark.js';
+import { previewDimensions } from './video/video-renders.js';
+import { kindForNamePart, PREVIEW_CLIP } from './video/video-sizes.js';
+import { isVideoOriginal, keyFrameKey, posterKey, VideoTranscodeFailedError, type VideoMedia } from './video/video-media.js';
 
 export interface DisplaySize {
   name: string;
@@ -49,7 +53,17 @@ export interface MediaServiceDeps {
    * deliveryUri throws and every /delivery URL is refused as invalid.
    */
   deliverySigner?: UrlSigner | undefined;
+  /**
+   * The files made from video originals (preview clip, smaller download sizes), by transcode
+   * jobs. Without it a video's preview clip is not offered and every download size of a video
+   * delivers its original.
+   */
+  video?: VideoMedia | undefined;
 }
+
+/** A display file of a video that is a stream with byte ranges (the preview clip), not a still. */
+export const VIDEO_PREVIEW_FILE = PREVIEW_CLIP.file;
+const KEY_FRAME_FILE = /^key_frame_([1-9]\d?)\.jpg$/;
 
 const JPEG_QUALITY = 82;
 const WEBP_QUALITY = 80;
@@ -81,6 +95,7 @@ export class MediaService {
   private readonly signer: UrlSigner;
   private readonly findOriginal: MediaServiceDeps['findOriginal'];
   private readonly deliverySigner: UrlSigner | undefined;
+  private readonly video: VideoMedia | undefined;
   /** Renders under way, by cache key, so simultaneous first requests share one render. */
   private readonly inFlight = new Map<string, Promise<RenderedImage | undefined>>();
 
@@ -89,6 +104,7 @@ export class MediaService {
     this.signer = deps.signer;
     this.findOriginal = deps.findOriginal;
     this.deliverySigner = deps.deliverySigner;
+    this.video = deps.video;
   }
 
   /**
@@ -97,16 +113,22 @@ export class MediaService {
    * dimensions and the URL is signed in memory. Empty when there is no original.
    */
   displaySizes(
-    asset: { id: string; width: number | null; height: number | null; hasOriginal: boolean },
+    asset: { id: string; width: number | null; height: number | null; hasOriginal: boolean; originalMediaType?: string | null | undefined },
     names: readonly string[],
   ): DisplaySize[] {
     const { id, width, height, hasOriginal } = asset;
     if (!hasOriginal || width === null || height === null || !(width > 0 && height > 0)) return [];
+    // A real video (not a poster still alone) previews as a watermarked clip.
+    const clip = this.video !== undefined && asset.originalMediaType?.startsWith('video/') === true;
     const seen = new Set<string>();
     const sizes: DisplaySize[] = [];
     for (const name of names) {
       if (seen.has(name) || !isDisplaySizeName(name)) continue;
       seen.add(name);
+      if (clip && name === 'preview') {
+        sizes.push({ name, ...previewDimensions(width, height), is_watermarked: true, uri: this.signer.sign(displayPath(id, VIDEO_PREVIEW_FILE)) });
+        continue;
+      }
       const rendition = DISPLAY_SIZES[name];
       sizes.push({
         name,
@@ -119,21 +141,43 @@ export class MediaService {
   }
 
   /**
-   * The bytes of one display file (`comp.jpg`, `thumb.jpg`, …) of an asset,
-   * from the rendition cache or freshly rendered from the original. Undefined
-   * for an unknown file name, an unknown asset, or an original missing from the store.
+   * The key_frames of a video: watermarked stills at its scene changes, at comp size, signed
+   * like display_sizes. `count` is how many ingest kept (fields.key_frame_count); none for a
+   * video without its file.
+   */
+  keyFrames(asset: { id: string; width: number | null; height: number | null; hasOriginal: boolean }, count: number): DisplaySize[] {
+    const { id, width, height, hasOriginal } = asset;
+    if (!hasOriginal || width === null || height === null || !(width > 0 && height > 0)) return [];
+    const size = fitWithinLongEdge(width, height, DISPLAY_SIZES.comp.longEdge);
+    return Array.from({ length: Math.max(0, Math.min(99, Math.floor(count))) }, (_, index) => ({
+      name: `key_frame_${index + 1}`,
+      ...size,
+      is_watermarked: true,
+      uri: this.signer.sign(displayPath(id, `key_frame_${index + 1}.jpg`)),
+    }));
+  }
+
+  /**
+   * The bytes of one display file (`comp.jpg`, `thumb.jpg`, `key_frame_2.jpg`, …) of an asset,
+   * from the rendition cache or freshly rendered from the original (for a video, from the
+   * poster still or key frame ingest kept). Undefined for an unknown file name, an unknown
+   * asset, or an original missing from the store.
    */
   async render(assetId: string, fileName: string): Promise<RenderedImage | undefined> {
-    const rendition = renditionForFile(fileName);
+    const keyFrame = KEY_FRAME_FILE.exec(fileName);
+    const rendition = keyFrame ? { ...DISPLAY_SIZES.comp, file: fileName } : renditionForFile(fileName);
     if (rendition === undefined) return undefined;
     const original = await this.findOriginal(assetId);
     if (original === undefined) return undefined;
+    const video = isVideoOriginal(original.originalKey);
+    if (keyFrame && !video) return undefined;
+    const sourceKey = !video ? original.originalKey : keyFrame ? keyFrameKey(original.originalKey, Number(keyFrame[1])) : posterKey(original.originalKey);
     const cacheKey = renditionBlobKey(original.originalKey, rendition.file);
     // The cache read happens inside the shared promise too: a request arriving just
     // after a render finished then finds the stored file instead of rendering again.
     let pending = this.inFlight.get(cacheKey);
     if (pending === undefined) {
-      pending = this.loadOrRender(original.originalKey, rendition, cacheKey).finally(() => {
+      pending = this.loadOrRender(sourceKey, rendition, cacheKey).finally(() => {
         this.inFlight.delete(cacheKey);
       });
       this.inFlight.set(cacheKey, pending);
@@ -176,7 +220,7 @@ export class MediaService {
   async deliver(assetId: string, target: DeliveryTarget): Promise<DeliveredFile | undefined> {
     const original = await this.findOriginal(assetId);
     if (original === undefined) return undefined;
-    if (target.kind === 'video') return this.storedFile(original.originalKey, target.baseName);
+    if (target.kind === 'video') return this.deliverVideo(assetId, original.originalKey, target.baseName);
     const cacheKey = deliveryBlobKey(original.originalKey, target.width, target.height);
     let pending = this.inFlight.get(cacheKey);
     if (pending === undefined) {
@@ -187,6 +231,33 @@ export class MediaService {
     }
     const image = await pending;
     return image === undefined ? undefined : fileFromBuffer(image.body, image.contentType, target.fileName);
+  }
+
+  /**
+   * The watermarked preview clip of a video, streamed with byte ranges; made by a job on first
+   * request (VideoPreparingError while it takes longer than a request waits). Undefined for an
+   * unknown asset or one whose original is not a video.
+   */
+  async displayVideo(assetId: string): Promise<DeliveredFile | undefined> {
+    if (this.video === undefined) return undefined;
+    const original = await this.findOriginal(assetId);
+    if (original === undefined || !isVideoOriginal(original.originalKey)) return undefined;
+    const key = await this.video.previewKey(original.originalKey);
+    const file = await this.storedFile(key, `stockroom-${assetId}-preview`);
+    if (file === undefined) throw new VideoTranscodeFailedError('the preview clip went missing from the store');
+    return file;
+  }
+
+  /**
+   * A video download: the stored original, or — when the licensed size is one of the smaller
+   * kinds (HD 1080p, HD 720p, HD Web, SD) and the original is larger — that file, made by a job
+   * on first request and kept. A poster-only video (its file a still) delivers that file.
+   */
+  private async deliverVideo(assetId: string, originalKey: string, baseName: string): Promise<DeliveredFile | undefined> {
+    const kind = kindForNamePart(baseName.slice(`stockroom-${namePart(assetId)}-`.length));
+    if (kind === undefined || this.video === undefined || !isVideoOriginal(originalKey)) return this.storedFile(originalKey, baseName);
+    const made = await this.video.madeFile(originalKey, kind.name);
+    return this.storedFile(made ?? originalKey, baseName);
   }
 
   private async loadOrRenderDelivery(
@@ -237,10 +308,10 @@ export class MediaService {
     return Buffer.concat(chunks).subarray(0, SNIFF_BYTES);
   }
 
-  private async loadOrRender(originalKey: string, rendition: Rendition, cacheKey: string): Promise<RenderedImage | undefined> {
+  private async loadOrRender(sourceKey: string, rendition: Rendition, cacheKey: string): Promise<RenderedImage | undefined> {
     const cached = await this.blobs.get(cacheKey);
     if (cached !== undefined) return { body: cached, contentType: rendition.contentType };
-    const originalBytes = await this.blobs.get(originalKey);
+    const originalBytes = await this.blobs.get(sourceKey);
     if (originalBytes === undefined) return undefined;
     const body = await renderRendition(originalBytes, rendition);
     await this.blobs.put(cacheKey, body);

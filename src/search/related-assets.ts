@@ -1,7 +1,7 @@
 import type { AssetRecord, AssetType } from '../catalog/catalog.records.js';
 import type { SearchFilter, SearchQuery, SearchResult } from './engine/types.js';
 import type { ImageByImageSearch, SearchFilters, VideoByImageSearch } from './params/normalize.js';
-import { FACET_ATTRIBUTES, indexFilters } from './search-query.js';
+import { DEFAULT_FACT_RULES, FACET_ATTRIBUTES, indexFilters, nudityFilter, type FactFilterRules } from './search-query.js';
 
 /*
  * The index queries of the searches that start from an asset or a picture rather than a
@@ -27,11 +27,14 @@ export function pageWindow(search: { page: number; page_size: number }): PageWin
  * creative assets of the endpoint's type that pass its filters and, when given, its phrase.
  * Facets are counted over that set.
  *
- * The contract says nudity is always filtered out of by-image results. The catalogue does
- * not record nudity (no manifest field, no keyword type for it), so there is nothing to
- * filter: every asset counts as free of it.
+ * The contract says nudity is always filtered out of by-image results: what the classifier
+ * scored above the threshold is left out, whatever the parameters say.
  */
-export function byImageQuery(search: ImageByImageSearch | VideoByImageSearch, assetType: AssetType): SearchQuery {
+export function byImageQuery(
+  search: ImageByImageSearch | VideoByImageSearch,
+  assetType: AssetType,
+  rules: FactFilterRules = DEFAULT_FACT_RULES,
+): SearchQuery {
   const window = pageWindow(search);
   return {
     phrase: search.phrase,
@@ -41,7 +44,8 @@ export function byImageQuery(search: ImageByImageSearch | VideoByImageSearch, as
     filters: [
       { attribute: 'asset_type', anyOf: [assetType] },
       { attribute: 'asset_family', anyOf: ['creative'] },
-      ...indexFilters(search.filters as Partial<SearchFilters>),
+      ...indexFilters(search.filters as Partial<SearchFilters>, rules),
+      nudityFilter(rules),
     ],
     offset: window.offset,
     limit: window.limit,

@@ -1,5 +1,6 @@
 import type { AssetRecord, EventRecord, StoredKeyword } from '../catalog/catalog.records.js';
 import type { IndexDocument, IndexSchema } from './engine/types.js';
+import { dominantColourCells, nudityScore } from '../media/media-facts.js';
 
 /*
  * How catalogue records become search documents: which text is searched with what weight,
@@ -10,7 +11,7 @@ import type { IndexDocument, IndexSchema } from './engine/types.js';
  * Raise it whenever assetDocument or eventDocument change what they produce: snapshots made
  * with other documents are then rebuilt rather than loaded.
  */
-export const SEARCH_DOCUMENT_VERSION = 2;
+export const SEARCH_DOCUMENT_VERSION = 3;
 
 export const ASSET_INDEX_SCHEMA: IndexSchema = {
   // A word in the title says more about a picture than one in its caption.
@@ -40,8 +41,10 @@ export const ASSET_INDEX_SCHEMA: IndexSchema = {
     'aspect_ratio',
     'prestige',
     'file_type',
+    // cells of the colour grid (media-facts.ts) holding the picture's dominant colours
+    'color',
   ],
-  numericAttributes: ['date', 'popularity', 'quality', 'long_edge', 'clip_seconds', 'quality_rank'],
+  numericAttributes: ['date', 'popularity', 'quality', 'long_edge', 'clip_seconds', 'quality_rank', 'nudity'],
 };
 
 export const EVENT_INDEX_SCHEMA: IndexSchema = {
@@ -163,6 +166,7 @@ export function assetDocument(record: AssetRecord): IndexDocument {
       age_of_people: [...(typed.age_of_people ?? [])],
       aspect_ratio: one(f.aspect_ratio),
       prestige: f.prestige === true ? ['true'] : [],
+      color: dominantColourCells(record.media_facts?.colors ?? []).map(String),
     },
     numbers: {
       date: epochSeconds(f.date_created),
@@ -173,6 +177,8 @@ export function assetDocument(record: AssetRecord): IndexDocument {
       long_edge: record.width !== null && record.height !== null ? Math.max(record.width, record.height) : null,
       clip_seconds: clipSeconds(f.clip_length),
       quality_rank: qualityRank,
+      // Never classified: below every score, so a nudity filter keeps it (see nudityFilter).
+      nudity: record.media_facts?.nudity ? nudityScore(record.media_facts.nudity) : -1,
     },
   };
 }

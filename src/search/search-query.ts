@@ -1,6 +1,7 @@
 import type { SearchFilter, SearchQuery } from './engine/types.js';
 import type { NormalizedSearch, SearchFilters } from './params/normalize.js';
 import { artistKey } from './search-documents.js';
+import { colourCellsNear, DEFAULT_NUDITY_THRESHOLD } from '../media/media-facts.js';
 
 /** The searches that take a phrase and filters over the asset index. */
 export type KeywordAssetSearch = Extract<
@@ -34,12 +35,29 @@ const anyOf = (attribute: string, values: readonly (string | number)[] | undefin
 const noneOf = (attribute: string, values: readonly (string | number)[] | undefined): SearchFilter[] =>
   values && values.length > 0 ? [{ attribute, anyOf: values.map(String), exclude: true }] : [];
 
+/** The settings the filters on computed facts follow. */
+export interface FactFilterRules {
+  /** A nudity score above it is nudity (STOCKROOM_NUDITY_THRESHOLD). */
+  nudityThreshold: number;
+}
+
+export const DEFAULT_FACT_RULES: FactFilterRules = { nudityThreshold: DEFAULT_NUDITY_THRESHOLD };
+
+/**
+ * Leaves out what the classifier held to show nudity. An asset never classified (no original,
+ * or ingested before the classifier and not yet backfilled) is indexed below every score, so it
+ * stays: the filter removes what is known to show nudity, it cannot vouch for the unknown.
+ */
+export function nudityFilter(rules: FactFilterRules): SearchFilter {
+  return { attribute: 'nudity', max: rules.nudityThreshold };
+}
+
 /**
  * The filters of a search as index filters: one table from API parameter to index attribute.
- * Filters on facts the catalogue does not record (colour, nudity, release status, viewpoints,
- * techniques, frame rates, file formats) are listed in the README; they are not applied.
+ * Filters on facts the catalogue does not record (release status, viewpoints, techniques, frame
+ * rates, file formats) are listed in docs/search.md; they are not applied.
  */
-export function indexFilters(filters: Partial<SearchFilters>): SearchFilter[] {
+export function indexFilters(filters: Partial<SearchFilters>, rules: FactFilterRules = DEFAULT_FACT_RULES): SearchFilter[] {
   const out: SearchFilter[] = [
     ...anyOf('age_of_people', filters.age_of_people),
     // Artist names are free text: compared without regard to case or spacing.
@@ -79,6 +97,9 @@ export function indexFilters(filters: Partial<SearchFilters>): SearchFilter[] {
       out.push({ attribute: 'long_edge', min: MINIMUM_LONG_EDGE[filters.minimum_size] });
     }
   }
+  // A colour matches a picture when one of its dominant colours is near it (see colourCellsNear).
+  if (filters.color) out.push({ attribute: 'color', anyOf: colourCellsNear(filters.color).map(String) });
+  if (filters.exclude_nudity || filters.safe_search) out.push(nudityFilter(rules));
   // No file of the catalogue is an EPS: asking for one finds nothing, truthfully.
   if (filters.file_types && filters.file_types.length > 0) out.push({ attribute: 'file_type', anyOf: filters.file_types });
   return out;
@@ -113,13 +134,20 @@ export function narrowed(query: SearchQuery, filters: readonly SearchFilter[]): 
 }
 
 /** The index query of a phrase search over images or videos, limited by the token rule. */
-export function assetSearchQuery(search: KeywordAssetSearch, randomSeed: number, licensingTypes: readonly string[] = []): SearchQuery {
+export function assetSearchQuery(
+  search: KeywordAssetSearch,
+  randomSeed: number,
+  licensingTypes: readonly string[] = [],
+  rules: FactFilterRules = DEFAULT_FACT_RULES,
+): SearchQuery {
   const assetType = search.endpoint.startsWith('images') ? 'image' : 'video';
   const family = search.endpoint.endsWith('_creative') ? 'creative' : search.endpoint.endsWith('_editorial') ? 'editorial' : undefined;
   const filters: SearchFilter[] = [
     { attribute: 'asset_type', anyOf: [assetType] },
     ...(family ? [{ attribute: 'asset_family', anyOf: [family] }] : []),
-    ...indexFilters(search.filters as Partial<SearchFilters>),
+    // The contract: setting color on the blended image search leaves editorial images out.
+    ...(!family && assetType === 'image' && (search.filters as Partial<SearchFilters>).color ? [{ attribute: 'asset_family', anyOf: ['creative'] }] : []),
+    ...indexFilters(search.filters as Partial<SearchFilters>, rules),
     ...licensingFilter(licensingTypes),
   ];
   const facets =

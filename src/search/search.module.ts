@@ -54,13 +54,14 @@ export async function searchModule(platform: Platform, needs: SearchNeeds): Prom
   platform.readiness.add('search', () => {
     if (!search.ready) throw new Error('the search index is still being loaded or built');
   });
+  const factRules = { nudityThreshold: config.mediaFacts.nudityThreshold };
   const uploads = new UploadsService({ repository: new UploadsRepository(db, database.dialect), blobs, publicUrl: config.publicUrl });
   return {
     name: 'search',
     exports: { search, uploads },
     routes: {
       async api(api) {
-        await api.register(searchRoutes, { search, catalog, products, publicUrl: config.publicUrl });
+        await api.register(searchRoutes, { search, catalog, products, publicUrl: config.publicUrl, factRules });
         await api.register(artistsRoutes, { search, catalog, products });
         await api.register(affiliatesRoutes, { search, catalog });
         await api.register(uploadsRoutes, { uploads });
@@ -69,6 +70,7 @@ export async function searchModule(platform: Platform, needs: SearchNeeds): Prom
           catalog,
           resolveImageUrl: (clientId, imageUrl) => uploads.resolveImageUrl(clientId, imageUrl),
           products,
+          factRules,
         });
       },
     },

@@ -11,7 +11,7 @@ import { SEARCH_FIELD_CATALOGS } from './params/field-sets.js';
 import { normalizeSearchParameters, type RawSearchQuery } from './params/normalize.js';
 import { SEARCH_ENDPOINT_DEFINITIONS, searchDocumentation, searchQuerySchema } from './params/search-parameters.js';
 import type { SearchEndpoint } from './params/search-values.js';
-import { assetSearchQuery, type KeywordAssetSearch } from './search-query.js';
+import { assetSearchQuery, type FactFilterRules, type KeywordAssetSearch } from './search-query.js';
 import type { SearchService } from './search.service.js';
 import { SearchFacets, shapeFacets } from './search-facets.js';
 import type { SearchFilter } from './engine/types.js';
@@ -47,10 +47,12 @@ export interface SearchRoutesOptions {
   products: LicensingLimits;
   /** The public base URL (no trailing slash): related searches link to it. */
   publicUrl: string;
+  /** The settings of the filters on computed facts (the nudity threshold). */
+  factRules?: FactFilterRules;
 }
 
 export async function searchRoutes(app: FastifyInstance, options: SearchRoutesOptions): Promise<void> {
-  const { search, catalog, products, publicUrl } = options;
+  const { search, catalog, products, publicUrl, factRules } = options;
 
   for (const endpoint of KEYWORD_ENDPOINTS) {
     const definition = SEARCH_ENDPOINT_DEFINITIONS[endpoint];
@@ -73,7 +75,7 @@ export async function searchRoutes(app: FastifyInstance, options: SearchRoutesOp
         const selection = selector.select(normalized.fields);
         const licensingTypes = await licensingTypesOf(request, products);
         const context = await readContext(request, selection);
-        const query = assetSearchQuery(normalized, seedOf(normalized), licensingTypes);
+        const query = assetSearchQuery(normalized, seedOf(normalized), licensingTypes, factRules);
         const result = search.searchAssets(query);
         const { assets } = await catalog.getAssets(assetType, result.ids, selection, context);
         const body: Record<string, unknown> = { result_count: result.total, [property]: assets };

@@ -15,7 +15,7 @@ import { byImageQuery, pageWindow, sameSeriesPage, similarQuery } from './relate
 import type { SearchService } from './search.service.js';
 import { CreativeFacets, shapeFacets } from './search-facets.js';
 import { licensingFiltersOf, type LicensingLimits } from './licensing-limits.js';
-import { narrowed } from './search-query.js';
+import { narrowed, type FactFilterRules } from './search-query.js';
 import { signatureToBase64 } from '../media/visual-signature.js';
 
 export interface VisualSearchRouteOptions {
@@ -25,6 +25,8 @@ export interface VisualSearchRouteOptions {
   resolveImageUrl: (clientId: number, imageUrl: string) => Promise<Float32Array>;
   /** The token rule: with a customer's token, only what the customer may license. */
   products: LicensingLimits;
+  /** The settings of the filters on computed facts (the nudity threshold). */
+  factRules?: FactFilterRules;
 }
 
 /** The 404 codes of GET /v3/images/{id} and /v3/videos/{id}, which these endpoints share. */
@@ -59,7 +61,7 @@ function imageFingerprint(signature: Float32Array): string {
  * (GET /{images|videos}/{id}/same-series).
  */
 export async function visualSearchRoutes(app: FastifyInstance, options: VisualSearchRouteOptions): Promise<void> {
-  const { search, catalog, resolveImageUrl, products } = options;
+  const { search, catalog, resolveImageUrl, products, factRules } = options;
 
   async function findAsset(assetType: AssetType, id: string): Promise<AssetRecord | undefined> {
     return (await catalog.findAssets(assetType, [id])).found[0];
@@ -98,7 +100,7 @@ export async function visualSearchRoutes(app: FastifyInstance, options: VisualSe
         const selection = selector.select(normalized.fields);
         const context = await readContext(request, selection);
         const signature = await sourceSignature(request, normalized.source);
-        const limited = narrowed(byImageQuery(normalized, assetType), await licensingFiltersOf(request, products));
+        const limited = narrowed(byImageQuery(normalized, assetType, factRules), await licensingFiltersOf(request, products));
         const result = search.searchVisual({
           signature,
           assetType,

@@ -13,6 +13,8 @@ import type { AssetInput, OriginalFile } from '../catalog.records.js';
 import { CatalogConflictError } from '../catalog.repository.js';
 import type { CatalogService } from '../catalog.service.js';
 import { parseManifestLine, type AssetManifestRecord, type ManifestRecord } from './ingest.schemas.js';
+import { VideoTools } from '../../media/video/video-tools.js';
+import { buildVideoInput, headOfFile, isStillPicture, isVideoFile, withStoredVideo, withVideoBytes, type VideoFile } from './video-ingest.js';
 
 export interface IngestReport {
   inserted: number;
@@ -38,6 +40,8 @@ export interface IngestDeps {
   blobs: BlobStore;
   /** Scores each new original for nudity; without it, nudity is left for `stockroom backfill`. */
   classifier?: NudityScorer | undefined;
+  /** ffmpeg and ffprobe for video files; absent: as STOCKROOM_FFMPEG_PATH / STOCKROOM_FFPROBE_PATH say, else the packaged ones. */
+  videoTools?: VideoTools | undefined;
 }
 
 /** Why one record was refused; its message is the reason reported for the line. */
@@ -64,7 +68,11 @@ const EXTENSIONS: Readonly<Record<string, string>> = {
  * signature with it.
  */
 export class IngestService {
-  constructor(private readonly deps: IngestDeps) {}
+  private videoTools: VideoTools | undefined;
+
+  constructor(private readonly deps: IngestDeps) {
+    this.videoTools = deps.videoTools;
+  }
 
   async ingestFile(manifestPath: string, options: IngestOptions = {}): Promise<IngestReport> {
     const mediaDir = options.mediaDir ?? path.dirname(manifestPath);
@@ -98,10 +106,10 @@ export class IngestService {
 
   /**
    * Stores one record given as a value rather than a manifest line (the demo seeder uses
-   * this): validated exactly like a line, its file handed in as bytes instead of a path.
-   * Throws IngestLineError when the record is refused.
+   * this): validated exactly like a line, its file handed in as bytes, or a video as a local
+   * file, instead of a path in a media folder. Throws IngestLineError when the record is refused.
    */
-  async ingestRecord(value: unknown, file?: Buffer): Promise<'insert' | 'update'> {
+  async ingestRecord(value: unknown, file?: Buffer | VideoFile): Promise<'insert' | 'update'> {
     const record = parse(value);
     if (record.asset_type !== 'event' && record.file !== undefined && file === undefined) {
       throw new IngestLineError(`file '${record.file}' is named but no file content was given`);
@@ -117,19 +125,44 @@ export class IngestService {
       throw new IngestLineError(`not valid JSON: ${(error as Error).message}`);
     }
     const record = parse(value);
-    const file = record.asset_type !== 'event' && record.file !== undefined ? await media.read(record.file) : undefined;
+    let file: Buffer | VideoFile | undefined;
+    if (record.asset_type !== 'event' && record.file !== undefined) {
+      // A video line's file is read where it lies (ffmpeg reads it), unless it is a poster still.
+      const videoPath = record.asset_type === 'video' ? await media.resolve(record.file) : undefined;
+      file = videoPath !== undefined && !isStillPicture(await headOfFile(videoPath)) ? { videoPath } : await media.read(record.file);
+    }
     return { operation: await this.store(record, file), record };
   }
 
-  private async store(record: ManifestRecord, file: Buffer | undefined): Promise<'insert' | 'update'> {
+  private async store(record: ManifestRecord, file: Buffer | VideoFile | undefined): Promise<'insert' | 'update'> {
     if (record.asset_type === 'event') {
       const { asset_type: _eventType, ...event } = record;
       return this.deps.catalog.upsertEvent(event);
     }
+    if (record.asset_type === 'video') {
+      const stored = await this.storeVideo(record, file);
+      if (stored !== undefined) return stored;
+    }
+    if (isVideoFile(file)) throw new IngestLineError(`file '${record.file ?? '(given)'}' is a video file; only a video's line may name one`);
     // Without a file, an asset that has an original keeps it, and what derives from it is
     // derived again from the stored bytes, exactly as if the file had been given.
     const source = file ?? (await this.storedOriginal(record.asset_type, record.id));
     return this.deps.catalog.upsertAsset(await buildAssetInput(record, source, this.deps.blobs, this.deps.classifier));
+  }
+
+  /**
+   * A video line with a video file (given, or the asset's stored one when none is given):
+   * stored from the file's facts. Undefined when there is no video file (none at all, or a
+   * poster still): the line goes the image way.
+   */
+  private async storeVideo(record: AssetManifestRecord & { asset_type: 'video' }, file: Buffer | VideoFile | undefined): Promise<'insert' | 'update' | undefined> {
+    const deps = { blobs: this.deps.blobs, tools: (this.videoTools ??= VideoTools.fromEnvironment()), classifier: this.deps.classifier };
+    const fail = (message: string) => new IngestLineError(message);
+    const upsert = async (video: VideoFile) => this.deps.catalog.upsertAsset(await buildVideoInput(record, video, deps, fail));
+    if (isVideoFile(file)) return upsert(file);
+    if (Buffer.isBuffer(file)) return isStillPicture(file) ? undefined : withVideoBytes(file, upsert);
+    const found = await this.deps.catalog.findOriginal(record.id);
+    return found === undefined ? undefined : withStoredVideo(this.deps.blobs, found.originalKey, upsert);
   }
 
   /** The original already stored for an asset, as a source to derive from; undefined when it has none. */
@@ -221,7 +254,10 @@ export async function buildAssetInput(
     visualSignature = isCurrentSignature(storedSignature) ? storedSignature : await visualSignatureOf(file, what);
     // What the file says about itself fills what the record leaves out (the record wins).
     fields = withEmbeddedFields(fields, assetType, await readEmbeddedMetadata(file));
-    mediaFacts = isCurrentFacts(storedFacts, classifier !== undefined) ? storedFacts : await mediaFactsOf(file, what, classifier);
+    // Colours and nudity are read from a picture (a video's poster still included).
+    if (probed.media_type.startsWith('image/')) {
+      mediaFacts = isCurrentFacts(storedFacts, classifier !== undefined) ? storedFacts : await mediaFactsOf(file, what, classifier);
+    }
     let key = storedKey;
     if (key === undefined) {
       const extension = EXTENSIONS[probed.media_type] ?? 'bin';
@@ -286,6 +322,16 @@ class MediaFolder {
   constructor(private readonly dir: string) {}
 
   async read(file: string): Promise<Buffer> {
+    const real = await this.resolve(file);
+    try {
+      return await fsp.readFile(real);
+    } catch (error) {
+      throw new IngestLineError(`file '${file}' could not be read: ${(error as Error).message}`);
+    }
+  }
+
+  /** The real path of a regular file inside the folder; IngestLineError for any other. */
+  async resolve(file: string): Promise<string> {
     if (path.isAbsolute(file) || path.win32.isAbsolute(file)) {
       throw new IngestLineError(`file '${file}' must be a path relative to the media folder, not an absolute path`);
     }
@@ -306,11 +352,7 @@ class MediaFolder {
     }
     const stat = await fsp.stat(real);
     if (!stat.isFile()) throw new IngestLineError(`file '${file}' is not a regular file`);
-    try {
-      return await fsp.readFile(real);
-    } catch (error) {
-      throw new IngestLineError(`file '${file}' could not be read: ${(error as Error).message}`);
-    }
+    return real;
   }
 
   private realRoot(): Promise<string> {

@@ -24,6 +24,7 @@ import { assetChanges } from './migrations/0009-asset-changes.js';
 import { assetSends } from './migrations/0010-asset-sends.js';
 import { changeLogFamily } from './migrations/0011-change-log-family.js';
 import { generation } from './migrations/0012-generation.js';
+import { video } from './migrations/0013-video.js';
 import { mediaFacts } from './migrations/0014-media-facts.js';
 import { assetEditCost } from './migrations/0016-asset-edit-cost.js';
 import { web } from './migrations/0017-web.js';
@@ -96,6 +97,7 @@ export async function migrateToLatest(database: Database): Promise<void> {
     '0010-asset-sends': assetSends(database.dialect),
     '0011-change-log-family': changeLogFamily(database.dialect),
     '0012-generation': generation(database.dialect),
+    '0013-video': video(),
     '0014-media-facts': mediaFacts(database.dialect),
     '0016-asset-edit-cost': assetEditCost(database.dialect),
     '0017-web': web(database.dialect),

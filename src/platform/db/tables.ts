@@ -558,6 +558,21 @@ export interface GenerationDownloadsTable {
   created_at: string;
 }
 
+/** A file made from a video original (a smaller download size, the preview clip), as a job. */
+export interface VideoTranscodesTable {
+  original_key: string;
+  kind: string;
+  /** pending | running | done | failed */
+  status: string;
+  output_key: string | null;
+  failure: string | null;
+  attempts: Generated<number>;
+  claimed_by: string | null;
+  lease_until: string | null;
+  created_at: string;
+  finished_at: string | null;
+}
+
 /** A session of the catalogue browser (src/web); tokens and the PKCE verifier are sealed. */
 export interface WebSessionsTable {
   /** SHA-256 of the cookie's random id. */
@@ -613,5 +628,6 @@ export interface Tables {
   generation_results: GenerationResultsTable;
   generation_file_registrations: GenerationFileRegistrationsTable;
   generation_downloads: GenerationDownloadsTable;
+  video_transcodes: VideoTranscodesTable;
   web_sessions: WebSessionsTable;
 }

@@ -1,0 +1,141 @@
+import { createHash } from 'node:crypto';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { readEmbeddedMetadata } from '../../media/embedded-metadata.js';
+import { parseManifestLine } from './ingest.schemas.js';
+import { IngestLineError, ManifestUnreadableError, type IngestService } from './ingest.service.js';
+
+/*
+ * `stockroom ingest ./folder`: a folder of pictures, with no manifest, becomes assets. Each file
+ * describes itself (its embedded IPTC, XMP and EXIF metadata); what no file says comes from the
+ * command's flags; the id is the file's content hash, so running it again updates the same
+ * assets instead of adding copies.
+ */
+
+/** What the flags give every asset of the folder. */
+export interface FolderDefaults {
+  asset_family?: string | undefined;
+  /** A collection code (letters, digits, '_' or '-') or, failing that shape, a collection name. */
+  collection?: string | undefined;
+  license_model?: string | undefined;
+  product_types?: string[] | undefined;
+  /** The artist of the files whose metadata names no creator. */
+  artist?: string | undefined;
+}
+
+export interface FolderIngestOptions {
+  defaults?: FolderDefaults;
+  /** Called after each file is done: stored or skipped. */
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface FolderIngestReport {
+  created: Array<{ file: string; id: string }>;
+  updated: Array<{ file: string; id: string }>;
+  /** Files that did not become assets, each with the reason. */
+  skipped: Array<{ file: string; reason: string }>;
+}
+
+const IMAGE_EXTENSIONS = new Set(['.jpg', '.jpeg', '.png', '.webp', '.tif', '.tiff']);
+const VIDEO_EXTENSIONS = new Set(['.mp4', '.mov', '.m4v', '.mkv', '.webm', '.avi', '.mts', '.m2ts', '.mxf', '.mpg', '.mpeg']);
+/** Hex digits of the content hash an id keeps: 96 bits, no collision in any real catalogue. */
+const ID_HEX_DIGITS = 24;
+
+/** The asset id of a file: its SHA-256 cut to 24 hex digits, the same on every run and machine. */
+export function contentId(file: Buffer): string {
+  return createHash('sha256').update(file).digest('hex').slice(0, ID_HEX_DIGITS);
+}
+
+/** The manifest fields the defaults stand for (artist apart: it yields to the file's own creator). */
+function defaultFields(defaults: FolderDefaults): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  if (defaults.asset_family !== undefined) fields.asset_family = defaults.asset_family;
+  if (defaults.license_model !== undefined) fields.license_model = defaults.license_model;
+  if (defaults.product_types !== undefined) fields.product_types = defaults.product_types;
+  if (defaults.collection !== undefined) {
+    if (/^[A-Za-z0-9_-]{1,32}$/.test(defaults.collection)) fields.collection_code = defaults.collection;
+    else fields.collection_name = defaults.collection;
+  }
+  return fields;
+}
+
+/** Flags that would make every file's record invalid; thrown before any file is read. */
+export class FolderDefaultsError extends Error {
+  override name = 'FolderDefaultsError';
+}
+
+/**
+ * Ingests every image under a folder (recursively, in path order). Videos are reported as
+ * skipped: a video needs its own probe (frame rate, clip length), which this command does not
+ * have yet. A file that cannot be read or decoded is skipped with the reason; the others go on.
+ */
+export async function ingestFolder(ingest: IngestService, dir: string, options: FolderIngestOptions = {}): Promise<FolderIngestReport> {
+  const stat = await fsp.stat(dir).catch(() => undefined);
+  if (!stat?.isDirectory()) throw new ManifestUnreadableError(`cannot read the folder ${dir}: it is not a directory`);
+  const defaults = options.defaults ?? {};
+  const fields = defaultFields(defaults);
+  // The flags are checked once, on a record of their own, so that a bad one stops the command
+  // before any file rather than failing every file alike.
+  const probe = parseManifestLine({ asset_type: 'image', id: 'x', ...fields, ...(defaults.artist ? { artist: defaults.artist } : {}) });
+  if (!probe.ok) throw new FolderDefaultsError(`the flags do not make a valid record: ${probe.reason}`);
+
+  const files = await listFiles(dir);
+  const report: FolderIngestReport = { created: [], updated: [], skipped: [] };
+  const firstWithId = new Map<string, string>();
+  let done = 0;
+  for (const { relative, absolute, problem } of files) {
+    try {
+      if (problem !== undefined) throw new IngestLineError(problem);
+      const extension = path.extname(relative).toLowerCase();
+      if (VIDEO_EXTENSIONS.has(extension)) throw new IngestLineError('video ingest not available (videos need a manifest for now)');
+      if (!IMAGE_EXTENSIONS.has(extension)) {
+        throw new IngestLineError(`not an image or video (${extension === '' ? 'no extension' : extension})`);
+      }
+      const data = await fsp.readFile(absolute).catch((error: Error) => {
+        throw new IngestLineError(`could not be read: ${error.message}`);
+      });
+      const id = contentId(data);
+      const first = firstWithId.get(id);
+      if (first !== undefined) throw new IngestLineError(`the same content as ${first} (asset ${id})`);
+      firstWithId.set(id, relative);
+      const value: Record<string, unknown> = { asset_type: 'image', id, file: relative, ...fields };
+      if (defaults.artist !== undefined && (await readEmbeddedMetadata(data)).artist === undefined) value.artist = defaults.artist;
+      const operation = await ingest.ingestRecord(value, data);
+      (operation === 'insert' ? report.created : report.updated).push({ file: relative, id });
+    } catch (error) {
+      report.skipped.push({ file: relative, reason: error instanceof Error ? error.message : String(error) });
+    }
+    done += 1;
+    options.onProgress?.(done, files.length);
+  }
+  return report;
+}
+
+interface FolderEntry {
+  /** The path under the folder, with '/' between parts, as reports show it. */
+  relative: string;
+  absolute: string;
+  /** Why it is no file to ingest (a link, a special file); undefined for a regular file. */
+  problem?: string;
+}
+
+/** Every file under a folder, in path order; hidden files and folders (a leading '.') are left out. */
+async function listFiles(root: string): Promise<FolderEntry[]> {
+  const out: FolderEntry[] = [];
+  const walk = async (dir: string, prefix: string): Promise<void> => {
+    const entries = await fsp.readdir(dir, { withFileTypes: true });
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of entries) {
+      if (entry.name.startsWith('.')) continue;
+      const relative = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
+      const absolute = path.join(dir, entry.name);
+      if (entry.isDirectory()) await walk(absolute, relative);
+      else if (entry.isFile()) out.push({ relative, absolute });
+      // A link could lead anywhere, including round in a loop: it is named, not followed.
+      else if (entry.isSymbolicLink()) out.push({ relative, absolute, problem: 'a symbolic link (not followed)' });
+      else out.push({ relative, absolute, problem: 'not a regular file' });
+    }
+  };
+  await walk(root, '');
+  return out;
+}
