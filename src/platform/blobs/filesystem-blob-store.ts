@@ -12,7 +12,8 @@ const TEMPORARY_FILE = /\.[0-9a-f]{12}\.tmp$/;
 export class FilesystemBlobStore implements ListableBlobStore {
   constructor(readonly root: string) {}
 
-  private pathOf(key: string): string {
+  /** The file that holds a key's blob (which may not exist). */
+  pathOf(key: string): string {
     assertSafeBlobKey(key);
     return path.join(this.root, ...key.split('/'));
   }

@@ -30,6 +30,8 @@ export interface S3TestServer {
   endpoint: string;
   bucket: string;
   requests: RecordedS3Request[];
+  /** While true, the proxy flips the first byte of every object a GET returns (a fault on the way back). */
+  corruptReads: boolean;
   /** The environment a `stockroom` process needs to use this server (path style, endpoint, credentials, region). */
   env(prefix?: string): Record<string, string>;
   close(): Promise<void>;
@@ -68,7 +70,26 @@ export async function startS3TestServer(bucket = 'stockroom-test'): Promise<S3Te
       { host: '127.0.0.1', port: address.port, method: request.method, path: request.url, headers: request.headers },
       (answer) => {
         response.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(response);
+        const objectRead = request.method === 'GET' && answer.statusCode !== undefined && answer.statusCode < 300 && !/[?&]list-type=/.test(request.url ?? '');
+        if (testServer.corruptReads && objectRead) {
+          let first = true;
+          answer
+            .pipe(
+              new Transform({
+                transform(chunk: Buffer, _encoding, callback) {
+                  if (first && chunk.length > 0) {
+                    chunk = Buffer.from(chunk);
+                    chunk[0] = chunk[0]! ^ 0xff;
+                    first = false;
+                  }
+                  callback(null, chunk);
+                },
+              }),
+            )
+            .pipe(response);
+        } else {
+          answer.pipe(response);
+        }
       },
     );
     upstream.on('error', () => response.destroy());
@@ -77,10 +98,11 @@ export async function startS3TestServer(bucket = 'stockroom-test'): Promise<S3Te
   });
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
   const endpoint = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-  return {
+  const testServer: S3TestServer = {
     endpoint,
     bucket,
     requests,
+    corruptReads: false,
     env(prefix = '') {
       return {
         STOCKROOM_BLOBS: `s3://${bucket}${prefix ? `/${prefix}` : ''}`,
@@ -89,6 +111,9 @@ export async function startS3TestServer(bucket = 'stockroom-test'): Promise<S3Te
         AWS_REGION: 'us-east-1',
         AWS_ACCESS_KEY_ID: S3_TEST_CREDENTIALS.accessKeyId,
         AWS_SECRET_ACCESS_KEY: S3_TEST_CREDENTIALS.secretAccessKey,
+        // On Node 20 the SDK prints a multi-line notice that it will want Node 22 from 2027; the
+        // tests read the commands' own lines (docs/storage.md tells operators the same switch).
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       };
     },
     async close() {
@@ -98,6 +123,7 @@ export async function startS3TestServer(bucket = 'stockroom-test'): Promise<S3Te
       fs.rmSync(folder, { recursive: true, force: true });
     },
   };
+  return testServer;
 }
 
 /**
