@@ -54,9 +54,10 @@ export async function readEmbeddedMetadata(file: Buffer): Promise<EmbeddedMetada
     return {};
   }
   if (!parsed) return {};
-  const dc = parsed.dc ?? {};
-  const photoshop = parsed.photoshop ?? {};
-  const iptcCore = parsed.Iptc4xmpCore ?? {};
+  // exifr hands XMP text over with its XML character references still in it (&amp; for &).
+  const dc = xmlDecoded(parsed.dc ?? {}) as Block;
+  const photoshop = xmlDecoded(parsed.photoshop ?? {}) as Block;
+  const iptcCore = xmlDecoded(parsed.Iptc4xmpCore ?? {}) as Block;
   const iptc = parsed.iptc ?? {};
   const ifd0 = parsed.ifd0 ?? {};
   const exif = parsed.exif ?? {};
@@ -80,6 +81,24 @@ export async function readEmbeddedMetadata(file: Buffer): Promise<EmbeddedMetada
   set('state_province', firstText(photoshop.State, iptc.State));
   set('country', countryName(firstText(iptcCore.CountryCode, iptc.CountryCode), firstText(photoshop.Country, iptc.Country)));
   return out;
+}
+
+const XML_ENTITIES: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+/** Every text inside a value with XML's character references replaced by the characters. */
+function xmlDecoded(value: unknown): unknown {
+  if (typeof value === 'string') {
+    return value.replace(/&(#x[0-9a-f]+|#[0-9]+|[a-z]+);/gi, (reference, name: string) => {
+      if (name.startsWith('#')) {
+        const code = name[1] === 'x' || name[1] === 'X' ? Number.parseInt(name.slice(2), 16) : Number(name.slice(1));
+        return code <= 0x10ffff ? String.fromCodePoint(code) : reference;
+      }
+      return XML_ENTITIES[name] ?? reference;
+    });
+  }
+  if (Array.isArray(value)) return value.map(xmlDecoded);
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, xmlDecoded(inner)]));
+  return value;
 }
 
 /**
