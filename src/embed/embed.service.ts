@@ -7,9 +7,8 @@ import type { DisplaySizeProvider, DisplaySizeView } from '../catalog/catalog.se
  * an asset's short link, where a short link leads, and what the embed page shows. No HTTP here.
  */
 
-/** The catalogue's part: which type an id is, and its record. */
+/** The catalogue's part: the records of images and videos. */
 export interface EmbedCatalog {
-  assetTypesOf(ids: readonly string[]): Promise<Map<string, AssetType>>;
   findAssets(assetType: AssetType, ids: readonly string[]): Promise<{ found: AssetRecord[]; notFound: string[] }>;
 }
 
@@ -71,6 +70,8 @@ export interface EmbedFrame {
   /** Seconds the comp's signed URI stays valid: how long the page may be cached. */
   secondsValid: number;
 }
+
+const ASSET_TYPES: readonly AssetType[] = ['image', 'video'];
 
 /** Pixels below the picture in the frame for its title and credit line (the page's style lays them out in as many). */
 export const FRAME_FOOTER_HEIGHT = 56;
@@ -207,11 +208,17 @@ export class EmbedService {
     return { comp, thumb };
   }
 
+  /**
+   * The record of an image or video id. Images first, from the catalogue's record cache: an embed
+   * page on a busy site is asked for again and again, and most assets are images.
+   */
   private async findAsset(id: string): Promise<AssetRecord | undefined> {
     if (!ASSET_ID.test(id)) return undefined;
-    const type = (await this.catalog.assetTypesOf([id])).get(id);
-    if (type === undefined) return undefined;
-    return (await this.catalog.findAssets(type, [id])).found[0];
+    for (const assetType of ASSET_TYPES) {
+      const record = (await this.catalog.findAssets(assetType, [id])).found[0];
+      if (record !== undefined) return record;
+    }
+    return undefined;
   }
 
   /**
