@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseS3Location, type S3Location } from '../platform/blobs/s3-location.js';
+import { generationTuning, type GenerationTuning } from './generation-tuning.js';
 
 /** Every setting of Stockroom, read once from the environment, validated, then frozen. */
 export interface Config {
@@ -114,6 +115,8 @@ export interface GenerationConfig {
   readonly timeoutSeconds: number;
   /** How long a node's claim on a job holds unless renewed: a job of a node that died runs again elsewhere after this. */
   readonly leaseSeconds: number;
+  /** How the model server is asked: steps, sampler, guidance, denoising, ControlNet and upscaler names, sizes, per-call timeout. */
+  readonly tuning: GenerationTuning;
 }
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -304,8 +307,10 @@ function generationServer(env: Env): GenerationConfig['server'] {
 }
 
 function generationConfig(env: Env): GenerationConfig {
+  const server = generationServer(env);
+  const timeoutSeconds = integer(env, 'STOCKROOM_GENERATION_TIMEOUT', 300, 1, 3600);
   return Object.freeze({
-    server: generationServer(env),
+    server,
     concurrency: integer(env, 'STOCKROOM_GENERATION_CONCURRENCY', 1, 0, 64),
     maxPerUser: integer(env, 'STOCKROOM_GENERATION_MAX_PER_USER', 4, 1, 1000),
     waitMs: integer(env, 'STOCKROOM_GENERATION_WAIT_MS', 3000, 0, 60_000),
@@ -316,8 +321,9 @@ function generationConfig(env: Env): GenerationConfig {
         .map((term) => term.trim().toLowerCase())
         .filter((term) => term !== ''),
     ),
-    timeoutSeconds: integer(env, 'STOCKROOM_GENERATION_TIMEOUT', 300, 1, 3600),
+    timeoutSeconds,
     leaseSeconds: integer(env, 'STOCKROOM_GENERATION_LEASE_SECONDS', 60, 3, 3600),
+    tuning: generationTuning(env, server?.kind, timeoutSeconds),
   });
 }
 

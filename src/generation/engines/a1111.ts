@@ -53,6 +53,8 @@ export interface A1111Options extends ModelServerOptions {
   /** An upscaler name from /sdapi/v1/upscalers. */
   upscaler?: string | undefined;
   controlNet?: { composition?: ControlNetChoice | undefined; color?: ControlNetChoice | undefined } | undefined;
+  /** img2img's denoising_strength by operation; each unset keeps A1111_DEFAULTS.denoise's. */
+  denoise?: Partial<Record<keyof typeof A1111_DEFAULTS.denoise, number | undefined>> | undefined;
 }
 
 /** Operations this API serves; background removal needs a segmentation model the web UI's API does not offer. */
@@ -78,10 +80,9 @@ export const A1111_DEFAULTS = {
   composition: { module: 'canny', model: 'control_v11p_sd15_canny' },
   /** The T2I colour adapter takes the reference's palette laid out as a coarse grid: colour and its placement. */
   color: { module: 't2ia_color_grid', model: 't2iadapter_color_sd14v1' },
+  /** How far img2img may move from its source: variations keep the picture, repaints replace the masked area. */
+  denoise: { variations: 0.6, refine: 0.75, removeObject: 0.9, extend: 0.85, background: 1 },
 } as const;
-
-/** How far img2img may move from its source: variations keep the picture, repaints replace the masked area. */
-const DENOISE = { variations: 0.6, refine: 0.75, removeObject: 0.9, extend: 0.85, background: 1 } as const;
 
 /** The web UI's `inpainting_fill`: what the masked area starts from. */
 const INPAINT_FILL = { fill: 0, original: 1, latentNoise: 2 } as const;
@@ -95,7 +96,7 @@ export class A1111Engine implements GenerationEngine {
   constructor(private readonly options: A1111Options) {
     const headers: Record<string, string> = {};
     if (options.apiKey) headers.authorization = `Basic ${Buffer.from(options.apiKey).toString('base64')}`;
-    this.client = new ModelServerClient(this.name, options.url, headers);
+    this.client = new ModelServerClient(this.name, options.url, headers, options.requestTimeoutMs);
   }
 
   supports(operation: EngineOperation): boolean {
@@ -117,7 +118,7 @@ export class A1111Engine implements GenerationEngine {
           ...this.common(request.prompt ?? '', undefined, request.seed, request.count),
           ...snappedSize(size),
           init_images: [base64Of(request.source)],
-          denoising_strength: DENOISE.variations,
+          denoising_strength: this.denoise('variations'),
         });
       }
       case 'refine': {
@@ -125,7 +126,7 @@ export class A1111Engine implements GenerationEngine {
         return this.pictures('img2img', deadline, request.count, size.width, size.height, {
           ...this.common(request.prompt, request.negativePrompt, request.seed, request.count),
           ...this.inpainting(size, base64Of(request.source), (await binaryMask(request.mask, size)).toString('base64')),
-          denoising_strength: DENOISE.refine,
+          denoising_strength: this.denoise('refine'),
           inpainting_fill: INPAINT_FILL.original,
         });
       }
@@ -134,7 +135,7 @@ export class A1111Engine implements GenerationEngine {
         return this.pictures('img2img', deadline, 1, size.width, size.height, {
           ...this.common(OBJECT_REMOVAL_PROMPT, OBJECT_REMOVAL_NEGATIVE_PROMPT, -1, 1),
           ...this.inpainting(size, base64Of(request.source), (await binaryMask(request.mask, size)).toString('base64')),
-          denoising_strength: DENOISE.removeObject,
+          denoising_strength: this.denoise('removeObject'),
           inpainting_fill: INPAINT_FILL.fill,
         });
       }
@@ -143,7 +144,7 @@ export class A1111Engine implements GenerationEngine {
         return this.pictures('img2img', deadline, request.count, size.width, size.height, {
           ...this.common(request.prompt ?? '', request.negativePrompt, request.seed, request.count),
           ...this.inpainting(size, canvas.toString('base64'), mask.toString('base64')),
-          denoising_strength: DENOISE.extend,
+          denoising_strength: this.denoise('extend'),
           inpainting_fill: INPAINT_FILL.original,
           mask_blur: 8,
         });
@@ -154,7 +155,7 @@ export class A1111Engine implements GenerationEngine {
         return this.pictures('img2img', deadline, request.count, size.width, size.height, {
           ...this.common(promptWithStyle(request.prompt, request.style), request.negativePrompt, request.seed, request.count),
           ...this.inpainting(size, (await flattened(subject)).toString('base64'), (await maskOfTransparency(subject)).toString('base64')),
-          denoising_strength: DENOISE.background,
+          denoising_strength: this.denoise('background'),
           inpainting_fill: INPAINT_FILL.latentNoise,
         });
       }
@@ -166,6 +167,10 @@ export class A1111Engine implements GenerationEngine {
       case 'remove_background':
         throw new EngineFailedError(`${this.name} does not serve ${request.operation}`);
     }
+  }
+
+  private denoise(operation: keyof typeof A1111_DEFAULTS.denoise): number {
+    return this.options.denoise?.[operation] ?? A1111_DEFAULTS.denoise[operation];
   }
 
   private common(prompt: string, negativePrompt: string | undefined, seed: number, count: number): Txt2ImgPayload {

@@ -44,6 +44,8 @@ export interface ComfyUIOptions extends ModelServerOptions {
   upscaleModel?: string | undefined;
   /** Longest side of pictures made from a reference (the influence operations). */
   longestSide?: number | undefined;
+  /** How far a variation moves from its source (the variations workflow's {{denoise}}). */
+  variationDenoise?: number | undefined;
 }
 
 export const COMFYUI_DEFAULTS = {
@@ -56,6 +58,7 @@ export const COMFYUI_DEFAULTS = {
   controlNetModel: 'control_v11p_sd15_canny.pth',
   upscaleModel: 'RealESRGAN_x4plus.pth',
   longestSide: 1024,
+  variationDenoise: 0.6,
 } as const;
 
 /** Operations with a workflow; background removal needs a segmentation node that ComfyUI does not have built in. */
@@ -89,8 +92,6 @@ export const WORKFLOW_VALUES: Readonly<Record<ServedOperation, readonly string[]
 
 /** How long taking abandoned runs out of the queue may take, whatever the operation's own deadline. */
 const QUEUE_CLEANUP_TIMEOUT_MS = 5000;
-/** How far a variation moves from its source. */
-const VARIATION_DENOISE = 0.6;
 /** Cells of the colour grid a reference is reduced to: its palette and where each colour sits, not its shapes. */
 const COLOR_GRID_CELLS = 16;
 
@@ -106,7 +107,7 @@ export class ComfyUIEngine implements GenerationEngine {
 
   /** Reads and checks every workflow now, so that a wrong file stops the server at start, not a job later. */
   constructor(private readonly options: ComfyUIOptions) {
-    this.client = new ModelServerClient(this.name, options.url, options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {});
+    this.client = new ModelServerClient(this.name, options.url, options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}, options.requestTimeoutMs);
     const workflows = new Map<ServedOperation, Workflow>();
     for (const operation of SERVED_OPERATIONS) {
       const file = options.workflows?.[operation];
@@ -139,7 +140,7 @@ export class ComfyUIEngine implements GenerationEngine {
       }
       case 'variations': {
         const image = await this.upload(request.source.data, deadline);
-        const values = { ...sampling(request.prompt ?? '', undefined, request.seed), image, denoise: VARIATION_DENOISE };
+        const values = { ...sampling(request.prompt ?? '', undefined, request.seed), image, denoise: this.options.variationDenoise ?? COMFYUI_DEFAULTS.variationDenoise };
         return this.queued('variations', values, request.seed, request.count, await sizeOf(request.source), deadline);
       }
       case 'refine':

@@ -14,6 +14,8 @@ export interface ModelServerOptions {
   url: string;
   /** How long one operation may take, all its calls together. */
   timeoutMs: number;
+  /** How long one HTTP call may take (unset: only the operation's timeoutMs bounds it). */
+  requestTimeoutMs?: number | undefined;
   /**
    * Cuts the subject out of an opaque picture (PNG, background transparent), for background
    * generation: the built-in engine's background removal, handed in by the router. Without it,
@@ -48,6 +50,8 @@ export class ModelServerClient {
     private readonly engineName: string,
     url: string,
     private readonly headers: Readonly<Record<string, string>> = {},
+    /** How long one call may take, its answer's body read too; unset: the operation's deadline alone. */
+    private readonly requestTimeoutMs?: number | undefined,
   ) {
     this.base = new URL(url.endsWith('/') ? url : `${url}/`);
   }
@@ -67,33 +71,37 @@ export class ModelServerClient {
   /** Posts JSON and answers the JSON answer (or nothing, for endpoints that answer an empty 200). */
   async postJson(path: string, body: unknown, deadline: Deadline, { answerIsJson = true } = {}): Promise<unknown> {
     const url = this.urlOf(path);
-    const response = await this.send('POST', url, JSON.stringify(body), { 'content-type': 'application/json' }, deadline);
+    const call = new CallDeadline(deadline, this.requestTimeoutMs);
+    const response = await this.send('POST', url, JSON.stringify(body), { 'content-type': 'application/json' }, call);
     if (!answerIsJson) {
       await response.arrayBuffer().catch(() => undefined);
       return undefined;
     }
-    return this.jsonOf(response, 'POST', url.pathname, deadline);
+    return this.jsonOf(response, 'POST', url.pathname, call);
   }
 
   async postForm(path: string, form: FormData, deadline: Deadline): Promise<unknown> {
     const url = this.urlOf(path);
-    const response = await this.send('POST', url, form, {}, deadline);
-    return this.jsonOf(response, 'POST', url.pathname, deadline);
+    const call = new CallDeadline(deadline, this.requestTimeoutMs);
+    const response = await this.send('POST', url, form, {}, call);
+    return this.jsonOf(response, 'POST', url.pathname, call);
   }
 
   async getJson(path: string, deadline: Deadline, query?: Record<string, string>): Promise<unknown> {
     const url = this.urlOf(path, query);
-    const response = await this.send('GET', url, undefined, {}, deadline);
-    return this.jsonOf(response, 'GET', url.pathname, deadline);
+    const call = new CallDeadline(deadline, this.requestTimeoutMs);
+    const response = await this.send('GET', url, undefined, {}, call);
+    return this.jsonOf(response, 'GET', url.pathname, call);
   }
 
   async getBytes(path: string, deadline: Deadline, query?: Record<string, string>): Promise<Buffer> {
     const url = this.urlOf(path, query);
-    const response = await this.send('GET', url, undefined, {}, deadline);
+    const call = new CallDeadline(deadline, this.requestTimeoutMs);
+    const response = await this.send('GET', url, undefined, {}, call);
     try {
       return Buffer.from(await response.arrayBuffer());
     } catch (error) {
-      throw this.failureOf(error, 'GET', url.pathname, deadline);
+      throw this.failureOf(error, 'GET', url.pathname, call);
     }
   }
 
@@ -107,14 +115,14 @@ export class ModelServerClient {
     url: URL,
     body: string | FormData | undefined,
     headers: Record<string, string>,
-    deadline: Deadline,
+    call: CallDeadline,
   ): Promise<Response> {
     const path = url.pathname;
     let response: Response;
     try {
-      response = await fetch(url, { method, body, headers: { ...this.headers, ...headers }, signal: deadline.signal });
+      response = await fetch(url, { method, body, headers: { ...this.headers, ...headers }, signal: call.signal });
     } catch (error) {
-      throw this.failureOf(error, method, path, deadline);
+      throw this.failureOf(error, method, path, call);
     }
     if (!response.ok) {
       const text = await response.text().catch(() => '');
@@ -123,12 +131,12 @@ export class ModelServerClient {
     return response;
   }
 
-  private async jsonOf(response: Response, method: string, path: string, deadline: Deadline): Promise<unknown> {
+  private async jsonOf(response: Response, method: string, path: string, call: CallDeadline): Promise<unknown> {
     let text: string;
     try {
       text = await response.text();
     } catch (error) {
-      throw this.failureOf(error, method, path, deadline);
+      throw this.failureOf(error, method, path, call);
     }
     try {
       return JSON.parse(text) as unknown;
@@ -137,11 +145,32 @@ export class ModelServerClient {
     }
   }
 
-  private failureOf(error: unknown, method: string, path: string, deadline: Deadline): Error {
+  private failureOf(error: unknown, method: string, path: string, call: CallDeadline): Error {
+    const deadline = call.operation;
     if (deadline.callerSignal?.aborted) return asError(deadline.callerSignal.reason);
     if (deadline.signal.aborted) return this.failed(`no answer to ${method} ${path} within ${deadline.timeoutMs / 1000} s`);
+    if (call.timedOut) return this.failed(`no answer to ${method} ${path} within ${call.timeoutMs! / 1000} s (STOCKROOM_GENERATION_REQUEST_TIMEOUT, one call)`);
     const code = causeCodeOf(error);
     return this.failed(`cannot be reached (${method} ${path}: ${code ?? (error instanceof Error ? error.message : String(error))})`);
+  }
+}
+
+/** One HTTP call's own time limit, within its operation's deadline. */
+class CallDeadline {
+  readonly signal: AbortSignal;
+  private readonly timer: AbortSignal | undefined;
+
+  constructor(
+    readonly operation: Deadline,
+    readonly timeoutMs: number | undefined,
+  ) {
+    this.timer = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs);
+    this.signal = this.timer ? AbortSignal.any([operation.signal, this.timer]) : operation.signal;
+  }
+
+  /** The call's own limit ended it (not the operation's, nor the caller). */
+  get timedOut(): boolean {
+    return this.timer?.aborted === true && !this.operation.signal.aborted;
   }
 }
 

@@ -77,7 +77,7 @@ export class OpenAIImagesEngine implements GenerationEngine {
   constructor(private readonly options: OpenAIImagesOptions) {
     // The base URL may or may not end in /v1, as OpenAI's own clients allow.
     const url = /\/v1\/?$/.test(options.url) ? options.url : `${options.url.replace(/\/$/, '')}/v1`;
-    this.client = new ModelServerClient(this.name, url, options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {});
+    this.client = new ModelServerClient(this.name, url, options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}, options.requestTimeoutMs);
     this.model = options.model ?? OPENAI_DEFAULTS.model;
     const known = MODEL_TRAITS[this.model] ?? OTHER_SERVER;
     this.traits = options.sizes ? { ...known, sizes: options.sizes } : known;
