@@ -26,13 +26,20 @@ export class WebSessionsRepository {
    */
   async takeSignIn(idHash: string, stateHash: string): Promise<{ verifier: string; returnTo: string } | undefined> {
     const row = await this.db
+      .selectFrom('web_sessions')
+      .select(['sign_in_verifier', 'sign_in_return'])
+      .where('id_hash', '=', idHash)
+      .where('sign_in_state_hash', '=', stateHash)
+      .executeTakeFirst();
+    if (!row?.sign_in_verifier) return undefined;
+    // RETURNING would give the cleared values: the row is read first, then cleared on the same condition.
+    const cleared = await this.db
       .updateTable('web_sessions')
       .set({ sign_in_state_hash: null, sign_in_verifier: null, sign_in_return: null })
       .where('id_hash', '=', idHash)
       .where('sign_in_state_hash', '=', stateHash)
-      .returning(['sign_in_verifier', 'sign_in_return'])
       .executeTakeFirst();
-    if (!row?.sign_in_verifier) return undefined;
+    if (Number(cleared.numUpdatedRows) !== 1) return undefined;
     return { verifier: row.sign_in_verifier, returnTo: row.sign_in_return ?? '/' };
   }
 

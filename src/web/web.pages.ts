@@ -276,13 +276,13 @@ export function assetPage(frame: Frame, page: AssetPage, notice: string | undefi
           <p><button type="submit">Download</button></p>
         </form>`
     : html`<p><a class="button" href="/signin?return=${encodeURIComponent(frame.path)}">Sign in to license and download</a></p>`;
-  const main = html`<div class="asset">
+  const main = html`<h1>${page.title}</h1>
+    <div class="asset">
       <div class="stack">
         <div class="stage">${stage}</div>
         ${page.caption ? html`<p>${page.caption}</p>` : ''}
       </div>
       <div>
-        <h1>${page.title}</h1>
         ${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}
         <section class="panel" aria-labelledby="license-heading"><h2 id="license-heading">License</h2>${license}</section>
         ${
@@ -386,20 +386,16 @@ export interface BoardView {
   id: string;
   name: string;
   description: string | null;
-  assets: Array<{ id: string; picture: string | undefined }>;
+  assets: AssetCard[];
   comments: Array<{ text: string; author: string; date: string }>;
   canComment: boolean;
   shareUrl: string | null;
   invitationUrl: string | null;
 }
 
-function boardTiles(assets: BoardView['assets'], label: string): Html {
+function boardTiles(assets: readonly AssetCard[], label: string): Html {
   if (assets.length === 0) return html`<p>No assets yet. Add some from a search or an asset's page.</p>`;
-  return html`<ul class="grid" aria-label="${label}">${assets.map(
-    (asset) => html`<li class="card"><a class="frame" href="/asset/${encodeURIComponent(asset.id)}">${
-      asset.picture ? html`<img src="${asset.picture}" alt="Asset ${asset.id}" loading="lazy">` : html`Asset ${asset.id}`
-    }</a></li>`,
-  )}</ul>`;
+  return assetGrid(assets, { label });
 }
 
 function linkField(id: string, title: string, url: string, kind: 'share' | 'invitation', boardId: string, csrfToken: string | undefined): Html {
@@ -417,7 +413,7 @@ export function boardPage(frame: Frame, board: BoardView, problem: string | unde
     ${boardTiles(board.assets, 'Assets on the board')}
     ${
       board.shareUrl || board.invitationUrl
-        ? html`<section class="panel" aria-labelledby="links-heading"><h2 id="links-heading">Links</h2>
+        ? html`<section class="panel links-panel" aria-labelledby="links-heading"><h2 id="links-heading">Links</h2>
             ${board.shareUrl ? linkField('share-link', 'Share link: anyone with it sees the board, read-only, without signing in', board.shareUrl, 'share', board.id, frame.csrfToken) : ''}
             ${board.invitationUrl ? linkField('invitation-link', 'Invitation link: a signed-in person who opens it can add to the board', board.invitationUrl, 'invitation', board.id, frame.csrfToken) : ''}
           </section>`

@@ -283,7 +283,7 @@ export async function webRoutes(app: FastifyInstance, options: WebRoutesOptions)
     const context = await contextOf(request, 'Shared board');
     const board = await boards.shared(token);
     context.frame.title = board.name;
-    const assets = board.assets.map((asset) => ({ id: asset.id, picture: asset.display_sizes.find((size) => size.name === 'comp')?.uri }));
+    const assets = await web.boardCards(board.assets, context.reader);
     return send(reply, 200, sharedBoardPage(context.frame, { name: board.name, description: board.description, assets }));
   });
 
@@ -314,7 +314,7 @@ export async function webRoutes(app: FastifyInstance, options: WebRoutesOptions)
       id: board.id,
       name: board.name,
       description: board.description,
-      assets: board.assets.map((asset) => ({ id: asset.id, picture: asset.display_sizes.find((size) => size.name === 'comp')?.uri })),
+      assets: await web.boardCards(board.assets, context.reader),
       comments: comments.comments.map((comment) => ({
         text: comment.text,
         author: [comment.created_by.first_name, comment.created_by.last_name].filter(Boolean).join(' ') || 'Someone',

@@ -102,9 +102,9 @@ const IMAGE_DETAIL_FIELDS = [...DETAIL_FIELDS, 'credit_line', 'thumb', 'comp', '
 const VIDEO_DETAIL_FIELDS = [...DETAIL_FIELDS, 'clip_length', 'thumb', 'comp', 'preview'];
 const IMAGE_DETAIL = new FieldSelector(IMAGE_FIELDS).select(IMAGE_DETAIL_FIELDS);
 const VIDEO_DETAIL = new FieldSelector(VIDEO_FIELDS).select(VIDEO_DETAIL_FIELDS);
-// Signed in, the download sizes come with the links of the person's products (the catalogue asks licensing).
-const IMAGE_DETAIL_SIGNED_IN = new FieldSelector(IMAGE_FIELDS).select([...IMAGE_DETAIL_FIELDS, 'download_sizes']);
-const VIDEO_DETAIL_SIGNED_IN = new FieldSelector(VIDEO_FIELDS).select([...VIDEO_DETAIL_FIELDS, 'download_sizes']);
+// Signed in, `downloads` gives the download sizes with the links of the person's products (the catalogue asks licensing).
+const IMAGE_DETAIL_SIGNED_IN = new FieldSelector(IMAGE_FIELDS).select([...IMAGE_DETAIL_FIELDS, 'downloads']);
+const VIDEO_DETAIL_SIGNED_IN = new FieldSelector(VIDEO_FIELDS).select([...VIDEO_DETAIL_FIELDS, 'downloads']);
 
 const RELATED_COUNT = 8;
 const MONTHLY: Readonly<Record<string, string>> = { day: 'today', month: 'this month', year: 'this year' };
@@ -175,6 +175,14 @@ export class WebService {
     const selection = assetType === 'image' ? IMAGE_CARDS : VIDEO_CARDS;
     const { assets } = await this.catalog.getAssets(assetType, ids, selection, { language: reader.language, authorized: false });
     return assets.map((asset) => cardOf(asset as Record<string, unknown>, assetType));
+  }
+
+  /** A board's assets as cards, in the board's order (titles in the reader's language). */
+  async boardCards(assets: ReadonlyArray<{ id: string; asset_type: AssetType }>, reader: Reader): Promise<AssetCard[]> {
+    const images = await this.cards('image', assets.filter((asset) => asset.asset_type === 'image').map((asset) => asset.id), reader);
+    const videos = await this.cards('video', assets.filter((asset) => asset.asset_type === 'video').map((asset) => asset.id), reader);
+    const byId = new Map([...images, ...videos].map((card) => [card.id, card]));
+    return assets.flatMap((asset) => byId.get(asset.id) ?? []);
   }
 
   /** The record behind an id, image or video; 404 when the catalogue has neither. */

@@ -1,4 +1,4 @@
-/* global document, HTMLSelectElement, Element */
+/* global document, window, HTMLSelectElement, Element */
 // The catalogue browser's one script, served from this server (the policy allows no inline script).
 // Everything works without it; it only saves a click: a changed sort order applies at once, and a
 // board's links can be copied with a button.
@@ -21,3 +21,7 @@ document.addEventListener('click', (event) => {
   );
 });
 for (const button of document.querySelectorAll('button[data-copy]')) button.hidden = false;
+// On a phone the refinements start folded, so the results come first; without script they stay open.
+if (window.matchMedia('(max-width: 48rem)').matches) {
+  for (const details of document.querySelectorAll('.filters details[open]')) details.open = false;
+}

@@ -1,0 +1,236 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, HAS_CHROMIUM, LAUNCH_ARGS } from '../helpers/chromium.js';
+import { freePort } from '../helpers/network.js';
+import { webFixture, type WebFixture } from './web-fixtures.js';
+
+/**
+ * The catalogue browser as a person meets it, in Debian's Chromium: search, a facet, an asset,
+ * signing in on this server's own sign-in page, a download, a board with a comment, and the
+ * board's share link opened by somebody who is not signed in. Every page is checked with axe
+ * (no serious or critical violation). Only loopback is ever contacted.
+ *
+ * With STOCKROOM_WEB_SCREENSHOTS=1 the pages are also photographed, desktop (1280×800) and phone
+ * (390×844), into docs/pictures/web-*.png; otherwise into a temporary folder.
+ */
+
+const SCREENSHOTS = process.env.STOCKROOM_WEB_SCREENSHOTS === '1'
+  ? path.resolve(import.meta.dirname, '../../docs/pictures')
+  : path.join(os.tmpdir(), 'stockroom-web-screens');
+
+function isLoopback(url: string): boolean {
+  const { protocol, hostname } = new URL(url);
+  return protocol === 'data:' || protocol === 'blob:' || url === 'about:blank' || hostname === '127.0.0.1';
+}
+
+/** The serious and critical violations axe finds on the page, as "rule: target" lines. */
+async function seriousViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).analyze();
+  return results.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .flatMap((violation) => violation.nodes.map((node) => `${violation.id}: ${node.target.join(' ')} — ${node.failureSummary ?? ''}`));
+}
+
+if (!HAS_CHROMIUM) console.log(`stockroom tests: skipped the web browser suite (${CHROMIUM} does not exist; apt-get install chromium)`);
+
+describe.skipIf(!HAS_CHROMIUM)(`the catalogue browser in a real browser (${CHROMIUM})`, () => {
+  let f: WebFixture;
+  let origin: string;
+  let browser: Browser;
+  let context: BrowserContext;
+  const outside: string[] = [];
+  /** Pages checked by axe, by name, with what it found. */
+  const checked = new Map<string, string[]>();
+  /** Pages to photograph afterwards: name → path. */
+  const pages = new Map<string, string>();
+  let shareUrl = '';
+
+  async function newContext(viewport = { width: 1280, height: 800 }): Promise<BrowserContext> {
+    const created = await browser.newContext({ viewport, acceptDownloads: true });
+    created.setDefaultTimeout(10_000);
+    await created.route(
+      (url) => !isLoopback(url.href),
+      (route) => {
+        outside.push(route.request().url());
+        return route.abort('blockedbyclient');
+      },
+    );
+    return created;
+  }
+
+  async function check(page: Page, name: string): Promise<void> {
+    checked.set(name, await seriousViolations(page));
+    pages.set(name, new URL(page.url()).pathname + new URL(page.url()).search);
+  }
+
+  beforeAll(async () => {
+    const port = await freePort();
+    origin = `http://127.0.0.1:${port}`;
+    f = await webFixture({ publicUrl: origin });
+    await f.t.app.listen({ port, host: '127.0.0.1' });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS });
+    context = await newContext();
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await f?.t.close();
+  });
+
+  it('search → a facet → an asset → sign in → download → a board → a comment → the share link, signed out', async () => {
+    const page = await context.newPage();
+    await page.goto(`${origin}/?kind=editorial`);
+    await page.getByLabel('Search for').fill('marathon');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await page.waitForURL(/phrase=marathon/);
+    expect(await page.locator('#results-heading').textContent()).toMatch(/[1-9][0-9]* results? · “marathon”/);
+    await check(page, 'search');
+
+    // A facet is a refinement: its link adds the event to the URL, and a chip shows it.
+    const event = page.locator('#facet-event_ids + ul a').first();
+    const eventName = (await event.locator('span').first().textContent())!;
+    await event.click();
+    await page.waitForURL(/event_ids=/);
+    await expect.poll(() => page.locator('.chips').textContent()).toContain(`Event: ${eventName}`);
+    const refinedUrl = page.url();
+
+    await page.locator('.card .title').first().click();
+    await page.waitForURL(/\/asset\//);
+    const assetPath = new URL(page.url()).pathname;
+    const assetId = decodeURIComponent(assetPath.split('/').pop()!);
+    expect(await page.locator('h1').textContent()).toBeTruthy();
+    await check(page, 'asset');
+
+    // Sign-in goes through the server's own sign-in page and comes back to the asset.
+    await page.getByRole('link', { name: 'Sign in to license and download' }).click();
+    await page.waitForURL(/\/oauth2\/auth\?/);
+    expect(page.url()).not.toMatch(/access_token|refresh_token/);
+    await check(page, 'sign-in');
+    await page.getByLabel('Username').fill(f.username);
+    await page.getByLabel('Password').fill(f.password);
+    await page.getByRole('button', { name: 'Sign in and allow' }).click();
+    await page.waitForURL(`${origin}${assetPath}`);
+    await expect.poll(() => page.locator('.who').textContent()).toContain('Ana Lima');
+    // The session is a cookie the page's script cannot read; no token is in the page.
+    const cookies = await context.cookies();
+    expect(cookies.map((cookie) => [cookie.name, cookie.httpOnly, cookie.sameSite])).toContainEqual(['stockroom-session', true, 'Lax']);
+    expect(await page.content()).not.toMatch(/access_token|refresh_token|Bearer/);
+
+    // The license options show what each costs; Download delivers the file.
+    expect(await page.locator('.license .cost').first().textContent()).toMatch(/download|credit|Included/);
+    const downloading = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Download' }).click();
+    const download = await downloading;
+    expect(download.suggestedFilename()).toContain(assetId);
+    expect(fs.statSync((await download.path())!).size).toBeGreaterThan(1000);
+
+    await page.goto(`${origin}/downloads`);
+    await expect.poll(() => page.locator(`a[href="/asset/${assetId}"]`).count()).toBeGreaterThan(0);
+    await check(page, 'downloads');
+
+    // A board, then the asset added from its page.
+    await page.goto(`${origin}/boards`);
+    await page.getByLabel('Name').fill('Marathon shortlist');
+    await page.getByRole('button', { name: 'Create board' }).click();
+    await page.waitForURL(/\/boards\/[A-Za-z0-9_-]+$/);
+    await page.goto(`${origin}${assetPath}`);
+    await page.locator('#asset-board-' + assetId).selectOption({ label: 'Marathon shortlist' });
+    await page.locator('.panel').filter({ hasText: 'Add to a board' }).getByRole('button', { name: 'Add' }).click();
+    await expect.poll(() => page.locator('.notice').textContent()).toContain('Marathon shortlist');
+
+    // And one from the search results.
+    await page.goto(refinedUrl);
+    const secondCard = page.locator('.card').nth(1);
+    if ((await secondCard.count()) > 0) {
+      await secondCard.locator('summary').click();
+      await secondCard.getByRole('button', { name: 'Add' }).click();
+      await page.waitForURL(refinedUrl);
+    }
+
+    await page.goto(`${origin}/boards`);
+    await check(page, 'boards');
+    await page.getByRole('link', { name: 'Marathon shortlist' }).first().click();
+    await page.waitForURL(/\/boards\/[A-Za-z0-9_-]+$/);
+    expect(await page.locator(`.card .title[href="/asset/${assetId}"]`).count()).toBe(1);
+    await page.getByLabel('Add a comment').fill('The finish line one, please.');
+    await page.getByRole('button', { name: 'Post comment' }).click();
+    await expect.poll(() => page.locator('.comments').textContent()).toContain('The finish line one, please.');
+    await check(page, 'board');
+    shareUrl = await page.locator('#share-link').inputValue();
+    expect(shareUrl).toMatch(new RegExp(`^${origin}/boards/shared/[A-Za-z0-9_-]{43}$`));
+
+    // Somebody else, signed out, opens the share link: the board, read-only.
+    const stranger = await newContext();
+    try {
+      const shared = await stranger.newPage();
+      await shared.goto(shareUrl);
+      expect(await shared.locator('h1').textContent()).toBe('Marathon shortlist');
+      expect(await shared.locator(`a[href="/asset/${assetId}"] img`).count()).toBe(1);
+      expect(await shared.locator('.who').count()).toBe(0);
+      expect(await shared.locator('form[method=post]').count()).toBe(0);
+      await check(shared, 'shared board');
+    } finally {
+      await stranger.close();
+    }
+
+    // Signing out ends the session: the boards page asks to sign in again.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(`${origin}/`);
+    await page.goto(`${origin}/boards`);
+    await page.waitForURL(/\/oauth2\/auth\?/);
+
+    for (const [name, violations] of checked) expect(violations, name).toEqual([]);
+    expect([...checked.keys()].sort()).toEqual(['asset', 'board', 'boards', 'downloads', 'search', 'shared board', 'sign-in']);
+    expect(outside).toEqual([]);
+  }, 120_000);
+
+  it('a video plays in <video> on its page', async () => {
+    const page = await context.newPage();
+    await page.goto(`${origin}/asset/${f.video}`);
+    expect(await page.locator('.stage video').count()).toBe(1);
+    expect(await page.locator('.stage video').getAttribute('poster')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/display\//);
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+
+  it('pages are photographed on a desktop and a phone', async () => {
+    fs.mkdirSync(SCREENSHOTS, { recursive: true });
+    // A signed-in desktop and phone: the pages as the walk above left them, with a fresh sign-in.
+    for (const [device, viewport] of [
+      ['desktop', { width: 1280, height: 800 }],
+      ['phone', { width: 390, height: 844 }],
+    ] as const) {
+      const shot = await newContext(viewport);
+      try {
+        const page = await shot.newPage();
+        await page.goto(`${origin}/signin?return=/`);
+        await page.getByLabel('Username').fill(f.username);
+        await page.getByLabel('Password').fill(f.password);
+        await page.getByRole('button', { name: 'Sign in and allow' }).click();
+        await page.waitForURL(`${origin}/`);
+        for (const [name, where] of [
+          ['search', pages.get('search') ?? '/?phrase=marathon&kind=editorial'],
+          ['asset', pages.get('asset') ?? `/asset/${f.editorialImage}`],
+          ['board', pages.get('board') ?? '/boards'],
+          ['downloads', '/downloads'],
+        ] as const) {
+          await page.goto(`${origin}${where}`);
+          await page.waitForLoadState('networkidle');
+          await page.screenshot({ path: path.join(SCREENSHOTS, `web-${name}-${device}.png`), fullPage: false });
+        }
+        const stranger = await newContext(viewport);
+        const shared = await stranger.newPage();
+        await shared.goto(shareUrl || `${origin}/`);
+        await shared.waitForLoadState('networkidle');
+        await shared.screenshot({ path: path.join(SCREENSHOTS, `web-shared-board-${device}.png`) });
+        await stranger.close();
+      } finally {
+        await shot.close();
+      }
+    }
+    expect(fs.existsSync(path.join(SCREENSHOTS, 'web-search-phone.png'))).toBe(true);
+  }, 120_000);
+});
