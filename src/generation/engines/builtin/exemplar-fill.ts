@@ -25,8 +25,12 @@ export interface FillOptions {
   guide?: Raster | undefined;
 }
 
-/** Fills the pixels of `image` (RGB) where `hole` is 1, in place. */
-export function exemplarFill(image: Raster, hole: Uint8Array, { patchRadius: r, random, candidateBudget = 1200, guide }: FillOptions): void {
+/**
+ * Fills the pixels of `image` (RGB) where `hole` is 1, in place. Returns where each pixel was
+ * copied from (its own index where it was known): the nearest-neighbour field a finer scale
+ * starts from.
+ */
+export function exemplarFill(image: Raster, hole: Uint8Array, { patchRadius: r, random, candidateBudget = 1200, guide }: FillOptions): Int32Array {
   const { width, height, data } = image;
   // Written through a clamped view: a shifted copy past 0 or 255 stops there rather than wrapping round.
   const clamped = new Uint8ClampedArray(data.buffer, data.byteOffset, data.length);
@@ -44,7 +48,7 @@ export function exemplarFill(image: Raster, hole: Uint8Array, { patchRadius: r, 
       sourceOf[i] = i;
     }
   }
-  if (remaining === 0) return;
+  if (remaining === 0) return sourceOf;
   if (remaining === size) throw new RangeError('nothing to fill from: the whole picture is masked');
 
   const rough = guide?.data;
@@ -175,6 +179,7 @@ export function exemplarFill(image: Raster, hole: Uint8Array, { patchRadius: r, 
   }
 
   blendSeams(image, hole, sourceOf, shiftOf, SEAM_VOTE_RADIUS);
+  return sourceOf;
 
   function confidenceOf(cx: number, cy: number): number {
     let sum = 0;
@@ -396,7 +401,7 @@ function blendSeams(image: Raster, hole: Uint8Array, sourceOf: Int32Array, shift
 }
 
 /** Centres of the patches lying wholly inside the picture and wholly outside the hole, in reading order. */
-function sourceCentres(hole: Uint8Array, width: number, height: number, r: number): number[] {
+export function sourceCentres(hole: Uint8Array, width: number, height: number, r: number): number[] {
   // Rows of an integral image of the hole, so each window's hole count costs four reads.
   const integral = new Int32Array((width + 1) * (height + 1));
   for (let y = 0; y < height; y++) {

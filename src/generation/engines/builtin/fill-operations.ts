@@ -1,13 +1,20 @@
 import { exemplarFill } from './exemplar-fill.js';
+import { carryFillToFullSize } from './full-size-fill.js';
 import { crop, emptyRaster, maskRaster, resize, type Raster } from './raster.js';
 
 /**
  * The exemplar fill works at a scale where the hole holds at most this many pixels (about a
- * second on one core); a larger hole is filled at a reduced scale and the fill enlarged into it.
+ * second on one core); a larger hole is filled at a reduced scale and that fill carried up to
+ * the full size, level by level (full-size-fill.ts).
  */
 export const MAX_FILLED_PIXELS = 60_000;
 /** And the picture it searches for patches at most this many. */
 const MAX_WORKING_PIXELS = 400_000;
+/**
+ * The fill is carried up to full size over at most this many pixels of picture (about 60 bytes
+ * each of working memory); past it, up to this size and enlarged from there.
+ */
+const MAX_CARRIED_PIXELS = 6_000_000;
 
 export interface Margins {
   left: number;
@@ -50,18 +57,9 @@ export async function removeObject(source: Raster, hole: Uint8Array, random: () 
   const regionHeight = region.bottom - region.top + 1;
   const scale = Math.min(1, Math.sqrt(MAX_FILLED_PIXELS / holePixels), Math.sqrt(MAX_WORKING_PIXELS / (regionWidth * regionHeight)));
 
-  let work = crop(source, region.left, region.top, regionWidth, regionHeight);
-  let workHole = crop({ width, height, channels: 1, data: grown }, region.left, region.top, regionWidth, regionHeight).data;
-  if (scale < 1) {
-    const workWidth = Math.max(8, Math.round(regionWidth * scale));
-    const workHeight = Math.max(8, Math.round(regionHeight * scale));
-    work = await resize(work, workWidth, workHeight, 'cubic');
-    const smallHole = await resize(maskRaster(workHole, regionWidth, regionHeight), workWidth, workHeight, 'cubic');
-    // Any trace of the hole at the small scale is hole: none of the object may be copied back in.
-    workHole = smallHole.data.map((value) => (value > 0 ? 1 : 0));
-  }
-  await fillAtScales(work, workHole, random);
-  const filled = scale < 1 ? await resize(work, regionWidth, regionHeight, 'cubic') : work;
+  const regionPicture = crop(source, region.left, region.top, regionWidth, regionHeight);
+  const regionHole = crop({ width, height, channels: 1, data: grown }, region.left, region.top, regionWidth, regionHeight).data;
+  const filled = await fillLarge(regionPicture, regionHole, scale, random);
   for (let y = 0; y < regionHeight; y++) {
     for (let x = 0; x < regionWidth; x++) {
       const at = (region.top + y) * width + region.left + x;
@@ -96,8 +94,18 @@ export async function extendPicture(source: Raster, margins: Margins, random: ()
     canvas.data.set(inner.data.subarray(y * small.width * 3, (y + 1) * small.width * 3), ((small.top + y) * workWidth + small.left) * 3);
     hole.fill(0, (small.top + y) * workWidth + small.left, (small.top + y) * workWidth + small.left + small.width);
   }
-  await fillAtScales(canvas, hole, random);
-  const result = scale < 1 ? await resize(canvas, width, height, 'cubic') : canvas;
+  const sources = await fillAtScales(canvas, hole, random);
+  let result = canvas;
+  if (scale < 1) {
+    // The whole canvas at full size, the source in place and the margins to fill, for the fill to be carried up into.
+    const fullCanvas = emptyRaster(width, height, 3);
+    const fullHole = new Uint8Array(width * height).fill(1);
+    for (let y = 0; y < source.height; y++) {
+      fullCanvas.data.set(source.data.subarray(y * source.width * 3, (y + 1) * source.width * 3), ((margins.top + y) * width + margins.left) * 3);
+      fullHole.fill(0, (margins.top + y) * width + margins.left, (margins.top + y) * width + margins.left + source.width);
+    }
+    result = await carryUp(fullCanvas, fullHole, canvas, sources, random);
+  }
   for (let y = 0; y < source.height; y++) {
     result.data.set(source.data.subarray(y * source.width * 3, (y + 1) * source.width * 3), ((margins.top + y) * width + margins.left) * 3);
   }
@@ -146,6 +154,36 @@ function evenOutJoins(picture: Raster, margins: Margins, sourceWidth: number, so
   }
 }
 
+/**
+ * Fills `picture`'s hole (a new raster): in place when `scale` is 1, else at `scale` and the fill
+ * carried up to full size.
+ */
+async function fillLarge(picture: Raster, hole: Uint8Array, scale: number, random: () => number): Promise<Raster> {
+  if (scale >= 1) {
+    const work: Raster = { ...picture, data: picture.data.slice() };
+    await fillAtScales(work, hole, random);
+    return work;
+  }
+  const workWidth = Math.max(8, Math.round(picture.width * scale));
+  const workHeight = Math.max(8, Math.round(picture.height * scale));
+  const work = await resize(picture, workWidth, workHeight, 'cubic');
+  // Any trace of the hole at the small scale is hole: none of the object may be copied back in.
+  const workHole = (await resize(maskRaster(hole, picture.width, picture.height), workWidth, workHeight, 'cubic')).data.map((value) => (value > 0 ? 1 : 0));
+  const sources = await fillAtScales(work, workHole, random);
+  return carryUp(picture, hole, work, sources, random);
+}
+
+/** The small fill carried up to `picture`'s size, or to MAX_CARRIED_PIXELS and enlarged from there. */
+async function carryUp(picture: Raster, hole: Uint8Array, small: Raster, smallSources: Int32Array, random: () => number): Promise<Raster> {
+  const carried = Math.min(1, Math.sqrt(MAX_CARRIED_PIXELS / (picture.width * picture.height)));
+  if (carried >= 1) return carryFillToFullSize(picture, hole, small, smallSources, random);
+  const width = Math.round(picture.width * carried);
+  const height = Math.round(picture.height * carried);
+  const target = await resize(picture, width, height, 'cubic');
+  const targetHole = (await resize(maskRaster(hole, picture.width, picture.height), width, height, 'cubic')).data.map((value) => (value > 0 ? 1 : 0));
+  return resize(await carryFillToFullSize(target, targetHole, small, smallSources, random), picture.width, picture.height, 'cubic');
+}
+
 /** Below this shorter side there is no coarser scale worth filling first. */
 const COARSEST_SIDE = 64;
 
@@ -154,7 +192,7 @@ const COARSEST_SIDE = 64;
  * structures fit in a patch, then here, each patch matched against that rough fill as well as
  * its known pixels, after Wexler, Shechtman and Irani's multi-scale completion.
  */
-async function fillAtScales(picture: Raster, hole: Uint8Array, random: () => number): Promise<void> {
+async function fillAtScales(picture: Raster, hole: Uint8Array, random: () => number): Promise<Int32Array> {
   let guide: Raster | undefined;
   const coarseWidth = Math.round(picture.width / 2);
   const coarseHeight = Math.round(picture.height / 2);
@@ -164,7 +202,7 @@ async function fillAtScales(picture: Raster, hole: Uint8Array, random: () => num
     await fillAtScales(coarse, coarseHole, random);
     guide = await resize(coarse, picture.width, picture.height, 'cubic');
   }
-  exemplarFill(picture, hole, { patchRadius: patchRadiusFor(picture), random, guide });
+  return exemplarFill(picture, hole, { patchRadius: patchRadiusFor(picture), random, guide });
 }
 
 /** The largest correction (per channel, of 255) a join takes. */

@@ -211,6 +211,31 @@ export function holeCases(count: number, width = 256, height = 256, seed = 2): H
   });
 }
 
+/**
+ * Holes larger than the exemplar fill's working limit (60,000 pixels): an ellipse over half the
+ * picture's width and height of a textured background (grain, stripes, tiles, bokeh in turn),
+ * with a flat object pasted in it. The engine fills these at a reduced scale and carries the
+ * fill up to full size; the detail in the hole over the truth's says whether it stayed sharp.
+ */
+export function largeHoleCases(count: number, width = 800, height = 600, seed = 4): HoleCase[] {
+  const kinds = [1, 2, 3, 0];
+  return Array.from({ length: count }, (_, n) => {
+    const random = seededRandom(seed * 1000 + n);
+    const kind = kinds[n % kinds.length]!;
+    const truth = paint(width, height, backgroundTexture(kind, random));
+    const mask = new Uint8Array(width * height);
+    const picture: Raster = { ...truth, data: truth.data.slice() };
+    for (let y = 0; y < height; y++) {
+      for (let x = 0; x < width; x++) {
+        if (((x - width / 2) / (width / 4)) ** 2 + ((y - height / 2) / (height / 4)) ** 2 > 1) continue;
+        mask[y * width + x] = 1;
+        picture.data.set([220, 120, 40], (y * width + x) * 3);
+      }
+    }
+    return { name: `large hole in ${KINDS[kind]} #${n + 1}`, picture, mask: growMask(mask, width, height, 3), truth };
+  });
+}
+
 /** `count` textures cropped in their middle, so that the true continuation of every margin is known. */
 export function extendCases(count: number, width = 192, height = 160, margin = 32, seed = 3): ExtendCase[] {
   return Array.from({ length: count }, (_, n) => {
