@@ -5,6 +5,7 @@ import { builtinQualityBenchmark } from './builtin-quality.js';
 import { changesBenchmark } from './changes.js';
 import { downloadsBenchmark } from './downloads.js';
 import { generationBenchmark } from './generation.js';
+import { mediaIngestBenchmark } from './media-ingest.js';
 import { metadataBenchmark } from './metadata.js';
 import { searchBenchmark } from './search.js';
 import { usageBenchmark } from './usage.js';
@@ -14,6 +15,7 @@ const benchmarks: Record<string, () => Promise<void>> = {
   changes: changesBenchmark,
   downloads: downloadsBenchmark,
   generation: generationBenchmark,
+  'media-ingest': mediaIngestBenchmark,
   metadata: metadataBenchmark,
   search: searchBenchmark,
   usage: usageBenchmark,
