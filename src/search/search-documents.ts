@@ -11,7 +11,7 @@ import { dominantColourCells, nudityScore } from '../media/media-facts.js';
  * Raise it whenever assetDocument or eventDocument change what they produce: snapshots made
  * with other documents are then rebuilt rather than loaded.
  */
-export const SEARCH_DOCUMENT_VERSION = 3;
+export const SEARCH_DOCUMENT_VERSION = 4;
 
 export const ASSET_INDEX_SCHEMA: IndexSchema = {
   // A word in the title says more about a picture than one in its caption.
@@ -43,6 +43,9 @@ export const ASSET_INDEX_SCHEMA: IndexSchema = {
     'file_type',
     // cells of the colour grid (media-facts.ts) holding the picture's dominant colours
     'color',
+    // a video's download sizes: sd, hd, 4k, hd_web (format_available) and their frame rates
+    'video_format',
+    'frame_rate',
   ],
   numericAttributes: ['date', 'popularity', 'quality', 'long_edge', 'clip_seconds', 'quality_rank', 'nudity'],
 };
@@ -119,6 +122,34 @@ export function clipSeconds(clipLength: unknown): number | null {
   return match ? Number(match[1]) * 3600 + Number(match[2]) * 60 + Number(match[3]) : null;
 }
 
+/**
+ * The video formats (format_available) a clip's download sizes offer: 4k, hd (720 lines or
+ * more), sd (fewer), and hd_web for the lightweight HD file (the size named "HD Web").
+ */
+export function videoFormatsOf(downloadSizes: unknown): string[] {
+  if (!Array.isArray(downloadSizes)) return [];
+  const formats = new Set<string>();
+  for (const size of downloadSizes as Array<Record<string, unknown>>) {
+    const width = typeof size.width === 'number' ? size.width : 0;
+    const height = typeof size.height === 'number' ? size.height : 0;
+    const shortEdge = Math.min(width, height);
+    if (shortEdge <= 0) continue;
+    if (typeof size.name === 'string' && /^hd web\b/i.test(size.name)) formats.add('hd_web');
+    else formats.add(shortEdge >= 2160 ? '4k' : shortEdge >= 720 ? 'hd' : 'sd');
+  }
+  return [...formats];
+}
+
+/** The frame rates (frame_rates) of a clip's download sizes, written as the filter's values are (29.97, 25). */
+export function frameRatesOf(downloadSizes: unknown): string[] {
+  if (!Array.isArray(downloadSizes)) return [];
+  const rates = (downloadSizes as Array<Record<string, unknown>>)
+    .map((size) => size.frame_rate)
+    .filter((rate): rate is number => typeof rate === 'number' && rate > 0)
+    .map((rate) => String(Math.round(rate * 100) / 100));
+  return [...new Set(rates)];
+}
+
 /** The search document of an image or video. */
 export function assetDocument(record: AssetRecord): IndexDocument {
   const f = record.fields;
@@ -165,6 +196,8 @@ export function assetDocument(record: AssetRecord): IndexDocument {
       composition: [...(typed.composition ?? [])],
       age_of_people: [...(typed.age_of_people ?? [])],
       aspect_ratio: one(f.aspect_ratio),
+      video_format: record.asset_type === 'video' ? videoFormatsOf(f.download_sizes) : [],
+      frame_rate: record.asset_type === 'video' ? frameRatesOf(f.download_sizes) : [],
       prestige: f.prestige === true ? ['true'] : [],
       color: dominantColourCells(record.media_facts?.colors ?? []).map(String),
     },

@@ -54,8 +54,8 @@ export function nudityFilter(rules: FactFilterRules): SearchFilter {
 
 /**
  * The filters of a search as index filters: one table from API parameter to index attribute.
- * Filters on facts the catalogue does not record (release status, viewpoints, techniques, frame
- * rates, file formats) are listed in docs/search.md; they are not applied.
+ * Filters on facts the catalogue does not record (release status, viewpoints, techniques) are
+ * listed in docs/search.md; they are not applied.
  */
 export function indexFilters(filters: Partial<SearchFilters>, rules: FactFilterRules = DEFAULT_FACT_RULES): SearchFilter[] {
   const out: SearchFilter[] = [
@@ -87,6 +87,9 @@ export function indexFilters(filters: Partial<SearchFilters>, rules: FactFilterR
   if (filters.download_product) out.push({ attribute: 'product_type', anyOf: [filters.download_product.product_type] });
   if (filters.product_types) out.push({ attribute: 'product_type', anyOf: filters.product_types.map((p) => p.product_type) });
   if (filters.date_range) out.push({ attribute: 'date', min: filters.date_range.from, max: filters.date_range.to });
+  // The formats and frame rates of a clip's download sizes (read from its file at ingest).
+  if (filters.format_available) out.push({ attribute: 'video_format', anyOf: [filters.format_available] });
+  out.push(...anyOf('frame_rate', filters.frame_rates));
   if (filters.min_clip_length !== undefined || filters.max_clip_length !== undefined) {
     out.push({ attribute: 'clip_seconds', min: filters.min_clip_length, max: filters.max_clip_length });
   }

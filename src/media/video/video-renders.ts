@@ -68,7 +68,7 @@ export async function keyFrames(tools: VideoTools, input: string, facts: VideoFa
       [
         '-v', 'info', '-i', input, '-an',
         // Scaled first: the scene score is as good on small frames, and far cheaper.
-        '-vf', `scale=${width}:${height},select='eq(n\\,0)+gt(scene\\,${SCENE_THRESHOLD})',showinfo`,
+        '-vf', `scale=${width}:${height}:flags=fast_bilinear,select='eq(n\\,0)+gt(scene\\,${SCENE_THRESHOLD})',showinfo`,
         '-vsync', 'vfr', '-frames:v', String(MAX_SCENE_CANDIDATES), '-q:v', '3', path.join(dir, 'frame-%03d.jpg'),
       ],
       { timeoutMs },

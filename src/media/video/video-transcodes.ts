@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
 import type { Logger } from 'pino';
 import type { BlobStore } from '../../platform/blobs/blob-store.js';
 import type { SqlDialect } from '../../platform/db/database.js';
@@ -122,7 +122,8 @@ export class TranscodeRepository {
     await this.db.updateTable('video_transcodes').set({ status: 'pending', claimed_by: null, lease_until: null }).where('status', '=', 'running').execute();
   }
 
-  private mine<Q extends { where: (...args: any[]) => Q }>(query: Q, row: TranscodeRow, node: string): Q {
+  /** The update narrowed to the job while it is this node's and running. */
+  private mine(query: UpdateQueryBuilder<Tables, 'video_transcodes', 'video_transcodes', UpdateResult>, row: TranscodeRow, node: string) {
     return query.where('original_key', '=', row.original_key).where('kind', '=', row.kind).where('claimed_by', '=', node).where('status', '=', 'running');
   }
 }
