@@ -51,6 +51,12 @@ const LABELS: Readonly<Record<string, string>> = {
   orientations: 'Orientation',
   license_models: 'License model',
   number_of_people: 'People',
+  premiumaccess: 'Premium Access',
+  easyaccess: 'Easy Access',
+  editorialsubscription: 'Editorial Subscription',
+  imagepack: 'Image Pack',
+  royaltyfreesubscription: 'Royalty-Free Subscription',
+  creditpack: 'Credit Pack',
 };
 
 const label = (value: string) => LABELS[value] ?? value;
@@ -327,7 +333,7 @@ export function assetPage(frame: Frame, page: AssetPage, notice: string | undefi
 
 // ── downloads, boards, errors ────────────────────────────────────────────────
 
-export function downloadsPage(frame: Frame, history: { result_count: number; downloads: HistoricalDownload[] }): string {
+export function downloadsPage(frame: Frame, history: { result_count: number; downloads: HistoricalDownload[] }, titles: ReadonlyMap<string, string>): string {
   const main = html`<h1>My downloads</h1>
     <p>${history.result_count.toLocaleString('en')} download${history.result_count === 1 ? '' : 's'} in the last 30 days.</p>
     ${
@@ -335,10 +341,11 @@ export function downloadsPage(frame: Frame, history: { result_count: number; dow
         ? html`<p>Nothing yet. <a href="/">Find something to license.</a></p>`
         : html`<div class="table-wrap"><table>
             <caption class="visually-hidden-label">Your downloads, newest first</caption>
-            <thead><tr><th scope="col">Asset</th><th scope="col">Downloaded</th><th scope="col">Product</th><th scope="col">Size</th></tr></thead>
+            <thead><tr><th scope="col">Asset</th><th scope="col">Title</th><th scope="col">Downloaded</th><th scope="col">Product</th><th scope="col">Size</th></tr></thead>
             <tbody>${history.downloads.map(
               (download) => html`<tr>
-                <td><a href="/asset/${encodeURIComponent(download.id)}">${download.thumb_uri ? html`<img src="${download.thumb_uri}" alt="${download.asset_type} ${download.id}">` : download.id}</a></td>
+                <td>${download.thumb_uri ? html`<img src="${download.thumb_uri}" alt="">` : ''}</td>
+                <td><a href="/asset/${encodeURIComponent(download.id)}">${titles.get(download.id) ?? download.id}</a></td>
                 <td>${download.date_downloaded.replace('T', ' ').slice(0, 16)} UTC</td>
                 <td>${label(download.product_type)}</td>
                 <td>${download.size_name ?? ''}${download.dimensions.width && download.dimensions.height ? ` (${download.dimensions.width} × ${download.dimensions.height})` : ''}</td>

@@ -242,7 +242,12 @@ export async function webRoutes(app: FastifyInstance, options: WebRoutesOptions)
     const context = await contextOf(request, 'My downloads');
     const user = requireUser(context, reply, '/downloads');
     if (!user) return reply;
-    return send(reply, 200, downloadsPage(context.frame, await web.myDownloads(user, 1)));
+    const history = await web.myDownloads(user, 1);
+    const cards = await web.boardCards(
+      history.downloads.map((download) => ({ id: download.id, asset_type: download.asset_type === 'video' ? 'video' : 'image' })),
+      context.reader,
+    );
+    return send(reply, 200, downloadsPage(context.frame, history, new Map(cards.map((card) => [card.id, card.title]))));
   });
 
   // ── boards ───────────────────────────────────────────────────────────────

@@ -1,0 +1,275 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LightMyRequestResponse } from 'fastify';
+import type { StoredKeyword } from '../../src/catalog/catalog.records.js';
+import { STORES } from '../helpers/test-app.js';
+import { webFixture, type WebFixture } from './web-fixtures.js';
+
+/*
+ * The catalogue browser's pages through app.inject on each store: what a page shows (the same
+ * results as the JSON search it wraps, the reader's language), what it refuses (4xx pages, never
+ * JSON or a stack trace), and how its session keeps to the rules (sign-in through the server's
+ * OAuth with PKCE and a state bound to the browser, cookies HttpOnly/Secure/SameSite, CSRF on
+ * every form, tokens sealed server-side and never in a URL).
+ */
+
+const PUBLIC_URL = 'https://stockroom.test';
+const COOKIE = '__Host-stockroom-session';
+
+function cookieOf(response: LightMyRequestResponse, name: string): { value: string; [key: string]: unknown } | undefined {
+  return (response.cookies as Array<{ name: string; value: string }>).find((cookie) => cookie.name === name);
+}
+
+function hiddenFields(page: string): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const match of page.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) {
+    fields[match[1]!] = match[2]!.replaceAll('&amp;', '&').replaceAll('&quot;', '"').replaceAll('&#39;', "'").replaceAll('&lt;', '<').replaceAll('&gt;', '>');
+  }
+  return fields;
+}
+
+const pathOf = (url: string) => {
+  const parsed = new URL(url, PUBLIC_URL);
+  return parsed.pathname + parsed.search;
+};
+
+describe.each(STORES)('catalogue browser pages on $name', ({ url }) => {
+  let f: WebFixture;
+
+  beforeAll(async () => {
+    f = await webFixture({ publicUrl: PUBLIC_URL, databaseUrl: url });
+  }, 180_000);
+  afterAll(async () => {
+    await f?.t.close();
+  });
+
+  const get = (path: string, cookie?: string, headers: Record<string, string> = {}) =>
+    f.t.app.inject({ method: 'GET', url: path, headers: { ...headers, ...(cookie ? { cookie: `${COOKIE}=${cookie}` } : {}) } });
+  const post = (path: string, form: Record<string, string>, cookie?: string) =>
+    f.t.app.inject({
+      method: 'POST',
+      url: path,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...(cookie ? { cookie: `${COOKIE}=${cookie}` } : {}) },
+      payload: new URLSearchParams(form).toString(),
+    });
+
+  /** Signs in as the fixture's customer the way a browser does; returns the session cookie and every Location seen. */
+  async function signIn(returnTo = '/boards'): Promise<{ cookie: string; locations: string[] }> {
+    const locations: string[] = [];
+    const start = await get(`/signin?return=${encodeURIComponent(returnTo)}`);
+    expect(start.statusCode).toBe(303);
+    const pending = cookieOf(start, COOKIE)!.value;
+    locations.push(start.headers.location as string);
+    const authorize = await get(pathOf(start.headers.location as string));
+    expect(authorize.statusCode).toBe(200);
+    const csrf = (authorize.cookies as Array<{ name: string; value: string }>)[0]!;
+    const form = { ...hiddenFields(authorize.body), username: f.username, password: f.password, decision: 'allow' };
+    const allowed = await f.t.app.inject({
+      method: 'POST',
+      url: new URL(start.headers.location as string).pathname,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: `${csrf.name}=${csrf.value}` },
+      payload: new URLSearchParams(form).toString(),
+    });
+    expect(allowed.statusCode).toBe(303);
+    locations.push(allowed.headers.location as string);
+    const back = await get(pathOf(allowed.headers.location as string), pending);
+    expect(back.statusCode, back.body).toBe(303);
+    locations.push(back.headers.location as string);
+    return { cookie: cookieOf(back, COOKIE)!.value, locations };
+  }
+
+  it('the search page shows what the JSON search it wraps finds, in the same order, with facets as links', async () => {
+    const page = await get('/?kind=editorial&phrase=marathon&sort_order=newest');
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    const json = await f.t.app.inject({ url: '/v3/search/images/editorial?phrase=marathon&sort_order=newest&fields=id', headers: { 'api-key': f.t.apiKey } });
+    const ids = (json.json() as { images: Array<{ id: string }> }).images.map((image) => image.id);
+    expect(ids.length).toBeGreaterThan(0);
+    const shown = [...page.body.matchAll(/<a class="title" href="\/asset\/([^"]+)">/g)].map((match) => decodeURIComponent(match[1]!));
+    expect(shown).toEqual(ids);
+    expect(page.body).toContain(`${ids.length} result`);
+    // An event facet links to the same search refined by it; the refined page shows it as a chip.
+    const facet = /href="(\/\?[^"]*event_ids=(\d+)[^"]*)"/.exec(page.body)!;
+    const refined = await get(facet[1]!.replaceAll('&amp;', '&'));
+    expect(refined.statusCode).toBe(200);
+    expect(refined.body).toContain('Event: ');
+  });
+
+  it('the API docs stay at /docs and / is the catalogue', async () => {
+    expect((await get('/docs')).statusCode).toBeLessThan(400);
+    expect((await get('/')).body).toContain('<form method="get" action="/" role="search"');
+  });
+
+  it('bad input is a 4xx page, an unknown asset a 404 page: HTML, never JSON or a stack trace', async () => {
+    for (const [path, status] of [
+      ['/?kind=nonsense', 400],
+      ['/?page=0', 400],
+      ['/?page=1e3', 400],
+      ['/?kind=editorial&date_from=yesterday', 400],
+      ['/?orientations=sideways', 400],
+      ['/?sort_order=loudest', 400],
+      ['/asset/no-such-asset', 404],
+      ['/asset/%00', 404],
+      ['/boards/shared/not-a-token', 404],
+    ] as const) {
+      const response = await get(path);
+      expect(response.statusCode, path).toBe(status);
+      expect(response.headers['content-type'], path).toBe('text/html; charset=utf-8');
+      expect(response.body, path).toContain('role="alert"');
+      expect(response.body, path).not.toMatch(/at .*\.ts:\d+|"code":/);
+    }
+    // A form body the server cannot read is a page too.
+    const { cookie } = await signIn();
+    const malformed = await f.t.app.inject({
+      method: 'POST',
+      url: '/boards',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: `${COOKIE}=${cookie}` },
+      payload: 'name=%E0%A4%A',
+    });
+    expect(malformed.statusCode).toBe(400);
+    expect(malformed.body).toContain('role="alert"');
+  });
+
+  it('every page has a strict policy: no inline script or style, not framed, no referrer', async () => {
+    const page = await get(`/asset/${f.editorialImage}`);
+    const policy = page.headers['content-security-policy'] as string;
+    expect(policy).toContain("default-src 'none'");
+    expect(policy).toContain("script-src 'self'");
+    expect(policy).toContain("style-src 'self'");
+    expect(policy).not.toContain('unsafe-inline');
+    expect(policy).toContain("frame-ancestors 'none'");
+    expect(page.headers['x-frame-options']).toBe('DENY');
+    expect(page.headers['referrer-policy']).toBe('no-referrer');
+    expect(page.body).not.toMatch(/<script>|<style|style="|onclick=/);
+    const script = /<script src="([^"]+)"/.exec(page.body)![1]!;
+    expect((await get(script)).headers['content-type']).toBe('text/javascript; charset=utf-8');
+  });
+
+  it('the asset page is in the reader’s language where the data has it', async () => {
+    const record = (await f.t.services.catalog.findAssets('image', [f.editorialImage])).found[0]!;
+    let id = record.id;
+    let keyword = (record.fields.keywords as StoredKeyword[]).find((k) => k.translations.de);
+    if (!keyword) {
+      for await (const batch of f.t.services.catalog.scanAssets()) {
+        for (const candidate of batch) {
+          const found = (candidate.fields.keywords as StoredKeyword[]).find((k) => k.translations.de);
+          if (found && candidate.asset_type === 'image') {
+            id = candidate.id;
+            keyword = found;
+            break;
+          }
+        }
+        if (keyword) break;
+      }
+    }
+    expect(keyword, 'a demo keyword with a German translation').toBeDefined();
+    const german = await get(`/asset/${id}`, undefined, { 'accept-language': 'de-DE,de;q=0.9,en;q=0.5' });
+    expect(german.body).toContain(`lang="de-DE">${keyword!.translations.de}</a>`);
+    const english = await get(`/asset/${id}`);
+    expect(english.body).not.toContain(`>${keyword!.translations.de}</a>`);
+  });
+
+  it('sign-in: authorization code with PKCE through the server’s own page; the session cookie is HttpOnly, Secure, SameSite=Lax; no token in any URL', async () => {
+    const start = await get('/signin?return=/downloads');
+    const location = new URL(start.headers.location as string);
+    expect(location.origin + location.pathname).toBe(`${PUBLIC_URL}/oauth2/auth`);
+    expect(location.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(location.searchParams.get('code_challenge')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(location.searchParams.get('response_type')).toBe('code');
+    const set = cookieOf(start, COOKIE)!;
+    expect(set).toMatchObject({ httpOnly: true, secure: true, sameSite: 'Lax', path: '/' });
+
+    const { cookie, locations } = await signIn('/downloads');
+    expect(locations.at(-1)).toBe('/downloads');
+    for (const seen of locations) expect(seen).not.toMatch(/access_token|refresh_token|token=/);
+    const downloads = await get('/downloads', cookie);
+    expect(downloads.statusCode).toBe(200);
+    expect(downloads.body).toContain('Signed in as Ana Lima');
+    expect(downloads.body).not.toMatch(/access_token|refresh_token|Bearer/);
+
+    // The tokens are sealed in the store: what the row holds is no bearer token.
+    const rows = await f.t.services.database.db.selectFrom('web_sessions').select(['access_token', 'refresh_token']).where('user_id', 'is not', null).execute();
+    expect(rows.length).toBeGreaterThan(0);
+    const client = await f.t.services.database.db.selectFrom('api_clients').select('id').where('name', '=', 'Stockroom web').executeTakeFirstOrThrow();
+    for (const row of rows) expect((await f.t.services.tokens.verify(row.access_token!, client.id)).valid).toBe(false);
+  });
+
+  it('sign-in refuses a state of another browser, a replayed callback, and a return to another host', async () => {
+    const mine = await get('/signin?return=//evil.example/path');
+    const theirs = await get('/signin');
+    const state = new URL(theirs.headers.location as string).searchParams.get('state')!;
+    // Their state in my browser: refused, whatever the code.
+    const crossed = await get(`/signin/callback?code=anything&state=${state}`, cookieOf(mine, COOKIE)!.value);
+    expect(crossed.statusCode).toBe(400);
+    expect(crossed.body).toContain('Sign in again');
+    // A full sign-in returning to another host lands on this site instead.
+    const { locations } = await signIn('//evil.example/path');
+    expect(locations.at(-1)).toBe('/');
+    const cancelled = await get('/signin/callback?error=access_denied&state=x');
+    expect(cancelled.statusCode).toBe(400);
+    expect(cancelled.body).toContain('Sign-in was cancelled');
+  });
+
+  it('every form needs the session’s CSRF token: without it, or with another’s, nothing is written', async () => {
+    const { cookie } = await signIn();
+    const other = await signIn();
+    const page = await get('/boards', cookie);
+    const csrf = hiddenFields(page.body).csrf!;
+    expect(csrf).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const before = await f.t.services.database.db.selectFrom('boards').select(({ fn }) => fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    for (const form of [{ name: 'No token' }, { name: 'Wrong token', csrf: 'x'.repeat(43) }, { name: 'Another session’s', csrf: hiddenFields((await get('/boards', other.cookie)).body).csrf! }]) {
+      const refused = await post('/boards', form, cookie);
+      expect(refused.statusCode, form.name).toBe(403);
+      expect(refused.body).toContain('role="alert"');
+    }
+    const signedOut = await post('/boards', { name: 'Signed out', csrf });
+    expect(signedOut.statusCode).toBe(403);
+    const after = await f.t.services.database.db.selectFrom('boards').select(({ fn }) => fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    expect(Number(after.n)).toBe(Number(before.n));
+    const made = await post('/boards', { name: 'With token', csrf }, cookie);
+    expect(made.statusCode).toBe(303);
+    expect(made.headers.location).toMatch(/^\/boards\/[A-Za-z0-9_-]+$/);
+  });
+
+  it('a signed-out person is sent to sign in for their pages; a share link opens without sign-in; sign-out ends the session', async () => {
+    for (const path of ['/boards', '/downloads', '/boards/abc']) {
+      const response = await get(path);
+      expect(response.statusCode, path).toBe(303);
+      expect(response.headers.location).toBe(`/signin?return=${encodeURIComponent(path)}`);
+    }
+    const { cookie } = await signIn();
+    const csrf = hiddenFields((await get('/boards', cookie)).body).csrf!;
+    const made = await post('/boards', { name: 'For the client', csrf }, cookie);
+    const boardPath = made.headers.location as string;
+    expect((await post('/boards/add', { csrf, board_id: boardPath.split('/').pop()!, asset_id: f.creativeImage, return: `/asset/${f.creativeImage}` }, cookie)).statusCode).toBe(303);
+    const board = await get(boardPath, cookie);
+    const share = /id="share-link" value="([^"]+)"/.exec(board.body)![1]!;
+    const shared = await get(pathOf(share));
+    expect(shared.statusCode).toBe(200);
+    expect(shared.body).toContain('For the client');
+    expect(shared.body).toContain(`href="/asset/${f.creativeImage}"`);
+    expect(shared.body).not.toContain('method="post"');
+
+    expect((await post('/signout', { csrf }, cookie)).statusCode).toBe(303);
+    const after = await get('/boards', cookie);
+    expect(after.statusCode).toBe(303);
+  });
+
+  it('a download from the asset page goes through licensing: the ledger counts it and the browser is sent to the file', async () => {
+    const { cookie } = await signIn();
+    const page = await get(`/asset/${f.creativeImage}`, cookie);
+    const csrf = hiddenFields(page.body).csrf!;
+    const choice = /name="choice" value="([^"]+)"/.exec(page.body)![1]!.replaceAll('&#39;', "'");
+    const downloaded = await post(`/asset/${f.creativeImage}/download`, { csrf, choice }, cookie);
+    expect(downloaded.statusCode, downloaded.body).toBe(303);
+    const file = await f.t.app.inject({ url: pathOf(downloaded.headers.location as string) });
+    expect(file.statusCode).toBe(200);
+    expect(file.headers['content-disposition']).toContain('attachment');
+    const history = await get('/downloads', cookie);
+    expect(history.body).toContain(`href="/asset/${f.creativeImage}"`);
+    // A choice the person's products do not offer is refused by licensing, as a page.
+    const refused = await post(`/asset/${f.creativeImage}/download`, { csrf, choice: '999999|424242|premiumaccess' }, cookie);
+    expect(refused.statusCode).toBeGreaterThanOrEqual(400);
+    expect(refused.statusCode).toBeLessThan(500);
+    expect(refused.body).toContain('role="alert"');
+  });
+});
