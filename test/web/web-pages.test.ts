@@ -216,7 +216,7 @@ describe.each(STORES)('catalogue browser pages on $name', ({ url }) => {
     const csrf = hiddenFields(page.body).csrf!;
     expect(csrf).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const before = await f.t.services.database.db.selectFrom('boards').select(({ fn }) => fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-    for (const form of [{ name: 'No token' }, { name: 'Wrong token', csrf: 'x'.repeat(43) }, { name: 'Another session’s', csrf: hiddenFields((await get('/boards', other.cookie)).body).csrf! }]) {
+    for (const form of [{ name: 'No token' } as Record<string, string>, { name: 'Wrong token', csrf: 'x'.repeat(43) }, { name: 'Another session’s', csrf: hiddenFields((await get('/boards', other.cookie)).body).csrf! }]) {
       const refused = await post('/boards', form, cookie);
       expect(refused.statusCode, form.name).toBe(403);
       expect(refused.body).toContain('role="alert"');
