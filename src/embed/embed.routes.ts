@@ -30,16 +30,15 @@ export async function embedRoutes(app: FastifyInstance, options: EmbedRoutesOpti
   const onEmbedHost = onlyOnHost(embedSite);
   const onShortHost = onlyOnHost(shortSite);
 
-  app.get<{ Querystring: { url: string; caller?: string; format?: string; maxwidth?: number; maxheight?: number } }>(
+  app.get<{ Querystring: { url: string; caller?: string; format?: string; maxwidth?: number; maxheight?: number; dnt?: string } }>(
     `${embedSite.prefix}/oembed`,
     {
-      onRequest: onEmbedHost,
+      onRequest: [onEmbedHost, readableFromAnyOrigin],
       schema: { hide: true, querystring: OEmbedQuery, response: { 200: OEmbedResponseSchema, ...OEmbedErrors } },
     },
     async (request, reply) => {
       const answer = await embeds.oembed(request.query);
-      // Consumers read oEmbed from pages of any origin; the answer holds nothing private.
-      void reply.header('access-control-allow-origin', '*').header('cache-control', `public, max-age=${Math.min(3600, answer.cache_age)}`);
+      void reply.header('cache-control', `public, max-age=${Math.min(3600, answer.cache_age)}`);
       return answer;
     },
   );
@@ -60,11 +59,24 @@ export async function embedRoutes(app: FastifyInstance, options: EmbedRoutesOpti
     reply.headers(embedPageHeaders(undefined, TERMS_CACHE_SECONDS)).send(renderTermsPage(publicUrl)),
   );
 
-  app.get<{ Params: { id: string } }>(
-    `${shortSite.prefix}/:id`,
-    { onRequest: onShortHost, schema: { hide: true, params: AssetIdParams, response: { 404: ErrorBody } } },
-    async (request, reply) => reply.redirect(await embeds.shortLinkTarget(request.params.id), 302),
-  );
+  // The oEmbed endpoint takes a short link written with a trailing slash as the same link, so the
+  // link itself leads to the asset written either way.
+  for (const path of [`${shortSite.prefix}/:id`, `${shortSite.prefix}/:id/`]) {
+    app.get<{ Params: { id: string } }>(
+      path,
+      { onRequest: onShortHost, schema: { hide: true, params: AssetIdParams, response: { 404: ErrorBody } } },
+      async (request, reply) => reply.redirect(await embeds.shortLinkTarget(request.params.id), 302),
+    );
+  }
+}
+
+/**
+ * Consumers read oEmbed from pages of any origin and the answer holds nothing private. Set before
+ * the handler runs, so a 404 or 501 is readable too: a page's script can tell "not embeddable"
+ * from a network failure.
+ */
+async function readableFromAnyOrigin(_request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  void reply.header('access-control-allow-origin', '*');
 }
 
 /**

@@ -12,6 +12,9 @@ export const OEmbedQuery = Type.Object(
     format: Type.Optional(Type.String({ maxLength: 20, description: 'Only json is offered; any other format is 501' })),
     maxwidth: Type.Optional(Type.Integer({ minimum: MIN_FRAME_EDGE, maximum: 100_000, description: 'The widest frame the consumer can show (oEmbed)' })),
     maxheight: Type.Optional(Type.Integer({ minimum: MIN_FRAME_EDGE, maximum: 100_000, description: 'The tallest frame the consumer can show (oEmbed)' })),
+    // WordPress (oEmbed's own example consumer) adds dnt=1 to every oEmbed request since 4.9; refused
+    // as an unknown parameter, no WordPress site could embed. The frame tracks nothing, so it is honoured as it is.
+    dnt: Type.Optional(Type.String({ maxLength: 20, description: 'Do Not Track (sent by WordPress): the embed page sets no cookie and runs no script, whatever its value' })),
   },
   { additionalProperties: false },
 );

@@ -170,6 +170,28 @@ describe.each(STORES)('oEmbed, short links and the embed page, on $name', ({ url
       expectError(await get(oembedPath(`${SHORT}/${EMBEDDABLE}`, '&colour=red')), 400, 'MalformedRequest');
     });
 
+    it('takes the request WordPress makes: maxwidth, maxheight, url, dnt=1 and format=json', async () => {
+      // WordPress (4.9 and later) adds dnt=1 to every oEmbed request; refusing it would keep every WordPress site out.
+      const response = await get(oembedPath(`${SHORT}/${EMBEDDABLE}`, '&maxwidth=600&maxheight=900&dnt=1&format=json'));
+      expect(response.statusCode, response.body).toBe(200);
+      expect(response.json<OEmbed>()).toMatchObject({ type: 'rich', width: 600 });
+    });
+
+    it('lets a page of any origin read its errors too, so a script can tell "not embeddable" from a network failure', async () => {
+      for (const [path, status] of [
+        [oembedPath(`${SHORT}/nope`), 404],
+        [oembedPath(`${SHORT}/${NOT_EMBEDDABLE}`), 404],
+        [oembedPath(`http://elsewhere.test/s/${EMBEDDABLE}`), 404],
+        [oembedPath(`${SHORT}/${EMBEDDABLE}`, '&format=xml'), 501],
+        [oembedPath('not a url'), 400],
+        ['/embed/oembed', 400],
+      ] as const) {
+        const response = await get(path, { origin: 'https://blog.example' });
+        expect(response.statusCode, `${path}: ${response.body}`).toBe(status);
+        expect(response.headers['access-control-allow-origin'], path).toBe('*');
+      }
+    });
+
     it('fits the frame within maxwidth and maxheight, never enlarging it', async () => {
       const narrow = (await get(oembedPath(`${SHORT}/${EMBEDDABLE}`, '&maxwidth=306'))).json<OEmbed>();
       expect([narrow.width, narrow.height]).toEqual([306, 204 + FRAME_FOOTER_HEIGHT]);
@@ -189,6 +211,14 @@ describe.each(STORES)('oEmbed, short links and the embed page, on $name', ({ url
         expect(response.statusCode, response.body).toBe(302);
         expect(response.headers.location).toBe(`${PUBLIC}/asset/${id}`);
       }
+    });
+
+    it('leads to the asset written with a trailing slash too, as the oEmbed endpoint takes it', async () => {
+      expect((await get(oembedPath(`${SHORT}/${EMBEDDABLE}/`))).statusCode).toBe(200);
+      const response = await get(`/s/${EMBEDDABLE}/`);
+      expect(response.statusCode, response.body).toBe(302);
+      expect(response.headers.location).toBe(`${PUBLIC}/asset/${EMBEDDABLE}`);
+      expectError(await get('/s/nope/'), 404, 'AssetNotFound');
     });
 
     it('answers 404 for an id no asset has', async () => {
@@ -324,6 +354,8 @@ describe('oEmbed and short links on hosts of their own, answered by Host header'
     const response = await get(`/${EMBEDDABLE}`, 'sho.rt');
     expect(response.statusCode, response.body).toBe(302);
     expect(response.headers.location).toBe(`${PUBLIC}/asset/${EMBEDDABLE}`);
+    expect((await get(`/${EMBEDDABLE}/`, 'sho.rt')).headers.location).toBe(`${PUBLIC}/asset/${EMBEDDABLE}`);
+    expectError(await get(`/${EMBEDDABLE}/`, 'stockroom.test'), 404, 'NotFound');
     expectError(await get(`/${EMBEDDABLE}`, 'stockroom.test'), 404, 'NotFound');
     expectError(await get('/nope', 'sho.rt'), 404, 'AssetNotFound');
     // The API host's own paths are untouched.
