@@ -9,6 +9,7 @@ import { mediaIngestBenchmark } from './media-ingest.js';
 import { metadataBenchmark } from './metadata.js';
 import { searchBenchmark } from './search.js';
 import { usageBenchmark } from './usage.js';
+import { webBenchmark } from './web.js';
 
 const benchmarks: Record<string, () => Promise<void>> = {
   'builtin-quality': builtinQualityBenchmark,
@@ -19,6 +20,7 @@ const benchmarks: Record<string, () => Promise<void>> = {
   metadata: metadataBenchmark,
   search: searchBenchmark,
   usage: usageBenchmark,
+  web: webBenchmark,
 };
 
 const name = process.argv[2];

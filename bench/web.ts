@@ -1,0 +1,125 @@
+import fs from 'node:fs';
+import { buildApp } from '../src/app.js';
+import { DEFAULT_DEMO, seedDemo } from '../src/catalog/demo/demo-catalog.js';
+import { progressBar } from '../src/cli/progress.js';
+import { loadConfig } from '../src/config/config.js';
+import { serverEnvironment, table } from './harness.js';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1500);
+const WARM_UP = 200;
+
+/** The searches both sides run: the page's URL and the JSON search it wraps, with the same parameters, facets and fields. */
+const PHRASES = ['', 'city', 'harbour', 'marathon', 'festival', 'coffee', 'summit', 'mountain lake', 'people working', 'night'];
+const CARD_FIELDS = 'id,title,artist,asset_family,comp,thumb';
+
+interface Pair {
+  name: string;
+  page: string;
+  json: string;
+}
+
+function pairs(): Pair[] {
+  const list: Pair[] = [];
+  for (const phrase of PHRASES) {
+    const q = encodeURIComponent(phrase);
+    list.push({
+      name: `creative "${phrase}"`,
+      page: `/?phrase=${q}`,
+      json: `/v3/search/images/creative?phrase=${q}&page=1&page_size=30&include_facets=true&facet_fields=artists&facet_max_count=12&fields=${CARD_FIELDS}`,
+    });
+    list.push({
+      name: `editorial "${phrase}"`,
+      page: `/?phrase=${q}&kind=editorial`,
+      json: `/v3/search/images/editorial?phrase=${q}&page=1&page_size=30&include_facets=true&facet_fields=artists,events,specific_people&facet_max_count=12&fields=${CARD_FIELDS}`,
+    });
+  }
+  return list;
+}
+
+const signed = (ms: number) => `${ms >= 0 ? '+' : ''}${ms.toFixed(2)}`;
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+/**
+ * The search page's server time beside the JSON search it wraps: the same queries (creative and
+ * editorial, ten phrases, facets, 30 results with the card's fields), one after the other in the
+ * same process, through Fastify's whole request pipeline (app.inject: routing, hooks, the
+ * handler, serialization; no network, so the two cores' load generator costs neither side).
+ * The page adds what is its own: reading the query, the HTML, the headers.
+ */
+export async function webBenchmark(): Promise<void> {
+  const { dataDir, env } = await serverEnvironment('web', { STOCKROOM_LOG_LEVEL: 'silent' });
+  const { app, services } = await buildApp(loadConfig(env), { logger: false });
+  try {
+    const bar = progressBar('Seeding');
+    await seedDemo({ catalog: services.catalog, blobs: services.blobs }, { ...DEFAULT_DEMO, onProgress: bar.update });
+    bar.stop();
+    await services.changeFeed.poll();
+    await services.search.settled();
+    const { apiKey } = await services.clients.create({ name: 'bench', queriesPerSecond: 1_000_000_000, queriesPerDay: 1_000_000_000 });
+    const headers = { 'api-key': apiKey };
+    const list = pairs();
+    for (const pair of list) {
+      const page = await app.inject({ url: pair.page });
+      const json = await app.inject({ url: pair.json, headers });
+      if (page.statusCode !== 200 || json.statusCode !== 200) throw new Error(`${pair.name}: page ${page.statusCode}, JSON ${json.statusCode} ${json.body.slice(0, 200)}`);
+    }
+    const time = async (url: string, requestHeaders?: Record<string, string>) => {
+      const start = process.hrtime.bigint();
+      const response = await app.inject({ url, headers: requestHeaders });
+      const ms = Number(process.hrtime.bigint() - start) / 1e6;
+      if (response.statusCode !== 200) throw new Error(`${url} answered ${response.statusCode}`);
+      return { ms, bytes: response.rawPayload.length };
+    };
+    for (let i = 0; i < WARM_UP; i++) {
+      const pair = list[i % list.length]!;
+      await time(pair.page);
+      await time(pair.json, headers);
+    }
+    const pageTimes: number[] = [];
+    const jsonTimes: number[] = [];
+    let pageBytes = 0;
+    let jsonBytes = 0;
+    for (let i = 0; i < ROUNDS; i++) {
+      const pair = list[i % list.length]!;
+      // Alternating which goes first, so that neither always meets a warm cache the other left.
+      const first = i % 2 === 0;
+      const a = first ? await time(pair.page) : await time(pair.json, headers);
+      const b = first ? await time(pair.json, headers) : await time(pair.page);
+      const [page, json] = first ? [a, b] : [b, a];
+      pageTimes.push(page.ms);
+      jsonTimes.push(json.ms);
+      pageBytes += page.bytes;
+      jsonBytes += json.bytes;
+    }
+    const row = (name: string, times: number[], bytes: number, reference?: number[]) => {
+      const sorted = [...times].sort((x, y) => x - y);
+      const ref = reference ? [...reference].sort((x, y) => x - y) : undefined;
+      return [
+        name,
+        String(times.length),
+        percentile(sorted, 50).toFixed(2),
+        percentile(sorted, 95).toFixed(2),
+        percentile(sorted, 99).toFixed(2),
+        ref ? signed(percentile(sorted, 50) - percentile(ref, 50)) : '—',
+        ref ? signed(percentile(sorted, 95) - percentile(ref, 95)) : '—',
+        String(Math.round(bytes / times.length)),
+      ];
+    };
+    process.stdout.write(
+      `\nSearch page vs the JSON search it wraps: ${list.length} searches (creative and editorial, ${PHRASES.length} phrases, facets, 30 results), ` +
+        `${ROUNDS} of each, alternating, in one process through app.inject; ${DEFAULT_DEMO.images} images, ${DEFAULT_DEMO.videos} videos.\n\n`,
+    );
+    process.stdout.write(
+      `${table(
+        ['request', 'n', 'p50 ms', 'p95 ms', 'p99 ms', 'p50 added', 'p95 added', 'bytes'],
+        [row('GET /v3/search/images/{creative|editorial} (JSON)', jsonTimes, jsonBytes), row('GET /?phrase=… (the search page)', pageTimes, pageBytes, jsonTimes)],
+      )}\n`,
+    );
+  } finally {
+    await app.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
