@@ -272,7 +272,7 @@ export const VideoLine = Type.Object(
   {
     asset_type: Type.Literal('video'),
     ...commonFields,
-    file: Type.Optional(Type.String({ minLength: 1, hint: 'a path, relative to the media folder, of a poster still image' })),
+    file: Type.Optional(Type.String({ minLength: 1, hint: 'a path, relative to the media folder, of a video file (MP4, MOV, anything ffprobe reads) or of a poster still image' })),
     aspect_ratio: Type.Optional(
       Type.String({ pattern: '^[0-9]{1,3}(\\.[0-9]{1,3})?:[0-9]{1,3}(\\.[0-9]{1,3})?$', hint: 'a ratio such as 16:9' }),
     ),

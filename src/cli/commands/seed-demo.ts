@@ -18,7 +18,7 @@ function demoCount(max: number) {
 export async function seedDemoCatalogue(services: Services, amounts: { images: number; videos: number; events: number }) {
   const bar = progressBar('Seeding demo catalogue');
   try {
-    return await seedDemo({ catalog: services.catalog, blobs: services.blobs }, { ...amounts, onProgress: bar.update });
+    return await seedDemo({ catalog: services.catalog, blobs: services.blobs, videoTools: services.videoTools }, { ...amounts, onProgress: bar.update });
   } finally {
     bar.stop();
   }
