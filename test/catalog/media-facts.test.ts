@@ -12,6 +12,7 @@ import { NudityClassifier } from '../../src/media/nudity-classifier.js';
 import { recordChange } from '../../src/platform/db/change-log.js';
 import { createTestApp, STORES, type TestApp } from '../helpers/test-app.js';
 import { IPTC, jpegWithMetadata } from '../media/embedded-metadata-fixtures.js';
+import { makeClip } from '../media/video/video-fixtures.js';
 
 /*
  * Facts at ingest, end to end on each store: what files say about themselves (embedded IPTC,
@@ -201,7 +202,7 @@ describe.each(STORES)('media facts on $name', ({ url }) => {
     expect(ids).not.toContain(`mf-${highest}`);
   });
 
-  it('ingests a folder without a manifest: ids from the content, defaults from flags, the same ids on a second run', async () => {
+  it('ingests a folder without a manifest, images and videos: ids from the content, defaults from flags, the same ids on a second run', async () => {
     const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'stockroom-folder-'));
     try {
       fs.mkdirSync(path.join(folder, 'trip', 'day 2'), { recursive: true });
@@ -212,28 +213,32 @@ describe.each(STORES)('media facts on $name', ({ url }) => {
       fs.writeFileSync(path.join(folder, 'trip', 'day 2', 'field copy.jpg'), anonymous);
       fs.writeFileSync(path.join(folder, 'broken.jpg'), named.subarray(0, 200));
       fs.writeFileSync(path.join(folder, 'notes.txt'), 'shot list');
-      fs.writeFileSync(path.join(folder, 'clip.mp4'), Buffer.alloc(64));
+      const clip = fs.readFileSync(await makeClip(folder, 'clip.mp4', { width: 320, height: 180, seconds: 1 }));
+      fs.writeFileSync(path.join(folder, 'broken.mov'), Buffer.alloc(64));
       fs.writeFileSync(path.join(folder, '.hidden.jpg'), named);
       const ingest = new IngestService({ catalog: t.services.catalog, blobs: t.services.blobs });
       const defaults = { asset_family: 'creative', collection: 'FOLDER', product_types: ['premiumaccess', 'creditpack'], artist: 'House Photographer' };
       const progress: Array<[number, number]> = [];
       const first = await ingestFolder(ingest, folder, { defaults, onProgress: (done, total) => progress.push([done, total]) });
       expect(first.created).toEqual([
+        { file: 'clip.mp4', id: contentId(clip) },
         { file: 'trip/day 2/field copy.jpg', id: contentId(anonymous) },
         { file: 'trip/lighthouse.jpg', id: contentId(named) },
       ]);
       expect(first.updated).toEqual([]);
-      expect(first.skipped.map((s) => s.file)).toEqual(['broken.jpg', 'clip.mp4', 'notes.txt', 'trip/day 2/field.jpg']);
+      expect(first.skipped.map((s) => s.file)).toEqual(['broken.jpg', 'broken.mov', 'notes.txt', 'trip/day 2/field.jpg']);
       expect(first.skipped[0]!.reason).toMatch(/^file 'broken\.jpg': /);
-      expect(first.skipped[1]!.reason).toMatch(/video ingest not available/);
+      expect(first.skipped[1]!.reason).toMatch(/broken\.mov/);
       expect(first.skipped[2]!.reason).toBe('not an image or video (.txt)');
       expect(first.skipped[3]!.reason).toBe(`the same content as trip/day 2/field copy.jpg (asset ${contentId(anonymous)})`);
-      expect(progress.at(-1)).toEqual([6, 6]);
+      expect(progress.at(-1)).toEqual([7, 7]);
 
       const second = await ingestFolder(ingest, folder, { defaults });
       expect(second.created).toEqual([]);
       expect(second.updated.map((u) => u.id)).toEqual(first.created.map((c) => c.id));
       await settle();
+      const { videos } = await ok(`/v3/videos?ids=${contentId(clip)}&fields=id,artist,clip_length,collection_code`);
+      expect(videos[0]).toMatchObject({ artist: 'House Photographer', clip_length: '00:00:01:00', collection_code: 'FOLDER' });
       const { images } = await ok(`/v3/images?ids=${contentId(named)},${contentId(anonymous)}&fields=id,title,artist,collection_code,asset_family,product_types`);
       const byId = Object.fromEntries((images as Array<{ id: string }>).map((i) => [i.id, i]));
       // The file's own creator wins over --artist; a file naming none takes it.

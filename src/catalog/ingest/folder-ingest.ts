@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { readEmbeddedMetadata } from '../../media/embedded-metadata.js';
@@ -46,6 +47,13 @@ export function contentId(file: Buffer): string {
   return createHash('sha256').update(file).digest('hex').slice(0, ID_HEX_DIGITS);
 }
 
+/** contentId of a file on disk, read as a stream: a video need not fit in memory. */
+async function contentIdOfFile(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of fs.createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex').slice(0, ID_HEX_DIGITS);
+}
+
 /** The manifest fields the defaults stand for (artist apart: it yields to the file's own creator). */
 function defaultFields(defaults: FolderDefaults): Record<string, unknown> {
   const fields: Record<string, unknown> = {};
@@ -65,9 +73,9 @@ export class FolderDefaultsError extends Error {
 }
 
 /**
- * Ingests every image under a folder (recursively, in path order). Videos are reported as
- * skipped: a video needs its own probe (frame rate, clip length), which this command does not
- * have yet. A file that cannot be read or decoded is skipped with the reason; the others go on.
+ * Ingests every image and video under a folder (recursively, in path order). A video is read
+ * where it lies (ffprobe and ffmpeg read the file; see video-ingest.ts). A file that cannot be
+ * read or decoded is skipped with the reason; the others go on.
  */
 export async function ingestFolder(ingest: IngestService, dir: string, options: FolderIngestOptions = {}): Promise<FolderIngestReport> {
   const stat = await fsp.stat(dir).catch(() => undefined);
@@ -76,34 +84,51 @@ export async function ingestFolder(ingest: IngestService, dir: string, options: 
   const fields = defaultFields(defaults);
   // The flags are checked once, on a record of their own, so that a bad one stops the command
   // before any file rather than failing every file alike.
-  const probe = parseManifestLine({ asset_type: 'image', id: 'x', ...fields, ...(defaults.artist ? { artist: defaults.artist } : {}) });
-  if (!probe.ok) throw new FolderDefaultsError(`the flags do not make a valid record: ${probe.reason}`);
+  // A flag valid for one type only (license_model rightsready is a video's) skips the files of the other, each with the reason.
+  const probe = (assetType: 'image' | 'video') =>
+    parseManifestLine({ asset_type: assetType, id: 'x', ...fields, ...(defaults.artist ? { artist: defaults.artist } : {}) });
+  const asImage = probe('image');
+  if (!asImage.ok && !probe('video').ok) throw new FolderDefaultsError(`the flags do not make a valid record: ${asImage.reason}`);
 
   const files = await listFiles(dir);
   const report: FolderIngestReport = { created: [], updated: [], skipped: [] };
   const firstWithId = new Map<string, string>();
+  /** Two files with the same content are one asset: the first in path order is it. */
+  const claim = (id: string, relative: string) => {
+    const first = firstWithId.get(id);
+    if (first !== undefined) throw new IngestLineError(`the same content as ${first} (asset ${id})`);
+    firstWithId.set(id, relative);
+  };
   let done = 0;
-  for (const { relative, absolute, problem } of files) {
+  /** Stores one file as an asset: its id, and whether it was created or updated. */
+  const ingestOne = async ({ relative, absolute, problem }: FolderEntry): Promise<{ id: string; operation: 'insert' | 'update' }> => {
+    if (problem !== undefined) throw new IngestLineError(problem);
+    const extension = path.extname(relative).toLowerCase();
+    const unreadable = (error: Error): never => {
+      throw new IngestLineError(`could not be read: ${error.message}`);
+    };
+    if (VIDEO_EXTENSIONS.has(extension)) {
+      const id = await contentIdOfFile(absolute).catch(unreadable);
+      claim(id, relative);
+      // Videos carry no metadata this reads: the artist flag stands for every one.
+      const value: Record<string, unknown> = { asset_type: 'video', id, file: relative, ...fields };
+      if (defaults.artist !== undefined) value.artist = defaults.artist;
+      return { id, operation: await ingest.ingestRecord(value, { videoPath: absolute }) };
+    }
+    if (!IMAGE_EXTENSIONS.has(extension)) throw new IngestLineError(`not an image or video (${extension === '' ? 'no extension' : extension})`);
+    const data = await fsp.readFile(absolute).catch(unreadable);
+    const id = contentId(data);
+    claim(id, relative);
+    const value: Record<string, unknown> = { asset_type: 'image', id, file: relative, ...fields };
+    if (defaults.artist !== undefined && (await readEmbeddedMetadata(data)).artist === undefined) value.artist = defaults.artist;
+    return { id, operation: await ingest.ingestRecord(value, data) };
+  };
+  for (const entry of files) {
     try {
-      if (problem !== undefined) throw new IngestLineError(problem);
-      const extension = path.extname(relative).toLowerCase();
-      if (VIDEO_EXTENSIONS.has(extension)) throw new IngestLineError('video ingest not available (videos need a manifest for now)');
-      if (!IMAGE_EXTENSIONS.has(extension)) {
-        throw new IngestLineError(`not an image or video (${extension === '' ? 'no extension' : extension})`);
-      }
-      const data = await fsp.readFile(absolute).catch((error: Error) => {
-        throw new IngestLineError(`could not be read: ${error.message}`);
-      });
-      const id = contentId(data);
-      const first = firstWithId.get(id);
-      if (first !== undefined) throw new IngestLineError(`the same content as ${first} (asset ${id})`);
-      firstWithId.set(id, relative);
-      const value: Record<string, unknown> = { asset_type: 'image', id, file: relative, ...fields };
-      if (defaults.artist !== undefined && (await readEmbeddedMetadata(data)).artist === undefined) value.artist = defaults.artist;
-      const operation = await ingest.ingestRecord(value, data);
-      (operation === 'insert' ? report.created : report.updated).push({ file: relative, id });
+      const { id, operation } = await ingestOne(entry);
+      (operation === 'insert' ? report.created : report.updated).push({ file: entry.relative, id });
     } catch (error) {
-      report.skipped.push({ file: relative, reason: error instanceof Error ? error.message : String(error) });
+      report.skipped.push({ file: entry.relative, reason: error instanceof Error ? error.message : String(error) });
     }
     done += 1;
     options.onProgress?.(done, files.length);

@@ -18,14 +18,14 @@ interface IngestOptions {
 export function addIngestCommand(program: Command): void {
   program
     .command('ingest')
-    .description('add or update catalogue records from a JSON-lines manifest, or every image of a folder from its embedded metadata')
-    .argument('<source>', 'a file with one JSON object per line, or a folder of images (searched recursively)')
+    .description('add or update catalogue records from a JSON-lines manifest, or every image and video of a folder from what the files say')
+    .argument('<source>', 'a file with one JSON object per line, or a folder of images and videos (searched recursively)')
     .option('--media <dir>', 'folder that the records’ `file` paths are relative to (with a manifest)')
     .option('--family <family>', 'asset_family of every asset (with a folder): creative or editorial')
     .option('--collection <code>', 'collection of every asset (with a folder): a collection code, or a name')
     .option('--license-model <model>', 'license_model of every asset (with a folder)')
     .option('--product-types <types>', 'product_types of every asset, comma-separated (with a folder)', commaList)
-    .option('--artist <name>', 'artist of the files whose metadata names no creator (with a folder)')
+    .option('--artist <name>', 'artist of the images whose metadata names no creator, and of every video (with a folder)')
     .action(async (source: string, options: IngestOptions) => {
       const isFolder = (await fsp.stat(source).catch(() => undefined))?.isDirectory() === true;
       const folderFlags = ['family', 'collection', 'licenseModel', 'productTypes', 'artist'] as const;
