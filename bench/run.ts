@@ -9,6 +9,7 @@ import { mediaIngestBenchmark } from './media-ingest.js';
 import { metadataBenchmark } from './metadata.js';
 import { searchBenchmark } from './search.js';
 import { usageBenchmark } from './usage.js';
+import { videoIngestBenchmark } from './video-ingest.js';
 import { webBenchmark } from './web.js';
 
 const benchmarks: Record<string, () => Promise<void>> = {
@@ -20,6 +21,7 @@ const benchmarks: Record<string, () => Promise<void>> = {
   metadata: metadataBenchmark,
   search: searchBenchmark,
   usage: usageBenchmark,
+  'video-ingest': videoIngestBenchmark,
   web: webBenchmark,
 };
 
