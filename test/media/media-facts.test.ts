@@ -10,6 +10,7 @@ import {
   nudityScore,
 } from '../../src/media/media-facts.js';
 import { NudityClassifier, NudityClassifierError } from '../../src/media/nudity-classifier.js';
+import { ConfigError, mediaFactsConfig } from '../../src/config/config.js';
 
 /** A picture of vertical bands, each of a colour and a width in pixels. */
 async function bands(parts: ReadonlyArray<readonly [colour: string, width: number]>, height = 120): Promise<Buffer> {
@@ -85,6 +86,20 @@ describe('nudity classifier (nsfwjs MobileNetV2 on the wasm backend, in a worker
     for (const picture of pictures) oneByOne.push(await classifier.classify(picture));
     expect(together).toEqual(oneByOne);
   }, 60_000);
+});
+
+describe('media fact settings', () => {
+  it('classify by default with the threshold 0.5, and take a threshold from 0 to 1', () => {
+    expect(mediaFactsConfig({})).toEqual({ classifyNudity: true, nudityThreshold: 0.5 });
+    expect(mediaFactsConfig({ STOCKROOM_NUDITY_CLASSIFIER: 'off', STOCKROOM_NUDITY_THRESHOLD: '0.85' })).toEqual({ classifyNudity: false, nudityThreshold: 0.85 });
+    expect(mediaFactsConfig({ STOCKROOM_NUDITY_THRESHOLD: '1' }).nudityThreshold).toBe(1);
+    expect(mediaFactsConfig({ STOCKROOM_NUDITY_THRESHOLD: '.2' }).nudityThreshold).toBe(0.2);
+  });
+
+  it.each(['1.5', '-0.1', 'half', '1e-3', 'Infinity'])('refuse the threshold %s, naming the setting', (value) => {
+    expect(() => mediaFactsConfig({ STOCKROOM_NUDITY_THRESHOLD: value })).toThrow(ConfigError);
+    expect(() => mediaFactsConfig({ STOCKROOM_NUDITY_THRESHOLD: value })).toThrow(/STOCKROOM_NUDITY_THRESHOLD must be a number from 0 to 1/);
+  });
 });
 
 function rgb(hex: string): [number, number, number] {
