@@ -198,7 +198,18 @@ export class MediaService {
       throw new RangeError(`downloadId must be a positive whole number, got ${String(spec.downloadId)}`);
     }
     if (typeof spec.assetId !== 'string' || spec.assetId === '') throw new RangeError('assetId must be a non-empty string');
-    return this.deliverySigner.sign(deliveryPath(spec.downloadId, spec.assetId, deliveryFileName(spec)));
+    const uri = this.deliverySigner.sign(deliveryPath(spec.downloadId, spec.assetId, deliveryFileName(spec)));
+    // A smaller video size is queued now, so it is being made while the client follows the URL.
+    if (spec.assetType === 'video') void this.queueVideoSize(spec.assetId, spec.sizeName).catch(() => undefined);
+    return uri;
+  }
+
+  /** Queues the making of a video's licensed size, when it is one that is made (see deliverVideo). */
+  private async queueVideoSize(assetId: string, sizeName: string): Promise<void> {
+    const kind = kindForNamePart(namePart(sizeName));
+    if (kind === undefined || this.video === undefined) return;
+    const original = await this.findOriginal(assetId);
+    if (original !== undefined && isVideoOriginal(original.originalKey)) await this.video.queue(original.originalKey, kind.name);
   }
 
   /** Checks a delivery URL's path (as deliveryPath builds it) and query; 'invalid' for all when no delivery signer was given. */

@@ -82,6 +82,12 @@ export class VideoMedia {
     }
   }
 
+  /** Queues the job of the file `kind` of an original unless it is known, without waiting for it. */
+  async queue(originalKey: string, kind: string): Promise<void> {
+    await this.options.repository.enqueue(originalKey, kind, this.options.now());
+    this.options.runner.wake();
+  }
+
   /** The preview clip's key, made when it is not yet (see madeFile). */
   async previewKey(originalKey: string): Promise<string> {
     const key = await this.madeFile(originalKey, PREVIEW_KIND);

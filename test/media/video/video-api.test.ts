@@ -163,6 +163,10 @@ describe('real video: ingest, display, download and search', () => {
       const download = await api(`/v3/downloads/videos/clip-wide?size=${encodeURIComponent(size)}&auto_download=false`, 'POST');
       expect(download.statusCode, size).toBe(200);
       const uri = download.json().uri as string;
+      // The licensed size is queued as the download answers, before the client asks for the file.
+      const queued = async () => t.services.database.db.selectFrom('video_transcodes').select('kind').where('kind', '=', size).executeTakeFirst();
+      for (let tries = 0; tries < 50 && (await queued()) === undefined; tries++) await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(await queued(), size).toBeDefined();
       const file = await call({ method: 'GET', url: target(uri) });
       expect(file.statusCode, size).toBe(200);
       expect(file.headers['content-type']).toBe('video/mp4');
