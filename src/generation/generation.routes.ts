@@ -2,7 +2,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { ApiError, invalidParameter } from '../platform/http/errors.js';
 import { ErrorBody, splitCsv } from '../platform/http/schema-types.js';
-import { strictBody } from '../platform/http/strict-body.js';
 import type { BlobStore } from '../platform/blobs/blob-store.js';
 import type { UrlSigner } from '../media/url-signer.js';
 import type { GenerationAnswer, GenerationBody, GenerationService, GenerationType } from './generation.service.js';
@@ -142,8 +141,6 @@ function registerOperations(app: FastifyInstance, generation: GenerationService,
           documented: { body: documentedBodyOf(operation.body) },
           response: generationAnswers,
         },
-        // Types as sent: Fastify's coercion would take {"prompt": 5} as the prompt "5".
-        preValidation: strictBody(operation.body, { required: false }),
       },
       async (request: FastifyRequest, response) =>
         reply(
@@ -224,7 +221,6 @@ export async function generationRoutes(app: FastifyInstance, options: Generation
         documented: { body: DOCUMENTED_BODIES.ImageDownloadRequest },
         response: downloadAnswers,
       },
-      preValidation: strictBody(ImageDownloadRequest, { required: false }),
     },
     async (request, response) =>
       replyDownload(
@@ -260,7 +256,6 @@ export async function generationRoutes(app: FastifyInstance, options: Generation
         documented: { body: DOCUMENTED_BODIES.ReDownloadRequest },
         response: downloadAnswers,
       },
-      preValidation: strictBody(ReDownloadRequest, { required: false }),
     },
     async (request, response) => replyDownload(await downloads.redownload(await request.requireBearer(), request.apiClient.id, (request.body ?? {}) as RedownloadBody), response),
   );

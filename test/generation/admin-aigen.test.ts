@@ -33,7 +33,7 @@ describe('stockroom admin product grant --type aigen', () => {
       (error: { stderr: string }) => error,
     );
     expect(refused?.stderr).toMatch(/a premiumaccess product makes no generations/);
-  });
+  }, 180_000);
 
   it('--asset-edit-cost sets what an edit of a catalogue asset uses of the allowance, shown in ai_gen_requirements and by list', async () => {
     const { stdout } = await stockroom('admin', 'product', 'grant', '--user', 'maker', '--type', 'aigen', '--generations', '20', '--asset-edit-cost', '0');
@@ -48,5 +48,6 @@ describe('stockroom admin product grant --type aigen', () => {
       (error: { stderr: string }) => error,
     );
     expect(refused?.stderr).toMatch(/asset_edit_cost.*a creditpack product makes no generations/);
-  });
+    // Five CLI processes, each starting the whole program: minutes on a machine shared by many.
+  }, 180_000);
 });

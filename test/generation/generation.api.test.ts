@@ -64,6 +64,15 @@ describe.each(STORES)('generation, on $name', ({ url }) => {
     const alice = await customer();
     expect((await generate(alice, {})).json()).toMatchObject({ code: 'InvalidParameterValue' });
     expect((await generate(alice, { prompt: 'x', aspect_ratio: '2:1' })).statusCode).toBe(400);
+    // Bodies are typed as sent (the typed-body validator, no coercion): a number is not a prompt, nor text an index.
+    const typed = await generate(alice, { prompt: 12345 });
+    expect(typed.statusCode).toBe(400);
+    expect(typed.json()).toMatchObject({ code: 'InvalidParameterValue', message: expect.stringContaining("'prompt'") });
+    const textIndex = await t.call('POST', '/v3/ai/image-generations/background-removal', { token: alice.token, body: { reference_generation: { generation_request_id: 'f'.repeat(32), index: '0' } } });
+    expect(textIndex.statusCode).toBe(400);
+    expect(textIndex.json()).toMatchObject({ code: 'InvalidParameterValue', message: expect.stringContaining("'reference_generation'") });
+    const redownload = await t.call('POST', '/v3/ai/redownloads', { token: alice.token, body: { generated_asset_id: `${'f'.repeat(32)}-0`, product_id: '1', size_name: '1k' } });
+    expect(redownload.json()).toMatchObject({ code: 'InvalidParameterValue', message: expect.stringContaining("'product_id'") });
     const plain = await t.person();
     const refused = await generate(plain, { prompt: 'a fox' });
     expect(refused.statusCode).toBe(403);
