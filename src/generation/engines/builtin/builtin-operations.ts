@@ -8,9 +8,10 @@ import {
   type EngineRequest,
   type EngineResult,
 } from '../engine.js';
-import { extendPicture, removeObject } from './fill-operations.js';
+import { extendPicture, removeObject, type FillResult } from './fill-operations.js';
 import { decodeMask, decodeRgb, encodePng } from './raster.js';
 import { subjectAlpha, subjectColours } from './remove-background.js';
+import { decodeSource, withTransparency, type DecodedSource } from './transparency.js';
 
 /** Longest side `upscale` makes: twice the largest download size (4k), and a bound on memory. */
 export const MAX_UPSCALED_SIDE = 8192;
@@ -48,28 +49,30 @@ async function runOperation(request: EngineRequest, signal?: AbortSignal): Promi
       return { pictures: [{ data, seed: 0 }] };
     }
     case 'remove_object': {
-      const source = await decodeRgb(request.source);
-      const hole = await decodeMask(request.mask, source.width, source.height);
+      const source = await decodeSource(request.source);
+      const { width, height } = source.picture;
+      const hole = await decodeMask(request.mask, width, height);
       if (hole.every((value) => value === 1)) throw new EngineFailedError('the mask covers the whole picture: there is nothing left to fill it from');
-      const result = await removeObject(source, hole, seededRandom(0));
-      return { pictures: [{ data: await encodePng(result), seed: 0 }] };
+      const result = await removeObject(source.picture, hole, seededRandom(0), source.transparency?.alpha);
+      return { pictures: [{ data: await encodeResult(result, source), seed: 0 }] };
     }
     case 'extend': {
       const { left, right, top, bottom } = request.margins;
       for (const [side, value] of Object.entries(request.margins)) {
         if (!Number.isInteger(value) || value < 0) throw new EngineFailedError(`the ${side} margin must be whole pixels, 0 or more, got ${value}`);
       }
-      const source = await decodeRgb(request.source);
-      const extendedPixels = (source.width + left + right) * (source.height + top + bottom);
+      const source = await decodeSource(request.source);
+      const { width, height } = source.picture;
+      const extendedPixels = (width + left + right) * (height + top + bottom);
       if (extendedPixels > MAX_EXTENDED_PIXELS) {
-        throw new EngineFailedError(`the extended picture would be ${source.width + left + right}×${source.height + top + bottom} pixels, more than the ${MAX_EXTENDED_PIXELS / 1_000_000} megapixels the engine makes`);
+        throw new EngineFailedError(`the extended picture would be ${width + left + right}×${height + top + bottom} pixels, more than the ${MAX_EXTENDED_PIXELS / 1_000_000} megapixels the engine makes`);
       }
       const pictures = [];
       for (let n = 0; n < Math.max(1, request.count); n++) {
         signal?.throwIfAborted();
         const seed = (request.seed + n) >>> 0;
-        const result = left + right + top + bottom === 0 ? source : await extendPicture(source, { left, right, top, bottom }, seededRandom(seed));
-        pictures.push({ data: await encodePng(result), seed });
+        const result = await extendPicture(source.picture, { left, right, top, bottom }, seededRandom(seed), source.transparency?.alpha);
+        pictures.push({ data: await encodeResult(result, source, left, top), seed });
       }
       return { pictures };
     }
@@ -95,6 +98,12 @@ async function runOperation(request: EngineRequest, signal?: AbortSignal): Promi
     default:
       throw new EngineUnavailableError(request.operation, declined(request.operation));
   }
+}
+
+/** The result as a PNG: with its alpha when the source had transparency, the source's own pixels kept exactly. */
+async function encodeResult(result: FillResult, source: DecodedSource, left = 0, top = 0): Promise<Buffer> {
+  if (!source.transparency || !result.alpha) return encodePng(result.picture);
+  return encodePng(withTransparency(result.picture, result.alpha, result.changed, source.transparency.original, left, top));
 }
 
 function declined(operation: EngineOperation): string {

@@ -16,6 +16,17 @@ const MAX_WORKING_PIXELS = 400_000;
  */
 const MAX_CARRIED_PIXELS = 6_000_000;
 
+/** A filled picture and, when the source had one, its alpha channel filled alike (one byte a pixel). */
+export interface Filled {
+  picture: Raster;
+  alpha: Uint8Array | undefined;
+}
+
+/** What `removeObject` and `extendPicture` give back: the filled picture, and 1 where its pixels are new. */
+export interface FillResult extends Filled {
+  changed: Uint8Array;
+}
+
 export interface Margins {
   left: number;
   right: number;
@@ -23,8 +34,12 @@ export interface Margins {
   bottom: number;
 }
 
-/** `source` with the pixels where `hole` is 1 filled from the rest of the picture (a new raster). */
-export async function removeObject(source: Raster, hole: Uint8Array, random: () => number): Promise<Raster> {
+/**
+ * `source` with the pixels where `hole` is 1 filled from the rest of the picture (a new raster).
+ * With `alpha`, each filled pixel also takes the alpha of the pixel its colour came from, so a
+ * transparent picture's outline runs on through the hole.
+ */
+export async function removeObject(source: Raster, hole: Uint8Array, random: () => number, alpha?: Uint8Array): Promise<FillResult> {
   const { width, height } = source;
   const grown = dilate(hole, width, height, 2);
   let left = width;
@@ -43,7 +58,8 @@ export async function removeObject(source: Raster, hole: Uint8Array, random: () 
     }
   }
   const result: Raster = { ...source, data: source.data.slice() };
-  if (holePixels === 0) return result;
+  const resultAlpha = alpha?.slice();
+  if (holePixels === 0) return { picture: result, alpha: resultAlpha, changed: grown };
 
   // The picture around the hole, as far again as the hole is wide, is where its patches come from.
   const reach = Math.max(24, Math.round(Math.max(right - left, bottom - top) * 0.9));
@@ -59,22 +75,28 @@ export async function removeObject(source: Raster, hole: Uint8Array, random: () 
 
   const regionPicture = crop(source, region.left, region.top, regionWidth, regionHeight);
   const regionHole = crop({ width, height, channels: 1, data: grown }, region.left, region.top, regionWidth, regionHeight).data;
-  const filled = await fillLarge(regionPicture, regionHole, scale, random);
+  const regionAlpha = alpha && crop({ width, height, channels: 1, data: alpha }, region.left, region.top, regionWidth, regionHeight).data;
+  const filled = await fillLarge(regionPicture, regionHole, scale, random, regionAlpha);
   for (let y = 0; y < regionHeight; y++) {
     for (let x = 0; x < regionWidth; x++) {
       const at = (region.top + y) * width + region.left + x;
       if (!grown[at]) continue;
-      const from = (y * regionWidth + x) * 3;
-      result.data[at * 3] = filled.data[from]!;
-      result.data[at * 3 + 1] = filled.data[from + 1]!;
-      result.data[at * 3 + 2] = filled.data[from + 2]!;
+      const from = y * regionWidth + x;
+      result.data[at * 3] = filled.picture.data[from * 3]!;
+      result.data[at * 3 + 1] = filled.picture.data[from * 3 + 1]!;
+      result.data[at * 3 + 2] = filled.picture.data[from * 3 + 2]!;
+      if (resultAlpha && filled.alpha) resultAlpha[at] = filled.alpha[from]!;
     }
   }
-  return result;
+  return { picture: result, alpha: resultAlpha, changed: grown };
 }
 
-/** `source` with new pixels on each side, synthesised from its own patches (a new raster). */
-export async function extendPicture(source: Raster, margins: Margins, random: () => number): Promise<Raster> {
+/**
+ * `source` with new pixels on each side, synthesised from its own patches (a new raster). With
+ * `alpha`, the new pixels take the alpha of the pixels their colours came from.
+ */
+export async function extendPicture(source: Raster, margins: Margins, random: () => number, alpha?: Uint8Array): Promise<FillResult> {
+  if (margins.left + margins.right + margins.top + margins.bottom === 0) return { picture: source, alpha, changed: new Uint8Array(source.width * source.height) };
   const width = source.width + margins.left + margins.right;
   const height = source.height + margins.top + margins.bottom;
   const added = width * height - source.width * source.height;
@@ -95,22 +117,23 @@ export async function extendPicture(source: Raster, margins: Margins, random: ()
     hole.fill(0, (small.top + y) * workWidth + small.left, (small.top + y) * workWidth + small.left + small.width);
   }
   const sources = await fillAtScales(canvas, hole, random);
-  let result = canvas;
-  if (scale < 1) {
-    // The whole canvas at full size, the source in place and the margins to fill, for the fill to be carried up into.
-    const fullCanvas = emptyRaster(width, height, 3);
-    const fullHole = new Uint8Array(width * height).fill(1);
-    for (let y = 0; y < source.height; y++) {
-      fullCanvas.data.set(source.data.subarray(y * source.width * 3, (y + 1) * source.width * 3), ((margins.top + y) * width + margins.left) * 3);
-      fullHole.fill(0, (margins.top + y) * width + margins.left, (margins.top + y) * width + margins.left + source.width);
-    }
-    result = await carryUp(fullCanvas, fullHole, canvas, sources, random);
+  // The whole canvas at full size, the source in place and the margins to fill.
+  const fullCanvas = emptyRaster(width, height, 3);
+  const fullHole = new Uint8Array(width * height).fill(1);
+  const fullAlpha = alpha && new Uint8Array(width * height);
+  for (let y = 0; y < source.height; y++) {
+    const row = (margins.top + y) * width + margins.left;
+    fullCanvas.data.set(source.data.subarray(y * source.width * 3, (y + 1) * source.width * 3), row * 3);
+    fullHole.fill(0, row, row + source.width);
+    fullAlpha?.set(alpha!.subarray(y * source.width, (y + 1) * source.width), row);
   }
+  const filled = scale < 1 ? await carryUp(fullCanvas, fullHole, canvas, sources, random, fullAlpha) : { picture: canvas, alpha: fullAlpha && (await copyAlpha(fullAlpha, fullHole, width, height, sources, width, height)) };
+  const result = filled.picture;
   for (let y = 0; y < source.height; y++) {
     result.data.set(source.data.subarray(y * source.width * 3, (y + 1) * source.width * 3), ((margins.top + y) * width + margins.left) * 3);
   }
   evenOutJoins(result, margins, source.width, source.height);
-  return result;
+  return { ...filled, changed: fullHole };
 }
 
 /**
@@ -158,11 +181,11 @@ function evenOutJoins(picture: Raster, margins: Margins, sourceWidth: number, so
  * Fills `picture`'s hole (a new raster): in place when `scale` is 1, else at `scale` and the fill
  * carried up to full size.
  */
-async function fillLarge(picture: Raster, hole: Uint8Array, scale: number, random: () => number): Promise<Raster> {
+async function fillLarge(picture: Raster, hole: Uint8Array, scale: number, random: () => number, alpha: Uint8Array | undefined): Promise<Filled> {
   if (scale >= 1) {
     const work: Raster = { ...picture, data: picture.data.slice() };
-    await fillAtScales(work, hole, random);
-    return work;
+    const sources = await fillAtScales(work, hole, random);
+    return { picture: work, alpha: alpha && (await copyAlpha(alpha, hole, picture.width, picture.height, sources, picture.width, picture.height)) };
   }
   const workWidth = Math.max(8, Math.round(picture.width * scale));
   const workHeight = Math.max(8, Math.round(picture.height * scale));
@@ -170,18 +193,43 @@ async function fillLarge(picture: Raster, hole: Uint8Array, scale: number, rando
   // Any trace of the hole at the small scale is hole: none of the object may be copied back in.
   const workHole = (await resize(maskRaster(hole, picture.width, picture.height), workWidth, workHeight, 'cubic')).data.map((value) => (value > 0 ? 1 : 0));
   const sources = await fillAtScales(work, workHole, random);
-  return carryUp(picture, hole, work, sources, random);
+  return carryUp(picture, hole, work, sources, random, alpha);
 }
 
 /** The small fill carried up to `picture`'s size, or to MAX_CARRIED_PIXELS and enlarged from there. */
-async function carryUp(picture: Raster, hole: Uint8Array, small: Raster, smallSources: Int32Array, random: () => number): Promise<Raster> {
-  const carried = Math.min(1, Math.sqrt(MAX_CARRIED_PIXELS / (picture.width * picture.height)));
-  if (carried >= 1) return carryFillToFullSize(picture, hole, small, smallSources, random);
-  const width = Math.round(picture.width * carried);
-  const height = Math.round(picture.height * carried);
-  const target = await resize(picture, width, height, 'cubic');
-  const targetHole = (await resize(maskRaster(hole, picture.width, picture.height), width, height, 'cubic')).data.map((value) => (value > 0 ? 1 : 0));
-  return resize(await carryFillToFullSize(target, targetHole, small, smallSources, random), picture.width, picture.height, 'cubic');
+async function carryUp(picture: Raster, hole: Uint8Array, small: Raster, smallSources: Int32Array, random: () => number, alpha: Uint8Array | undefined): Promise<Filled> {
+  const { width, height } = picture;
+  const carried = Math.min(1, Math.sqrt(MAX_CARRIED_PIXELS / (width * height)));
+  if (carried >= 1) {
+    const { filled, sources } = await carryFillToFullSize(picture, hole, small, smallSources, random);
+    return { picture: filled, alpha: alpha && (await copyAlpha(alpha, hole, width, height, sources, width, height)) };
+  }
+  const targetWidth = Math.round(width * carried);
+  const targetHeight = Math.round(height * carried);
+  const target = await resize(picture, targetWidth, targetHeight, 'cubic');
+  const targetHole = (await resize(maskRaster(hole, width, height), targetWidth, targetHeight, 'cubic')).data.map((value) => (value > 0 ? 1 : 0));
+  const { filled, sources } = await carryFillToFullSize(target, targetHole, small, smallSources, random);
+  return {
+    picture: await resize(filled, width, height, 'cubic'),
+    alpha: alpha && (await copyAlpha(alpha, hole, width, height, sources, targetWidth, targetHeight)),
+  };
+}
+
+/**
+ * `alpha` (`width`×`height`) with each hole pixel taking the alpha of the pixel its colour was
+ * copied from, as `sources` says (each pixel's own index where it was known). When the fill was
+ * made at a smaller size (`sourcesWidth`×`sourcesHeight`), the alpha is copied at that size and
+ * enlarged; the known pixels keep their own alpha either way.
+ */
+async function copyAlpha(alpha: Uint8Array, hole: Uint8Array, width: number, height: number, sources: Int32Array, sourcesWidth: number, sourcesHeight: number): Promise<Uint8Array> {
+  const sameSize = sourcesWidth === width && sourcesHeight === height;
+  const working = sameSize ? alpha : (await resize({ width, height, channels: 1, data: alpha }, sourcesWidth, sourcesHeight, 'cubic')).data;
+  let copied: Uint8Array = new Uint8Array(working.length);
+  for (let i = 0; i < copied.length; i++) copied[i] = working[sources[i]!]!;
+  if (!sameSize) copied = (await resize({ width: sourcesWidth, height: sourcesHeight, channels: 1, data: copied }, width, height, 'cubic')).data;
+  const out = alpha.slice();
+  for (let i = 0; i < out.length; i++) if (hole[i]) out[i] = copied[i]!;
+  return out;
 }
 
 /** Below this shorter side there is no coarser scale worth filling first. */

@@ -28,11 +28,12 @@ const REFINE_PASSES = 2;
 /**
  * `picture` (RGB, full size) with the pixels where `hole` is 1 filled, starting from `coarse`
  * (the same picture, smaller, its hole filled) and `coarseSources` (for each pixel of `coarse`,
- * the pixel it was copied from). Returns a new raster.
+ * the pixel it was copied from). Returns a new raster, and where each of its pixels was copied
+ * from (its own index where it was known).
  */
-export async function carryFillToFullSize(picture: Raster, hole: Uint8Array, coarse: Raster, coarseSources: Int32Array, random: () => number): Promise<Raster> {
-  const sizes: { width: number; height: number }[] = [];
-  for (let width = picture.width, height = picture.height; width > coarse.width && height > coarse.height; width = Math.round(width / 2), height = Math.round(height / 2)) {
+export async function carryFillToFullSize(picture: Raster, hole: Uint8Array, coarse: Raster, coarseSources: Int32Array, random: () => number): Promise<{ filled: Raster; sources: Int32Array }> {
+  const sizes = [{ width: picture.width, height: picture.height }];
+  for (let width = Math.round(picture.width / 2), height = Math.round(picture.height / 2); width > coarse.width && height > coarse.height; width = Math.round(width / 2), height = Math.round(height / 2)) {
     sizes.unshift({ width, height });
   }
   let below = coarse;
@@ -46,7 +47,7 @@ export async function carryFillToFullSize(picture: Raster, hole: Uint8Array, coa
     below = level.filled;
     belowSources = level.sources;
   }
-  return below;
+  return { filled: below, sources: belowSources };
 }
 
 async function fillLevel(picture: Raster, hole: Uint8Array, below: Raster, belowSources: Int32Array, random: () => number): Promise<{ filled: Raster; sources: Int32Array }> {

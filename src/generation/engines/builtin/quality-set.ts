@@ -236,6 +236,59 @@ export function largeHoleCases(count: number, width = 800, height = 600, seed = 
   });
 }
 
+export interface TransparentHoleCase {
+  name: string;
+  /** RGBA: a subject on a transparent background (whose hidden colours are noise), an opaque object across its outline. */
+  picture: Raster;
+  /** White where the object is. */
+  mask: Uint8Array;
+  /** RGBA: the subject alone. */
+  truth: Raster;
+}
+
+/**
+ * Transparent sources (a cut-out subject, alpha 0 around it, the hidden colour channels of the
+ * transparent pixels random as an editor may leave them) with an opaque disc across the
+ * subject's outline to remove: the hole holds subject and transparency both, so its alpha has
+ * to follow the outline on through it.
+ */
+export function transparentHoleCases(count: number, width = 256, height = 256, seed = 5): TransparentHoleCase[] {
+  return Array.from({ length: count }, (_, n) => {
+    const random = seededRandom(seed * 1000 + n);
+    const { coverage, colour } = drawSubject(width, height, random);
+    const truth = emptyRaster(width, height, 4);
+    for (let y = 0; y < height; y++) {
+      for (let x = 0; x < width; x++) {
+        const p = y * width + x;
+        const [r, g, b] = coverage[p]! > 0 ? colour(x, y) : [random() * 255, random() * 255, random() * 255];
+        truth.data.set([r, g, b, Math.round(coverage[p]! * 255)], p * 4);
+      }
+    }
+    // The disc sits on the subject's right edge, halfway down its rows.
+    let top = height;
+    let bottom = 0;
+    for (let p = 0; p < coverage.length; p++) {
+      if (coverage[p]! < 0.5) continue;
+      top = Math.min(top, Math.floor(p / width));
+      bottom = Math.max(bottom, Math.floor(p / width));
+    }
+    const cy = Math.round((top + bottom) / 2 + (bottom - top) * 0.15);
+    let cx = 0;
+    for (let x = 0; x < width; x++) if (coverage[cy * width + x]! >= 0.5) cx = x;
+    const radius = Math.round(Math.min(width, height) * 0.08);
+    const picture: Raster = { ...truth, data: truth.data.slice() };
+    const mask = new Uint8Array(width * height);
+    for (let y = Math.max(0, cy - radius - 3); y <= Math.min(height - 1, cy + radius + 3); y++) {
+      for (let x = Math.max(0, cx - radius - 3); x <= Math.min(width - 1, cx + radius + 3); x++) {
+        const distance = Math.hypot(x - cx, y - cy);
+        if (distance <= radius) picture.data.set([230, 110, 30, 255], (y * width + x) * 4);
+        if (distance <= radius + 3) mask[y * width + x] = 1;
+      }
+    }
+    return { name: `transparent subject #${n + 1}, a disc across its outline`, picture, mask, truth };
+  });
+}
+
 /** `count` textures cropped in their middle, so that the true continuation of every margin is known. */
 export function extendCases(count: number, width = 192, height = 160, margin = 32, seed = 3): ExtendCase[] {
   return Array.from({ length: count }, (_, n) => {

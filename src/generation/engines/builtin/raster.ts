@@ -10,17 +10,17 @@ export interface Raster {
 }
 
 /** Largest picture the engine takes: about 50 megapixels, as the upload limits allow. */
-const MAX_PIXELS = 50_000_000;
+export const MAX_PIXELS = 50_000_000;
 
 export function emptyRaster(width: number, height: number, channels: Raster['channels']): Raster {
   return { width, height, channels, data: new Uint8Array(width * height * channels) };
 }
 
-async function decode(image: EngineImage | Buffer, channels: 1 | 3, what: string): Promise<Raster> {
+async function decode(image: EngineImage | Buffer, channels: 1 | 3, what: string, background: string): Promise<Raster> {
   try {
     let pipeline = sharp(Buffer.isBuffer(image) ? image : image.data, { limitInputPixels: MAX_PIXELS })
       .rotate()
-      .flatten({ background: '#ffffff' });
+      .flatten({ background });
     pipeline = channels === 1 ? pipeline.grayscale() : pipeline.toColourspace('srgb');
     const { data, info } = await pipeline.raw().toBuffer({ resolveWithObject: true });
     return { width: info.width, height: info.height, channels: info.channels as 1 | 3, data: new Uint8Array(data.buffer, data.byteOffset, data.length) };
@@ -31,15 +31,17 @@ async function decode(image: EngineImage | Buffer, channels: 1 | 3, what: string
 
 /** An RGB raster of an encoded picture, turned as its EXIF orientation says, transparency over white. */
 export function decodeRgb(image: EngineImage | Buffer, what = 'source'): Promise<Raster> {
-  return decode(image, 3, what);
+  return decode(image, 3, what, '#ffffff');
 }
 
 /**
  * A mask of 0 (keep) and 1 (act) the size of `width`×`height`: white (≥ 128) acts. A mask of
- * another size is stretched to the source, as a person drawing on a preview would mean.
+ * another size is stretched to the source, as a person drawing on a preview would mean. A
+ * transparent part of a mask is not painted (put on black): strokes drawn on a transparent
+ * canvas mark only themselves.
  */
 export async function decodeMask(image: EngineImage | Buffer, width: number, height: number): Promise<Uint8Array> {
-  let mask = await decode(image, 1, 'mask');
+  let mask = await decode(image, 1, 'mask', '#000000');
   if (mask.width !== width || mask.height !== height) mask = await resize(mask, width, height, 'nearest');
   const act = new Uint8Array(width * height);
   for (let i = 0; i < act.length; i++) act[i] = mask.data[i]! >= 128 ? 1 : 0;

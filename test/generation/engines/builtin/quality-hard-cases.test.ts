@@ -4,10 +4,21 @@
  * than a patch, large holes filled at full resolution, photo-like cut-outs (hair, cast
  * shadows, textured ground) and transparent sources.
  */
+import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { BuiltinEngine } from '../../../../src/generation/engines/builtin/builtin-engine.js';
 import { decodeRgb, encodePng, maskRaster, type Raster } from '../../../../src/generation/engines/builtin/raster.js';
-import { detail, extendCases, largeHoleCases, marginMask, meanAbsoluteError, meanColourFill, patternExtendCases, patternHoleCases } from '../../../../src/generation/engines/builtin/quality-set.js';
+import {
+  detail,
+  extendCases,
+  largeHoleCases,
+  marginMask,
+  meanAbsoluteError,
+  meanColourFill,
+  patternExtendCases,
+  patternHoleCases,
+  transparentHoleCases,
+} from '../../../../src/generation/engines/builtin/quality-set.js';
 import type { EngineImage, EngineRequest } from '../../../../src/generation/engines/engine.js';
 
 // On the caller's thread: the same operations as on the worker (builtin-worker.test.ts shows it), without a thread per file.
@@ -71,5 +82,87 @@ describe('holes and margins larger than the fill’s working size, filled at ful
     const ratio = detail(extended, margins) / detail(grain.truth, margins);
     expect(ratio).toBeGreaterThan(0.8);
     expect(ratio).toBeLessThan(1.3);
+  });
+});
+
+describe('transparent sources (PNG with alpha)', () => {
+  async function rgbaOf(data: Buffer): Promise<Raster> {
+    const { data: pixels, info } = await sharp(data).raw().toBuffer({ resolveWithObject: true });
+    expect(info.channels, 'the result keeps an alpha channel').toBe(4);
+    return { width: info.width, height: info.height, channels: 4, data: new Uint8Array(pixels) };
+  }
+
+  it('removes an object across a cut-out’s outline with the alpha filled alike: transparent stays transparent, the subject runs on, the rest is the source exactly', async () => {
+    const alphaErrors = [];
+    const flattenedErrors = [];
+    for (const testCase of transparentHoleCases(4)) {
+      const { width, height } = testCase.picture;
+      const result = await rgbaOf(await onlyPicture({ operation: 'remove_object', source: await png(testCase.picture), mask: await png(maskRaster(testCase.mask, width, height)) }));
+      let alphaError = 0;
+      let flattenedError = 0;
+      let holePixels = 0;
+      let changedOutside = 0;
+      // The mask grown by the two pixels the engine takes with the object's soft edge.
+      const near = (i: number) => {
+        const x = i % width;
+        const y = (i - x) / width;
+        for (let v = Math.max(0, y - 2); v <= Math.min(height - 1, y + 2); v++) for (let u = Math.max(0, x - 2); u <= Math.min(width - 1, x + 2); u++) if (testCase.mask[v * width + u]) return true;
+        return false;
+      };
+      for (let i = 0; i < width * height; i++) {
+        if (testCase.mask[i]) {
+          alphaError += Math.abs(result.data[i * 4 + 3]! - testCase.truth.data[i * 4 + 3]!);
+          flattenedError += 255 - testCase.truth.data[i * 4 + 3]!;
+          holePixels++;
+        } else if (!near(i) && result.data.subarray(i * 4, i * 4 + 4).some((value, c) => value !== testCase.picture.data[i * 4 + c])) {
+          changedOutside++;
+        }
+      }
+      expect(changedOutside, `${testCase.name}: pixels changed away from the hole`).toBe(0);
+      alphaErrors.push(alphaError / holePixels);
+      flattenedErrors.push(flattenedError / holePixels);
+    }
+    const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+    // Flattened onto an opaque colour (what the engine did before), the hole's alpha is off by the flattened figure (about 120 here).
+    expect(mean(alphaErrors)).toBeLessThan(60);
+    expect(mean(alphaErrors)).toBeLessThan(mean(flattenedErrors) / 2);
+  });
+
+  it('extends a cut-out with transparent margins where its edges are transparent, the source kept exactly', async () => {
+    const [testCase] = transparentHoleCases(1, 160, 160, 8);
+    const source = testCase!.truth;
+    const margins = { left: 24, right: 24, top: 16, bottom: 16 };
+    const result = await rgbaOf(await onlyPicture({ operation: 'extend', source: await png(source), margins, seed: 2, count: 1 }));
+    expect([result.width, result.height]).toEqual([208, 192]);
+    let marginAlpha = 0;
+    let marginPixels = 0;
+    for (let y = 0; y < 192; y++) {
+      for (let x = 0; x < 208; x++) {
+        const inside = x >= 24 && x < 184 && y >= 16 && y < 176;
+        const p = (y * 208 + x) * 4;
+        if (inside) {
+          const from = ((y - 16) * 160 + (x - 24)) * 4;
+          expect(Array.from(result.data.subarray(p, p + 4))).toEqual(Array.from(source.data.subarray(from, from + 4)));
+        } else {
+          marginAlpha += result.data[p + 3]!;
+          marginPixels++;
+        }
+      }
+    }
+    // The subject stays clear of the source's edges, so its continuation is transparent (opaque margins: 255).
+    expect(marginAlpha / marginPixels).toBeLessThan(8);
+  });
+
+  it('reads a mask drawn as white strokes on a transparent canvas as the strokes alone', async () => {
+    const [testCase] = transparentHoleCases(1, 128, 128, 9);
+    const opaque = { ...testCase!.truth, channels: 3 as const, data: new Uint8Array(128 * 128 * 3) };
+    for (let i = 0; i < 128 * 128; i++) opaque.data.set(testCase!.truth.data.subarray(i * 4, i * 4 + 3), i * 3);
+    const strokes = Buffer.alloc(128 * 128 * 4);
+    for (let y = 60; y < 70; y++) for (let x = 60; x < 70; x++) strokes.set([255, 255, 255, 255], (y * 128 + x) * 4);
+    const mask: EngineImage = { data: await sharp(strokes, { raw: { width: 128, height: 128, channels: 4 } }).png().toBuffer(), mediaType: 'image/png' };
+    const filled = await decodeRgb(await onlyPicture({ operation: 'remove_object', source: await png(opaque), mask }));
+    const away = new Uint8Array(128 * 128).fill(1);
+    for (let y = 56; y < 74; y++) away.fill(0, y * 128 + 56, y * 128 + 74);
+    expect(meanAbsoluteError(filled, opaque, away)).toBe(0);
   });
 });
