@@ -63,7 +63,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 }
 
 async function openPostgres(url: string, schema: string | undefined): Promise<Database> {
-  const poolOptions: pg.PoolConfig = { connectionString: url, max: 10 };
+  // A server that does not answer a connection within a few seconds fails the request (503)
+  // instead of holding it: requests fail fast while PostgreSQL is down or restarting.
+  const poolOptions: pg.PoolConfig = { connectionString: url, max: 10, connectionTimeoutMillis: 3000 };
   if (schema) {
     if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid schema name ${schema}`);
     const setup = new pg.Client({ connectionString: url });
@@ -78,6 +80,10 @@ async function openPostgres(url: string, schema: string | undefined): Promise<Da
   const pool = new pg.Pool(poolOptions);
   // A failed idle connection must not crash the process; the next query reports it.
   pool.on('error', () => undefined);
+  // A connection in use when PostgreSQL stops or restarts (a transaction between statements)
+  // reports it as an 'error' event the pool only listens for while the connection is idle;
+  // unheard, it would end the process. Its query fails instead, and the pool drops it on release.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   return { db, dialect: 'postgres', close: () => db.destroy() };
 }

@@ -23,6 +23,17 @@ function parameterOf(issue: ValidationIssue | undefined): string {
   return issue.instancePath?.split('/').filter(Boolean)[0] ?? 'request';
 }
 
+/** Connection failures, and PostgreSQL's "shutting down", "starting up" and "connection lost" classes. */
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006']);
+const UNAVAILABLE_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is (starting up|shutting down))/i;
+
+/** Whether an error says the store cannot be reached now (not that the request was wrong). */
+export function isStoreUnavailable(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) || (typeof message === 'string' && UNAVAILABLE_MESSAGES.test(message));
+}
+
 /**
  * One place turns every failure into `{ message, code }`: named API errors as they are,
  * validation failures as 400 naming the parameter, and anything unexpected as a 500
@@ -52,6 +63,12 @@ export function registerErrorHandler(app: FastifyInstance): void {
       // Fastify's own client errors: unreadable body, wrong content type, too large.
       const code = status === 415 ? 'UnsupportedMediaType' : status === 413 ? 'PayloadTooLarge' : 'MalformedRequest';
       return reply.code(status).send({ message: fastifyError.message, code });
+    }
+    if (isStoreUnavailable(error)) {
+      // The store is down or restarting: the caller may try again at once (another node, or
+      // this one when PostgreSQL is back); the request changed nothing.
+      request.log.warn({ err: error }, 'the store is unavailable');
+      return reply.code(503).header('retry-after', '1').send({ message: 'The service is briefly unavailable; try again shortly', code: 'ServiceUnavailable' });
     }
     request.log.error({ err: error }, 'request failed');
     return reply.code(500).send({ message: 'An internal error occurred', code: 'InternalServerError' });

@@ -61,6 +61,8 @@ export interface ReadinessOptions {
  */
 export class Readiness {
   private readonly checks = new Map<string, ReadinessCheck>();
+  /** Checks that are reported but do not make the node unready (Redis: the throttle falls back to local counters). */
+  private readonly advisory = new Set<string>();
   private draining = false;
   private lastReport: { at: number; report: Promise<ReadinessReport> } | undefined;
   private markerWritten = false;
@@ -68,7 +70,12 @@ export class Readiness {
   constructor(private readonly options: ReadinessOptions) {
     const { database, redis, blobs, changeFeed, changeFeedIntervalMs } = options;
     this.checks.set('store', () => sql`select 1`.execute(database.db));
-    if (redis) this.checks.set('redis', () => redis.ping());
+    if (redis) {
+      // Without Redis a node still serves, counting throttle limits on its own (fail open to
+      // local limits): every node of a cluster would otherwise leave the balancer at once.
+      this.checks.set('redis', () => redis.ping());
+      this.advisory.add('redis');
+    }
     this.checks.set('blobs', async () => {
       if (!this.markerWritten) {
         await blobs.put(BLOB_MARKER, Buffer.from('stockroom readiness marker\n'));
@@ -130,7 +137,7 @@ export class Readiness {
       checks.accepting = 'failing';
       failures.accepting = 'the node is shutting down';
     }
-    return { ready: Object.keys(failures).length === 0, checks, failures };
+    return { ready: Object.keys(failures).every((name) => this.advisory.has(name)), checks, failures };
   }
 }
 
@@ -145,7 +152,9 @@ const Ready = Type.Object(
   {
     status: Type.Union([Type.Literal('ready'), Type.Literal('not ready')]),
     version: Type.String(),
-    checks: Type.Record(Type.String(), CheckResult, { description: 'Each part this node needs: store, redis, blobs, change_feed, search (and accepting while it shuts down).' }),
+    checks: Type.Record(Type.String(), CheckResult, {
+      description: 'Each part this node needs: store, blobs, change_feed, search (and accepting while it shuts down); redis is reported but a node without it still serves, on local throttle counters.',
+    }),
     failures: Type.Record(Type.String(), Type.String(), { description: 'Why each failing check fails.' }),
   },
   { description: 'Whether this node can serve, part by part.' },
