@@ -6,6 +6,8 @@ import type { WebSessionRow, WebSessionsRepository } from './web-sessions.reposi
 export interface WebOAuth {
   /** The first-party public client the browser signs in through: its client_id and numeric id. */
   webClient(): Promise<{ clientKey: string; clientId: number; redirectUri: string }>;
+  /** Throws a 503 naming what to do when an operator has disabled that client. */
+  requireEnabled(clientKey: string): Promise<void>;
   /** The token endpoint, called in-process (no HTTP): an authorization code or a refresh token for tokens. */
   exchange(form: Record<string, string>, remoteAddress: string): Promise<{ access_token: string; refresh_token?: string }>;
   /** Who a bearer token speaks for, if it is valid for the client. */
@@ -117,6 +119,7 @@ export class WebSessions {
    */
   async beginSignIn(cookieId: string | undefined, returnTo: string, authorizeUrl: string): Promise<{ cookieId: string; location: string }> {
     const { clientKey, redirectUri } = await this.oauth.webClient();
+    await this.oauth.requireEnabled(clientKey);
     const state = randomSecret();
     const verifier = randomSecret(48);
     const pending = {
@@ -167,10 +170,16 @@ export class WebSessions {
     const verifier = this.sealer.open(pending.verifier);
     if (verifier === undefined) return undefined;
     const { clientKey, clientId, redirectUri } = await this.oauth.webClient();
-    const tokens = await this.oauth.exchange(
-      { grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: clientKey, code_verifier: verifier },
-      remoteAddress,
-    );
+    let tokens: { access_token: string; refresh_token?: string };
+    try {
+      tokens = await this.oauth.exchange(
+        { grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: clientKey, code_verifier: verifier },
+        remoteAddress,
+      );
+    } catch {
+      // A used or expired code, or a client disabled meanwhile: this sign-in is over; the person starts again.
+      return undefined;
+    }
     const check = await this.oauth.verify(tokens.access_token, clientId);
     if (!check.valid || check.grant.userId === null) return undefined;
     const id = randomSecret();

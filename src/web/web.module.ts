@@ -50,6 +50,8 @@ export async function webModule(platform: Platform, needs: WebNeeds): Promise<St
   const sealer = new Sealer(await getOrCreateSetting(database.db, 'web_session_key', () => randomSecret()));
   const redirectUri = webRedirectUri(config.publicUrl);
   const settingKey = `web_client:${redirectUri}`;
+  const disabled = () =>
+    new ApiError(503, 'SignInUnavailable', 'Sign-in is switched off: an operator disabled the "Stockroom web" OAuth client (stockroom admin client enable turns it on again)');
   let registered: Promise<{ clientKey: string; clientId: number; redirectUri: string }> | undefined;
 
   /**
@@ -78,7 +80,7 @@ export async function webModule(platform: Platform, needs: WebNeeds): Promise<St
       else log.info({ clientId: created.client.id, redirectUri }, 'registered the web browser OAuth client');
     }
     const client = await needs.clients.find(clientKey);
-    if (!client) throw new ApiError(503, 'SignInUnavailable', 'The web browser OAuth client "Stockroom web" is disabled: an operator can enable it with stockroom admin client enable');
+    if (!client) throw disabled();
     return { clientKey, clientId: client.id, redirectUri };
   }
 
@@ -89,6 +91,9 @@ export async function webModule(platform: Platform, needs: WebNeeds): Promise<St
         throw error;
       });
       return registered;
+    },
+    async requireEnabled(clientKey) {
+      if (!(await needs.clients.authenticate(clientKey))) throw disabled();
     },
     exchange: (form, remoteAddress) => needs.oauth.token(form, undefined, remoteAddress),
     verify: async (token, clientId) => {

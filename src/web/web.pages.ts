@@ -339,18 +339,15 @@ export function downloadsPage(frame: Frame, history: { result_count: number; dow
     ${
       history.downloads.length === 0
         ? html`<p>Nothing yet. <a href="/">Find something to license.</a></p>`
-        : html`<div class="table-wrap"><table>
-            <caption class="visually-hidden-label">Your downloads, newest first</caption>
-            <thead><tr><th scope="col">Asset</th><th scope="col">Title</th><th scope="col">Downloaded</th><th scope="col">Product</th><th scope="col">Size</th></tr></thead>
-            <tbody>${history.downloads.map(
-              (download) => html`<tr>
-                <td>${download.thumb_uri ? html`<img src="${download.thumb_uri}" alt="">` : ''}</td>
-                <td><a href="/asset/${encodeURIComponent(download.id)}">${titles.get(download.id) ?? download.id}</a></td>
-                <td>${download.date_downloaded.replace('T', ' ').slice(0, 16)} UTC</td>
-                <td>${label(download.product_type)}</td>
-                <td>${download.size_name ?? ''}${download.dimensions.width && download.dimensions.height ? ` (${download.dimensions.width} × ${download.dimensions.height})` : ''}</td>
-              </tr>`,
-            )}</tbody></table></div>`
+        : html`<ul class="download-list" aria-label="Your downloads, newest first">${history.downloads.map(
+            (download) => html`<li>
+              ${download.thumb_uri ? html`<img src="${download.thumb_uri}" alt="" width="96" height="64">` : ''}
+              <div><a href="/asset/${encodeURIComponent(download.id)}">${titles.get(download.id) ?? download.id}</a>
+              <p class="meta">${download.date_downloaded.replace('T', ' ').slice(0, 16)} UTC · ${label(download.product_type)}${download.size_name ? ` · ${download.size_name}` : ''}${
+                download.dimensions.width && download.dimensions.height ? ` (${download.dimensions.width} × ${download.dimensions.height} px)` : ''
+              }</p></div>
+            </li>`,
+          )}</ul>`
     }`;
   return layout(frame, main);
 }

@@ -135,13 +135,20 @@ export async function webRoutes(app: FastifyInstance, options: WebRoutesOptions)
     reply.setCookie(cookieName, id, { path: '/', httpOnly: true, secure, sameSite: 'lax', maxAge: SESSION_DAYS * 24 * 3600 });
   }
 
-  /** Every error becomes a page: a 4xx with its message, anything else a 500 that says only that it failed. */
+  /**
+   * Every error becomes a page: the services' own refusals (ApiError, any status) with their
+   * message, Fastify's 4xx (an unreadable body) with its; anything else a 500 that says only
+   * that it failed, the error itself going to the log.
+   */
   app.setErrorHandler(async (error, request, reply) => {
-    const status = error instanceof ApiError ? error.statusCode : ((error as { statusCode?: number }).statusCode ?? 500);
-    if (status >= 500) request.log.error({ err: error }, 'web page failed');
-    const message = status >= 500 ? 'The server could not make this page. Try again in a moment.' : error instanceof Error ? error.message : 'The request was refused.';
+    const known = error instanceof ApiError;
+    const given = known ? error.statusCode : (error as { statusCode?: number }).statusCode;
+    const status = given !== undefined && given >= 400 && given < 600 ? given : 500;
+    const explained = known || status < 500;
+    if (!explained || status >= 500) request.log.error({ err: error }, 'web page failed');
+    const message = explained && error instanceof Error ? error.message : 'The server could not make this page. Try again in a moment.';
     const frame: Frame = { title: 'Error', userName: undefined, csrfToken: undefined, path: '/', stylesheet: css.path, script: script.path, language: 'en' };
-    return send(reply, status >= 400 && status < 600 ? status : 500, errorPage(frame, status, message));
+    return send(reply, status, errorPage(frame, status, message));
   });
 
   /** The signed-in person of a page that needs one; otherwise the browser goes to sign in and comes back. */

@@ -272,4 +272,15 @@ describe.each(STORES)('catalogue browser pages on $name', ({ url }) => {
     expect(refused.statusCode).toBeLessThan(500);
     expect(refused.body).toContain('role="alert"');
   });
+
+  it('sign-in through a disabled web client is a 503 page naming what to do; enabled again, it works', async () => {
+    const client = await f.t.services.database.db.selectFrom('api_clients').select('id').where('name', '=', 'Stockroom web').executeTakeFirstOrThrow();
+    await f.t.services.clients.disable(String(client.id));
+    const refused = await get('/signin');
+    expect(refused.statusCode).toBe(503);
+    expect(refused.body).toContain('stockroom admin client enable');
+    await f.t.services.clients.enable(String(client.id));
+    const { cookie } = await signIn('/downloads');
+    expect((await get('/downloads', cookie)).statusCode).toBe(200);
+  });
 });
