@@ -61,11 +61,13 @@ function isMissingObject(error: unknown): boolean {
  */
 export class S3BlobStore implements ListableBlobStore {
   readonly client: S3Client;
+  private readonly pathStyle: boolean;
 
   constructor(
     readonly location: S3Location,
     options: S3BlobStoreOptions,
   ) {
+    this.pathStyle = options.pathStyle;
     this.client = new S3Client({
       region: process.env.AWS_REGION?.trim() || 'us-east-1',
       forcePathStyle: options.pathStyle,
@@ -191,7 +193,7 @@ export class S3BlobStore implements ListableBlobStore {
     try {
       await this.client.send(new HeadBucketCommand({ Bucket: this.location.bucket }), { abortSignal: AbortSignal.timeout(REACHABLE_TIMEOUT_MS) });
     } catch (error) {
-      throw new Error(`${setting}: cannot use ${formatS3Location(this.location)} (${describeFailure(error, this.location)})`);
+      throw new Error(`${setting}: cannot use ${formatS3Location(this.location)} (${describeFailure(error, this.location, this.pathStyle)})`);
     }
   }
 
@@ -215,7 +217,7 @@ const endpointSetting = () => {
 };
 
 /** Why the bucket did not answer, in words that point at the setting to change. */
-function describeFailure(error: unknown, location: S3Location): string {
+function describeFailure(error: unknown, location: S3Location, pathStyle: boolean): string {
   const failure = error as { name?: string; message?: string; code?: string; $metadata?: { httpStatusCode?: number } };
   const status = failure.$metadata?.httpStatusCode;
   if (failure.name === 'CredentialsProviderError') {
@@ -225,6 +227,6 @@ function describeFailure(error: unknown, location: S3Location): string {
   if (status === 403 || status === 401) return `access denied to bucket '${location.bucket}': check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY`;
   if (failure.name === 'TimeoutError' || failure.name === 'AbortError') return `no answer within ${REACHABLE_TIMEOUT_MS / 1000} s from ${endpointSetting()}`;
   const detail = failure.message || failure.code || failure.name || String(error);
-  const hint = /ENOTFOUND|EAI_AGAIN/.test(detail) ? '; an S3-compatible server usually needs STOCKROOM_BLOBS_PATH_STYLE=true' : '';
+  const hint = !pathStyle && /ENOTFOUND|EAI_AGAIN/.test(detail) ? '; an S3-compatible server usually needs STOCKROOM_BLOBS_PATH_STYLE=true' : '';
   return `${detail}, reaching ${endpointSetting()}${hint}`;
 }
