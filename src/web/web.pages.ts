@@ -21,6 +21,8 @@ export interface Frame {
   stylesheet: string;
   script: string;
   language: string;
+  /** the page's oEmbed answer, for consumers that discover it (an embeddable asset's page) */
+  oembed?: string | undefined;
 }
 
 const LABELS: Readonly<Record<string, string>> = {
@@ -81,6 +83,7 @@ export function layout(frame: Frame, main: Html): string {
 <title>${frame.title} · Stockroom</title>
 <link rel="stylesheet" href="${frame.stylesheet}">
 <script src="${frame.script}" defer></script>
+${frame.oembed ? html`<link rel="alternate" type="application/json+oembed" href="${frame.oembed}" title="${frame.title}">` : ''}
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>

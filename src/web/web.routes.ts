@@ -198,6 +198,8 @@ export async function webRoutes(app: FastifyInstance, options: WebRoutesOptions)
     const page = await web.assetPage(id, context.reader);
     context.frame.title = page.title;
     context.frame.path = `/asset/${encodeURIComponent(id)}`;
+    // oEmbed discovery (oEmbed §4): the embed module's answer for this asset, where it may be embedded.
+    if (typeof page.detail.uri_oembed === 'string') context.frame.oembed = page.detail.uri_oembed;
     const board = typeof added === 'string' ? page.boards.find((choice) => choice.id === added) : undefined;
     return send(reply, 200, assetPage(context.frame, page, board ? `Added to the board “${board.name}”.` : undefined));
   });

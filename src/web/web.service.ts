@@ -97,7 +97,7 @@ export interface WebServiceDeps {
 const CARD_FIELDS = ['id', 'title', 'artist', 'asset_family', 'comp', 'thumb'];
 const IMAGE_CARDS = new FieldSelector(IMAGE_FIELDS).select(CARD_FIELDS);
 const VIDEO_CARDS = new FieldSelector(VIDEO_FIELDS).select(CARD_FIELDS);
-const DETAIL_FIELDS = ['id', 'title', 'caption', 'artist', 'asset_family', 'license_model', 'collection_name', 'date_created', 'orientation', 'city', 'country', 'people', 'keywords'];
+const DETAIL_FIELDS = ['id', 'title', 'caption', 'artist', 'asset_family', 'license_model', 'collection_name', 'date_created', 'orientation', 'city', 'country', 'people', 'keywords', 'uri_oembed'];
 const IMAGE_DETAIL_FIELDS = [...DETAIL_FIELDS, 'credit_line', 'thumb', 'comp', 'mid_res_comp'];
 const VIDEO_DETAIL_FIELDS = [...DETAIL_FIELDS, 'clip_length', 'thumb', 'comp', 'preview'];
 const IMAGE_DETAIL = new FieldSelector(IMAGE_FIELDS).select(IMAGE_DETAIL_FIELDS);
