@@ -52,6 +52,8 @@ interface S3rverStore {
 }
 
 export async function startS3TestServer(bucket = 'stockroom-test'): Promise<S3TestServer> {
+  // The SDK's Node 22 notice (see env() below) would otherwise be printed by every test worker that makes a client.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'stockroom-s3-'));
   const storeFolder = path.join(folder, 'store');
   const stagingFolder = path.join(folder, 'staging');
