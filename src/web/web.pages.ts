@@ -224,7 +224,7 @@ export function searchPage(
     <nav aria-label="What to search"><ul class="tabs">${tabs}</ul></nav>
     <div class="layout">
       <aside class="filters" aria-label="Refine">
-        <details open><summary>Refine</summary>${filters}${facets}</details>
+        <details open><summary>Refine</summary>${facets}${filters}</details>
       </aside>
       <section aria-labelledby="results-heading">
         <h2 id="results-heading" class="summary">${page.total.toLocaleString('en')} result${page.total === 1 ? '' : 's'} · ${heading}</h2>

@@ -97,6 +97,7 @@ describe.skipIf(!HAS_CHROMIUM)(`the catalogue browser in a real browser (${CHROM
     await page.waitForURL(/event_ids=/);
     await expect.poll(() => page.locator('.chips').textContent()).toContain(`Event: ${eventName}`);
     const refinedUrl = page.url();
+    pages.set('search', new URL(refinedUrl).pathname + new URL(refinedUrl).search);
 
     await page.locator('.card .title').first().click();
     await page.waitForURL(/\/asset\//);
@@ -193,6 +194,12 @@ describe.skipIf(!HAS_CHROMIUM)(`the catalogue browser in a real browser (${CHROM
     await page.goto(`${origin}/asset/${f.video}`);
     expect(await page.locator('.stage video').count()).toBe(1);
     expect(await page.locator('.stage video').getAttribute('poster')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/display\//);
+    // The preview clip (media's watermarked H.264 MP4) is the video's source, and the browser reads it.
+    const source = page.locator('.stage video source');
+    expect(await source.getAttribute('src')).toMatch(/\/display\/[^/]+\/preview\.mp4\?/);
+    await expect
+      .poll(() => page.locator('.stage video').evaluate((video) => (video as unknown as { readyState: number }).readyState), { timeout: 30_000 })
+      .toBeGreaterThanOrEqual(1);
     expect(await seriousViolations(page)).toEqual([]);
   });
 
@@ -216,9 +223,16 @@ describe.skipIf(!HAS_CHROMIUM)(`the catalogue browser in a real browser (${CHROM
           ['asset', pages.get('asset') ?? `/asset/${f.editorialImage}`],
           ['board', pages.get('board') ?? '/boards'],
           ['downloads', '/downloads'],
+          ['video', `/asset/${f.video}`],
         ] as const) {
           await page.goto(`${origin}${where}`);
           await page.waitForLoadState('networkidle');
+          // The player is photographed once it has a frame to show, not its loading spinner.
+          if (name === 'video') {
+            await expect
+              .poll(() => page.locator('.stage video').evaluate((video) => (video as unknown as { readyState: number }).readyState), { timeout: 30_000 })
+              .toBeGreaterThanOrEqual(2);
+          }
           await page.screenshot({ path: path.join(SCREENSHOTS, `web-${name}-${device}.png`), fullPage: false });
         }
         const stranger = await newContext(viewport);
