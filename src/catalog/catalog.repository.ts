@@ -157,8 +157,8 @@ export class CatalogRepository {
   }
 
   /**
-   * One page, in id order after `afterId`, of the assets with a picture as original whose media
-   * facts are missing, of an older version than `version`, or (when `needNudity`) not classified.
+   * One page, in id order after `afterId`, of the assets with an original whose media facts are
+   * missing, of an older version than `version`, or (when `needNudity`) not classified.
    */
   async assetsNeedingMediaFacts(
     afterId: string | null,
@@ -170,8 +170,6 @@ export class CatalogRepository {
       .selectFrom('assets')
       .select(['id', 'asset_type', 'original_key'])
       .where('original_key', 'is not', null)
-      // Facts are read from pictures: a video original (a file of its own) has none to give here.
-      .where('original_media_type', 'like', 'image/%')
       .where((eb) =>
         eb.or([
           eb('media_facts_version', 'is', null),
@@ -192,8 +190,6 @@ export class CatalogRepository {
       .selectFrom('assets')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('original_key', 'is not', null)
-      // Facts are read from pictures: a video original (a file of its own) has none to give here.
-      .where('original_media_type', 'like', 'image/%')
       .where((eb) =>
         eb.or([
           eb('media_facts_version', 'is', null),

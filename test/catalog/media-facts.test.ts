@@ -260,14 +260,15 @@ describe.each(STORES)('media facts on $name', ({ url }) => {
     expect(await found('color=%23d01010')).toEqual([]);
     expect(await found('exclude_nudity=true')).toEqual(['mf-blue', 'mf-grey', 'mf-nofile', 'mf-red']);
     const pending = await t.services.catalog.countAssetsNeedingMediaFacts(MEDIA_FACTS_VERSION, true);
-    // Three manifest pictures and the two folder pictures; the asset without an original has nothing to compute from.
-    expect(pending).toBe(5);
+    // Three manifest pictures, the two folder pictures and the folder's video (from its poster);
+    // the asset without an original has nothing to compute from.
+    expect(pending).toBe(6);
 
     // Colours alone first (the classifier switched off); nudity stays to do.
     const colours = await backfillMediaFacts({ catalog: t.services.catalog, blobs: t.services.blobs });
-    expect(colours).toEqual({ computed: 5, failed: [] });
+    expect(colours).toEqual({ computed: 6, failed: [] });
     expect(await t.services.catalog.countAssetsNeedingMediaFacts(MEDIA_FACTS_VERSION, false)).toBe(0);
-    expect(await t.services.catalog.countAssetsNeedingMediaFacts(MEDIA_FACTS_VERSION, true)).toBe(5);
+    expect(await t.services.catalog.countAssetsNeedingMediaFacts(MEDIA_FACTS_VERSION, true)).toBe(6);
 
     // Interrupted after two assets (the progress callback stands in for a kill)…
     let seen = 0;
@@ -283,15 +284,15 @@ describe.each(STORES)('media facts on $name', ({ url }) => {
         },
       ),
     ).rejects.toThrow('interrupted');
-    expect(await t.services.catalog.countAssetsNeedingMediaFacts(MEDIA_FACTS_VERSION, true)).toBe(3);
+    expect(await t.services.catalog.countAssetsNeedingMediaFacts(MEDIA_FACTS_VERSION, true)).toBe(4);
     // …the next run does only what is left.
     const totals: number[] = [];
     const rest = await backfillMediaFacts(
       { catalog: t.services.catalog, blobs: t.services.blobs, classifier },
       { onProgress: (_done, total) => totals.push(total) },
     );
-    expect(rest).toEqual({ computed: 3, failed: [] });
-    expect(new Set(totals)).toEqual(new Set([3]));
+    expect(rest).toEqual({ computed: 4, failed: [] });
+    expect(new Set(totals)).toEqual(new Set([4]));
     expect(await t.services.catalog.countAssetsNeedingMediaFacts(MEDIA_FACTS_VERSION, true)).toBe(0);
 
     await settle();
@@ -300,6 +301,8 @@ describe.each(STORES)('media facts on $name', ({ url }) => {
     expect(await found('exclude_nudity=true')).not.toContain(`mf-${highest}`);
     const { images } = await ok('/v3/images?ids=mf-grey&fields=id,color_type');
     expect(images[0].color_type).toBe('black_and_white');
+    const video = await t.services.database.db.selectFrom('assets').select(['media_facts_version', 'nudity_score']).where('asset_type', '=', 'video').execute();
+    expect(video).toEqual([{ media_facts_version: MEDIA_FACTS_VERSION, nudity_score: expect.any(Number) }]);
   }, 120_000);
 
   it('reports an original missing from the blob store as failed and goes on with the others', async () => {

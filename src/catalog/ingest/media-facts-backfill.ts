@@ -1,5 +1,6 @@
 import type { BlobStore } from '../../platform/blobs/blob-store.js';
 import { computeMediaFacts, MEDIA_FACTS_VERSION, type NudityScorer } from '../../media/media-facts.js';
+import { isVideoOriginal, posterKey } from '../../media/video/video-media.js';
 import type { CatalogService } from '../catalog.service.js';
 
 export interface BackfillOptions {
@@ -17,7 +18,7 @@ export interface BackfillReport {
 
 /**
  * `stockroom backfill`: computes the media facts (colours, black and white, nudity scores) of
- * assets ingested before they existed, or by an older rule, or without the classifier. Each
+ * assets ingested before they existed (a video's from its poster still), or by an older rule, or without the classifier. Each
  * asset's facts are stored with their version as soon as they are computed, in a write that
  * also logs the change: an interrupted run loses at most the asset in hand, the next run starts
  * from the assets still unmarked, and every node's search index follows through the change log.
@@ -39,8 +40,11 @@ export async function backfillMediaFacts(
     if (page.length === 0) break;
     for (const asset of page) {
       try {
-        const data = await blobs.get(asset.original_key);
-        if (data === undefined) throw new Error(`its original ${asset.original_key} is missing from the blob store`);
+        // A video's facts are its poster's, the still its ingest stored beside it.
+        const video = isVideoOriginal(asset.original_key);
+        const source = video ? posterKey(asset.original_key) : asset.original_key;
+        const data = await blobs.get(source);
+        if (data === undefined) throw new Error(`its ${video ? 'poster' : 'original'} ${source} is missing from the blob store`);
         const facts = await computeMediaFacts(data, classifier);
         // False: the asset was deleted or given a new original meanwhile (whose ingest computed its own facts).
         if (await catalog.saveMediaFacts(asset.asset_type, asset.id, asset.original_key, facts)) report.computed += 1;
