@@ -127,6 +127,8 @@ export class WebSessions {
       sign_in_verifier: this.sealer.seal(verifier),
       sign_in_return: safeReturnPath(returnTo),
     };
+    // Sign-ins begun and never finished leave rows behind; each new one clears the expired ones.
+    await this.repository.deleteExpired(this.now());
     const existing = cookieId ? await this.repository.find(sha256Hex(cookieId), this.now()) : undefined;
     let id = cookieId;
     if (existing && id) {

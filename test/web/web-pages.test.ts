@@ -291,4 +291,39 @@ describe.each(STORES)('catalogue browser pages on $name', ({ url }) => {
     const { cookie } = await signIn('/downloads');
     expect((await get('/downloads', cookie)).statusCode).toBe(200);
   });
+
+  it('an invitation link lets another signed-in person join the board and comment; signed out, it asks to sign in first', async () => {
+    const owner = await signIn();
+    const csrf = hiddenFields((await get('/boards', owner.cookie)).body).csrf!;
+    const boardPath = (await post('/boards', { name: 'Team picks', csrf }, owner.cookie)).headers.location as string;
+    const invitation = /id="invitation-link" value="([^"]+)"/.exec((await get(boardPath, owner.cookie)).body)![1]!;
+    const signedOut = await get(pathOf(invitation));
+    expect(signedOut.statusCode).toBe(200);
+    expect(signedOut.body).toContain(`/signin?return=${encodeURIComponent(pathOf(invitation))}`);
+    expect(signedOut.body).not.toContain('method="post"');
+
+    await f.t.services.users.create({ username: 'ben', password: 'another long passphrase', first_name: 'Ben', last_name: 'Ode', email: 'ben@example.com' });
+    const start = await get(`/signin?return=${encodeURIComponent(pathOf(invitation))}`);
+    const authorize = await get(pathOf(start.headers.location as string));
+    const csrfCookie = (authorize.cookies as Array<{ name: string; value: string }>)[0]!;
+    const allowed = await f.t.app.inject({
+      method: 'POST',
+      url: new URL(start.headers.location as string).pathname,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: `${csrfCookie.name}=${csrfCookie.value}` },
+      payload: new URLSearchParams({ ...hiddenFields(authorize.body), username: 'ben', password: 'another long passphrase', decision: 'allow' }).toString(),
+    });
+    const back = await get(pathOf(allowed.headers.location as string), cookieOf(start, COOKIE)!.value);
+    expect(back.headers.location).toBe(pathOf(invitation));
+    const ben = cookieOf(back, COOKIE)!.value;
+    const page = await get(pathOf(invitation), ben);
+    const joined = await post(pathOf(invitation), { csrf: hiddenFields(page.body).csrf! }, ben);
+    expect(joined.statusCode).toBe(303);
+    expect(joined.headers.location).toBe(boardPath);
+    const board = await get(boardPath, ben);
+    expect(board.statusCode).toBe(200);
+    expect(board.body).toContain('Team picks');
+    const commented = await post(`${boardPath}/comments`, { csrf: hiddenFields(board.body).csrf!, text: 'Joined, thanks.' }, ben);
+    expect(commented.statusCode).toBe(303);
+    expect((await get(boardPath, owner.cookie)).body).toContain('Joined, thanks.');
+  });
 });
