@@ -188,6 +188,165 @@ export function cutOutCases(count: number, width = 256, height = 256, seed = 1, 
   });
 }
 
+export type HardCutOutKind = 'hair' | 'cast shadow' | 'textured ground';
+
+export interface HardCutOutCase extends CutOutCase {
+  /**
+   * The pixels that make the case hard, where the alpha is measured against the true coverage:
+   * around the strands of hair (strands are subject, the background between them is not), the
+   * shadow on the ground (background), the ground next to the subject's outline.
+   */
+  hard: Uint8Array;
+}
+
+/**
+ * Photo-like hard cases with known answers, `count` of each asked kind in turn:
+ * - **hair**: dark strands of hair, about a pixel wide, fly out from the subject's head over
+ *   the background; the strands are subject (their coverage is the truth), the background
+ *   between them is not;
+ * - **cast shadow**: a soft shadow the subject casts on the ground beside it, darkening the
+ *   background by up to a half; the shadow is background (a cut-out put on a new background
+ *   takes no grey smear of the old ground with it: the decision documented with the engine);
+ * - **textured ground**: the subject stands on gravel-like ground (coarse, contrasting grain)
+ *   that fills the lower part of the picture, below a plain wall.
+ */
+export function hardCutOutCases(count: number, width = 320, height = 240, seed = 6, kinds: readonly HardCutOutKind[] = ['hair', 'cast shadow', 'textured ground']): HardCutOutCase[] {
+  return Array.from({ length: count }, (_, n) => {
+    const kind = kinds[n % kinds.length]!;
+    const random = seededRandom(seed * 1000 + n);
+    const horizon = Math.round(height * (0.55 + random() * 0.1));
+    let background: Texture =
+      kind === 'textured ground' ? groundTexture(random, horizon) : backgroundTexture(n % 2 === 0 ? 0 : 4, random);
+    const subject = drawSubject(width, height, random);
+    const { coverage } = subject;
+    let colour = subject.colour;
+    let hard = new Uint8Array(width * height);
+    if (kind === 'hair') {
+      const strands = hairStrands(width, height, coverage, random);
+      const hair = hsl(20 + random() * 20, 0.5, 0.12 + random() * 0.1);
+      const onHead = Uint8Array.from(strands, (value, i) => (value > coverage[i]! ? 1 : 0));
+      colour = (x, y) => (onHead[y * width + x] ? hair : subject.colour(x, y));
+      const body = Uint8Array.from(coverage, (value) => (value >= 1 ? 1 : 0));
+      for (let i = 0; i < coverage.length; i++) coverage[i] = Math.max(coverage[i]!, strands[i]!);
+      hard = growMask(Uint8Array.from(strands, (value) => (value > 0 ? 1 : 0)), width, height, 2).map((value, i) => (value && !body[i] ? 1 : 0));
+    }
+    if (kind === 'textured ground') {
+      // The ground beside the subject's lower outline, and the outline itself.
+      const outline = Uint8Array.from(coverage, (value) => (value > 0 && value < 1 ? 1 : 0));
+      hard = growMask(outline, width, height, 4).map((value, i) => (value && Math.floor(i / width) >= horizon ? 1 : 0));
+    }
+    if (kind === 'cast shadow') {
+      const shadow = castShadow(width, height, coverage, random);
+      const ground = background;
+      background = (x, y) => {
+        const darkening = 1 - 0.5 * shadow[y * width + x]!;
+        const [r, g, b] = ground(x, y);
+        return [r * darkening, g * darkening, b * darkening];
+      };
+      for (let i = 0; i < coverage.length; i++) if (shadow[i]! >= 0.2 && coverage[i]! === 0) hard[i] = 1;
+    }
+    return {
+      name: `subject with ${kind} #${n + 1}`,
+      picture: composite(paint(width, height, background), coverage, colour),
+      subject: Uint8Array.from(coverage, (value) => (value >= 0.5 ? 1 : 0)),
+      coverage,
+      subjectPaint: paint(width, height, colour),
+      hard,
+    };
+  });
+}
+
+/** A plain wall above `horizon` and below it gravel: coarse grain of light and dark stones, smaller towards the horizon. */
+function groundTexture(random: () => number, horizon: number): Texture {
+  const hue = random() * 360;
+  const wall = hsl((hue + 180) % 360, 0.2, 0.75);
+  const dark = hsl(hue, 0.25, 0.25);
+  const light = hsl((hue + 15) % 360, 0.2, 0.7);
+  const stones = valueNoise(random, 2.2);
+  const patches = valueNoise(random, 18);
+  return (x, y) => {
+    if (y < horizon) return mix(wall, hsl((hue + 180) % 360, 0.2, 0.68), y / horizon);
+    // Nearer the horizon the stones are smaller (farther away).
+    const depth = 0.5 + (y - horizon) / 80;
+    const grain = stones(x / depth, y / depth);
+    return mix(dark, light, Math.min(1, Math.max(0, (grain - 0.5) * 2.4 + 0.5 + 0.3 * (patches(x, y) - 0.5))));
+  };
+}
+
+/** Strands of hair from the top half of the subject's outline: thin curved lines, their coverage antialiased. */
+function hairStrands(width: number, height: number, subject: Float32Array, random: () => number): Float32Array {
+  const strands = new Float32Array(width * height);
+  let top = height;
+  let centreX = 0;
+  let count = 0;
+  for (let i = 0; i < subject.length; i++) {
+    if (subject[i]! < 0.5) continue;
+    const y = Math.floor(i / width);
+    if (y < top) top = y;
+  }
+  for (let x = 0; x < width; x++) {
+    for (let y = top; y < Math.min(height, top + 6); y++) {
+      if (subject[y * width + x]! >= 0.5) {
+        centreX += x;
+        count++;
+      }
+    }
+  }
+  centreX /= Math.max(1, count);
+  const headRadius = Math.max(8, Math.min(width, height) * 0.1);
+  const centreY = top + headRadius;
+  for (let n = 0; n < 90; n++) {
+    // Roots on the upper half of the head, strands flying up and out, bending as they go.
+    const angle = Math.PI * (1.1 + random() * 0.8);
+    let x = centreX + Math.cos(angle) * headRadius * 0.9;
+    let y = centreY + Math.sin(angle) * headRadius * 0.9;
+    let direction = angle + (random() - 0.5) * 0.6;
+    const bend = (random() - 0.5) * 0.06;
+    const length = headRadius * (0.6 + random() * 0.9);
+    const halfWidth = 0.3 + random() * 0.4;
+    for (let step = 0; step < length; step += 0.25) {
+      x += Math.cos(direction) * 0.25;
+      y += Math.sin(direction) * 0.25;
+      direction += bend * 0.25;
+      for (let v = Math.floor(y - 2); v <= Math.ceil(y + 2); v++) {
+        for (let u = Math.floor(x - 2); u <= Math.ceil(x + 2); u++) {
+          if (u < 0 || v < 0 || u >= width || v >= height) continue;
+          const distance = Math.hypot(u + 0.5 - x, v + 0.5 - y);
+          const value = Math.max(0, Math.min(1, halfWidth + 0.5 - distance));
+          if (value > strands[v * width + u]!) strands[v * width + u] = value;
+        }
+      }
+    }
+  }
+  return strands;
+}
+
+/** A soft shadow on the ground to one side of the subject's foot: its strength 0..1 per pixel. */
+function castShadow(width: number, height: number, subject: Float32Array, random: () => number): Float32Array {
+  let bottom = 0;
+  let left = width;
+  let right = 0;
+  for (let i = 0; i < subject.length; i++) {
+    if (subject[i]! < 0.5) continue;
+    const x = i % width;
+    bottom = Math.max(bottom, Math.floor(i / width));
+    left = Math.min(left, x);
+    right = Math.max(right, x);
+  }
+  const side = random() < 0.5 ? -1 : 1;
+  const centre = { x: (left + right) / 2 + side * (right - left) * 0.7, y: Math.min(height - 1, bottom - (right - left) * 0.05) };
+  const radii = { x: (right - left) * 0.9, y: Math.max(6, (right - left) * 0.18) };
+  const shadow = new Float32Array(width * height);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const distance = Math.hypot((x - centre.x) / radii.x, (y - centre.y) / radii.y);
+      // Soft: full strength in the middle, fading to none over the outer half.
+      shadow[y * width + x] = Math.max(0, Math.min(1, (1 - distance) * 2));
+    }
+  }
+  return shadow;
+}
+
 /** `count` textured backgrounds with an object pasted over a known part of them. */
 export function holeCases(count: number, width = 256, height = 256, seed = 2): HoleCase[] {
   return Array.from({ length: count }, (_, n) => {
@@ -394,6 +553,18 @@ export function fringeError(rgba: Uint8Array, testCase: CutOutCase): number {
       sum += Math.abs(made - truth);
       count++;
     }
+  }
+  return count === 0 ? 0 : sum / count;
+}
+
+/** The mean absolute difference (0..1) between the alpha (0..255) and the true coverage over the pixels where `where` is 1. */
+export function alphaError(alpha: Uint8Array, coverage: Float32Array, where: Uint8Array): number {
+  let sum = 0;
+  let count = 0;
+  for (let i = 0; i < where.length; i++) {
+    if (!where[i]) continue;
+    sum += Math.abs(alpha[i]! / 255 - coverage[i]!);
+    count++;
   }
   return count === 0 ? 0 : sum / count;
 }

@@ -38,7 +38,62 @@ export async function subjectAlpha(source: Raster): Promise<Float32Array> {
     const value = (alpha[i]! - 0.5) * 2 + 0.5;
     alpha[i] = value < 0 ? 0 : value > 1 ? 1 : value;
   }
+  clearBackgroundBetweenStrands(source, alpha);
   return alpha;
+}
+
+/** Colours of subject and background nearer (RGB distance) than this are not told apart by colour. */
+const DISTINCT_COLOURS = 60;
+
+/**
+ * Near the outline, background seen between fine strands (hair, fur, twigs) is taken in with
+ * them by a segmentation at 512 px. Each such pixel is put on the line between the nearby
+ * background's mean colour B and the nearby subject's F (I = αF + (1−α)B, the colour-line model
+ * of matting): its alpha is where it falls on that line. Only lowered, only where B and F are
+ * distinct colours and the pixel is nearer B: the subject's own shading is never made clear.
+ */
+function clearBackgroundBetweenStrands(source: Raster, alpha: Float32Array): void {
+  const { width, height, data } = source;
+  const size = width * height;
+  const radius = Math.max(10, Math.round(Math.max(width, height) / 16));
+  const isBackground = new Float32Array(size);
+  const isSubject = new Float32Array(size);
+  for (let i = 0; i < size; i++) {
+    isBackground[i] = alpha[i]! < 0.02 ? 1 : 0;
+    isSubject[i] = alpha[i]! > 0.98 ? 1 : 0;
+  }
+  const backgroundShare = boxMean(isBackground, width, height, radius);
+  const subjectShare = boxMean(isSubject, width, height, radius);
+  const background = new Float32Array(size * 3);
+  const subject = new Float32Array(size * 3);
+  const channel = new Float32Array(size);
+  for (let c = 0; c < 3; c++) {
+    for (let i = 0; i < size; i++) channel[i] = data[i * 3 + c]! * isBackground[i]!;
+    const backgroundSum = boxMean(channel, width, height, radius);
+    for (let i = 0; i < size; i++) channel[i] = data[i * 3 + c]! * isSubject[i]!;
+    const subjectSum = boxMean(channel, width, height, radius);
+    for (let i = 0; i < size; i++) {
+      background[i * 3 + c] = backgroundSum[i]! / Math.max(1e-6, backgroundShare[i]!);
+      subject[i * 3 + c] = subjectSum[i]! / Math.max(1e-6, subjectShare[i]!);
+    }
+  }
+  for (let i = 0; i < size; i++) {
+    if (alpha[i]! < 0.02 || backgroundShare[i]! < 0.05 || subjectShare[i]! < 0.05) continue;
+    let along = 0;
+    let lengthSquared = 0;
+    let toBackground = 0;
+    for (let c = 0; c < 3; c++) {
+      const d = subject[i * 3 + c]! - background[i * 3 + c]!;
+      const fromBackground = data[i * 3 + c]! - background[i * 3 + c]!;
+      along += fromBackground * d;
+      lengthSquared += d * d;
+      toBackground += fromBackground * fromBackground;
+    }
+    if (lengthSquared < DISTINCT_COLOURS * DISTINCT_COLOURS) continue;
+    const onLine = Math.max(0, Math.min(1, along / lengthSquared));
+    // Nearer the background than halfway to the subject, in colour, and lower than it is now.
+    if (onLine < 0.5 && toBackground < 0.25 * lengthSquared && onLine < alpha[i]!) alpha[i] = onLine;
+  }
 }
 
 /**
