@@ -232,6 +232,14 @@ describe.skipIf(!HAS_CHROMIUM)(`the catalogue browser in a real browser (${CHROM
             await expect
               .poll(() => page.locator('.stage video').evaluate((video) => (video as unknown as { readyState: number }).readyState), { timeout: 30_000 })
               .toBeGreaterThanOrEqual(2);
+            await page.locator('.stage video').evaluate(
+              (video) =>
+                new Promise<void>((resolve) => {
+                  const element = video as unknown as { currentTime: number; addEventListener(type: string, listener: () => void, options: { once: boolean }): void };
+                  element.addEventListener('seeked', () => resolve(), { once: true });
+                  element.currentTime = 1;
+                }),
+            );
           }
           await page.screenshot({ path: path.join(SCREENSHOTS, `web-${name}-${device}.png`), fullPage: false });
         }
