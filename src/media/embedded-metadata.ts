@@ -201,3 +201,45 @@ function countryName(code: string | undefined, name: string | undefined): string
   }
   return name;
 }
+
+/** What runs ffprobe (the video tools of src/media/video). */
+export interface ProbeRunner {
+  ffprobe(args: readonly string[], options: { timeoutMs: number }): Promise<{ stdout: Buffer }>;
+}
+
+/** ffprobe only reads the container's header for its tags: a few seconds is ample. */
+const TAGS_TIMEOUT_MS = 30_000;
+
+/**
+ * What a video file says about itself: the container's metadata tags (MP4/MOV `©nam`, `©ART`,
+ * `©cmt`, `cprt`, the QuickTime keys cameras and editors write; Matroska's tags), as ffprobe
+ * reads them. Names are compared without regard to case; a file with none gives an empty object.
+ */
+export async function readVideoMetadata(tools: ProbeRunner, file: string): Promise<EmbeddedMetadata> {
+  let tags: Record<string, string> = {};
+  try {
+    const run = await tools.ffprobe(['-v', 'error', '-print_format', 'json', '-show_format', file], { timeoutMs: TAGS_TIMEOUT_MS });
+    const parsed = JSON.parse(run.stdout.toString('utf8')) as { format?: { tags?: Record<string, unknown> } };
+    for (const [name, value] of Object.entries(parsed.format?.tags ?? {})) {
+      if (typeof value === 'string') tags[name.toLowerCase()] = value;
+    }
+  } catch {
+    // A file ffprobe cannot read says nothing here; its ingest reports why it is no video.
+    tags = {};
+  }
+  const tag = (...names: string[]) => firstText(...names.map((name) => tags[name]));
+  const out: EmbeddedMetadata = {};
+  const set = <K extends keyof EmbeddedMetadata>(field: K, value: EmbeddedMetadata[K] | undefined) => {
+    if (value !== undefined) out[field] = value;
+  };
+  set('title', tag('title', 'com.apple.quicktime.title'));
+  set('caption', tag('description', 'com.apple.quicktime.description', 'synopsis', 'comment', 'com.apple.quicktime.comment'));
+  set('artist', tag('artist', 'com.apple.quicktime.artist', 'author', 'com.apple.quicktime.author'));
+  set('copyright', tag('copyright', 'com.apple.quicktime.copyright'));
+  const keywords = uniqueTexts(texts(tag('keywords', 'com.apple.quicktime.keywords')));
+  if (keywords.length > 0) out.keywords = keywords;
+  const date = tag('com.apple.quicktime.creationdate', 'creation_time', 'date');
+  // creation_time is when the file was written: the date the footage was shot is the one cameras put in creationdate.
+  if (date !== undefined && /^\d{4}-\d{2}-\d{2}/.test(date)) out.date_created = date.replace(/\.\d+(?=Z|[+-]|$)/, '');
+  return out;
+}

@@ -12,7 +12,7 @@ import { NudityClassifier } from '../../src/media/nudity-classifier.js';
 import { recordChange } from '../../src/platform/db/change-log.js';
 import { createTestApp, STORES, type TestApp } from '../helpers/test-app.js';
 import { IPTC, jpegWithMetadata } from '../media/embedded-metadata-fixtures.js';
-import { makeClip } from '../media/video/video-fixtures.js';
+import { makeClip, tools } from '../media/video/video-fixtures.js';
 
 /*
  * Facts at ingest, end to end on each store: what files say about themselves (embedded IPTC,
@@ -213,7 +213,11 @@ describe.each(STORES)('media facts on $name', ({ url }) => {
       fs.writeFileSync(path.join(folder, 'trip', 'day 2', 'field copy.jpg'), anonymous);
       fs.writeFileSync(path.join(folder, 'broken.jpg'), named.subarray(0, 200));
       fs.writeFileSync(path.join(folder, 'notes.txt'), 'shot list');
-      const clip = fs.readFileSync(await makeClip(folder, 'clip.mp4', { width: 320, height: 180, seconds: 1 }));
+      // A clip whose container names its title and artist (the artist wins over --artist).
+      const untagged = await makeClip(dir, 'untagged.mp4', { width: 320, height: 180, seconds: 1 });
+      const tagging = ['-metadata', 'title=Harbour at dusk', '-metadata', 'artist=Vid Maker', '-metadata', 'keywords=harbour, boat'];
+      await tools.ffmpeg(['-v', 'error', '-y', '-i', untagged, '-c', 'copy', ...tagging, path.join(folder, 'clip.mp4')], { timeoutMs: 60_000 });
+      const clip = fs.readFileSync(path.join(folder, 'clip.mp4'));
       fs.writeFileSync(path.join(folder, 'broken.mov'), Buffer.alloc(64));
       fs.writeFileSync(path.join(folder, '.hidden.jpg'), named);
       const ingest = new IngestService({ catalog: t.services.catalog, blobs: t.services.blobs });
@@ -237,8 +241,9 @@ describe.each(STORES)('media facts on $name', ({ url }) => {
       expect(second.created).toEqual([]);
       expect(second.updated.map((u) => u.id)).toEqual(first.created.map((c) => c.id));
       await settle();
-      const { videos } = await ok(`/v3/videos?ids=${contentId(clip)}&fields=id,artist,clip_length,collection_code`);
-      expect(videos[0]).toMatchObject({ artist: 'House Photographer', clip_length: '00:00:01:00', collection_code: 'FOLDER' });
+      const { videos } = await ok(`/v3/videos?ids=${contentId(clip)}&fields=id,title,artist,keywords,clip_length,collection_code`);
+      expect(videos[0]).toMatchObject({ title: 'Harbour at dusk', artist: 'Vid Maker', clip_length: '00:00:01:00', collection_code: 'FOLDER' });
+      expect((videos[0].keywords as Array<{ text: string }>).map((k) => k.text)).toEqual(['harbour', 'boat']);
       const { images } = await ok(`/v3/images?ids=${contentId(named)},${contentId(anonymous)}&fields=id,title,artist,collection_code,asset_family,product_types`);
       const byId = Object.fromEntries((images as Array<{ id: string }>).map((i) => [i.id, i]));
       // The file's own creator wins over --artist; a file naming none takes it.

@@ -1,7 +1,10 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import sharp from 'sharp';
-import { describe, expect, it } from 'vitest';
-import { readEmbeddedMetadata } from '../../src/media/embedded-metadata.js';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { readEmbeddedMetadata, readVideoMetadata } from '../../src/media/embedded-metadata.js';
 import { IPTC, jpegWithMetadata } from './embedded-metadata-fixtures.js';
+import { scratchDir, tools } from './video/video-fixtures.js';
 
 describe('readEmbeddedMetadata', () => {
   it('reads every fact from IPTC alone, UTF-8 text included, and turns the country code into the English name', async () => {
@@ -110,3 +113,29 @@ describe('readEmbeddedMetadata', () => {
     expect(await readEmbeddedMetadata(file)).toEqual({ country: 'Atlantis' });
   });
 });
+
+describe('readVideoMetadata', () => {
+  it("reads a video container's tags: title, comment, artist, copyright, keywords and date; none from a file without them or no video", async () => {
+    const dir = scratchDir();
+    onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const tagged = path.join(dir, 'tagged.mp4');
+    const plain = path.join(dir, 'plain.mp4');
+    const source = ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc2=s=160x90:r=25:d=1', '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p'];
+    await tools.ffmpeg([...source, plain], { timeoutMs: 60_000 });
+    const tags = { title: 'Harbour at dusk', artist: 'Vid Maker', comment: 'Boats come in', copyright: '© Vid Maker', keywords: 'boat, harbour, Boat', date: '2023-06-01' };
+    await tools.ffmpeg([...source, ...Object.entries(tags).flatMap(([name, value]) => ['-metadata', `${name}=${value}`]), tagged], { timeoutMs: 60_000 });
+    expect(await readVideoMetadata(tools, tagged)).toEqual({
+      title: 'Harbour at dusk',
+      caption: 'Boats come in',
+      artist: 'Vid Maker',
+      copyright: '© Vid Maker',
+      keywords: ['boat', 'harbour'],
+      date_created: '2023-06-01',
+    });
+    expect(await readVideoMetadata(tools, plain)).toEqual({});
+    const notVideo = path.join(dir, 'notes.mp4');
+    fs.writeFileSync(notVideo, 'not a video');
+    expect(await readVideoMetadata(tools, notVideo)).toEqual({});
+  }, 60_000);
+});
+

@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { readEmbeddedMetadata } from '../../media/embedded-metadata.js';
+import { readEmbeddedMetadata, readVideoMetadata, type ProbeRunner } from '../../media/embedded-metadata.js';
+import { VideoTools } from '../../media/video/video-tools.js';
+import { withEmbeddedFields } from './embedded-fields.js';
 import { parseManifestLine } from './ingest.schemas.js';
 import { IngestLineError, ManifestUnreadableError, type IngestService } from './ingest.service.js';
 
@@ -26,6 +28,8 @@ export interface FolderDefaults {
 
 export interface FolderIngestOptions {
   defaults?: FolderDefaults;
+  /** Reads a video's metadata tags; default: ffprobe as STOCKROOM_FFPROBE_PATH says, else the packaged one. */
+  probe?: ProbeRunner;
   /** Called after each file is done: stored or skipped. */
   onProgress?: (done: number, total: number) => void;
 }
@@ -100,6 +104,7 @@ export async function ingestFolder(ingest: IngestService, dir: string, options: 
     firstWithId.set(id, relative);
   };
   let done = 0;
+  let tagReader = options.probe;
   /** Stores one file as an asset: its id, and whether it was created or updated. */
   const ingestOne = async ({ relative, absolute, problem }: FolderEntry): Promise<{ id: string; operation: 'insert' | 'update' }> => {
     if (problem !== undefined) throw new IngestLineError(problem);
@@ -110,9 +115,10 @@ export async function ingestFolder(ingest: IngestService, dir: string, options: 
     if (VIDEO_EXTENSIONS.has(extension)) {
       const id = await contentIdOfFile(absolute).catch(unreadable);
       claim(id, relative);
-      // Videos carry no metadata this reads: the artist flag stands for every one.
-      const value: Record<string, unknown> = { asset_type: 'video', id, file: relative, ...fields };
-      if (defaults.artist !== undefined) value.artist = defaults.artist;
+      // What the container's tags say, under what the flags give (the artist flag only where the file names none).
+      const embedded = await readVideoMetadata((tagReader ??= VideoTools.fromEnvironment()), absolute);
+      const value: Record<string, unknown> = withEmbeddedFields({ asset_type: 'video', id, file: relative, ...fields }, 'video', embedded);
+      if (defaults.artist !== undefined && value.artist === undefined) value.artist = defaults.artist;
       return { id, operation: await ingest.ingestRecord(value, { videoPath: absolute }) };
     }
     if (!IMAGE_EXTENSIONS.has(extension)) throw new IngestLineError(`not an image or video (${extension === '' ? 'no extension' : extension})`);

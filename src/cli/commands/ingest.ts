@@ -25,7 +25,7 @@ export function addIngestCommand(program: Command): void {
     .option('--collection <code>', 'collection of every asset (with a folder): a collection code, or a name')
     .option('--license-model <model>', 'license_model of every asset (with a folder)')
     .option('--product-types <types>', 'product_types of every asset, comma-separated (with a folder)', commaList)
-    .option('--artist <name>', 'artist of the images whose metadata names no creator, and of every video (with a folder)')
+    .option('--artist <name>', 'artist of the files whose metadata names no creator (with a folder)')
     .action(async (source: string, options: IngestOptions) => {
       const isFolder = (await fsp.stat(source).catch(() => undefined))?.isDirectory() === true;
       const folderFlags = ['family', 'collection', 'licenseModel', 'productTypes', 'artist'] as const;
