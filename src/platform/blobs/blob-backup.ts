@@ -25,6 +25,22 @@ export interface BlobRestoreReport extends BlobCopyReport {
   damaged: Array<{ key: string; reason: string }>;
 }
 
+/** Blobs copied or checked at once: a bucket answers each request with some delay, a disk does not mind. */
+const BLOBS_AT_ONCE = 4;
+
+async function* each<T>(items: AsyncIterable<T> | Iterable<T>): AsyncGenerator<T> {
+  yield* items;
+}
+
+/** Runs `run` on every item, a few at once; the first failure fails the whole. */
+async function forEachAtOnce<T>(items: AsyncIterable<T> | Iterable<T>, run: (item: T) => Promise<void>): Promise<void> {
+  const iterator = each(items);
+  const worker = async () => {
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) await run(next.value);
+  };
+  await Promise.all(Array.from({ length: BLOBS_AT_ONCE }, worker));
+}
+
 /** The file of a key under a backup's blob folder. */
 function fileUnder(folder: string, key: string): string {
   assertSafeBlobKey(key);
@@ -50,7 +66,7 @@ export async function backUpBlobs(
   try {
     let done = 0;
     onProgress?.(0, keys.length);
-    for (const key of keys) {
+    await forEachAtOnce(keys, async (key) => {
       const copied = await copyBlobToFile(store, key, fileUnder(folder, key));
       if (copied) {
         if (!manifest.write(`${JSON.stringify({ key, ...copied })}\n`)) await new Promise<void>((resolve) => manifest.once('drain', () => resolve()));
@@ -58,7 +74,7 @@ export async function backUpBlobs(
         report.bytes += copied.size;
       }
       onProgress?.(++done, keys.length);
-    }
+    });
   } finally {
     await new Promise<void>((resolve, reject) => manifest.end((error?: Error | null) => (error ? reject(error) : resolve())));
   }
@@ -121,7 +137,7 @@ export async function verifyBackedUpBlobs(folder: string, manifestFile: string, 
   const report: BlobRestoreReport = { count: 0, bytes: 0, damaged: [] };
   let done = 0;
   onProgress?.(0, total);
-  for await (const entry of readBlobManifest(manifestFile)) {
+  await forEachAtOnce(readBlobManifest(manifestFile), async (entry) => {
     const file = fileUnder(folder, entry.key);
     const size = await fsp.stat(file).then((stat) => stat.size, () => undefined);
     const sha256 = size === undefined ? undefined : await sha256OfFile(file);
@@ -135,7 +151,8 @@ export async function verifyBackedUpBlobs(folder: string, manifestFile: string, 
       report.bytes += size;
     }
     onProgress?.(++done, total);
-  }
+  });
+  report.damaged.sort((a, b) => (a.key < b.key ? -1 : 1));
   return report;
 }
 
@@ -151,7 +168,7 @@ export async function restoreBlobs(folder: string, manifestFile: string, store: 
   const report: BlobCopyReport = { count: 0, bytes: 0 };
   let done = 0;
   onProgress?.(0, total);
-  for await (const entry of readBlobManifest(manifestFile)) {
+  await forEachAtOnce(readBlobManifest(manifestFile), async (entry) => {
     const file = fileUnder(folder, entry.key);
     // The SHA-256 checked by verifyBackedUpBlobs goes with the object, as the S3 store records it.
     if (store instanceof S3BlobStore) await store.putFileWithChecksum(entry.key, file, entry.sha256);
@@ -159,6 +176,6 @@ export async function restoreBlobs(folder: string, manifestFile: string, store: 
     report.count++;
     report.bytes += entry.size;
     onProgress?.(++done, total);
-  }
+  });
   return report;
 }
