@@ -326,4 +326,26 @@ describe.each(STORES)('catalogue browser pages on $name', ({ url }) => {
     expect(commented.statusCode).toBe(303);
     expect((await get(boardPath, owner.cookie)).body).toContain('Joined, thanks.');
   });
+
+  it('an expired access token is refreshed behind the page; a password change signs the browser out', async () => {
+    const { cookie } = await signIn('/downloads');
+    const db = f.t.services.database.db;
+    const client = await db.selectFrom('api_clients').select('id').where('name', '=', 'Stockroom web').executeTakeFirstOrThrow();
+    const sealedBefore = (await db.selectFrom('web_sessions').select('access_token').where('user_id', 'is not', null).execute()).map((row) => row.access_token);
+    // Every access token of the web client runs out: the next page takes a new one with the refresh token.
+    await db.updateTable('access_tokens').set({ expires_at: '2000-01-01T00:00:00.000Z' }).where('client_id', '=', client.id).execute();
+    const page = await get('/downloads', cookie);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('Signed in as Ana Lima');
+    const live = await db.selectFrom('access_tokens').select('token_hash').where('client_id', '=', client.id).where('expires_at', '>', new Date().toISOString()).execute();
+    expect(live.length).toBeGreaterThan(0);
+    const sealedAfter = (await db.selectFrom('web_sessions').select('access_token').where('user_id', 'is not', null).execute()).map((row) => row.access_token);
+    expect(sealedAfter.filter((sealed) => !sealedBefore.includes(sealed)).length).toBeGreaterThan(0);
+    // A password change revokes the user's tokens: the session ends, and the page asks to sign in.
+    await f.t.services.users.changePassword(f.username, 'a brand new passphrase');
+    const after = await get('/downloads', cookie);
+    expect(after.statusCode).toBe(303);
+    expect(after.headers.location).toBe('/signin?return=%2Fdownloads');
+    await f.t.services.users.changePassword(f.username, f.password);
+  });
 });
