@@ -320,4 +320,16 @@ describe.each(STORES)('media facts on $name', ({ url }) => {
     // It stays to do, for a run after the file is restored.
     expect(await t.services.catalog.countAssetsNeedingMediaFacts(MEDIA_FACTS_VERSION, true)).toBe(1);
   }, 60_000);
+
+  it("fills a video manifest line from its container's tags, the line winning", async () => {
+    const untagged = await makeClip(dir, 'plain-clip.mp4', { width: 320, height: 180, seconds: 1 });
+    const tagging = ['-metadata', 'title=Tagged title', '-metadata', 'artist=Vid Maker', '-metadata', 'comment=Boats come in at dusk', '-metadata', 'copyright=© Vid Maker'];
+    await tools.ffmpeg(['-v', 'error', '-y', '-i', untagged, '-c', 'copy', ...tagging, path.join(dir, 'tagged-clip.mp4')], { timeoutMs: 60_000 });
+    const line = { asset_type: 'video', id: 'mf-video', file: 'tagged-clip.mp4', title: 'Manifest video title', ...CREATIVE };
+    fs.writeFileSync(path.join(dir, 'video.jsonl'), JSON.stringify(line));
+    const report = await new IngestService({ catalog: t.services.catalog, blobs: t.services.blobs }).ingestFile(path.join(dir, 'video.jsonl'));
+    expect(report.failed).toEqual([]);
+    const { videos } = await ok('/v3/videos?ids=mf-video&fields=id,title,caption,artist,copyright');
+    expect(videos[0]).toEqual({ id: 'mf-video', title: 'Manifest video title', caption: 'Boats come in at dusk', artist: 'Vid Maker', copyright: '© Vid Maker' });
+  }, 60_000);
 });

@@ -4,7 +4,6 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { readEmbeddedMetadata, readVideoMetadata, type ProbeRunner } from '../../media/embedded-metadata.js';
 import { VideoTools } from '../../media/video/video-tools.js';
-import { withEmbeddedFields } from './embedded-fields.js';
 import { parseManifestLine } from './ingest.schemas.js';
 import { IngestLineError, ManifestUnreadableError, type IngestService } from './ingest.service.js';
 
@@ -115,10 +114,11 @@ export async function ingestFolder(ingest: IngestService, dir: string, options: 
     if (VIDEO_EXTENSIONS.has(extension)) {
       const id = await contentIdOfFile(absolute).catch(unreadable);
       claim(id, relative);
-      // What the container's tags say, under what the flags give (the artist flag only where the file names none).
-      const embedded = await readVideoMetadata((tagReader ??= VideoTools.fromEnvironment()), absolute);
-      const value: Record<string, unknown> = withEmbeddedFields({ asset_type: 'video', id, file: relative, ...fields }, 'video', embedded);
-      if (defaults.artist !== undefined && value.artist === undefined) value.artist = defaults.artist;
+      // Ingest reads the container's tags itself; here only whether they name the artist, which the flag must not override.
+      const value: Record<string, unknown> = { asset_type: 'video', id, file: relative, ...fields };
+      if (defaults.artist !== undefined && (await readVideoMetadata((tagReader ??= VideoTools.fromEnvironment()), absolute)).artist === undefined) {
+        value.artist = defaults.artist;
+      }
       return { id, operation: await ingest.ingestRecord(value, { videoPath: absolute }) };
     }
     if (!IMAGE_EXTENSIONS.has(extension)) throw new IngestLineError(`not an image or video (${extension === '' ? 'no extension' : extension})`);

@@ -6,7 +6,7 @@ import readline from 'node:readline';
 import type { BlobStore } from '../../platform/blobs/blob-store.js';
 import { downloadSizesFor, orientationOf, probeImage, type ProbedImage } from '../../media/image-probe.js';
 import { computeVisualSignature, decodeStoredSignature, encodeStoredSignature } from '../../media/visual-signature.js';
-import { readEmbeddedMetadata } from '../../media/embedded-metadata.js';
+import { readEmbeddedMetadata, readVideoMetadata } from '../../media/embedded-metadata.js';
 import { computeMediaFacts, isCurrentFacts, type MediaFacts, type NudityScorer } from '../../media/media-facts.js';
 import { withEmbeddedFields } from './embedded-fields.js';
 import type { AssetInput, OriginalFile } from '../catalog.records.js';
@@ -158,7 +158,11 @@ export class IngestService {
   private async storeVideo(record: AssetManifestRecord & { asset_type: 'video' }, file: Buffer | VideoFile | undefined): Promise<'insert' | 'update' | undefined> {
     const deps = { blobs: this.deps.blobs, tools: (this.videoTools ??= VideoTools.fromEnvironment()), classifier: this.deps.classifier };
     const fail = (message: string) => new IngestLineError(message);
-    const upsert = async (video: VideoFile) => this.deps.catalog.upsertAsset(await buildVideoInput(record, video, deps, fail));
+    const upsert = async (video: VideoFile) => {
+      // What the container's tags say fills what the record leaves out (the record wins), as for a picture.
+      const described = withEmbeddedFields(record, 'video', await readVideoMetadata(deps.tools, video.videoPath)) as typeof record;
+      return this.deps.catalog.upsertAsset(await buildVideoInput(described, video, deps, fail));
+    };
     if (isVideoFile(file)) return upsert(file);
     if (Buffer.isBuffer(file)) return isStillPicture(file) ? undefined : withVideoBytes(file, upsert);
     const found = await this.deps.catalog.findOriginal(record.id);
