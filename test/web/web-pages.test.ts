@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import type { StoredKeyword } from '../../src/catalog/catalog.records.js';
-import { STORES } from '../helpers/test-app.js';
+import { STORES, createTestApp } from '../helpers/test-app.js';
 import { webFixture, type WebFixture } from './web-fixtures.js';
 
 /*
@@ -347,5 +347,21 @@ describe.each(STORES)('catalogue browser pages on $name', ({ url }) => {
     expect(after.statusCode).toBe(303);
     expect(after.headers.location).toBe('/signin?return=%2Fdownloads');
     await f.t.services.users.changePassword(f.username, f.password);
+  });
+});
+
+describe('sign-in on a public URL that is neither https nor local', () => {
+  it('is a 503 page naming STOCKROOM_PUBLIC_URL; browsing works without it', async () => {
+    const t = await createTestApp({ env: { STOCKROOM_PUBLIC_URL: 'http://stockroom.test' } });
+    try {
+      const refused = await t.app.inject({ url: '/signin?return=/' });
+      expect(refused.statusCode).toBe(503);
+      expect(refused.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(refused.body).toContain('STOCKROOM_PUBLIC_URL');
+      expect(refused.headers['set-cookie']).toBeUndefined();
+      expect((await t.app.inject({ url: '/' })).statusCode).toBe(200);
+    } finally {
+      await t.close();
+    }
   });
 });
