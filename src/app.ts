@@ -249,6 +249,10 @@ export async function buildApp(
     trustProxy: trustedProxies(config.trustProxy),
     // A client that stalls in its headers or body, or idles on a kept-alive connection, is let go.
     ...connectionOptions(config),
+    // A node that is shutting down still answers a request that reaches it on a connection it
+    // already had (and closes the connection after it) rather than a 503: a proxy in front
+    // would pass the 503 on, or count it against a node that is merely leaving.
+    return503OnClosing: false,
   });
   app.addHook('onClose', () => services.close());
 

@@ -2,12 +2,14 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import https from 'node:https';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { freePort } from '../helpers/network.js';
 import { createServices } from '../../src/app.js';
 import { loadConfig } from '../../src/config/config.js';
+import { drawDemoImage } from '../../src/media/draw-demo-image.js';
 
 /*
  * What an operator runs around Stockroom, started privately by a test or a benchmark: Debian's
@@ -201,12 +203,16 @@ export interface PrivatePostgres {
   stop(): Promise<void>;
 }
 
-/** A PostgreSQL cluster in `dir` on a free port, made with Debian's initdb and run with pg_ctl. */
-export async function startPrivatePostgres(dir: string): Promise<PrivatePostgres> {
+/**
+ * A PostgreSQL cluster on a free port, made with Debian's initdb and run with pg_ctl, in a
+ * temporary folder of its own (owned by the postgres user when we are root), removed by stop().
+ */
+export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const bin = postgresBinaries();
   if (!bin) throw new Error('no PostgreSQL server binaries under /usr/lib/postgresql');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stockroom-postgres-'));
   const data = path.join(dir, 'pgdata');
-  fs.mkdirSync(data, { recursive: true });
+  fs.mkdirSync(data);
   if (process.getuid?.() === 0) {
     const { uid, gid } = await postgresUser();
     fs.chownSync(dir, uid, gid);
@@ -235,6 +241,7 @@ export async function startPrivatePostgres(dir: string): Promise<PrivatePostgres
       if (!running) return;
       running = false;
       await stop().catch(() => undefined);
+      fs.rmSync(dir, { recursive: true, force: true });
     },
   };
 }
@@ -263,6 +270,7 @@ export async function startPrivateRedis(dir: string): Promise<PrivateRedis> {
   const start = async () => {
     child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
     const client = new (await import('ioredis')).Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    client.on('error', () => undefined);
     const deadline = Date.now() + 10_000;
     for (;;) {
       try {
@@ -341,20 +349,23 @@ export interface Customer {
   productId: number;
   /** The images of the catalogue, each licensable with one credit. */
   ids: string[];
+  /** A second client's key, limited to `throttledQps` calls a second (when asked for). */
+  throttledApiKey?: string;
 }
 
 /**
  * What a customer needs, made as an operator would, with the CLI against the store of `env`: a
  * client (password grant, limits the load cannot reach unless given), the user `buyer` with a
- * credit pack of `credits`, and `assets` images (one small file stands for every original).
+ * credit pack of `credits`, and `assets` images (one small picture stands for every original).
  */
-export async function prepareCustomer(env: NodeJS.ProcessEnv, dir: string, options: { credits: number; assets: number; qps?: number; aiGenerations?: number }): Promise<Customer> {
+export async function prepareCustomer(env: NodeJS.ProcessEnv, dir: string, options: { credits: number; assets: number; qps?: number; aiGenerations?: number; throttledQps?: number }): Promise<Customer> {
   // The client, user and product are made in this process (each CLI command would start a
   // process of its own); the catalogue with the ingest command, as an operator loads one.
   const services = await createServices(loadConfig(env));
   let apiKey: string;
   let apiSecret: string;
   let productId: number;
+  let throttledApiKey: string | undefined;
   try {
     const client = await services.clients.create({
       name: 'Operations',
@@ -366,13 +377,14 @@ export async function prepareCustomer(env: NodeJS.ProcessEnv, dir: string, optio
     apiSecret = client.apiSecret!;
     const user = await services.users.create({ username: 'buyer', password: CUSTOMER_PASSWORD });
     productId = (await services.products.grant({ userId: user.id, type: 'creditpack', credits: options.credits })).id;
+    if (options.throttledQps) throttledApiKey = (await services.clients.create({ name: 'Throttled', queriesPerSecond: options.throttledQps, queriesPerDay: 10_000_000 })).apiKey;
     if (options.aiGenerations) await services.products.grant({ userId: user.id, type: 'aigen', generations: options.aiGenerations });
   } finally {
     await services.close();
   }
   const cli = async (...args: string[]) => (await run(process.execPath, [CLI, ...args], { env })).stdout;
-  const { default: sharp } = await import('sharp');
-  const picture = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#3a6ea5' } }).jpeg().toBuffer();
+  // A picture with a subject (the built-in engine's background removal fails on a flat colour).
+  const picture = await drawDemoImage({ seed: 7, width: 320, height: 240, title: 'Harbour' });
   fs.writeFileSync(path.join(dir, 'picture.jpg'), picture);
   const ids = Array.from({ length: options.assets }, (_, n) => `ops${n}`);
   const manifest = path.join(dir, 'assets.jsonl');
@@ -390,5 +402,5 @@ export async function prepareCustomer(env: NodeJS.ProcessEnv, dir: string, optio
   fs.writeFileSync(manifest, `${ids.map(line).join('\n')}\n`);
   const ingested = await cli('ingest', manifest, '--media', dir);
   if (!ingested.includes(`${options.assets} inserted`)) throw new Error(`ingest: ${ingested}`);
-  return { apiKey, apiSecret, productId, ids };
+  return { apiKey, apiSecret, productId, ids, ...(throttledApiKey ? { throttledApiKey } : {}) };
 }

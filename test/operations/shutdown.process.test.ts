@@ -115,7 +115,7 @@ describe('stockroom serve stops cleanly on SIGTERM', () => {
     expect(logs().find((line) => line.msg.startsWith('shutdown: no longer'))).toMatchObject({ signal: 'SIGTERM', in_flight: 1 });
     expect(logs().find((line) => line.msg === 'shutdown: search index snapshot saved')).toMatchObject({ assets: 1 });
     expect(fs.statSync(snapshot).mtimeMs).toBeGreaterThan(snapshotBefore);
-  });
+  }, 120_000);
 
   it('rule: a request that outlasts STOCKROOM_SHUTDOWN_TIMEOUT loses its connection, and the process still exits 0 in bounded time', async () => {
     const dataDir = scratch.tempDir();
@@ -133,7 +133,7 @@ describe('stockroom serve stops cleanly on SIGTERM', () => {
     expect(Date.now() - signalled).toBeLessThan(5000);
     expect(await stuck.response).toBe('');
     expect(logs().find((line) => line.msg.startsWith('shutdown: requests still in flight'))).toMatchObject({ in_flight: 1, seconds: 1 });
-  });
+  }, 120_000);
 
   it('rule: STOCKROOM_METRICS_PORT serves /metrics on a port of its own, with the process metrics; the API port has none', async () => {
     const dataDir = scratch.tempDir();
@@ -151,5 +151,5 @@ describe('stockroom serve stops cleanly on SIGTERM', () => {
     expect(text).toMatch(/stockroom_http_request_duration_seconds_count\{method="GET",route="\/readyz",status="200"\} 1/);
     expect((await fetch(`http://127.0.0.1:${metricsPort}/other`)).status).toBe(404);
     expect((await fetch(`http://127.0.0.1:${server.port}/metrics`)).status).toBe(404);
-  });
+  }, 120_000);
 });
