@@ -102,6 +102,20 @@ describe.each(STORES)('catalogue browser pages on $name', ({ url }) => {
     else expect(page).toContain(`<link rel="alternate" type="application/json+oembed" href="${uri.replaceAll('&', '&amp;')}"`);
   });
 
+  it('the video tab searches videos, creative or editorial, with the license model filter of creative video', async () => {
+    const json = await f.t.app.inject({ url: '/v3/search/videos/creative?license_models=royaltyfree&fields=id', headers: { 'api-key': f.t.apiKey } });
+    const count = (json.json() as { result_count: number }).result_count;
+    const page = await get('/?kind=video&license_models=royaltyfree');
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain(`${count} result${count === 1 ? '' : 's'}`);
+    expect(page.body).toContain('name="license_models" value="royaltyfree" checked');
+    for (const meta of page.body.matchAll(/<span class="meta">([^<]*)<\/span>/g)) expect(meta[1]).toMatch(/^Video/);
+    const editorial = await get('/?kind=video&family=editorial');
+    expect(editorial.statusCode).toBe(200);
+    // License models belong to creative video: on editorial video the checkboxes are not offered.
+    expect(editorial.body).not.toContain('name="license_models"');
+  });
+
   it('the API docs stay at /docs and / is the catalogue', async () => {
     expect((await get('/docs')).statusCode).toBeLessThan(400);
     expect((await get('/')).body).toContain('<form method="get" action="/" role="search"');
