@@ -303,7 +303,9 @@ export class MediaService {
   }
 
   private async headOf(key: string, size: number): Promise<Buffer> {
-    const stream = await this.blobs.stream(key);
+    if (size === 0) return Buffer.alloc(0);
+    // Only the first bytes are read: on a bucket a whole GET of a video would be opened for them.
+    const stream = await this.blobs.stream(key, { start: 0, end: Math.min(SNIFF_BYTES, size) - 1 });
     if (stream === undefined) return Buffer.alloc(0);
     const chunks: Buffer[] = [];
     let length = 0;
