@@ -11,7 +11,7 @@ import { dominantColourCells, nudityScore } from '../media/media-facts.js';
  * Raise it whenever assetDocument or eventDocument change what they produce: snapshots made
  * with other documents are then rebuilt rather than loaded.
  */
-export const SEARCH_DOCUMENT_VERSION = 4;
+export const SEARCH_DOCUMENT_VERSION = 5;
 
 export const ASSET_INDEX_SCHEMA: IndexSchema = {
   // A word in the title says more about a picture than one in its caption.
@@ -46,6 +46,8 @@ export const ASSET_INDEX_SCHEMA: IndexSchema = {
     // a video's download sizes: sd, hd, 4k, hd_web (format_available) and their frame rates
     'video_format',
     'frame_rate',
+    // 'true' when other sites may embed the asset (embed_content_only)
+    'embeddable',
   ],
   numericAttributes: ['date', 'popularity', 'quality', 'long_edge', 'clip_seconds', 'quality_rank', 'nudity'],
 };
@@ -199,6 +201,8 @@ export function assetDocument(record: AssetRecord): IndexDocument {
       video_format: record.asset_type === 'video' ? videoFormatsOf(f.download_sizes) : [],
       frame_rate: record.asset_type === 'video' ? frameRatesOf(f.download_sizes) : [],
       prestige: f.prestige === true ? ['true'] : [],
+      // The embed module's rule (src/embed): not withdrawn by the ingest field, and a comp to show.
+      embeddable: f.embeddable !== false && record.original !== null ? ['true'] : [],
       color: dominantColourCells(record.media_facts?.colors ?? []).map(String),
     },
     numbers: {

@@ -103,6 +103,7 @@ export function indexFilters(filters: Partial<SearchFilters>, rules: FactFilterR
   // A colour matches a picture when one of its dominant colours is near it (see colourCellsNear).
   if (filters.color) out.push({ attribute: 'color', anyOf: colourCellsNear(filters.color).map(String) });
   if (filters.exclude_nudity || filters.safe_search) out.push(nudityFilter(rules));
+  if (filters.embed_content_only) out.push({ attribute: 'embeddable', anyOf: ['true'] });
   // No file of the catalogue is an EPS: asking for one finds nothing, truthfully.
   if (filters.file_types && filters.file_types.length > 0) out.push({ attribute: 'file_type', anyOf: filters.file_types });
   return out;

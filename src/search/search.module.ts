@@ -15,11 +15,15 @@ import { UploadsRepository } from './uploads/uploads.repository.js';
 import { UploadsService } from './uploads/uploads.service.js';
 import { uploadsRoutes } from './uploads/uploads.routes.js';
 
+import type { FactFilterRules } from './search-query.js';
+
 export interface SearchExports {
   /** The search indexes of this node; built only by a serving node (start). */
   search: SearchService;
   /** Files uploaded for search by image, per API key. */
   uploads: UploadsService;
+  /** The settings behind the fact filters (the nudity threshold), for searches built outside the routes. */
+  factRules: FactFilterRules;
 }
 
 export interface SearchNeeds {
@@ -58,7 +62,7 @@ export async function searchModule(platform: Platform, needs: SearchNeeds): Prom
   const uploads = new UploadsService({ repository: new UploadsRepository(db, database.dialect), blobs, publicUrl: config.publicUrl });
   return {
     name: 'search',
-    exports: { search, uploads },
+    exports: { search, uploads, factRules },
     routes: {
       async api(api) {
         await api.register(searchRoutes, { search, catalog, products, publicUrl: config.publicUrl, factRules });

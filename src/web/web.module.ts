@@ -15,9 +15,12 @@ import { webRoutes, type WebPeople } from './web.routes.js';
 import { WebService } from './web.service.js';
 import { WebSessionsRepository } from './web-sessions.repository.js';
 import { Sealer, WebSessions, type WebOAuth } from './web-sessions.service.js';
+import type { FactFilterRules } from '../search/search-query.js';
 
 export interface WebNeeds {
   search: SearchService;
+  /** The search module's fact filter settings (the nudity threshold). */
+  factRules: FactFilterRules;
   catalog: CatalogService;
   products: ProductsService;
   downloads: DownloadsService;

@@ -13,7 +13,7 @@ import type { SearchFilter } from '../search/engine/types.js';
 import { normalizeSearchParameters, type RawSearchQuery } from '../search/params/normalize.js';
 import { EDITORIAL_FACET_FIELDS, CREATIVE_FACET_FIELDS } from '../search/params/search-values.js';
 import { pageWindow, sameSeriesPage, similarQuery } from '../search/related-assets.js';
-import { assetSearchQuery, licensingFilter, narrowed, type KeywordAssetSearch } from '../search/search-query.js';
+import { assetSearchQuery, licensingFilter, narrowed, type FactFilterRules, type KeywordAssetSearch } from '../search/search-query.js';
 import type { SearchService } from '../search/search.service.js';
 import { apiQueryOf, endpointOf, PAGE_SIZE, type BrowseQuery } from './web-search.js';
 import type { WebUser } from './web-sessions.service.js';
@@ -88,6 +88,8 @@ export interface AssetPage {
 
 export interface WebServiceDeps {
   search: SearchService;
+  /** The search module's fact filter settings, so a page filters as the JSON search does. */
+  factRules: FactFilterRules;
   catalog: CatalogService;
   products: ProductsService;
   downloads: DownloadsService;
@@ -126,6 +128,7 @@ function text(value: unknown): string | null {
  */
 export class WebService {
   private readonly search: SearchService;
+  private readonly factRules: FactFilterRules;
   private readonly catalog: CatalogService;
   private readonly products: ProductsService;
   private readonly downloads: DownloadsService;
@@ -133,6 +136,7 @@ export class WebService {
 
   constructor(deps: WebServiceDeps) {
     this.search = deps.search;
+    this.factRules = deps.factRules;
     this.catalog = deps.catalog;
     this.products = deps.products;
     this.downloads = deps.downloads;
@@ -145,7 +149,7 @@ export class WebService {
     const facetFields = endpoint.endsWith('editorial') ? EDITORIAL_FACET_FIELDS.filter((name) => name !== 'locations') : CREATIVE_FACET_FIELDS.filter((name) => name !== 'locations');
     const normalized = normalizeSearchParameters(endpoint, apiQueryOf(query, facetFields) as RawSearchQuery) as KeywordAssetSearch;
     const licensingTypes = reader.user ? await this.products.licensingProductTypes(reader.user.userId) : [];
-    const result = this.search.searchAssets(assetSearchQuery(normalized, seedOf(normalized), licensingTypes));
+    const result = this.search.searchAssets(assetSearchQuery(normalized, seedOf(normalized), licensingTypes, this.factRules));
     const assetType: AssetType = endpoint.startsWith('images') ? 'image' : 'video';
     const cards = await this.cards(assetType, result.ids, reader);
     const facets: SearchPage['facets'] = [];

@@ -68,6 +68,21 @@ describe.each(STORES)('oEmbed, short links and the embed page, on $name', ({ url
       expect(detail.json()).not.toHaveProperty('uri_oembed');
     });
 
+    it('is what embed_content_only=true filters on: only assets other sites may embed are found', async () => {
+      const idsOf = async (query: string) => {
+        const response = await api(`/v3/search/images?${query}&fields=id&page_size=100`);
+        expect(response.statusCode, response.body).toBe(200);
+        return response.json<{ images: Array<{ id: string }> }>().images.map((image) => image.id);
+      };
+      const all = await idsOf('sort_order=newest');
+      expect(all).toEqual(expect.arrayContaining([EMBEDDABLE, NOT_EMBEDDABLE, NO_ORIGINAL]));
+      const embeddable = await idsOf('sort_order=newest&embed_content_only=true');
+      expect(embeddable).toContain(EMBEDDABLE);
+      expect(embeddable).not.toContain(NOT_EMBEDDABLE);
+      expect(embeddable).not.toContain(NO_ORIGINAL);
+      expect(await idsOf('sort_order=newest&embed_content_only=false')).toEqual(all);
+    });
+
     it('is in search results that name it', async () => {
       const response = await api(`/v3/search/images?phrase=harbour&fields=id,uri_oembed`);
       expect(response.statusCode, response.body).toBe(200);
