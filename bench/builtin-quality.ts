@@ -3,7 +3,7 @@
  * quality on a generated test set with known answers, beside naive and classical references
  * measured in the same run, and its speed at photograph sizes. With --pictures, writes
  * before/after pictures of every case (and the few small ones the docs show, with --docs).
- * --queued-only runs only the 50 + 50 operations queued at once.
+ * --queued-only runs only the 50 + 50 operations queued at once; --speed-only only the speed table.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -13,6 +13,7 @@ import sharp from 'sharp';
 import { BuiltinEngine } from '../src/generation/engines/builtin/builtin-engine.js';
 import { decodeRgb, encodePng, maskRaster, type Raster } from '../src/generation/engines/builtin/raster.js';
 import {
+  alphaError,
   cutOutCases,
   demoCaptionCases,
   demoPicture,
@@ -20,13 +21,18 @@ import {
   edgeRepeat,
   extendCases,
   fringeError,
+  hardCutOutCases,
   holeCases,
   intersectionOverUnion,
+  largeHoleCases,
   marginMask,
   meanAbsoluteError,
   meanColourFill,
+  patternExtendCases,
+  patternHoleCases,
   seamRatio,
   teleaFill,
+  transparentHoleCases,
   type HoleCase,
 } from '../src/generation/engines/builtin/quality-set.js';
 import type { EngineImage } from '../src/generation/engines/engine.js';
@@ -81,6 +87,10 @@ async function sideBySide(pictures: readonly Buffer[], height: number): Promise<
 
 export async function builtinQualityBenchmark(): Promise<void> {
   if (process.argv.includes('--queued-only')) return queuedAtOnce();
+  if (process.argv.includes('--speed-only')) {
+    await speedTable(undefined);
+    return engine.close();
+  }
   const flag = process.argv.indexOf('--pictures');
   const pictures = flag > 0 ? path.resolve(process.argv[flag + 1] ?? fs.mkdtempSync(path.join(os.tmpdir(), 'builtin-quality-'))) : undefined;
   const docs = process.argv.includes('--docs') ? path.resolve('docs/pictures') : undefined;
@@ -187,10 +197,21 @@ export async function builtinQualityBenchmark(): Promise<void> {
   rows.push([`extend, ${EXTENDS} textures (192×160, 32 px each side)`, 'seam: step across the join / step inside', `${fixed(mean(seams))} (${range(seams)})`, `the true picture ${fixed(mean(truthSeams))}`, `${fixed(mean(extendTimes), 0)} ms`]);
   rows.push(['', 'detail in the margins / truth’s', `${fixed(mean(textures))} (${range(textures)})`, `edge repeat ${fixed(mean(repeatSeams))}`, '']);
 
+  await hardCaseRows(rows, save, docs);
+
   process.stdout.write(`\nBuilt-in engine quality (generated set; references measured in the same run)\n\n`);
   process.stdout.write(`${table(['set', 'measure', 'engine: mean (range)', 'reference', 'time each'], rows)}\n`);
 
-  // Speed at photograph sizes, on demo pictures.
+  await speedTable(docs);
+  // The queued run measures its own engine's memory: this one's thread goes first.
+  await engine.close();
+  if (QUEUED > 0) await queuedAtOnce();
+  if (pictures) process.stdout.write(`\nBefore/after pictures of every case: ${pictures}\n`);
+  if (docs) process.stdout.write(`Docs pictures: ${docs}\n`);
+}
+
+/** Speed at photograph sizes, on demo pictures, one call at a time. */
+async function speedTable(docs: string | undefined): Promise<void> {
   const speedRows: string[][] = [];
   for (const [width, height] of [[1024, 683], [2048, 1365]] as const) {
     const picture = await demoPicture(0, width, height);
@@ -201,22 +222,150 @@ export async function builtinQualityBenchmark(): Promise<void> {
     for (let y = box.top; y < box.top + box.height; y++) hole.fill(1, y * width + box.left, y * width + box.left + box.width);
     const mask: EngineImage = { data: await encodePng(maskRaster(hole, width, height)), mediaType: 'image/png' };
     const removal = await timed(() => engine.run({ operation: 'remove_object', source, mask }));
+    // A hole five times the fill's working size: filled at a reduced scale and carried up to full size.
+    const large = { left: Math.round(width * 0.35), top: Math.round(height * 0.3), width: Math.round(width * 0.3), height: Math.round(height * 0.37) };
+    const largeHole = new Uint8Array(width * height);
+    for (let y = large.top; y < large.top + large.height; y++) largeHole.fill(1, y * width + large.left, y * width + large.left + large.width);
+    const largeMask: EngineImage = { data: await encodePng(maskRaster(largeHole, width, height)), mediaType: 'image/png' };
+    const largeRemoval = await timed(() => engine.run({ operation: 'remove_object', source, mask: largeMask }));
     const margin = Math.round(width / 8);
     const extension = await timed(() => engine.run({ operation: 'extend', source, margins: { left: margin, right: margin, top: 0, bottom: 0 }, seed: 1, count: 1 }));
     const upscale = await timed(() => engine.run({ operation: 'upscale', source, longestSide: width * 2 }));
-    speedRows.push([`${width}×${height}`, `${fixed(cut.ms, 0)} ms`, `${fixed(removal.ms, 0)} ms (${box.width}×${box.height} hole)`, `${fixed(extension.ms, 0)} ms (+${margin} px left and right)`, `${fixed(upscale.ms, 0)} ms (to ${width * 2})`]);
+    speedRows.push([`${width}×${height}`, `${fixed(cut.ms, 0)} ms`, `${fixed(removal.ms, 0)} ms (${box.width}×${box.height} hole)`, `${fixed(largeRemoval.ms, 0)} ms (${large.width}×${large.height} hole)`, `${fixed(extension.ms, 0)} ms (+${margin} px left and right)`, `${fixed(upscale.ms, 0)} ms (to ${width * 2})`]);
     if (docs && width === 1024) {
       const extended = extension.value.pictures[0]!.data;
       await fs.promises.writeFile(path.join(docs, 'extend.jpg'), await sideBySide([source.data, extended], 200));
     }
   }
   process.stdout.write(`\nSpeed on a demo picture (one call at a time, this machine)\n\n`);
-  process.stdout.write(`${table(['size', 'remove background', 'remove object', 'extend', 'upscale ×2'], speedRows)}\n`);
-  // The queued run measures its own engine's memory: this one's thread goes first.
-  await engine.close();
-  if (QUEUED > 0) await queuedAtOnce();
-  if (pictures) process.stdout.write(`\nBefore/after pictures of every case: ${pictures}\n`);
-  if (docs) process.stdout.write(`Docs pictures: ${docs}\n`);
+  process.stdout.write(`${table(['size', 'remove background', 'remove object', 'remove object (large)', 'extend', 'upscale ×2'], speedRows)}\n`);
+}
+
+/**
+ * The hard cases: photo-like cut-outs (hair, a cast shadow, gravel), regular patterns with cells
+ * larger than a patch, holes and margins beyond the fill's working size, transparent sources.
+ */
+async function hardCaseRows(rows: string[][], save: (name: string, data: Buffer) => Promise<void>, docs: string | undefined): Promise<void> {
+  const alphaOf = async (data: Buffer) => {
+    const { data: rgba } = await sharp(data).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+    return { rgba, alpha: Uint8Array.from({ length: rgba.length / 4 }, (_, i) => rgba[i * 4 + 3]!) };
+  };
+  for (const kind of ['hair', 'cast shadow', 'textured ground'] as const) {
+    const ious: number[] = [];
+    const errors: number[] = [];
+    const keptErrors: number[] = [];
+    const times: number[] = [];
+    for (const [n, testCase] of hardCutOutCases(CUT_OUTS / 2, 320, 240, 6, [kind]).entries()) {
+      const source = await png(testCase.picture);
+      const run = await timed(() => engine.run({ operation: 'remove_background', source }));
+      const { alpha } = await alphaOf(run.value.pictures[0]!.data);
+      ious.push(intersectionOverUnion(alpha, testCase.subject, 128));
+      errors.push(alphaError(alpha, testCase.coverage, testCase.hard));
+      keptErrors.push(alphaError(new Uint8Array(alpha.length).fill(255), testCase.coverage, testCase.hard));
+      times.push(run.ms);
+      const prefix = `cut-out-${kind.replaceAll(' ', '-')}-${n + 1}`;
+      await save(`${prefix}-before.png`, source.data);
+      await save(`${prefix}-after.png`, await overCheckerboard(run.value.pictures[0]!.data));
+      if (docs && n === 0 && kind !== 'textured ground') {
+        const name = kind === 'hair' ? 'remove-background-hair.jpg' : 'remove-background-shadow.jpg';
+        await fs.promises.writeFile(path.join(docs, name), await sideBySide([source.data, await overCheckerboard(run.value.pictures[0]!.data)], 200));
+      }
+    }
+    const where = { hair: 'around the strands', 'cast shadow': 'in the shadow (background)', 'textured ground': 'at the feet, on the gravel' }[kind];
+    rows.push([`background removal, ${CUT_OUTS / 2} subjects with ${kind} (320×240)`, 'IoU with the true mask', `${fixed(mean(ious), 3)} (${range(ious, 3)})`, 'target ≥ 0.90', `${fixed(mean(times), 0)} ms`]);
+    rows.push(['', `alpha error ${where} (0–1)`, `${fixed(mean(errors), 3)} (${range(errors, 3)})`, `all kept ${fixed(mean(keptErrors), 3)}`, '']);
+  }
+
+  // Regular patterns with cells larger than a patch: the truth is known, so the error says whether the cells stay in step.
+  const patternErrors: number[] = [];
+  const patternNaive: number[] = [];
+  for (const [n, testCase] of patternHoleCases([16, 24, 32, 40]).entries()) {
+    const { width, height } = testCase.picture;
+    const source = await png(testCase.picture);
+    const run = await engine.run({ operation: 'remove_object', source, mask: await png(maskRaster(testCase.mask, width, height)) });
+    patternErrors.push(meanAbsoluteError(await decodeRgb(run.pictures[0]!.data), testCase.truth, testCase.mask));
+    patternNaive.push(meanAbsoluteError(meanColourFill(testCase.picture, testCase.mask), testCase.truth, testCase.mask));
+    await save(`pattern-hole-${n + 1}-before.png`, source.data);
+    await save(`pattern-hole-${n + 1}-after.png`, run.pictures[0]!.data);
+  }
+  rows.push(['object removal, checkerboards of 16–40 px cells, 64×60 hole', 'mean abs. error in the hole (0–255)', `${fixed(mean(patternErrors), 1)} (${range(patternErrors, 1)})`, `mean colour ${fixed(mean(patternNaive), 1)}; the grain alone 8.0`, '']);
+  const extendErrors: number[] = [];
+  const repeatErrors: number[] = [];
+  for (const [n, testCase] of patternExtendCases([16, 24, 32, 40]).entries()) {
+    const { width, height } = testCase.picture;
+    const source = await png(testCase.picture);
+    const run = await engine.run({ operation: 'extend', source, margins: testCase.margins, seed: 3, count: 1 });
+    const extended = await decodeRgb(run.pictures[0]!.data);
+    const margins = marginMask(extended.width, extended.height, testCase.margins, width, height);
+    extendErrors.push(meanAbsoluteError(extended, testCase.truth, margins));
+    repeatErrors.push(meanAbsoluteError(edgeRepeat(testCase.picture, testCase.margins), testCase.truth, margins));
+    await save(`pattern-extend-${n + 1}-before.png`, source.data);
+    await save(`pattern-extend-${n + 1}-after.png`, run.pictures[0]!.data);
+    if (docs && n === 2) await fs.promises.writeFile(path.join(docs, 'extend-pattern.jpg'), await sideBySide([source.data, run.pictures[0]!.data], 200));
+  }
+  rows.push(['extend, checkerboards of 16–40 px cells (192×160, 32 px each side)', 'mean abs. error in the margins (0–255)', `${fixed(mean(extendErrors), 1)} (${range(extendErrors, 1)})`, `edge repeat ${fixed(mean(repeatErrors), 1)}; the grain alone 8.0`, '']);
+
+  // Beyond the working size: filled at a reduced scale and carried up to full size.
+  const largeErrors: number[] = [];
+  const largeNaive: number[] = [];
+  const largeTelea: number[] = [];
+  const largeDetails: number[] = [];
+  const largeTimes: number[] = [];
+  for (const [n, testCase] of largeHoleCases(4).entries()) {
+    const { width, height } = testCase.picture;
+    const source = await png(testCase.picture);
+    const mask = await png(maskRaster(testCase.mask, width, height));
+    const run = await timed(() => engine.run({ operation: 'remove_object', source, mask }));
+    const filled = await decodeRgb(run.value.pictures[0]!.data);
+    largeErrors.push(meanAbsoluteError(filled, testCase.truth, testCase.mask));
+    largeNaive.push(meanAbsoluteError(meanColourFill(testCase.picture, testCase.mask), testCase.truth, testCase.mask));
+    largeTelea.push(meanAbsoluteError(await teleaFill(testCase.picture, testCase.mask), testCase.truth, testCase.mask));
+    largeDetails.push(detail(filled, testCase.mask) / detail(testCase.truth, testCase.mask));
+    largeTimes.push(run.ms);
+    await save(`large-hole-${n + 1}-before.png`, source.data);
+    await save(`large-hole-${n + 1}-after.png`, run.value.pictures[0]!.data);
+    if (docs && n === 2) await fs.promises.writeFile(path.join(docs, 'remove-object-large.jpg'), await sideBySide([source.data, run.value.pictures[0]!.data], 240));
+  }
+  rows.push(['object removal, 4 holes of 97,000 px (800×600)', 'mean abs. error in the hole (0–255)', `${fixed(mean(largeErrors), 1)} (${range(largeErrors, 1)})`, `mean colour ${fixed(mean(largeNaive), 1)}, Telea ${fixed(mean(largeTelea), 1)}`, `${fixed(mean(largeTimes), 0)} ms`]);
+  rows.push(['', 'detail in the hole / truth’s', `${fixed(mean(largeDetails))} (${range(largeDetails)})`, '', '']);
+  const wideDetails: number[] = [];
+  const wideRepeat: number[] = [];
+  const wideTimes: number[] = [];
+  for (const testCase of extendCases(3, 480, 360, 120, 33)) {
+    const source = await png(testCase.picture);
+    const run = await timed(() => engine.run({ operation: 'extend', source, margins: testCase.margins, seed: 1, count: 1 }));
+    const extended = await decodeRgb(run.value.pictures[0]!.data);
+    const margins = marginMask(extended.width, extended.height, testCase.margins, 480, 360);
+    wideDetails.push(detail(extended, margins) / detail(testCase.truth, margins));
+    wideRepeat.push(detail(edgeRepeat(testCase.picture, testCase.margins), margins) / detail(testCase.truth, margins));
+    wideTimes.push(run.ms);
+  }
+  rows.push(['extend, 3 textures (480×360, 120 px each side: 259,200 new px)', 'detail in the margins / truth’s', `${fixed(mean(wideDetails))} (${range(wideDetails)})`, `edge repeat ${fixed(mean(wideRepeat))}`, `${fixed(mean(wideTimes), 0)} ms`]);
+
+  // Transparent sources: the hole's alpha against the truth's.
+  const transparentErrors: number[] = [];
+  const flattenedErrors: number[] = [];
+  for (const [n, testCase] of transparentHoleCases(6).entries()) {
+    const { width, height } = testCase.picture;
+    const source = await png(testCase.picture);
+    const run = await engine.run({ operation: 'remove_object', source, mask: await png(maskRaster(testCase.mask, width, height)) });
+    const { alpha } = await alphaOf(run.pictures[0]!.data);
+    let error = 0;
+    let flattened = 0;
+    let count = 0;
+    for (let i = 0; i < testCase.mask.length; i++) {
+      if (!testCase.mask[i]) continue;
+      error += Math.abs(alpha[i]! - testCase.truth.data[i * 4 + 3]!);
+      flattened += 255 - testCase.truth.data[i * 4 + 3]!;
+      count++;
+    }
+    transparentErrors.push(error / count);
+    flattenedErrors.push(flattened / count);
+    await save(`transparent-${n + 1}-before.png`, await overCheckerboard(source.data));
+    await save(`transparent-${n + 1}-after.png`, await overCheckerboard(run.pictures[0]!.data));
+    if (docs && n === 0) await fs.promises.writeFile(path.join(docs, 'remove-object-transparent.jpg'), await sideBySide([await overCheckerboard(source.data), await overCheckerboard(run.pictures[0]!.data)], 200));
+  }
+  rows.push(['object removal, 6 transparent cut-outs, a disc across the outline (256×256)', 'alpha error in the hole (0–255)', `${fixed(mean(transparentErrors), 1)} (${range(transparentErrors, 1)})`, `flattened (opaque) ${fixed(mean(flattenedErrors), 1)}`, '']);
 }
 
 /**

@@ -192,7 +192,8 @@ describe('photo-like hard cut-outs: hair, a cast shadow, textured ground', () =>
     for (const result of hair) expect(result.iou).toBeGreaterThan(0.9);
   });
 
-  it('leaves a soft shadow cast on the ground out of the cut-out: the shadow is background', async () => {
+  // The shadow is background. On these two it is left out; the benchmark's ten show the engine keeping about a third of such shadows (docs/generation-engines.md).
+  it('leaves a soft shadow cast on a plain ground out of the cut-out: the shadow is background', async () => {
     for (const testCase of cases.filter((candidate) => candidate.name.includes('shadow'))) {
       const result = await measured(testCase);
       expect(result.hardError, testCase.name).toBeLessThan(0.02);
