@@ -3,6 +3,7 @@
  */
 import { builtinQualityBenchmark } from './builtin-quality.js';
 import { changesBenchmark } from './changes.js';
+import { clusterBenchmark } from './cluster.js';
 import { downloadsBenchmark } from './downloads.js';
 import { generationBenchmark } from './generation.js';
 import { mediaIngestBenchmark } from './media-ingest.js';
@@ -15,6 +16,7 @@ import { webBenchmark } from './web.js';
 const benchmarks: Record<string, () => Promise<void>> = {
   'builtin-quality': builtinQualityBenchmark,
   changes: changesBenchmark,
+  cluster: clusterBenchmark,
   downloads: downloadsBenchmark,
   generation: generationBenchmark,
   'media-ingest': mediaIngestBenchmark,
