@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { createTestApp, STORES, type TestApp } from '../helpers/test-app.js';
 import { STOCKROOM_VERSION } from '../../src/platform/version.js';
 
 /** The value of one series in Prometheus's text format, or undefined when it is absent. */
@@ -10,10 +10,10 @@ function sample(exposition: string, series: string): number | undefined {
 
 const TOKEN = 'metrics-token-for-the-test-0123456789';
 
-describe('probes: /healthz and /readyz', () => {
+describe.each(STORES)('probes: /healthz and /readyz, on $name', ({ url }) => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp();
+    t = await createTestApp({ databaseUrl: url });
   });
   afterAll(() => t.close());
 
@@ -100,10 +100,10 @@ describe('/readyz of a node that cannot serve', () => {
   });
 });
 
-describe('metrics behind a token', () => {
+describe.each(STORES)('metrics behind a token, on $name', ({ url }) => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp({ env: { STOCKROOM_METRICS_TOKEN: TOKEN } });
+    t = await createTestApp({ databaseUrl: url, env: { STOCKROOM_METRICS_TOKEN: TOKEN } });
   });
   afterAll(() => t.close());
 
