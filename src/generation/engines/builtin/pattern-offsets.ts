@@ -19,9 +19,10 @@ const SEARCH_SIDE = 96;
 const LARGEST_SHARE = 0.45;
 /**
  * An offset is a repeat of the pattern when the picture shifted by it differs from itself by at
- * most this share of what two unrelated pixels differ by (twice the variance): a strong repeat.
+ * most this share of what it differs by at a typical offset (the median over all tried): a
+ * strong repeat.
  */
-const REPEAT_DIFFERENCE = 0.1;
+const REPEAT_DIFFERENCE = 0.15;
 /** Shorter offsets than this (small-copy pixels) are a smooth picture's closeness to itself, not a repeat. */
 const SHORTEST = 2;
 /** At most this many offsets (each also taken backwards) are kept. */
@@ -37,6 +38,7 @@ export function patternOffsets(image: Raster, hole: Uint8Array): PatternOffset[]
   const small = shrinkKnown(image, hole, factor);
   const variance = knownVariance(small.grey, small.known);
   if (variance < 4) return [];
+  const smallEdges = edges(small.grey, small.known, small.width, small.height);
   const largestX = Math.floor(small.width * LARGEST_SHARE);
   const largestY = Math.floor(small.height * LARGEST_SHARE);
   const spanX = 2 * largestX + 1;
@@ -45,14 +47,16 @@ export function patternOffsets(image: Raster, hole: Uint8Array): PatternOffset[]
   for (let dy = 0; dy <= largestY; dy++) {
     for (let dx = -largestX; dx <= largestX; dx++) {
       if (dy === 0 && dx <= 0) continue;
-      difference[dy * spanX + dx + largestX] = meanSquaredShift(small.grey, small.known, small.width, small.height, dx, dy, 1);
+      difference[dy * spanX + dx + largestX] = meanSquaredShift(small.grey, small.known, smallEdges, small.width, small.height, dx, dy, 1);
     }
   }
+  // What the picture differs from itself by at a typical offset: a repeat is far below it.
+  const typical = median(difference.filter((value) => Number.isFinite(value)));
   const found: { dx: number; dy: number; value: number }[] = [];
   for (let dy = 0; dy <= largestY; dy++) {
     for (let dx = -largestX; dx <= largestX; dx++) {
       const value = difference[dy * spanX + dx + largestX]!;
-      if (!(value <= REPEAT_DIFFERENCE * 2 * variance) || Math.hypot(dx, dy) < SHORTEST) continue;
+      if (!(value <= REPEAT_DIFFERENCE * typical) || Math.hypot(dx, dy) < SHORTEST) continue;
       let lowest = true;
       for (let ny = dy - 1; ny <= dy + 1 && lowest; ny++) {
         for (let nx = dx - 1; nx <= dx + 1; nx++) {
@@ -101,6 +105,7 @@ function refine(image: Raster, hole: Uint8Array, dx: number, dy: number, reach: 
     grey[i] = 0.299 * data[i * 3]! + 0.587 * data[i * 3 + 1]! + 0.114 * data[i * 3 + 2]!;
     known[i] = hole[i] ? 0 : 1;
   }
+  const fullEdges = edges(grey, known, width, height);
   // Every few rows and columns are enough to place the minimum; they keep a large picture quick.
   const step = Math.max(1, Math.floor(reach / 2));
   let best = { dx, dy };
@@ -108,7 +113,7 @@ function refine(image: Raster, hole: Uint8Array, dx: number, dy: number, reach: 
   for (let y = dy - reach; y <= dy + reach; y++) {
     for (let x = dx - reach; x <= dx + reach; x++) {
       if (Math.hypot(x, y) < SHORTEST) continue;
-      const value = meanSquaredShift(grey, known, width, height, x, y, step);
+      const value = meanSquaredShift(grey, known, fullEdges, width, height, x, y, step);
       if (value < bestValue) {
         bestValue = value;
         best = { dx: x, dy: y };
@@ -118,15 +123,20 @@ function refine(image: Raster, hole: Uint8Array, dx: number, dy: number, reach: 
   return best;
 }
 
-/** The mean squared difference between the known pixels and the known pixels `dx`, `dy` away, on every `step`th row and column. */
-function meanSquaredShift(grey: Float32Array, known: Uint8Array, width: number, height: number, dx: number, dy: number, step: number): number {
+/**
+ * The mean squared difference between the known pixels and the known pixels `dx`, `dy` away, on
+ * every `step`th row and column, over the pairs of which one at least is on an edge: a plain
+ * area matches itself at every offset, and a picture that is mostly plain (a subject on an even
+ * background) would otherwise seem to repeat wherever the subject is shifted off itself.
+ */
+function meanSquaredShift(grey: Float32Array, known: Uint8Array, edge: Uint8Array, width: number, height: number, dx: number, dy: number, step: number): number {
   let sum = 0;
   let count = 0;
   for (let y = Math.max(0, -dy); y < Math.min(height, height - dy); y += step) {
     const row = y * width;
     const shifted = (y + dy) * width + dx;
     for (let x = Math.max(0, -dx); x < Math.min(width, width - dx); x += step) {
-      if (!known[row + x] || !known[shifted + x]) continue;
+      if (!known[row + x] || !known[shifted + x] || !(edge[row + x] || edge[shifted + x])) continue;
       const d = grey[row + x]! - grey[shifted + x]!;
       sum += d * d;
       count++;
@@ -134,6 +144,30 @@ function meanSquaredShift(grey: Float32Array, known: Uint8Array, width: number, 
   }
   // Too few pairs to say: an offset almost as long as the picture is not trusted.
   return count < 64 ? Infinity : sum / count;
+}
+
+/** 1 where a known pixel's gradient (central differences) is above the known picture's mean gradient. */
+function edges(grey: Float32Array, known: Uint8Array, width: number, height: number): Uint8Array {
+  const magnitude = new Float32Array(width * height);
+  let sum = 0;
+  let count = 0;
+  for (let y = 1; y < height - 1; y++) {
+    for (let x = 1; x < width - 1; x++) {
+      const i = y * width + x;
+      if (!known[i] || !known[i - 1] || !known[i + 1] || !known[i - width] || !known[i + width]) continue;
+      magnitude[i] = Math.abs(grey[i + 1]! - grey[i - 1]!) + Math.abs(grey[i + width]! - grey[i - width]!);
+      sum += magnitude[i]!;
+      count++;
+    }
+  }
+  const mean = count === 0 ? 0 : sum / count;
+  return Uint8Array.from(magnitude, (value) => (value > mean && value > 1 ? 1 : 0));
+}
+
+function median(values: Float32Array): number {
+  if (values.length === 0) return 0;
+  const sorted = Float32Array.from(values).sort();
+  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 function knownVariance(grey: Float32Array, known: Uint8Array): number {

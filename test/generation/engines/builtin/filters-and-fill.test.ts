@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { exemplarFill } from '../../../../src/generation/engines/builtin/exemplar-fill.js';
 import { dilate } from '../../../../src/generation/engines/builtin/fill-operations.js';
+import { patternOffsets } from '../../../../src/generation/engines/builtin/pattern-offsets.js';
 import { boxMean, connectedRegions, guidedFilter } from '../../../../src/generation/engines/builtin/filters.js';
 import { emptyRaster } from '../../../../src/generation/engines/builtin/raster.js';
+import { transparentHoleCases } from '../../../../src/generation/engines/builtin/quality-set.js';
 import { seededRandom } from '../../../../src/platform/seeded-random.js';
 
 describe('box mean', () => {
@@ -99,5 +101,47 @@ describe('exemplar fill', () => {
     expect(grown.reduce((sum, value) => sum + value, 0)).toBe(25);
     expect(grown[8]).toBe(1);
     expect(grown[0]).toBe(0);
+  });
+});
+
+describe('pattern offsets', () => {
+  /** Grey levels `at` gives, in a raster. */
+  const drawn = (width: number, height: number, at: (x: number, y: number) => number) => {
+    const image = emptyRaster(width, height, 3);
+    for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) image.data.fill(at(x, y), (y * width + x) * 3, (y * width + x) * 3 + 3);
+    return image;
+  };
+  const random = seededRandom(30);
+  const checkerboard = (width: number, height: number, cell: number) =>
+    drawn(width, height, (x, y) => ((Math.floor(x / cell) + Math.floor(y / cell)) % 2 ? 70 + random() * 20 : 180 + random() * 20));
+  const noHole = (image: { width: number; height: number }) => new Uint8Array(image.width * image.height);
+
+  it('finds a checkerboard’s repeats (a cell across and down, two cells along a side), shortest first', () => {
+    const image = checkerboard(240, 200, 30);
+    const offsets = patternOffsets(image, noHole(image)).map(({ dx, dy }) => `${Math.abs(dx)},${Math.abs(dy)}`);
+    expect(offsets.slice(0, 2)).toEqual(['30,30', '30,30']);
+    expect(offsets).toContain('60,0');
+    expect(offsets).toContain('0,60');
+  });
+
+  it('finds none on grain, nor on a cut-out subject on a plain background (a plain area matches itself at every offset, which is no repeat)', () => {
+    const grain = drawn(160, 120, () => random() * 255);
+    expect(patternOffsets(grain, noHole(grain))).toEqual([]);
+    // A cut-out subject put on grey, in the middle of margins to extend (the hole): before edges counted, the
+    // plain grey matching itself made the subject shifted off itself look like a repeat, and copies of it were extended into the margins.
+    const [cutOut] = transparentHoleCases(1, 200, 150, 8);
+    const margin = 30;
+    const canvas = emptyRaster(260, 210, 3);
+    const margins = new Uint8Array(260 * 210).fill(1);
+    for (let y = 0; y < 150; y++) {
+      for (let x = 0; x < 200; x++) {
+        const i = y * 200 + x;
+        const alpha = cutOut!.truth.data[i * 4 + 3]! / 255;
+        const at = (y + margin) * 260 + x + margin;
+        for (let c = 0; c < 3; c++) canvas.data[at * 3 + c] = Math.round(cutOut!.truth.data[i * 4 + c]! * alpha + 128 * (1 - alpha));
+        margins[at] = 0;
+      }
+    }
+    expect(patternOffsets(canvas, margins)).toEqual([]);
   });
 });
