@@ -56,8 +56,8 @@ export async function clusterBenchmark(): Promise<void> {
     };
     await phase('steady, 3 nodes through nginx (TLS)', async () => undefined);
     await phase('node 1 killed (kill -9)', async () => void (await cluster.kill(1)));
-    // A generation job that ends while PostgreSQL is down takes its node down (see the cluster
-    // test): the jobs end before the restart, and the rest of the run makes no more.
+    // A generation job that ends while PostgreSQL is down waits out its lease (60 s) before it runs
+    // again: the jobs end before the restart so the phases stay comparable, and the rest makes no more.
     load.stopGenerations();
     await settle(cluster);
     load.outcomes.splice(0);

@@ -3,6 +3,7 @@ import os from 'node:os';
 import sharp from 'sharp';
 import type { Logger } from 'pino';
 import type { BlobStore } from '../platform/blobs/blob-store.js';
+import { isStoreUnavailable } from '../platform/http/error-handler.js';
 import { applyWatermark } from '../media/watermark.js';
 import { EngineFailedError, EngineUnavailableError, type EngineImage, type EngineOperation, type EngineRequest } from './engines/engine.js';
 import type { EngineRouter } from './engine-router.js';
@@ -110,10 +111,13 @@ export class GenerationJobs {
       if (!job) return;
       const controller = new AbortController();
       this.running.set(job.id, controller);
-      void this.run(job, controller).finally(() => {
-        this.running.delete(job.id);
-        this.wake();
-      });
+      // run() handles its own failures; this catch only keeps a bug there from ending the process.
+      void this.run(job, controller)
+        .catch((error: unknown) => this.options.log.error({ err: error, job: job.id }, 'a generation job ended with an unexpected error'))
+        .finally(() => {
+          this.running.delete(job.id);
+          this.wake();
+        });
     }
   }
 
@@ -147,9 +151,19 @@ export class GenerationJobs {
     } catch (error) {
       // Stopping (close) gives the job back to the queue rather than failing it.
       if (controller.signal.aborted && this.stopped) return;
+      // The store went away (a PostgreSQL restart): the job is not at fault. Its lease lapses and a
+      // node runs it again once the store is back; the ledger's one row per request keeps it charged once.
+      if (isStoreUnavailable(error)) {
+        log.warn({ err: error, job: job.id }, 'the store could not be reached while running a generation job; it will run again');
+        return;
+      }
       const reason = failureReason(error);
       log.warn({ job: job.id, reason }, 'generation job failed');
-      if (await repository.fail(job.id, this.node, reason, engineName, this.options.now())) await this.giveBack(job.id);
+      try {
+        if (await repository.fail(job.id, this.node, reason, engineName, this.options.now())) await this.giveBack(job.id);
+      } catch (recordError) {
+        log.warn({ err: recordError, job: job.id }, 'a failed generation job could not be recorded; its lease will lapse and it will run again');
+      }
     } finally {
       clearInterval(renew);
     }

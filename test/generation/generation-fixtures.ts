@@ -5,6 +5,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { buildApp, type Services } from '../../src/app.js';
 import { loadConfig } from '../../src/config/config.js';
 import type { ConfiguredEngines } from '../../src/generation/engine-router.js';
+import type { BlobStore } from '../../src/platform/blobs/blob-store.js';
 import { openTestStore } from '../helpers/test-store.js';
 import { insertUser } from '../licensing/licensing-fixtures.js';
 
@@ -26,7 +27,12 @@ export interface GenerationTestApp {
 }
 
 /** The whole application on a fresh store with the given engines in place of the configured ones. */
-export async function createGenerationApp(databaseUrl: string | undefined, engines: ConfiguredEngines, env: Record<string, string> = {}): Promise<GenerationTestApp> {
+export async function createGenerationApp(
+  databaseUrl: string | undefined,
+  engines: ConfiguredEngines,
+  env: Record<string, string> = {},
+  overrides: { blobs?: BlobStore } = {},
+): Promise<GenerationTestApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stockroom-generation-'));
   const config = loadConfig({ STOCKROOM_DATA_DIR: dataDir, STOCKROOM_LOG_LEVEL: 'silent', STOCKROOM_PUBLIC_URL: 'http://stockroom.test', ...env });
   const store = await openTestStore(databaseUrl);
@@ -36,6 +42,7 @@ export async function createGenerationApp(databaseUrl: string | undefined, engin
     logger: false,
     clock: () => new Date(Date.now() + offset),
     generationEngines: engines,
+    ...overrides,
   });
   await app.ready();
   const { apiKey, client } = await services.clients.create({ name: 'Generation tests', queriesPerSecond: 100_000, queriesPerDay: 10_000_000 });

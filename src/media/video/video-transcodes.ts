@@ -19,6 +19,7 @@ import { probeVideo } from './video-probe.js';
 import { previewClip, transcodeToKind, withScratch } from './video-renders.js';
 import { PREVIEW_CLIP, transcodedKindsFor, VIDEO_SIZE_KINDS } from './video-sizes.js';
 import type { VideoTools } from './video-tools.js';
+import { isStoreUnavailable } from '../../platform/http/error-handler.js';
 
 /** The kind of the preview clip; every other kind is a download size's name. */
 export const PREVIEW_KIND = 'preview';
@@ -214,6 +215,11 @@ export class TranscodeRunner {
     } catch (error) {
       // Stopping gives the job back to the queue rather than failing it.
       if (controller.signal.aborted && this.stopped) return;
+      // The store went away (a PostgreSQL restart): not the file's fault; the lease lapses and it runs again.
+      if (isStoreUnavailable(error)) {
+        log.warn({ err: error, original: job.original_key, kind: job.kind }, 'the store could not be reached during a transcode; it will run again');
+        return;
+      }
       const reason = error instanceof Error ? error.message : String(error);
       log.warn({ original: job.original_key, kind: job.kind, reason }, 'video transcode failed');
       await repository.fail(job, this.node, reason, this.options.now());
