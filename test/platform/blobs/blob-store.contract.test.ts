@@ -243,13 +243,16 @@ describe.each(STORES)('blob store contract: $name', ({ open, speaksS3 }) => {
       }
     });
 
-    it.runIf(speaksS3)('a ranged read is a ranged GET: only that range crosses the network', async () => {
-      const s3 = subject.s3!;
-      const before = s3.requests.length;
-      await readAll(await store.stream('videos/large.bin', { start: 1_000_000, end: 1_000_099 }));
-      const gets = s3.requests.slice(before).filter((request) => request.method === 'GET');
-      expect(gets).toEqual([expect.objectContaining({ range: 'bytes=1000000-1000099' })]);
-    });
+    // Only a store behind a network has requests to count: defined for it alone, so no run skips it.
+    if (speaksS3) {
+      it('a ranged read is a ranged GET: only that range crosses the network', async () => {
+        const s3 = subject.s3!;
+        const before = s3.requests.length;
+        await readAll(await store.stream('videos/large.bin', { start: 1_000_000, end: 1_000_099 }));
+        const gets = s3.requests.slice(before).filter((request) => request.method === 'GET');
+        expect(gets).toEqual([expect.objectContaining({ range: 'bytes=1000000-1000099' })]);
+      });
+    }
   });
 });
 
