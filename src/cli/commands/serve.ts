@@ -88,6 +88,7 @@ function banner(config: Config, demo: DemoAccessState | undefined): string[] {
     `Stockroom is serving the Stock Media Licensing API v3 at ${config.publicUrl}/v3`,
     `  store: ${config.databaseUrl ? 'PostgreSQL' : `SQLite in ${config.dataDir}`}${config.redisUrl ? ', Redis' : ''}`,
     `  docs:  ${config.publicUrl}/docs`,
+    `  browse the catalogue: ${config.publicUrl}/`,
   ];
   if (!demo) return lines;
   const { access, created, file } = demo;
