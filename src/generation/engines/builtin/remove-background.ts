@@ -46,6 +46,28 @@ export async function subjectAlpha(source: Raster): Promise<Float32Array> {
 const DISTINCT_COLOURS = 60;
 
 /**
+ * Where the cut-out is surely background (alpha under 0.02) and surely subject (over 0.98), and
+ * the share of each within `radius` of every pixel: the local colour models of the matting steps.
+ */
+function sureRegions(alpha: Float32Array, width: number, height: number, radius: number) {
+  const size = width * height;
+  const isBackground = new Float32Array(size);
+  const isSubject = new Float32Array(size);
+  for (let i = 0; i < size; i++) {
+    isBackground[i] = alpha[i]! < 0.02 ? 1 : 0;
+    isSubject[i] = alpha[i]! > 0.98 ? 1 : 0;
+  }
+  return { isBackground, isSubject, backgroundShare: boxMean(isBackground, width, height, radius), subjectShare: boxMean(isSubject, width, height, radius) };
+}
+
+/** One colour channel kept where `mask` is 1, box-averaged over `radius` (`scratch` is reused between calls). */
+function maskedChannelMean(source: Raster, c: number, mask: Float32Array, scratch: Float32Array, radius: number): Float32Array {
+  const { width, height, data } = source;
+  for (let i = 0; i < scratch.length; i++) scratch[i] = data[i * 3 + c]! * mask[i]!;
+  return boxMean(scratch, width, height, radius);
+}
+
+/**
  * Near the outline, background seen between fine strands (hair, fur, twigs) is taken in with
  * them by a segmentation at 512 px. Each such pixel is put on the line between the nearby
  * background's mean colour B and the nearby subject's F (I = αF + (1−α)B, the colour-line model
@@ -56,22 +78,13 @@ function clearBackgroundBetweenStrands(source: Raster, alpha: Float32Array): voi
   const { width, height, data } = source;
   const size = width * height;
   const radius = Math.max(10, Math.round(Math.max(width, height) / 16));
-  const isBackground = new Float32Array(size);
-  const isSubject = new Float32Array(size);
-  for (let i = 0; i < size; i++) {
-    isBackground[i] = alpha[i]! < 0.02 ? 1 : 0;
-    isSubject[i] = alpha[i]! > 0.98 ? 1 : 0;
-  }
-  const backgroundShare = boxMean(isBackground, width, height, radius);
-  const subjectShare = boxMean(isSubject, width, height, radius);
+  const { isBackground, isSubject, backgroundShare, subjectShare } = sureRegions(alpha, width, height, radius);
   const background = new Float32Array(size * 3);
   const subject = new Float32Array(size * 3);
   const channel = new Float32Array(size);
   for (let c = 0; c < 3; c++) {
-    for (let i = 0; i < size; i++) channel[i] = data[i * 3 + c]! * isBackground[i]!;
-    const backgroundSum = boxMean(channel, width, height, radius);
-    for (let i = 0; i < size; i++) channel[i] = data[i * 3 + c]! * isSubject[i]!;
-    const subjectSum = boxMean(channel, width, height, radius);
+    const backgroundSum = maskedChannelMean(source, c, isBackground, channel, radius);
+    const subjectSum = maskedChannelMean(source, c, isSubject, channel, radius);
     for (let i = 0; i < size; i++) {
       background[i * 3 + c] = backgroundSum[i]! / Math.max(1e-6, backgroundShare[i]!);
       subject[i * 3 + c] = subjectSum[i]! / Math.max(1e-6, subjectShare[i]!);
@@ -107,20 +120,11 @@ export function subjectColours(source: Raster, alpha: Float32Array): Uint8Clampe
   const size = width * height;
   const colours = new Uint8ClampedArray(data);
   const radius = Math.max(3, Math.round(Math.max(width, height) / 256));
-  const isBackground = new Float32Array(size);
-  const isSubject = new Float32Array(size);
-  for (let i = 0; i < size; i++) {
-    isBackground[i] = alpha[i]! < 0.02 ? 1 : 0;
-    isSubject[i] = alpha[i]! > 0.98 ? 1 : 0;
-  }
-  const backgroundShare = boxMean(isBackground, width, height, radius);
-  const subjectShare = boxMean(isSubject, width, height, radius);
+  const { isBackground, isSubject, backgroundShare, subjectShare } = sureRegions(alpha, width, height, radius);
   const channel = new Float32Array(size);
   for (let c = 0; c < 3; c++) {
-    for (let i = 0; i < size; i++) channel[i] = data[i * 3 + c]! * isBackground[i]!;
-    const background = boxMean(channel, width, height, radius);
-    for (let i = 0; i < size; i++) channel[i] = data[i * 3 + c]! * isSubject[i]!;
-    const subject = boxMean(channel, width, height, radius);
+    const background = maskedChannelMean(source, c, isBackground, channel, radius);
+    const subject = maskedChannelMean(source, c, isSubject, channel, radius);
     for (let i = 0; i < size; i++) {
       const a = alpha[i]!;
       if (a < 0.02 || a > 0.98) continue;
