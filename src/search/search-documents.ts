@@ -1,6 +1,7 @@
 import type { AssetRecord, EventRecord, StoredKeyword } from '../catalog/catalog.records.js';
 import type { IndexDocument, IndexSchema } from './engine/types.js';
 import { dominantColourCells, nudityScore } from '../media/media-facts.js';
+import { IMAGE_TECHNIQUES, VIEWPOINTS } from './params/search-values.js';
 
 /*
  * How catalogue records become search documents: which text is searched with what weight,
@@ -11,7 +12,7 @@ import { dominantColourCells, nudityScore } from '../media/media-facts.js';
  * Raise it whenever assetDocument or eventDocument change what they produce: snapshots made
  * with other documents are then rebuilt rather than loaded.
  */
-export const SEARCH_DOCUMENT_VERSION = 5;
+export const SEARCH_DOCUMENT_VERSION = 6;
 
 export const ASSET_INDEX_SCHEMA: IndexSchema = {
   // A word in the title says more about a picture than one in its caption.
@@ -48,6 +49,16 @@ export const ASSET_INDEX_SCHEMA: IndexSchema = {
     'frame_rate',
     // 'true' when other sites may embed the asset (embed_content_only)
     'embeddable',
+    // the entity URIs of the asset's keywords (entity_uris)
+    'entity_uri',
+    // 'true' for what is for editorial use only (exclude_editorial_use_only)
+    'editorial_use_only',
+    // videos only, the facts of the video searches' filters: editorial_video_types, image_techniques,
+    // release_status ('fully_released' or nothing) and viewpoints
+    'editorial_video_type',
+    'image_technique',
+    'release_status',
+    'viewpoint',
   ],
   numericAttributes: ['date', 'popularity', 'quality', 'long_edge', 'clip_seconds', 'quality_rank', 'nudity'],
 };
@@ -70,6 +81,8 @@ const KEYWORD_TYPE_ATTRIBUTES: Readonly<Record<string, string>> = {
   composition: 'composition',
   age: 'age_of_people',
   ageofpeople: 'age_of_people',
+  imagetechnique: 'image_technique',
+  viewpoint: 'viewpoint',
 };
 
 const VALUE_ALIASES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
@@ -85,7 +98,78 @@ const VALUE_ALIASES: Readonly<Record<string, Readonly<Record<string, string>>>> 
   },
   ethnicity: { east_asian_ethnicity: 'east_asian', hispanic: 'hispanic_latinx', latinx: 'hispanic_latinx' },
   composition: { close_up: 'close_up', full_length: 'full_length', head_shot: 'headshot' },
+  // also read for shot_speed ("Real Time") and color_type
+  image_technique: {
+    real_time: 'realtime',
+    timelapse: 'time_lapse',
+    color_image: 'color',
+    colour_image: 'color',
+    colour: 'color',
+    black_and_white_image: 'black_and_white',
+    monochrome: 'black_and_white',
+    animated: 'animation',
+  },
+  viewpoint: {
+    lock_down: 'lockdown',
+    locked_down: 'lockdown',
+    locked_off: 'lockdown',
+    pan: 'panning',
+    tracking: 'tracking_shot',
+    aerial: 'aerial_view',
+    high_angle: 'high_angle_view',
+    low_angle: 'low_angle_view',
+    tilting: 'tilt',
+    personal_perspective: 'point_of_view',
+    pov: 'point_of_view',
+  },
 };
+
+const IMAGE_TECHNIQUE_VALUES: ReadonlySet<string> = new Set(IMAGE_TECHNIQUES);
+const VIEWPOINT_VALUES: ReadonlySet<string> = new Set(VIEWPOINTS);
+
+/** The values of a set that a filter's list holds, in snake case through the attribute's aliases. */
+function filterValues(attribute: string, values: Iterable<string>, allowed: ReadonlySet<string>): string[] {
+  const found = new Set<string>();
+  for (const value of values) {
+    const snake = snakeCase(value);
+    const canonical = VALUE_ALIASES[attribute]?.[snake] ?? snake;
+    if (allowed.has(canonical)) found.add(canonical);
+  }
+  return [...found];
+}
+
+/** "Editorial use only", however it is cased, spaced or punctuated around it. */
+const EDITORIAL_USE_ONLY = /\beditorial use only\b/;
+
+/** Lower case, every run of anything but letters and digits one space. */
+function words(text: string): string {
+  return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+}
+
+/**
+ * Whether an asset is for editorial use only (exclude_editorial_use_only leaves it out): every
+ * editorial asset, and a creative one whose `allowed_use.usage_restrictions` say so.
+ */
+export function isEditorialUseOnly(fields: Record<string, unknown>): boolean {
+  if (fields.asset_family === 'editorial') return true;
+  const allowedUse = fields.allowed_use as { usage_restrictions?: unknown } | null | undefined;
+  return list(allowedUse?.usage_restrictions).some((restriction) => EDITORIAL_USE_ONLY.test(words(restriction)));
+}
+
+/** `allowed_use.release_info` texts that say every release is held. */
+const FULL_RELEASE = /^(?:model and property released|fully released)\b/;
+
+/**
+ * Whether every release an asset needs is held (release_status=fully_released): the ingest field
+ * `fully_released` when given, else `allowed_use.release_info` reading "Model and property
+ * released" (or "Fully released"). "Model released" or "Property released" alone may leave the
+ * other one wanting, so they do not count.
+ */
+export function isFullyReleased(fields: Record<string, unknown>): boolean {
+  if (typeof fields.fully_released === 'boolean') return fields.fully_released;
+  const releaseInfo = (fields.allowed_use as { release_info?: unknown } | null | undefined)?.release_info;
+  return typeof releaseInfo === 'string' && FULL_RELEASE.test(words(releaseInfo));
+}
 
 /** An artist name as filters compare it: Unicode NFC, spaces trimmed and collapsed, lower case. */
 export function artistKey(name: string): string {
@@ -167,6 +251,7 @@ export function assetDocument(record: AssetRecord): IndexDocument {
   if (f.color_type === 'black_and_white') moods.add('black_and_white');
   const location = [f.city, f.state_province, f.country].filter((part): part is string => typeof part === 'string' && part !== '');
   const qualityRank = typeof f.quality_rank === 'number' ? f.quality_rank : null;
+  const video = record.asset_type === 'video';
   return {
     id: record.id,
     text: {
@@ -204,6 +289,19 @@ export function assetDocument(record: AssetRecord): IndexDocument {
       // The embed module's rule (src/embed): not withdrawn by the ingest field, and a comp to show.
       embeddable: f.embeddable !== false && record.original !== null ? ['true'] : [],
       color: dominantColourCells(record.media_facts?.colors ?? []).map(String),
+      entity_uri: [...new Set(keywords.flatMap((k) => k.entity_uris ?? []))],
+      editorial_use_only: isEditorialUseOnly(f) ? ['true'] : [],
+      editorial_video_type: video ? one(f.editorial_video_type) : [],
+      // The ingest field, the shot speed ("Time Lapse"), the colour type and ImageTechnique keywords.
+      image_technique: video
+        ? filterValues(
+            'image_technique',
+            [...list(f.image_techniques), ...one(f.shot_speed), ...one(f.color_type), ...(typed.image_technique ?? [])],
+            IMAGE_TECHNIQUE_VALUES,
+          )
+        : [],
+      release_status: video && isFullyReleased(f) ? ['fully_released'] : [],
+      viewpoint: video ? filterValues('viewpoint', [...list(f.viewpoints), ...(typed.viewpoint ?? [])], VIEWPOINT_VALUES) : [],
     },
     numbers: {
       date: epochSeconds(f.date_created),

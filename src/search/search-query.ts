@@ -54,8 +54,7 @@ export function nudityFilter(rules: FactFilterRules): SearchFilter {
 
 /**
  * The filters of a search as index filters: one table from API parameter to index attribute.
- * Filters on facts the catalogue does not record (release status, viewpoints, techniques) are
- * listed in docs/search.md; they are not applied.
+ * What each attribute is read from is search-documents.ts's table (and docs/ingest.md's).
  */
 export function indexFilters(filters: Partial<SearchFilters>, rules: FactFilterRules = DEFAULT_FACT_RULES): SearchFilter[] {
   const out: SearchFilter[] = [
@@ -66,6 +65,8 @@ export function indexFilters(filters: Partial<SearchFilters>, rules: FactFilterR
     ...anyOf('composition', filters.compositions),
     ...anyOf('editorial_segment', filters.editorial_segments),
     ...anyOf('editorial_segment', filters.editorial_segment ? [filters.editorial_segment] : undefined),
+    ...anyOf('editorial_video_type', filters.editorial_video_types),
+    ...anyOf('entity_uri', filters.entity_uris),
     ...anyOf('ethnicity', filters.ethnicity),
     ...anyOf('event_id', filters.event_ids),
     ...anyOf('keyword_id', filters.keyword_ids),
@@ -75,6 +76,8 @@ export function indexFilters(filters: Partial<SearchFilters>, rules: FactFilterR
     ...anyOf('number_of_people', filters.number_of_people),
     ...anyOf('orientation', filters.orientations),
     ...anyOf('person', filters.specific_people),
+    ...anyOf('image_technique', filters.image_techniques),
+    ...anyOf('viewpoint', filters.viewpoints),
   ];
   if (filters.collections) {
     out.push({ attribute: 'collection_code', anyOf: filters.collections.values, exclude: filters.collections.mode === 'exclude' });
@@ -104,6 +107,11 @@ export function indexFilters(filters: Partial<SearchFilters>, rules: FactFilterR
   if (filters.color) out.push({ attribute: 'color', anyOf: colourCellsNear(filters.color).map(String) });
   if (filters.exclude_nudity || filters.safe_search) out.push(nudityFilter(rules));
   if (filters.embed_content_only) out.push({ attribute: 'embeddable', anyOf: ['true'] });
+  if (filters.prestige_content_only) out.push({ attribute: 'prestige', anyOf: ['true'] });
+  // A licensing matter: what is for editorial use only must not reach a commercial customer.
+  if (filters.exclude_editorial_use_only) out.push({ attribute: 'editorial_use_only', anyOf: ['true'], exclude: true });
+  // release_not_important asks for nothing.
+  if (filters.release_status === 'fully_released') out.push({ attribute: 'release_status', anyOf: ['fully_released'] });
   // No file of the catalogue is an EPS: asking for one finds nothing, truthfully.
   if (filters.file_types && filters.file_types.length > 0) out.push({ attribute: 'file_type', anyOf: filters.file_types });
   return out;

@@ -3,6 +3,7 @@ import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { ValueErrorType, type ValueError, type ValueErrorIterator } from '@sinclair/typebox/errors';
 import type { EventInput, KeywordInput } from '../catalog.records.js';
 import { ASSET_PRODUCT_TYPES } from '../../licensing/product-types.js';
+import { EDITORIAL_VIDEO_TYPES, IMAGE_TECHNIQUES, VIEWPOINTS } from '../../search/params/search-values.js';
 
 /*
  * One line of an ingest manifest: a JSON object describing an image, a video or an
@@ -278,7 +279,13 @@ export const VideoLine = Type.Object(
     ),
     clip_length: Type.Optional(Type.String({ format: CLIP_LENGTH_FORMAT, hint: 'a clip length HH:MM:SS:FF, e.g. 00:00:21:12' })),
     download_sizes: Type.Optional(Type.Array(VideoDownloadSize)),
+    /** raw footage or a produced (edited) piece: the editorial_video_types filter */
+    editorial_video_type: Type.Optional(Enum(EDITORIAL_VIDEO_TYPES)),
     era: Type.Optional(Type.String()),
+    /** true: every release the clip needs is held (release_status=fully_released); wins over allowed_use.release_info */
+    fully_released: Type.Optional(Type.Boolean()),
+    /** techniques beyond what shot_speed and color_type say (animation, selective_focus …): the image_techniques filter */
+    image_techniques: Type.Optional(Type.Array(Enum(IMAGE_TECHNIQUES))),
     license_model: Type.Optional(Enum(['royaltyfree', 'rightsmanaged', 'rightsready'] as const)),
     mastered_to: Type.Optional(Type.String()),
     orientation: Type.Optional(Enum(VIDEO_ORIENTATIONS)),
@@ -286,6 +293,8 @@ export const VideoLine = Type.Object(
     quality_rank: Type.Optional(Int({ minimum: 0, maximum: 4 })),
     shot_speed: Type.Optional(Type.String()),
     source: Type.Optional(Type.String()),
+    /** camera viewpoints (aerial_view, tracking_shot …): the viewpoints filter */
+    viewpoints: Type.Optional(Type.Array(Enum(VIEWPOINTS))),
   },
   strict,
 );

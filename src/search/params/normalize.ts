@@ -101,6 +101,8 @@ export interface SearchFilters {
   readonly editorial_video_types?: readonly EditorialVideoType[];
   /** embed_content_only=true: only embeddable assets */
   readonly embed_content_only?: true;
+  /** entity_uris: assets with a keyword carrying one of these entities */
+  readonly entity_uris?: readonly string[];
   /** ethnicity (the spec's `east asian` arrives as east_asian) */
   readonly ethnicity?: readonly Ethnicity[];
   /** event_ids */
@@ -144,8 +146,13 @@ export interface SearchFilters {
   readonly number_of_people?: readonly NumberOfPeople[];
   /** orientations (or the spec's orientation on video search) */
   readonly orientations?: readonly ImageOrientation[];
-  /** product_types of the by-image searches, each optionally narrowed to one product */
+  /**
+   * product_types, each optionally narrowed to one product: on the by-image searches their own
+   * filter, on the keyword searches the older name of download_product (one of them must match)
+   */
   readonly product_types?: readonly ProductChoice[];
+  /** prestige_content_only=true: only prestige assets */
+  readonly prestige_content_only?: true;
   /** release_status */
   readonly release_status?: ReleaseStatus;
   /** safe_search=true: sensitive content left out */
@@ -171,7 +178,9 @@ type ImageSearchFilterKey =
   | 'keyword_ids'
   | 'minimum_size'
   | 'number_of_people'
-  | 'orientations';
+  | 'orientations'
+  | 'prestige_content_only'
+  | 'product_types';
 
 type VideoSearchFilterKey =
   | 'age_of_people'
@@ -186,6 +195,7 @@ type VideoSearchFilterKey =
   | 'keyword_ids'
   | 'max_clip_length'
   | 'min_clip_length'
+  | 'product_types'
   | 'release_status'
   | 'viewpoints';
 
@@ -199,14 +209,33 @@ export type CreativeImageFilters = Pick<
 >;
 export type EditorialImageFilters = Pick<
   SearchFilters,
-  ImageSearchFilterKey | 'date_range' | 'editorial_segments' | 'event_ids' | 'exclude_keyword_ids' | 'minimum_quality_rank' | 'specific_people'
+  | ImageSearchFilterKey
+  | 'color'
+  | 'date_range'
+  | 'editorial_segments'
+  | 'entity_uris'
+  | 'event_ids'
+  | 'exclude_keyword_ids'
+  | 'exclude_nudity'
+  | 'minimum_quality_rank'
+  | 'specific_people'
 >;
 export type ImageByImageFilters = Pick<
   SearchFilters,
   'artists' | 'download_product' | 'exclude_editorial_use_only' | 'keyword_ids' | 'product_types'
 >;
 export type BlendedVideoFilters = WithVideoOrientations<
-  Pick<SearchFilters, VideoSearchFilterKey | 'ethnicity' | 'event_ids' | 'exclude_nudity' | 'number_of_people' | 'specific_people'>
+  Pick<
+    SearchFilters,
+    | VideoSearchFilterKey
+    | 'editorial_video_types'
+    | 'ethnicity'
+    | 'event_ids'
+    | 'exclude_nudity'
+    | 'license_models'
+    | 'number_of_people'
+    | 'specific_people'
+  >
 >;
 export type CreativeVideoFilters = WithVideoOrientations<
   Pick<
@@ -222,7 +251,10 @@ export type CreativeVideoFilters = WithVideoOrientations<
   >
 >;
 export type EditorialVideoFilters = WithVideoOrientations<
-  Pick<SearchFilters, VideoSearchFilterKey | 'date_range' | 'editorial_video_types' | 'event_ids' | 'specific_people'>
+  Pick<
+    SearchFilters,
+    VideoSearchFilterKey | 'date_range' | 'editorial_video_types' | 'entity_uris' | 'event_ids' | 'exclude_nudity' | 'specific_people'
+  >
 >;
 export type VideoByImageFilters = Pick<
   SearchFilters,
@@ -779,6 +811,7 @@ function buildFilters(q: ParsedQuery): SearchFilters {
   put(filters, 'editorial_segments', q.list<EditorialSegment>('editorial_segments'));
   put(filters, 'editorial_video_types', q.list<EditorialVideoType>('editorial_video_types'));
   put(filters, 'embed_content_only', onlyTrue(q.flag('embed_content_only')));
+  put(filters, 'entity_uris', q.list<string>('entity_uris'));
   put(filters, 'ethnicity', q.list<Ethnicity>('ethnicity'));
   put(filters, 'event_ids', q.list<number>('event_ids'));
   put(filters, 'exclude_editorial_use_only', onlyTrue(q.flag('exclude_editorial_use_only')));
@@ -807,6 +840,7 @@ function buildFilters(q: ParsedQuery): SearchFilters {
   put(filters, 'moods', q.list<Mood>('moods'));
   put(filters, 'number_of_people', q.list<NumberOfPeople>('number_of_people'));
   put(filters, 'orientations', q.list<ImageOrientation>('orientations'));
+  put(filters, 'prestige_content_only', onlyTrue(q.flag('prestige_content_only')));
   put(filters, 'product_types', q.list<ProductChoice>('product_types'));
   put(filters, 'release_status', q.choice<ReleaseStatus>('release_status'));
   put(filters, 'safe_search', onlyTrue(q.flag('safe_search')));

@@ -199,7 +199,11 @@ const ETHNICITY = enumList('ethnicity', ETHNICITIES, 'Ethnicities of the people 
   valueAliases: ETHNICITY_ALIASES,
 });
 const EVENT_IDS: SearchParameter = { name: 'event_ids', type: 'id_list', description: 'Event ids, comma-separated.' };
-const EXCLUDE_EDITORIAL_USE_ONLY = flag('exclude_editorial_use_only', false, 'Leave out assets for editorial use only.');
+const EXCLUDE_EDITORIAL_USE_ONLY = flag(
+  'exclude_editorial_use_only',
+  false,
+  'Leave out assets for editorial use only: editorial assets, and creative ones whose usage restrictions say editorial use only.',
+);
 const EXCLUDE_KEYWORD_IDS: SearchParameter = {
   name: 'exclude_keyword_ids',
   type: 'id_list',
@@ -225,7 +229,11 @@ const GRAPHICAL_STYLES_FILTER_TYPE: SearchParameter = {
     'Whether graphical_styles limits the results to those styles (include) or leaves them out (exclude). ' +
     `include, the default, is the same as not giving this parameter. ${oneOf(FILTER_TYPES)}`,
 };
-const IMAGE_TECHNIQUES_PARAM = enumList('image_techniques', IMAGE_TECHNIQUES, 'Image techniques.');
+const IMAGE_TECHNIQUES_PARAM = enumList(
+  'image_techniques',
+  IMAGE_TECHNIQUES,
+  'Image techniques: shot speed (realtime, time_lapse, slow_motion), colour (color, black_and_white) and others the catalogue records.',
+);
 const INCLUDE_RELATED_SEARCHES = flag('include_related_searches', false, 'Return related searches.');
 const KEYWORD_IDS: SearchParameter = {
   name: 'keyword_ids',
@@ -269,12 +277,16 @@ const RELEASE_STATUS: SearchParameter = {
   name: 'release_status',
   type: 'enum',
   values: RELEASE_STATUSES,
-  description: `Model release. ${oneOf(RELEASE_STATUSES)}`,
+  description: `Model release: fully_released keeps only assets whose releases are all held; release_not_important filters nothing. ${oneOf(RELEASE_STATUSES)}`,
 };
 const SAFE_SEARCH = flag('safe_search', false, 'true leaves out sensitive content.');
 const SPECIFIC_PEOPLE: SearchParameter = { name: 'specific_people', type: 'text_list', description: 'Names of people shown, comma-separated.' };
 const VIEWPOINTS_PARAM = enumList('viewpoints', VIEWPOINTS, 'Viewpoints.');
-const EDITORIAL_VIDEO_TYPES_PARAM = enumList('editorial_video_types', EDITORIAL_VIDEO_TYPES, 'Editorial video types.');
+const EDITORIAL_VIDEO_TYPES_PARAM = enumList(
+  'editorial_video_types',
+  EDITORIAL_VIDEO_TYPES,
+  'Editorial video types: raw footage or produced (edited) pieces; only editorial videos have one.',
+);
 
 const facets = (values: readonly string[]): SearchParameter[] => [
   flag('include_facets', false, 'Return facets; must be true for any facet to be returned.'),
@@ -309,6 +321,24 @@ const PRODUCT_TYPES: SearchParameter = {
   values: BY_IMAGE_PRODUCT_TYPES,
   description: `Product types, comma-separated, each optionally with one product: type:productId. ${oneOf(BY_IMAGE_PRODUCT_TYPES)}`,
 };
+/**
+ * The older name of download_product, which the partner's official clients still send on the
+ * keyword searches: a list, and an asset passes when it downloads against one of the types.
+ */
+const KEYWORD_SEARCH_PRODUCT_TYPES: SearchParameter = {
+  name: 'product_types',
+  type: 'product_list',
+  values: DOWNLOAD_PRODUCT_TYPES,
+  description:
+    'The older form of download_product: only assets that download against one of these product types, comma-separated, ' +
+    `each optionally with one product: type:productId (e.g. premiumaccess:1234). With download_product too, both apply. ${oneOf(DOWNLOAD_PRODUCT_TYPES)}`,
+};
+const PRESTIGE_CONTENT_ONLY = flag('prestige_content_only', false, 'Only prestige assets (the curated top-tier collection).');
+const ENTITY_URIS: SearchParameter = {
+  name: 'entity_uris',
+  type: 'text_list',
+  description: "Entity URIs, comma-separated: only assets with a keyword carrying one of them (a keyword's entity_uris).",
+};
 
 // ---- Endpoints -----------------------------------------------------------------------------
 
@@ -332,6 +362,8 @@ const IMAGE_SEARCH_COMMON: SearchParameter[] = [
   MINIMUM_SIZE,
   NUMBER_OF_PEOPLE,
   IMAGE_ORIENTATIONS_PARAM,
+  PRESTIGE_CONTENT_ONLY,
+  KEYWORD_SEARCH_PRODUCT_TYPES,
 ];
 
 /** What the creative and editorial video searches share (the blended one takes it too). */
@@ -354,6 +386,7 @@ const VIDEO_SEARCH_COMMON: SearchParameter[] = [
   MIN_CLIP_LENGTH,
   MAX_CLIP_LENGTH,
   VIDEO_ORIENTATIONS_PARAM,
+  KEYWORD_SEARCH_PRODUCT_TYPES,
   RELEASE_STATUS,
   VIEWPOINTS_PARAM,
 ];
@@ -397,11 +430,14 @@ const PARAMETERS: Readonly<Record<SearchEndpoint, readonly SearchParameter[]>> =
     ...IMAGE_SEARCH_COMMON,
     fields('images_editorial'),
     sortOrder(EDITORIAL_SORT_ORDERS, 'best_match'),
+    COLOR,
     DATE_FROM,
     DATE_TO,
     EDITORIAL_SEGMENTS_PARAM,
+    ENTITY_URIS,
     EVENT_IDS,
     EXCLUDE_KEYWORD_IDS,
+    EXCLUDE_NUDITY,
     graphicalStyles(EDITORIAL_GRAPHICAL_STYLES),
     SPECIFIC_PEOPLE,
     MINIMUM_QUALITY_RANK,
@@ -426,9 +462,11 @@ const PARAMETERS: Readonly<Record<SearchEndpoint, readonly SearchParameter[]>> =
     ...VIDEO_SEARCH_COMMON,
     fields('videos'),
     sortOrder(SORT_ORDERS, 'best_match'),
+    EDITORIAL_VIDEO_TYPES_PARAM,
     ETHNICITY,
     EVENT_IDS,
     EXCLUDE_NUDITY,
+    LICENSE_MODELS,
     NUMBER_OF_PEOPLE,
     SPECIFIC_PEOPLE,
   ],
@@ -453,7 +491,9 @@ const PARAMETERS: Readonly<Record<SearchEndpoint, readonly SearchParameter[]>> =
     DATE_FROM,
     DATE_TO,
     EDITORIAL_VIDEO_TYPES_PARAM,
+    ENTITY_URIS,
     EVENT_IDS,
+    EXCLUDE_NUDITY,
     SPECIFIC_PEOPLE,
     ...facets(EDITORIAL_FACET_FIELDS),
   ],

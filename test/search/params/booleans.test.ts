@@ -24,7 +24,7 @@ describe('booleans take true and false in any letter case, nothing else', () => 
     expect(new Set(BOOLEANS.map(([, name]) => name))).toEqual(
       new Set([
         'embed_content_only', 'enhanced_search', 'exclude_editorial_use_only', 'exclude_nudity', 'include_facets',
-        'include_related_searches', 'safe_search',
+        'include_related_searches', 'prestige_content_only', 'safe_search',
       ]),
     );
   });

@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { apiError, endpointsWith, filters, search } from './helpers.js';
 
 describe('color is hex RGB, #RRGGBB or RRGGBB', () => {
-  it('is a filter of the blended and creative image searches', () => {
-    expect(endpointsWith('color').sort()).toEqual(['images', 'images_creative']);
+  it('is a filter of the blended, creative and editorial image searches', () => {
+    expect(endpointsWith('color').sort()).toEqual(['images', 'images_creative', 'images_editorial']);
   });
 
-  it.each(['images', 'images_creative'] as const)('%s', (endpoint) => {
+  it.each(['images', 'images_creative', 'images_editorial'] as const)('%s', (endpoint) => {
     expect(filters(endpoint, { color: '#002244' }).color).toBe('#002244');
     expect(filters(endpoint, { color: '002244' }).color).toBe('#002244');
     expect(filters(endpoint, { color: 'ABCdef' }).color).toBe('#abcdef');

@@ -11,11 +11,14 @@ const IMAGE_COMMON = [
   'download_product', 'embed_content_only', 'ethnicity', 'file_types', 'graphical_styles_filter_type',
   'include_related_searches', 'keyword_ids', 'minimum_size', 'number_of_people', 'orientations', 'fields', 'sort_order',
   'graphical_styles',
+  // What the partner's official clients send besides: the older name of download_product, and prestige.
+  'product_types', 'prestige_content_only',
 ];
 const VIDEO_COMMON = [
   'phrase', 'page', 'page_size', 'age_of_people', 'artists', 'aspect_ratios', 'collection_codes', 'collections_filter_type',
   'compositions', 'download_product', 'format_available', 'frame_rates', 'image_techniques', 'include_related_searches',
   'keyword_ids', 'min_clip_length', 'max_clip_length', 'orientations', 'release_status', 'viewpoints', 'fields', 'sort_order',
+  'product_types',
 ];
 const FACETS = ['include_facets', 'facet_fields', 'facet_max_count'];
 
@@ -28,18 +31,24 @@ const EXPECTED: Record<SearchEndpoint, string[]> = {
   ],
   images_editorial: [
     ...IMAGE_COMMON, 'date_from', 'date_to', 'editorial_segments', 'event_ids', 'exclude_keyword_ids', 'specific_people',
-    'minimum_quality_rank', ...FACETS,
+    'minimum_quality_rank', ...FACETS, 'color', 'entity_uris', 'exclude_nudity',
   ],
   images_creative_by_image: [
     'asset_id', 'image_url', 'phrase', 'page', 'page_size', 'fields', 'exclude_editorial_use_only', ...FACETS, 'product_types',
     'download_product', 'artists', 'keyword_ids',
   ],
-  videos: [...VIDEO_COMMON, 'ethnicity', 'event_ids', 'exclude_nudity', 'number_of_people', 'specific_people'],
+  videos: [
+    ...VIDEO_COMMON, 'ethnicity', 'event_ids', 'exclude_nudity', 'number_of_people', 'specific_people', 'editorial_video_types',
+    'license_models',
+  ],
   videos_creative: [
     ...VIDEO_COMMON, 'enhanced_search', 'ethnicity', 'exclude_editorial_use_only', 'exclude_keyword_ids', 'exclude_nudity',
     ...FACETS, 'license_models', 'number_of_people', 'safe_search',
   ],
-  videos_editorial: [...VIDEO_COMMON, 'date_from', 'date_to', 'editorial_video_types', 'event_ids', 'specific_people', ...FACETS],
+  videos_editorial: [
+    ...VIDEO_COMMON, 'date_from', 'date_to', 'editorial_video_types', 'event_ids', 'specific_people', ...FACETS, 'entity_uris',
+    'exclude_nudity',
+  ],
   videos_creative_by_image: [
     'asset_id', 'image_url', 'phrase', 'page', 'page_size', 'fields', 'exclude_editorial_use_only', ...FACETS, 'product_types',
     'download_product', 'min_clip_length', 'max_clip_length', 'format_available', 'artists', 'keyword_ids',

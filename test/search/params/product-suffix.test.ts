@@ -7,9 +7,9 @@ const SEARCHES = [
 ] as const;
 
 describe('download_product and product_types take a product type with an optional :productId', () => {
-  it('offers download_product on every image and video search, product_types on the by-image ones', () => {
+  it('offers download_product and product_types on every image and video search', () => {
     expect(endpointsWith('download_product').sort()).toEqual([...SEARCHES].sort());
-    expect(endpointsWith('product_types').sort()).toEqual(['images_creative_by_image', 'videos_creative_by_image']);
+    expect(endpointsWith('product_types').sort()).toEqual([...SEARCHES].sort());
   });
 
   it.each(SEARCHES)('download_product on %s', (endpoint) => {
@@ -48,4 +48,24 @@ describe('download_product and product_types take a product type with an optiona
     );
     expect(apiError(() => search(endpoint, { product_types: 'imagepack:x' })).code).toBe('InvalidParameterValue');
   });
+
+  it.each(['images', 'images_creative', 'images_editorial', 'videos', 'videos_creative', 'videos_editorial'] as const)(
+    'product_types on %s: the older name of download_product, as a list, with download_product\'s values',
+    (endpoint) => {
+      // What the partner's official client sends: a comma-separated list.
+      expect(filters(endpoint, { product_types: 'easyaccess,editorialsubscription:12,creditpack' }).product_types).toEqual([
+        { product_type: 'easyaccess' },
+        { product_type: 'editorialsubscription', product_id: 12 },
+        { product_type: 'creditpack' },
+      ]);
+      expect(filters(endpoint, { product_types: ['premiumaccess', 'premiumaccess'] }).product_types).toEqual([{ product_type: 'premiumaccess' }]);
+      expect(filters(endpoint, { product_types: '' })).not.toHaveProperty('product_types');
+      expect(apiError(() => search(endpoint, { product_types: 'easyaccess,gold' })).message).toBe(
+        "Invalid value for parameter 'product_types': 'gold' is not one of easyaccess, editorialsubscription, imagepack, premiumaccess, royaltyfreesubscription, creditpack",
+      );
+      expect(apiError(() => search(endpoint, { product_types: 'premiumaccess:0' })).message).toBe(
+        "Invalid value for parameter 'product_types': 'premiumaccess:0': the product id after ':' must be a whole number from 1 to 2147483647",
+      );
+    },
+  );
 });
