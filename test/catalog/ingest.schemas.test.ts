@@ -75,6 +75,22 @@ describe('manifest line schema', () => {
     expect(reason({ asset_type: 'video', id: 'v', prestige: true })).toBe("unknown field 'prestige'");
     expect(parseManifestLine({ asset_type: 'video', id: 'v', clip_length: '01:02:03:29' }).ok).toBe(true);
   });
+
+  it('takes the video facts the search filters read, in the filters’ own values', () => {
+    const facts = {
+      editorial_video_type: 'raw',
+      fully_released: true,
+      image_techniques: ['animation', 'selective_focus'],
+      viewpoints: ['aerial_view', 'tracking_shot'],
+    };
+    expect(parseManifestLine({ asset_type: 'video', id: 'v', ...facts })).toEqual({ ok: true, record: { asset_type: 'video', id: 'v', ...facts } });
+    expect(reason({ asset_type: 'video', id: 'v', editorial_video_type: 'edited' })).toBe('editorial_video_type must be one of raw, produced (got "edited")');
+    expect(reason({ asset_type: 'video', id: 'v', fully_released: 'yes' })).toBe('fully_released must be true or false (got "yes")');
+    expect(reason({ asset_type: 'video', id: 'v', image_techniques: ['Time Lapse'] })).toMatch(/^image_techniques\/0 must be one of realtime, time_lapse/);
+    expect(reason({ asset_type: 'video', id: 'v', viewpoints: ['drone'] })).toMatch(/^viewpoints\/0 must be one of lockdown, panning/);
+    // Only video search filters on them.
+    expect(reason({ asset_type: 'image', id: 'a', viewpoints: ['aerial_view'] })).toBe("unknown field 'viewpoints'");
+  });
 });
 
 describe('manifest line rules', () => {
