@@ -151,8 +151,9 @@ function writeFolderProblems(report: FolderIngestReport): void {
   }
   if (report.unlicensable.length > 0) {
     const files = report.unlicensable.map(({ file }) => file);
+    const [list, them] = files.length === 1 ? ['lists', 'it'] : ['list', 'them'];
     process.stderr.write(
-      `warning: ${assetCount(files.length)} (${named(files)}) list no product_types, so no product can license them: give --product-types\n`,
+      `warning: ${assetCount(files.length)} (${named(files)}) ${list} no product_types, so no product can license ${them}: give --product-types\n`,
     );
   }
 }
