@@ -113,7 +113,7 @@ describe('ingest manifests', () => {
 
     const report = await ingest.ingestFile(manifest);
 
-    expect(report).toEqual({ inserted: 1, updated: 0, failed: [], unlicensable: [] });
+    expect(report).toEqual({ inserted: 1, updated: 0, failed: [], unlicensable: [], unfit: [], unchanged: 0, planned: [] });
     const { found } = await catalog.findAssets('image', ['8800001']);
     const fields = found[0]!.fields;
     const { asset_type: _type, id: _id, keywords: _keywords, ...expected } = fullImage;
@@ -205,6 +205,9 @@ describe('ingest manifests', () => {
         { line: 1, id: 'm-1' },
         { line: 5, id: 'm-3' },
       ],
+      unfit: [],
+      unchanged: 0,
+      planned: [],
     });
     expect((await catalog.findAssets('image', ['m-1', 'm-2', 'm-3'])).notFound).toEqual(['m-2']);
   });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -230,16 +231,23 @@ describe.each(STORES)('media facts on $name', ({ url }) => {
         { file: 'trip/lighthouse.jpg', id: contentId(named) },
       ]);
       expect(first.updated).toEqual([]);
-      expect(first.skipped.map((s) => s.file)).toEqual(['broken.jpg', 'broken.mov', 'notes.txt', 'trip/day 2/field.jpg']);
-      expect(first.skipped[0]!.reason).toMatch(/^file 'broken\.jpg': /);
-      expect(first.skipped[1]!.reason).toMatch(/broken\.mov/);
-      expect(first.skipped[2]!.reason).toBe('not an image or video (.txt)');
-      expect(first.skipped[3]!.reason).toBe(`the same content as trip/day 2/field copy.jpg (asset ${contentId(anonymous)})`);
+      // A file that does not decode fails, in words; a file that is no asset is skipped.
+      expect(first.failed).toEqual([
+        { file: 'broken.jpg', reason: 'the file is cut short' },
+        { file: 'broken.mov', reason: 'the file holds nothing but zero bytes (a failed copy or download?)' },
+      ]);
+      const sha256 = createHash('sha256').update(anonymous).digest('hex');
+      expect(first.skipped).toEqual([
+        { file: 'notes.txt', reason: 'not an image or video (.txt)' },
+        { file: 'trip/day 2/field.jpg', reason: `the same content as trip/day 2/field copy.jpg (sha256 ${sha256.slice(0, 24)}…); the first in path order is kept` },
+      ]);
+      expect(first.duplicates).toEqual([{ kept: 'trip/day 2/field copy.jpg', skipped: 'trip/day 2/field.jpg', sha256 }]);
       expect(progress.at(-1)).toEqual([7, 7]);
 
       const second = await ingestFolder(ingest, folder, { defaults });
       expect(second.created).toEqual([]);
       expect(second.updated.map((u) => u.id)).toEqual(first.created.map((c) => c.id));
+      expect(second.updated.map((u) => u.changes)).toEqual([[], [], []]);
       await settle();
       const { videos } = await ok(`/v3/videos?ids=${contentId(clip)}&fields=id,title,artist,keywords,clip_length,collection_code`);
       expect(videos[0]).toMatchObject({ title: 'Harbour at dusk', artist: 'Vid Maker', clip_length: '00:00:01:00', collection_code: 'FOLDER' });

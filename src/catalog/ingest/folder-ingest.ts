@@ -4,14 +4,18 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { readEmbeddedMetadata, readVideoMetadata, type ProbeRunner } from '../../media/embedded-metadata.js';
 import { VideoTools } from '../../media/video/video-tools.js';
+import { fileSystemReason, unreadableReason } from './file-problems.js';
 import { parseManifestLine } from './ingest.schemas.js';
-import { IngestLineError, ManifestUnreadableError, type IngestService } from './ingest.service.js';
+import { ManifestUnreadableError, UnreadableFileError, type IngestService, type RecordOutcome, type WriteOptions } from './ingest.service.js';
+import type { UnfitProductType } from './product-type-fit.js';
+import type { FieldChange } from './stored-fields.js';
 
 /*
  * `stockroom ingest ./folder`: a folder of pictures, with no manifest, becomes assets. Each file
  * describes itself (its embedded IPTC, XMP and EXIF metadata); what no file says comes from the
  * command's flags; the id is the file's content hash, so running it again updates the same
- * assets instead of adding copies.
+ * assets instead of adding copies. A run again without the flags keeps what the first run
+ * stored (see stored-fields.ts); only `replace` writes each asset afresh.
  */
 
 /** What the flags give every asset of the folder. */
@@ -25,7 +29,7 @@ export interface FolderDefaults {
   artist?: string | undefined;
 }
 
-export interface FolderIngestOptions {
+export interface FolderIngestOptions extends WriteOptions {
   defaults?: FolderDefaults;
   /** Reads a video's metadata tags; default: ffprobe as STOCKROOM_FFPROBE_PATH says, else the packaged one. */
   probe?: ProbeRunner;
@@ -35,9 +39,36 @@ export interface FolderIngestOptions {
 
 export interface FolderIngestReport {
   created: Array<{ file: string; id: string }>;
-  updated: Array<{ file: string; id: string }>;
-  /** Files that did not become assets, each with the reason. */
+  /** Assets stored again, each with the fields that changed (none: stored again as it was). */
+  updated: Array<{ file: string; id: string; changes: FieldChange[] }>;
+  /** Pictures and videos that could not be read or stored, each with the reason in words: the run failed for them. */
+  failed: Array<{ file: string; reason: string }>;
+  /** Files that are no asset to ingest (not a picture or video, a link, a copy of another file), each with the reason. */
   skipped: Array<{ file: string; reason: string }>;
+  /** Files whose content another file of the folder has: the first in path order is kept. */
+  duplicates: Array<{ kept: string; skipped: string; sha256: string }>;
+  /** Assets whose file names no title, titled from the file name instead. */
+  titled: Array<{ file: string; id: string; title: string }>;
+  /** Assets stored without product_types: no product can license them. */
+  unlicensable: Array<{ file: string; id: string }>;
+  /** Product types an asset lists that can never license it, each with the reason. */
+  unfit: Array<{ file: string; id: string } & UnfitProductType>;
+}
+
+/** A file that is no asset to ingest; not a failure. */
+class SkippedFile extends Error {
+  override name = 'SkippedFile';
+}
+
+/**
+ * The title a file without one takes from its name: the extension dropped, '_', '-' and '.'
+ * read as spaces, the first letter a capital ("harbour-at-dawn_0031.jpg" → "Harbour at dawn
+ * 0031"); undefined when nothing but separators is left.
+ */
+export function titleFromFileName(file: string): string | undefined {
+  const words = path.basename(file, path.extname(file)).replace(/[\s_.-]+/g, ' ').trim();
+  if (words === '') return undefined;
+  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 const IMAGE_EXTENSIONS = new Set(['.jpg', '.jpeg', '.png', '.webp', '.tif', '.tiff']);
@@ -50,11 +81,11 @@ export function contentId(file: Buffer): string {
   return createHash('sha256').update(file).digest('hex').slice(0, ID_HEX_DIGITS);
 }
 
-/** contentId of a file on disk, read as a stream: a video need not fit in memory. */
-async function contentIdOfFile(file: string): Promise<string> {
+/** The SHA-256 (hex) of a file on disk, read as a stream: a video need not fit in memory. */
+async function sha256OfFile(file: string): Promise<string> {
   const hash = createHash('sha256');
   for await (const chunk of fs.createReadStream(file)) hash.update(chunk as Buffer);
-  return hash.digest('hex').slice(0, ID_HEX_DIGITS);
+  return hash.digest('hex');
 }
 
 /** The manifest fields the defaults stand for (artist apart: it yields to the file's own creator). */
@@ -94,52 +125,80 @@ export async function ingestFolder(ingest: IngestService, dir: string, options: 
   if (!asImage.ok && !probe('video').ok) throw new FolderDefaultsError(`the flags do not make a valid record: ${asImage.reason}`);
 
   const files = await listFiles(dir);
-  const report: FolderIngestReport = { created: [], updated: [], skipped: [] };
-  const firstWithId = new Map<string, string>();
+  const report: FolderIngestReport = { created: [], updated: [], failed: [], skipped: [], duplicates: [], titled: [], unlicensable: [], unfit: [] };
+  const firstWithHash = new Map<string, string>();
   /** Two files with the same content are one asset: the first in path order is it. */
-  const claim = (id: string, relative: string) => {
-    const first = firstWithId.get(id);
-    if (first !== undefined) throw new IngestLineError(`the same content as ${first} (asset ${id})`);
-    firstWithId.set(id, relative);
+  const claim = (sha256: string, relative: string) => {
+    const first = firstWithHash.get(sha256);
+    if (first !== undefined) {
+      report.duplicates.push({ kept: first, skipped: relative, sha256 });
+      throw new SkippedFile(`the same content as ${first} (sha256 ${sha256.slice(0, ID_HEX_DIGITS)}…); the first in path order is kept`);
+    }
+    firstWithHash.set(sha256, relative);
   };
+  const writeOptions: WriteOptions = { replace: options.replace, dryRun: options.dryRun };
   let done = 0;
   let tagReader = options.probe;
-  /** Stores one file as an asset: its id, and whether it was created or updated. */
-  const ingestOne = async ({ relative, absolute, problem }: FolderEntry): Promise<{ id: string; operation: 'insert' | 'update' }> => {
-    if (problem !== undefined) throw new IngestLineError(problem);
+  /** A record the flags make but the file's type refuses (rightsready on a picture) skips the file, with the reason. */
+  const store = (value: Record<string, unknown>, file: Buffer | { videoPath: string }, relative: string) => {
+    const parsed = parseManifestLine(value);
+    if (!parsed.ok) throw new SkippedFile(parsed.reason);
+    return ingest.applyRecord(value, file, { ...writeOptions, titleFromFileName: titleFromFileName(relative) });
+  };
+  /** Stores one file as an asset. */
+  const ingestOne = async ({ relative, absolute, problem }: FolderEntry): Promise<RecordOutcome> => {
+    if (problem !== undefined) throw new SkippedFile(problem);
     const extension = path.extname(relative).toLowerCase();
-    const unreadable = (error: Error): never => {
-      throw new IngestLineError(`could not be read: ${error.message}`);
+    const unreadable = (error: unknown): never => {
+      throw new UnreadableFileError(`could not be read: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     };
     if (VIDEO_EXTENSIONS.has(extension)) {
-      const id = await contentIdOfFile(absolute).catch(unreadable);
-      claim(id, relative);
+      const sha256 = await sha256OfFile(absolute).catch(unreadable);
+      claim(sha256, relative);
+      const id = sha256.slice(0, ID_HEX_DIGITS);
       // Ingest reads the container's tags itself; here only whether they name the artist, which the flag must not override.
       const value: Record<string, unknown> = { asset_type: 'video', id, file: relative, ...fields };
       if (defaults.artist !== undefined && (await readVideoMetadata((tagReader ??= VideoTools.fromEnvironment()), absolute)).artist === undefined) {
         value.artist = defaults.artist;
       }
-      return { id, operation: await ingest.ingestRecord(value, { videoPath: absolute }) };
+      return store(value, { videoPath: absolute }, relative);
     }
-    if (!IMAGE_EXTENSIONS.has(extension)) throw new IngestLineError(`not an image or video (${extension === '' ? 'no extension' : extension})`);
+    if (!IMAGE_EXTENSIONS.has(extension)) throw new SkippedFile(`not an image or video (${extension === '' ? 'no extension' : extension})`);
     const data = await fsp.readFile(absolute).catch(unreadable);
-    const id = contentId(data);
-    claim(id, relative);
-    const value: Record<string, unknown> = { asset_type: 'image', id, file: relative, ...fields };
+    const sha256 = createHash('sha256').update(data).digest('hex');
+    claim(sha256, relative);
+    const value: Record<string, unknown> = { asset_type: 'image', id: sha256.slice(0, ID_HEX_DIGITS), file: relative, ...fields };
     if (defaults.artist !== undefined && (await readEmbeddedMetadata(data)).artist === undefined) value.artist = defaults.artist;
-    return { id, operation: await ingest.ingestRecord(value, data) };
+    return store(value, data, relative);
   };
   for (const entry of files) {
+    const file = entry.relative;
     try {
-      const { id, operation } = await ingestOne(entry);
-      (operation === 'insert' ? report.created : report.updated).push({ file: entry.relative, id });
+      const outcome = await ingestOne(entry);
+      const { id } = outcome;
+      if (outcome.operation === 'insert') report.created.push({ file, id });
+      else report.updated.push({ file, id, changes: outcome.changes });
+      if (outcome.titledFromFileName !== undefined) report.titled.push({ file, id, title: outcome.titledFromFileName });
+      if (outcome.unlicensable) report.unlicensable.push({ file, id });
+      for (const unfit of outcome.unfit) report.unfit.push({ file, id, ...unfit });
     } catch (error) {
-      report.skipped.push({ file: entry.relative, reason: error instanceof Error ? error.message : String(error) });
+      if (error instanceof SkippedFile) report.skipped.push({ file, reason: error.message });
+      else report.failed.push({ file, reason: await failureReason(entry, error) });
     }
     done += 1;
     options.onProgress?.(done, files.length);
   }
   return report;
+}
+
+/** Why a file failed, in words: what is wrong with the file itself, else the record's own reason. */
+async function failureReason(entry: FolderEntry, error: unknown): Promise<string> {
+  if (error instanceof UnreadableFileError) {
+    const expected = VIDEO_EXTENSIONS.has(path.extname(entry.relative).toLowerCase()) ? 'video' : 'image';
+    return unreadableReason(entry.absolute, expected, error);
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return fileSystemReason(error) ?? message.replace(/^file '[^']*': /, '');
 }
 
 interface FolderEntry {

@@ -9,12 +9,15 @@ import { computeVisualSignature, decodeStoredSignature, encodeStoredSignature } 
 import { readEmbeddedMetadata, readVideoMetadata } from '../../media/embedded-metadata.js';
 import { computeMediaFacts, isCurrentFacts, type MediaFacts, type NudityScorer } from '../../media/media-facts.js';
 import { withEmbeddedFields } from './embedded-fields.js';
-import type { AssetInput, OriginalFile } from '../catalog.records.js';
+import type { AssetInput, AssetRecord, OriginalFile } from '../catalog.records.js';
 import { CatalogConflictError } from '../catalog.repository.js';
 import type { CatalogService } from '../catalog.service.js';
-import { parseManifestLine, type AssetManifestRecord, type ManifestRecord } from './ingest.schemas.js';
+import { parseManifestLine, type AssetManifestRecord, type EventManifestRecord, type ManifestRecord } from './ingest.schemas.js';
 import { VideoTools } from '../../media/video/video-tools.js';
-import { buildVideoInput, headOfFile, isStillPicture, isVideoFile, withStoredVideo, withVideoBytes, type VideoFile } from './video-ingest.js';
+import { unfitProductTypes, type UnfitProductType } from './product-type-fit.js';
+import { assetChanges, eventChanges, withStoredEventFields, withStoredFields, type FieldChange } from './stored-fields.js';
+import { UnwrittenBlobStore } from './unwritten-blob-store.js';
+import { buildVideoInput, headOfFile, isStillPicture, isVideoFile, VIDEO_FACT_FIELDS, withStoredVideo, withVideoBytes, type VideoFile } from './video-ingest.js';
 
 export interface IngestReport {
   inserted: number;
@@ -26,9 +29,45 @@ export interface IngestReport {
    * downloaded. Stored all the same (a later line may add them); a warning, not a failure.
    */
   unlicensable: Array<{ line: number; id: string }>;
+  /** Product types a stored asset lists that can never license it, each with the reason (a warning). */
+  unfit: Array<{ line: number; id: string } & UnfitProductType>;
+  /** Records stored again without a change to any field. */
+  unchanged: number;
+  /** On a dry run: each record that would be inserted or changed, with its changes. Empty on a real run. */
+  planned: Array<{ line: number; id: string; operation: 'insert' | 'update'; changes: FieldChange[] }>;
 }
 
-export interface IngestOptions {
+/** How records meet what is stored. */
+export interface WriteOptions {
+  /**
+   * Write each record exactly as given, as if new: a field it leaves out is cleared. Without
+   * it a field a record leaves out keeps its stored value, and only a field it names (a value,
+   * or null to clear it) changes.
+   */
+  replace?: boolean | undefined;
+  /** Work out what a run would change, and write nothing: no record, no file. */
+  dryRun?: boolean | undefined;
+}
+
+export interface RecordOptions extends WriteOptions {
+  /** The title a record without one (none given, stored or embedded in its file) takes: one made from its file name. */
+  titleFromFileName?: string | undefined;
+}
+
+/** What storing one record did, or on a dry run would do. */
+export interface RecordOutcome {
+  id: string;
+  operation: 'insert' | 'update';
+  /** For an update: each field whose value changes, before and after. */
+  changes: FieldChange[];
+  /** The title taken from the file name, when the record had none. */
+  titledFromFileName?: string | undefined;
+  /** An image or video stored without product_types: no product can license it. */
+  unlicensable: boolean;
+  unfit: UnfitProductType[];
+}
+
+export interface IngestOptions extends WriteOptions {
   /** Folder that `file` paths are relative to; the manifest's own folder when absent. */
   mediaDir?: string;
   /** Called after each non-blank line is done, stored or failed. */
@@ -47,6 +86,11 @@ export interface IngestDeps {
 /** Why one record was refused; its message is the reason reported for the line. */
 export class IngestLineError extends Error {
   override name = 'IngestLineError';
+}
+
+/** A record refused because its file (given, or the stored original) cannot be read or decoded; the cause is the decoder's error. */
+export class UnreadableFileError extends IngestLineError {
+  override name = 'UnreadableFileError';
 }
 
 /** The extension an original is stored under, by the media type probeImage reports. */
@@ -83,7 +127,8 @@ export class IngestService {
     await checkReadableManifest(manifestPath);
     const total = options.onProgress ? await countNonBlankLines(manifestPath) : 0;
     const media = new MediaFolder(mediaDir);
-    const report: IngestReport = { inserted: 0, updated: 0, failed: [], unlicensable: [] };
+    const report: IngestReport = { inserted: 0, updated: 0, failed: [], unlicensable: [], unfit: [], unchanged: 0, planned: [] };
+    const writeOptions: WriteOptions = { replace: options.replace, dryRun: options.dryRun };
     let lineNumber = 0;
     let done = 0;
     for await (const rawLine of readLines(manifestPath)) {
@@ -91,10 +136,14 @@ export class IngestService {
       const line = lineNumber === 1 ? rawLine.replace(/^\uFEFF/, '') : rawLine;
       if (line.trim() === '') continue;
       try {
-        const { operation, record } = await this.ingestLine(line, media);
+        const outcome = await this.ingestLine(line, media, writeOptions);
+        const { id, operation, changes } = outcome;
         if (operation === 'insert') report.inserted += 1;
         else report.updated += 1;
-        if (record.asset_type !== 'event' && !record.product_types?.length) report.unlicensable.push({ line: lineNumber, id: record.id });
+        if (operation === 'update' && changes.length === 0) report.unchanged += 1;
+        else if (options.dryRun) report.planned.push({ line: lineNumber, id, operation, changes });
+        if (outcome.unlicensable) report.unlicensable.push({ line: lineNumber, id });
+        for (const unfit of outcome.unfit) report.unfit.push({ line: lineNumber, id, ...unfit });
       } catch (error) {
         report.failed.push({ line: lineNumber, reason: reasonOf(error) });
       }
@@ -110,14 +159,19 @@ export class IngestService {
    * file, instead of a path in a media folder. Throws IngestLineError when the record is refused.
    */
   async ingestRecord(value: unknown, file?: Buffer | VideoFile): Promise<'insert' | 'update'> {
+    return (await this.applyRecord(value, file)).operation;
+  }
+
+  /** ingestRecord, saying what it changed (or on a dry run would change) and what to warn of. */
+  async applyRecord(value: unknown, file?: Buffer | VideoFile, options: RecordOptions = {}): Promise<RecordOutcome> {
     const record = parse(value);
     if (record.asset_type !== 'event' && record.file !== undefined && file === undefined) {
       throw new IngestLineError(`file '${record.file}' is named but no file content was given`);
     }
-    return this.store(record, file);
+    return this.store(record, file, namedFields(value), options);
   }
 
-  private async ingestLine(line: string, media: MediaFolder): Promise<{ operation: 'insert' | 'update'; record: ManifestRecord }> {
+  private async ingestLine(line: string, media: MediaFolder, options: WriteOptions): Promise<RecordOutcome> {
     let value: unknown;
     try {
       value = JSON.parse(line);
@@ -131,42 +185,87 @@ export class IngestService {
       const videoPath = record.asset_type === 'video' ? await media.resolve(record.file) : undefined;
       file = videoPath !== undefined && !isStillPicture(await headOfFile(videoPath)) ? { videoPath } : await media.read(record.file);
     }
-    return { operation: await this.store(record, file), record };
-  }
-
-  private async store(record: ManifestRecord, file: Buffer | VideoFile | undefined): Promise<'insert' | 'update'> {
-    if (record.asset_type === 'event') {
-      const { asset_type: _eventType, ...event } = record;
-      return this.deps.catalog.upsertEvent(event);
-    }
-    if (record.asset_type === 'video') {
-      const stored = await this.storeVideo(record, file);
-      if (stored !== undefined) return stored;
-    }
-    if (isVideoFile(file)) throw new IngestLineError(`file '${record.file ?? '(given)'}' is a video file; only a video's line may name one`);
-    // Without a file, an asset that has an original keeps it, and what derives from it is
-    // derived again from the stored bytes, exactly as if the file had been given.
-    const source = file ?? (await this.storedOriginal(record.asset_type, record.id));
-    return this.deps.catalog.upsertAsset(await buildAssetInput(record, source, this.deps.blobs, this.deps.classifier));
+    return this.store(record, file, namedFields(value), options);
   }
 
   /**
-   * A video line with a video file (given, or the asset's stored one when none is given):
-   * stored from the file's facts. Undefined when there is no video file (none at all, or a
-   * poster still): the line goes the image way.
+   * Stores one validated record: over what is stored for its id (the fields it leaves out keep
+   * their values) unless `replace`; nothing at all on a dry run. `named` is every field the raw
+   * record names, those given as null included.
    */
-  private async storeVideo(record: AssetManifestRecord & { asset_type: 'video' }, file: Buffer | VideoFile | undefined): Promise<'insert' | 'update' | undefined> {
-    const deps = { blobs: this.deps.blobs, tools: (this.videoTools ??= VideoTools.fromEnvironment()), classifier: this.deps.classifier };
-    const fail = (message: string) => new IngestLineError(message);
-    const upsert = async (video: VideoFile) => {
-      // What the container's tags say fills what the record leaves out (the record wins), as for a picture.
-      const described = withEmbeddedFields(record, 'video', await readVideoMetadata(deps.tools, video.videoPath)) as typeof record;
-      return this.deps.catalog.upsertAsset(await buildVideoInput(described, video, deps, fail));
+  private async store(record: ManifestRecord, file: Buffer | VideoFile | undefined, named: ReadonlySet<string>, options: RecordOptions): Promise<RecordOutcome> {
+    if (record.asset_type === 'event') return this.storeEvent(record, named, options);
+    const stored = (await this.deps.catalog.findAssets(record.asset_type, [record.id])).found[0];
+    const blobs = options.dryRun ? new UnwrittenBlobStore(this.deps.blobs) : this.deps.blobs;
+    /** The record to build from: with the stored fields it leaves out, but for those the file decides again. */
+    const complete = (derived: readonly string[]) => (stored === undefined || options.replace ? record : withStoredFields(record, stored, named, derived));
+    let input = record.asset_type === 'video' ? await this.videoInput(record, file, complete, blobs) : undefined;
+    if (input === undefined) {
+      if (isVideoFile(file)) throw new IngestLineError(`file '${record.file ?? '(given)'}' is a video file; only a video's line may name one`);
+      // Without a file, an asset that has an original keeps it, and what derives from it is
+      // derived again from the stored bytes, exactly as if the file had been given.
+      const source = file ?? (await this.storedOriginal(record.asset_type, record.id));
+      input = await buildAssetInput(complete(derivedFromPicture(record.asset_type, file, source, stored)), source, blobs, this.deps.classifier);
+    }
+    const title = input.fields.title;
+    let titledFromFileName: string | undefined;
+    if (options.titleFromFileName !== undefined && (typeof title !== 'string' || title.trim() === '')) {
+      titledFromFileName = options.titleFromFileName;
+      input.fields.title = titledFromFileName;
+    }
+    const operation = options.dryRun ? await this.plannedOperation(input.asset_type, input.id, stored) : await this.deps.catalog.upsertAsset(input);
+    const productTypes = Array.isArray(input.fields.product_types) ? (input.fields.product_types as string[]) : [];
+    const text = (value: unknown) => (typeof value === 'string' ? value : null);
+    return {
+      id: input.id,
+      operation,
+      changes: stored === undefined ? [] : assetChanges(stored, input),
+      titledFromFileName,
+      unlicensable: productTypes.length === 0,
+      unfit: unfitProductTypes({ assetType: input.asset_type, family: text(input.fields.asset_family), licenseModel: text(input.fields.license_model), productTypes }),
     };
-    if (isVideoFile(file)) return upsert(file);
-    if (Buffer.isBuffer(file)) return isStillPicture(file) ? undefined : withVideoBytes(file, upsert);
+  }
+
+  private async storeEvent(record: EventManifestRecord, named: ReadonlySet<string>, options: WriteOptions): Promise<RecordOutcome> {
+    const stored = (await this.deps.catalog.findEventRecords([record.id]))[0];
+    const { asset_type: _eventType, ...event } = stored === undefined || options.replace ? record : withStoredEventFields(record, stored, named);
+    const operation = options.dryRun ? (stored === undefined ? 'insert' : 'update') : await this.deps.catalog.upsertEvent(event);
+    return { id: String(record.id), operation, changes: stored === undefined ? [] : eventChanges(stored, event), unlicensable: false, unfit: [] };
+  }
+
+  /** What a dry run reports for an asset: insert or update, or the conflict a real run would meet. */
+  private async plannedOperation(assetType: 'image' | 'video', id: string, stored: AssetRecord | undefined): Promise<'insert' | 'update'> {
+    if (stored !== undefined) return 'update';
+    const otherType = assetType === 'image' ? 'video' : 'image';
+    if ((await this.deps.catalog.findAssets(otherType, [id])).found.length > 0) {
+      throw new CatalogConflictError(`asset ${id} is a ${otherType}, not a ${assetType}`);
+    }
+    return 'insert';
+  }
+
+  /**
+   * A video line with a video file (given, or the asset's stored one when none is given): its
+   * input from the file's facts. Undefined when there is no video file (none at all, or a
+   * poster still): the line goes the image way. `complete` adds the stored fields to keep.
+   */
+  private async videoInput(
+    record: AssetManifestRecord & { asset_type: 'video' },
+    file: Buffer | VideoFile | undefined,
+    complete: (derived: readonly string[]) => AssetManifestRecord,
+    blobs: BlobStore,
+  ): Promise<AssetInput | undefined> {
+    const deps = { blobs, tools: (this.videoTools ??= VideoTools.fromEnvironment()), classifier: this.deps.classifier };
+    // A file that does not probe or decode is an unreadable file; anything else wrong is the record's.
+    const fail = (message: string, cause?: unknown) => (cause === undefined ? new IngestLineError(message) : new UnreadableFileError(message, { cause }));
+    const build = async (video: VideoFile) => {
+      // What the container's tags say fills what the record leaves out (the record wins), as for a picture.
+      const described = withEmbeddedFields(complete(VIDEO_FACT_FIELDS), 'video', await readVideoMetadata(deps.tools, video.videoPath)) as typeof record;
+      return buildVideoInput(described, video, deps, fail);
+    };
+    if (isVideoFile(file)) return build(file);
+    if (Buffer.isBuffer(file)) return isStillPicture(file) ? undefined : withVideoBytes(file, build);
     const found = await this.deps.catalog.findOriginal(record.id);
-    return found === undefined ? undefined : withStoredVideo(this.deps.blobs, found.originalKey, upsert);
+    return found === undefined ? undefined : withStoredVideo(this.deps.blobs, found.originalKey, build);
   }
 
   /** The original already stored for an asset, as a source to derive from; undefined when it has none. */
@@ -200,6 +299,29 @@ export interface MediaSource {
   storedSignature?: string | undefined;
   /** The stored original's media facts, kept when of the current version. */
   storedFacts?: MediaFacts | undefined;
+}
+
+/** Every top-level field a raw record names, null ones included. */
+function namedFields(value: unknown): ReadonlySet<string> {
+  return new Set(typeof value === 'object' && value !== null && !Array.isArray(value) ? Object.keys(value) : []);
+}
+
+/**
+ * The fields a picture (an image's, or a video's poster still) decides again, so that a stored
+ * value of them is not carried over: its size and, for an image, the download sizes; and the
+ * orientation too when a new file replaces the original it was read from.
+ */
+function derivedFromPicture(
+  assetType: 'image' | 'video',
+  file: Buffer | undefined,
+  source: Buffer | MediaSource | undefined,
+  stored: AssetRecord | undefined,
+): string[] {
+  if (source === undefined) return [];
+  const derived = assetType === 'image' ? ['max_dimensions', 'download_sizes'] : ['max_dimensions'];
+  const sameOriginal = file === undefined || stored?.original?.key.startsWith(`originals/${createHash('sha256').update(file).digest('hex')}.`) === true;
+  if (!sameOriginal) derived.push('orientation');
+  return derived;
 }
 
 function parse(value: unknown): ManifestRecord {
@@ -253,7 +375,7 @@ export async function buildAssetInput(
     try {
       probed = await probeImage(file);
     } catch (error) {
-      throw new IngestLineError(`${what}: ${(error as Error).message}`);
+      throw new UnreadableFileError(`${what}: ${(error as Error).message}`, { cause: error });
     }
     visualSignature = isCurrentSignature(storedSignature) ? storedSignature : await visualSignatureOf(file, what);
     // What the file says about itself fills what the record leaves out (the record wins).

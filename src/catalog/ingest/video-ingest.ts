@@ -36,7 +36,7 @@ export interface VideoFile {
 const KEY_FRAMES_TIMEOUT_MS = 10 * 60_000;
 
 /** The manifest fields a video file decides; giving one with a file is an error on its line. */
-const FACT_FIELDS = ['clip_length', 'aspect_ratio', 'orientation', 'download_sizes', 'max_dimensions'] as const;
+export const VIDEO_FACT_FIELDS = ['clip_length', 'aspect_ratio', 'orientation', 'download_sizes', 'max_dimensions'] as const;
 
 export function isVideoFile(value: unknown): value is VideoFile {
   return typeof value === 'object' && value !== null && typeof (value as VideoFile).videoPath === 'string';
@@ -83,17 +83,17 @@ export async function withStoredVideo<T>(blobs: BlobStore, originalKey: string, 
  * orientation, max_dimensions and download_sizes (the original and the smaller kinds, each
  * with its frame rate, frame size, format and compression) from the file; the file stored as
  * `originals/<sha256>.<format>`; the poster and key frames stored beside it; the visual
- * signature and media facts computed from the poster. `fail` makes the line's error.
+ * signature and media facts computed from the poster. `fail` makes the line's error; it is given the cause when the file itself cannot be read.
  */
 export async function buildVideoInput(
   record: VideoManifestRecord,
   file: VideoFile,
   deps: { blobs: BlobStore; tools: VideoTools; classifier?: NudityScorer | undefined },
-  fail: (message: string) => Error,
+  fail: (message: string, cause?: unknown) => Error,
 ): Promise<AssetInput> {
   const { asset_type: assetType, id, file: fileName, ...given } = record;
   const what = file.storedKey !== undefined ? `stored original of asset '${id}'` : `file '${fileName ?? '(given)'}'`;
-  for (const field of FACT_FIELDS) {
+  for (const field of VIDEO_FACT_FIELDS) {
     if ((given as Record<string, unknown>)[field] !== undefined) {
       throw fail(
         file.storedKey !== undefined
@@ -106,7 +106,7 @@ export async function buildVideoInput(
   try {
     facts = await probeVideo(deps.tools, file.videoPath);
   } catch (error) {
-    if (error instanceof NotAVideoError || error instanceof VideoToolError) throw fail(`${what}: ${error.message}`);
+    if (error instanceof NotAVideoError || error instanceof VideoToolError) throw fail(`${what}: ${error.message}`, error);
     throw error;
   }
   let poster: Buffer;
@@ -115,7 +115,7 @@ export async function buildVideoInput(
     poster = await posterStill(deps.tools, file.videoPath, facts);
     frames = await keyFrames(deps.tools, file.videoPath, facts, KEY_FRAMES_TIMEOUT_MS);
   } catch (error) {
-    throw fail(`${what}: its stills could not be taken (${error instanceof Error ? error.message : String(error)})`);
+    throw fail(`${what}: its stills could not be taken (${error instanceof Error ? error.message : String(error)})`, error);
   }
   const key = file.storedKey ?? `originals/${await sha256OfFile(file.videoPath)}.${facts.format}`;
   // Content-addressed: the same bytes already stored need not be written again.

@@ -1,7 +1,8 @@
 import fsp from 'node:fs/promises';
 import { InvalidArgumentError, type Command } from 'commander';
-import { ingestFolder, type FolderDefaults } from '../../catalog/ingest/folder-ingest.js';
+import { ingestFolder, type FolderDefaults, type FolderIngestReport } from '../../catalog/ingest/folder-ingest.js';
 import { IngestService } from '../../catalog/ingest/ingest.service.js';
+import { showValue, type FieldChange } from '../../catalog/ingest/stored-fields.js';
 import { NudityClassifier } from '../../media/nudity-classifier.js';
 import { commaList, withServices } from '../options.js';
 import { progressBar } from '../progress.js';
@@ -13,7 +14,12 @@ interface IngestOptions {
   licenseModel?: string;
   productTypes?: string[];
   artist?: string;
+  replace?: boolean;
+  dryRun?: boolean;
 }
+
+/** How many files a grouped warning names before "and N more". */
+const NAMED_FILES = 5;
 
 export function addIngestCommand(program: Command): void {
   program
@@ -26,6 +32,8 @@ export function addIngestCommand(program: Command): void {
     .option('--license-model <model>', 'license_model of every asset (with a folder)')
     .option('--product-types <types>', 'product_types of every asset, comma-separated (with a folder)', commaList)
     .option('--artist <name>', 'artist of the files whose metadata names no creator (with a folder)')
+    .option('--replace', 'write each record exactly as given: fields it (or the flags) leave out are cleared; without it they keep their stored values')
+    .option('--dry-run', 'print what the run would change, asset by asset, and write nothing')
     .action(async (source: string, options: IngestOptions) => {
       const isFolder = (await fsp.stat(source).catch(() => undefined))?.isDirectory() === true;
       const folderFlags = ['family', 'collection', 'licenseModel', 'productTypes', 'artist'] as const;
@@ -50,18 +58,40 @@ async function runManifest(ingest: IngestService, manifest: string, options: Ing
   const bar = progressBar('Ingesting');
   let report;
   try {
-    report = await ingest.ingestFile(manifest, { mediaDir: options.media, onProgress: bar.update });
+    report = await ingest.ingestFile(manifest, { mediaDir: options.media, onProgress: bar.update, replace: options.replace, dryRun: options.dryRun });
   } finally {
     bar.stop();
   }
   const problems = [
     ...report.failed.map(({ line, reason }) => ({ line, message: reason })),
     ...report.unlicensable.map(({ line, id }) => ({ line, message: `warning: asset '${id}' lists no product_types, so no product can license it` })),
+    ...report.unfit.map(({ line, id, productType, reason }) => ({
+      line,
+      message: `warning: asset '${id}' lists product type ${productType}, which can never license it: ${reason}`,
+    })),
   ].sort((a, b) => a.line - b.line);
   for (const { line, message } of problems) process.stderr.write(`line ${line}: ${message}\n`);
-  const unlicensable = report.unlicensable.length > 0 ? `, ${report.unlicensable.length} that no product can license` : '';
-  process.stdout.write(`${report.inserted} inserted, ${report.updated} updated, ${report.failed.length} failed${unlicensable}\n`);
+  if (options.dryRun) {
+    for (const { line, id, operation, changes } of report.planned) writePlan(`line ${line} (${id})`, operation, changes);
+    const changed = report.updated - report.unchanged;
+    process.stdout.write(
+      `dry run: ${report.inserted} would be inserted, ${changed} would change, ${report.unchanged} unchanged, ${report.failed.length} failed; nothing was written\n`,
+    );
+  } else {
+    const unlicensable = report.unlicensable.length > 0 ? `, ${report.unlicensable.length} that no product can license` : '';
+    process.stdout.write(`${report.inserted} inserted, ${report.updated} updated, ${report.failed.length} failed${unlicensable}\n`);
+  }
   if (report.failed.length > 0) process.exitCode = 1;
+}
+
+/** One record of a dry run's plan: created, or each field that would change, old → new. */
+function writePlan(what: string, operation: 'insert' | 'update', changes: readonly FieldChange[]): void {
+  if (operation === 'insert') {
+    process.stdout.write(`${what}: would be created\n`);
+    return;
+  }
+  process.stdout.write(`${what}: would change\n`);
+  for (const { field, from, to } of changes) process.stdout.write(`  ${field}: ${showValue(from)} → ${showValue(to)}\n`);
 }
 
 async function runFolder(ingest: IngestService, folder: string, options: IngestOptions): Promise<void> {
@@ -75,26 +105,80 @@ async function runFolder(ingest: IngestService, folder: string, options: IngestO
   const bar = progressBar('Ingesting');
   let report;
   try {
-    report = await ingestFolder(ingest, folder, { defaults, onProgress: bar.update });
+    report = await ingestFolder(ingest, folder, { defaults, onProgress: bar.update, replace: options.replace, dryRun: options.dryRun });
   } finally {
     bar.stop();
   }
-  for (const { file, reason } of report.skipped) process.stderr.write(`${file}: skipped: ${reason}\n`);
-  // The reasons in a few words each, counted: what a person scanning the summary needs.
-  const byReason = new Map<string, number>();
-  for (const { reason } of report.skipped) {
-    const kind = reasonKind(reason);
-    byReason.set(kind, (byReason.get(kind) ?? 0) + 1);
+  writeFolderProblems(report);
+  for (const { file, title } of report.titled) {
+    process.stdout.write(`${file}: the file names no title, so it ${options.dryRun ? 'would be' : 'is'} titled ${JSON.stringify(title)} from its file name\n`);
   }
-  const why = [...byReason].map(([reason, n]) => `${n} ${reason}`).join('; ');
-  process.stdout.write(`${report.created.length} created, ${report.updated.length} updated, ${report.skipped.length} skipped${why ? ` (${why})` : ''}\n`);
-  if (defaults.product_types === undefined && report.created.length + report.updated.length > 0) {
-    process.stderr.write('warning: no --product-types: no product can license these assets until their records list some\n');
+  const changed = report.updated.filter(({ changes }) => changes.length > 0);
+  const skipped = `${report.skipped.length} skipped${countedReasons(report.skipped)}`;
+  if (options.dryRun) {
+    for (const { file, id } of report.created) writePlan(`${file} (asset ${id})`, 'insert', []);
+    for (const { file, id, changes } of changed) writePlan(`${file} (asset ${id})`, 'update', changes);
+    const unchanged = report.updated.length - changed.length;
+    process.stdout.write(
+      `dry run: ${report.created.length} would be created, ${changed.length} would change, ${unchanged} unchanged, ${report.failed.length} failed, ${skipped}; nothing was written\n`,
+    );
+  } else {
+    process.stdout.write(
+      `${report.created.length} created, ${report.updated.length} updated (${changed.length} changed), ${report.failed.length} failed, ${skipped}\n`,
+    );
+  }
+  if (report.failed.length > 0) process.exitCode = 1;
+}
+
+/** The files not ingested, each with its reason, and the warnings, on standard error. */
+function writeFolderProblems(report: FolderIngestReport): void {
+  const duplicates = new Set(report.duplicates.map(({ skipped }) => skipped));
+  for (const { file, reason } of report.failed) process.stderr.write(`${file}: failed: ${reason}\n`);
+  for (const { file, reason } of report.skipped) if (!duplicates.has(file)) process.stderr.write(`${file}: skipped: ${reason}\n`);
+  for (const { kept, skipped, sha256 } of report.duplicates) {
+    process.stderr.write(`kept ${kept}, skipped ${skipped}: the same content (sha256 ${sha256}); the first in path order is kept\n`);
+  }
+  // One warning per product type and reason, naming the files: a folder shares its flags.
+  const unfit = new Map<string, { productType: string; reason: string; files: string[] }>();
+  for (const { file, productType, reason } of report.unfit) {
+    const key = `${productType}\n${reason}`;
+    const group = unfit.get(key) ?? { productType, reason, files: [] };
+    group.files.push(file);
+    unfit.set(key, group);
+  }
+  for (const { productType, reason, files } of unfit.values()) {
+    process.stderr.write(`warning: product type ${productType} can never license ${assetCount(files.length)} (${named(files)}): ${reason}\n`);
+  }
+  if (report.unlicensable.length > 0) {
+    const files = report.unlicensable.map(({ file }) => file);
+    const [list, them] = files.length === 1 ? ['lists', 'it'] : ['list', 'them'];
+    process.stderr.write(
+      `warning: ${assetCount(files.length)} (${named(files)}) ${list} no product_types, so no product can license ${them}: give --product-types\n`,
+    );
   }
 }
 
-/** A reason without its particulars: "file 'a.jpg': Input buffer has corrupt header: …" → "Input buffer has corrupt header". */
+function assetCount(n: number): string {
+  return n === 1 ? '1 asset' : `${n} assets`;
+}
+
+function named(files: readonly string[]): string {
+  const more = files.length - NAMED_FILES;
+  return `${files.slice(0, NAMED_FILES).join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
+}
+
+/** " (1 not an image or video; 2 the same content as another file)": the reasons in a few words each, counted. */
+function countedReasons(skipped: ReadonlyArray<{ reason: string }>): string {
+  const byReason = new Map<string, number>();
+  for (const { reason } of skipped) {
+    const kind = reasonKind(reason);
+    byReason.set(kind, (byReason.get(kind) ?? 0) + 1);
+  }
+  return byReason.size === 0 ? '' : ` (${[...byReason].map(([reason, n]) => `${n} ${reason}`).join('; ')})`;
+}
+
+/** A reason without its particulars: "the same content as a.jpg (sha256 …); …" → "the same content as another file". */
 function reasonKind(reason: string): string {
-  const general = reason.replace(/^file '[^']*': /, '').replace(/^the same content as .*/, 'the same content as another file');
+  const general = reason.replace(/^the same content as .*/, 'the same content as another file');
   return general.split(/ \(|: /)[0]!;
 }
