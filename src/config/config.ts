@@ -72,6 +72,40 @@ export interface Config {
   readonly video: VideoConfig;
   /** Where originals, renditions and other blobs live. */
   readonly blobs: BlobsConfig;
+  /** What clients may keep: uploads (PUT /v3/search/by-image/uploads) and file registrations, per key and per user. */
+  readonly storedFiles: StoredFilesConfig;
+  /** How many pictures the request paths of uploads, registrations and masks decode at once, and how many may wait. */
+  readonly imageDecodes: { readonly concurrency: number; readonly queue: number };
+}
+
+/** A quota: how many files, and how many bytes in all. */
+export interface FileQuota {
+  readonly files: number;
+  readonly bytes: number;
+}
+
+export interface StoredFilesConfig {
+  readonly uploadsPerKey: FileQuota;
+  readonly uploadsPerUser: FileQuota;
+  readonly registrationsPerKey: FileQuota;
+  readonly registrationsPerUser: FileQuota;
+  /** How long a file registration is kept; then it is deleted with its files. */
+  readonly registrationRetentionDays: number;
+}
+
+const MEGABYTE = 1024 * 1024;
+
+/** The stored-file quotas and the registrations' retention (docs/configuration.md). */
+function storedFilesConfig(env: Env): StoredFilesConfig {
+  const quota = (filesName: string, files: number, megabytesName: string, megabytes: number): FileQuota =>
+    Object.freeze({ files: integer(env, filesName, files, 1, 1_000_000_000), bytes: integer(env, megabytesName, megabytes, 1, 1_000_000_000) * MEGABYTE });
+  return Object.freeze({
+    uploadsPerKey: quota('STOCKROOM_UPLOADS_PER_KEY', 1000, 'STOCKROOM_UPLOAD_MB_PER_KEY', 2000),
+    uploadsPerUser: quota('STOCKROOM_UPLOADS_PER_USER', 100, 'STOCKROOM_UPLOAD_MB_PER_USER', 200),
+    registrationsPerKey: quota('STOCKROOM_REGISTRATIONS_PER_KEY', 2000, 'STOCKROOM_REGISTRATION_MB_PER_KEY', 5000),
+    registrationsPerUser: quota('STOCKROOM_REGISTRATIONS_PER_USER', 200, 'STOCKROOM_REGISTRATION_MB_PER_USER', 500),
+    registrationRetentionDays: integer(env, 'STOCKROOM_REGISTRATION_RETENTION_DAYS', 30, 1, 3650),
+  });
 }
 
 /** STOCKROOM_BLOBS: a folder (`blobs/` under the data folder) or an S3-compatible bucket shared by every node. */
@@ -433,5 +467,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     mediaFacts: mediaFactsConfig(env),
     video: videoConfig(env),
     blobs: blobsConfig(env, dataDir),
+    storedFiles: storedFilesConfig(env),
+    imageDecodes: Object.freeze({
+      concurrency: integer(env, 'STOCKROOM_IMAGE_DECODES', 2, 1, 64),
+      queue: integer(env, 'STOCKROOM_IMAGE_DECODE_QUEUE', 32, 0, 10_000),
+    }),
   });
 }

@@ -41,6 +41,9 @@ export interface GenerationNeeds {
   engines?: ConfiguredEngines | undefined;
 }
 
+/** How often a serving node deletes the file registrations past their retention. */
+const REGISTRATION_SWEEP_MS = 60 * 60 * 1000;
+
 /** Generative images (§3.22, §3.23): requests queued as jobs in the store, run by engines the configuration picks. */
 export function generationModule(platform: Platform, needs: GenerationNeeds): StockroomModule<GenerationExports> {
   const { config, database, blobs, clock, log } = platform;
@@ -77,7 +80,19 @@ export function generationModule(platform: Platform, needs: GenerationNeeds): St
     now: clock,
   });
   const signPath = (path: string) => needs.signer.sign(path);
-  const registrations = new FileRegistrations({ repository, blobs, products: needs.products, licensing: needs.aiLicensing, uploads: needs.uploads, signPath, now: clock });
+  const registrations = new FileRegistrations({
+    repository,
+    blobs,
+    products: needs.products,
+    licensing: needs.aiLicensing,
+    uploads: needs.uploads,
+    signPath,
+    quotas: { perKey: config.storedFiles.registrationsPerKey, perUser: config.storedFiles.registrationsPerUser },
+    retentionDays: config.storedFiles.registrationRetentionDays,
+    decodes: platform.imageDecodes,
+    now: clock,
+  });
+  let sweeping: NodeJS.Timeout | undefined;
   const generation = new GenerationService({
     repository,
     jobs,
@@ -93,6 +108,7 @@ export function generationModule(platform: Platform, needs: GenerationNeeds): St
     waitMs: settings.waitMs,
     maxPerUser: settings.maxPerUser,
     retentionDays: settings.retentionDays,
+    decodes: platform.imageDecodes,
     now: clock,
   });
   return {
@@ -112,8 +128,12 @@ export function generationModule(platform: Platform, needs: GenerationNeeds): St
     start: async () => {
       await jobs.start();
       downloads.start();
+      // Registrations past the retention also leave when nobody registers (a registration sweeps too).
+      sweeping = setInterval(() => void registrations.purgeExpired().catch((error: unknown) => log.warn({ err: error }, 'sweeping expired file registrations failed')), REGISTRATION_SWEEP_MS);
+      sweeping.unref();
     },
     close: async () => {
+      clearInterval(sweeping);
       await jobs.close();
       await downloads.close();
       // Engines a test or benchmark hands in are closed by whoever made them.

@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import type { SqlDialect } from '../platform/db/database.js';
+import { withStoreLocks } from '../platform/db/store-locks.js';
 import type { GenerationFileRegistrationsTable, GenerationRequestsTable, GenerationResultsTable, Tables } from '../platform/db/tables.js';
 
 export type GenerationRow = Selectable<GenerationRequestsTable>;
@@ -171,5 +172,36 @@ export class GenerationRepository {
 
   findRegistration(id: string): Promise<RegistrationRow | undefined> {
     return this.db.selectFrom('generation_file_registrations').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  /** The registrations kept (made after `sinceIso`) of an API key or of a user: how many, and their bytes. */
+  async registrationUsage(of: { clientId: number } | { userId: number }, sinceIso: string): Promise<{ files: number; bytes: number }> {
+    let query = this.db
+      .selectFrom('generation_file_registrations')
+      .select([sql<number>`count(*)`.as('files'), sql<number>`coalesce(sum(byte_size), 0)`.as('bytes')])
+      .where('created_at', '>', sinceIso);
+    query = 'clientId' in of ? query.where('client_id', '=', of.clientId) : query.where('user_id', '=', of.userId);
+    const row = await query.executeTakeFirstOrThrow();
+    return { files: Number(row.files), bytes: Number(row.bytes) };
+  }
+
+  /** Deletes the registrations made at or before `cutoffIso`; returns the blob keys they held. */
+  async deleteRegistrationsBefore(cutoffIso: string): Promise<string[]> {
+    const deleted = await this.db
+      .deleteFrom('generation_file_registrations')
+      .where('created_at', '<=', cutoffIso)
+      .returning(['image_key', 'preview_key'])
+      .execute();
+    return deleted.flatMap((row) => [row.image_key, row.preview_key]);
+  }
+
+  /**
+   * Runs `work` holding the registration quota locks of an API key and a user, so that two
+   * registrations cannot both pass the same quota check; `work` gets a repository to use
+   * meanwhile (on PostgreSQL, bound to the locks' transaction).
+   */
+  withRegistrationLocks<T>(clientId: number, userId: number, work: (repository: GenerationRepository) => Promise<T>): Promise<T> {
+    const names = [`generation_file_registrations:client:${clientId}`, `generation_file_registrations:user:${userId}`];
+    return withStoreLocks(this.db, this.dialect, names, (db) => work(db === this.db ? this : new GenerationRepository(db, this.dialect)));
   }
 }

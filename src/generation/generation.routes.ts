@@ -87,7 +87,7 @@ interface PostOperation {
 
 const OPERATIONS: readonly PostOperation[] = [
   { url: '/ai/image-generations', type: 'text_to_image', body: ImageGenerationsRequest, summary: 'Generate images from a text prompt', description: 'Needs a model server (STOCKROOM_GENERATION_SERVER); otherwise 503.' },
-  { url: '/ai/image-generations/refine', type: 'refine', body: RefineRequest, summary: 'Regenerate the white area of a mask per the prompt', description: 'Exactly one reference; the mask is an upload of the same API key.' },
+  { url: '/ai/image-generations/refine', type: 'refine', body: RefineRequest, summary: 'Regenerate the white area of a mask per the prompt', description: 'Exactly one reference; the mask is an upload of the user’s own (sent with the same key and the user’s token).' },
   { url: '/ai/image-generations/extend', type: 'extend', body: ExtendRequest, summary: 'Add content beyond the borders', description: 'Exactly one reference; at least one percentage above 0.' },
   { url: '/ai/image-generations/background-removal', type: 'background_removal', body: BackgroundRemovalRequest, summary: 'Remove the background', description: 'Exactly one reference: a licensed creative image or an earlier result.' },
   { url: '/ai/image-generations/object-removal', type: 'object_removal', body: RemoveObjectRequest, summary: 'Remove what the mask covers', description: 'Exactly one reference; mask_url required.' },
@@ -309,11 +309,11 @@ export async function betaGenerationRoutes(app: FastifyInstance, options: Genera
       schema: {
         tags,
         summary: 'Register an uploaded file as a reference',
-        description: 'The url of an upload of the same API key; rights_claimed must be true.',
+        description: 'The url of an upload of the user’s own (sent with the same key and the user’s token); rights_claimed must be true. Kept STOCKROOM_REGISTRATION_RETENTION_DAYS; 429 RegistrationQuotaExceeded past the quotas of the key or the user.',
         security,
         body: FileRegistrationRequest,
         documented: { body: DOCUMENTED_BODIES.FileRegistrationRequest },
-        response: { 200: FileRegistrationResponse, ...errors, 429: ErrorBody },
+        response: { 200: FileRegistrationResponse, ...errors, 429: ErrorBody, 503: { ...ErrorBody, description: 'ImageDecodersBusy: the server decodes as many pictures as it may; retry after Retry-After' } },
       },
     },
     async (request) => registrations.register(await request.requireBearer(), request.apiClient.id, (request.body ?? {}) as RegistrationBody),

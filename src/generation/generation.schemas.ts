@@ -166,10 +166,10 @@ const REQUIRED_REFERENCE: Readonly<Record<ReferenceKind, TSchema>> = {
 /** Fields the service requires, as the document states them. */
 const REQUIRED_FIELDS: Readonly<Record<string, TSchema>> = {
   prompt: Type.String({ minLength: 1, pattern: '\\S', description: 'What to make; not blank.' }),
-  mask_url: Type.String({ minLength: 1, pattern: '\\S', description: 'An upload of this API key (PUT /v3/search/by-image/uploads/{file-name}); white is the region acted on.' }),
+  mask_url: Type.String({ minLength: 1, pattern: '\\S', description: 'An upload of the user’s own, sent with this API key and the user’s token (PUT /v3/search/by-image/uploads/{file-name}); white is the region acted on.' }),
   noise_level: Type.Number({ minimum: 0, maximum: 1, description: '0 to 1; higher is less like the reference.' }),
   influence_level: Type.Number({ minimum: 0, maximum: 1, description: '0 to 1; higher is more like the reference.' }),
-  url: Type.String({ minLength: 1, pattern: '\\S', description: 'The URL of an upload of this API key (PUT /v3/search/by-image/uploads/{file-name}).' }),
+  url: Type.String({ minLength: 1, pattern: '\\S', description: 'The URL of an upload of the user’s own, sent with this API key and the user’s token (PUT /v3/search/by-image/uploads/{file-name}).' }),
   rights_claimed: Type.Literal(true, { description: 'You own the file or licensed it.' }),
   size_name: Type.Union([Type.Literal('1k'), Type.Literal('4k')], { description: '1k or 4k (GET …/download-sizes).' }),
   generated_asset_id: Type.String({ minLength: 1, pattern: '\\S', description: 'From GET /v3/downloads.' }),

@@ -15,6 +15,7 @@ import { generatedFileNotFound } from './generation-downloads.js';
 import type { GenerationRepository, GenerationRow, HistoryFilter, ResultRow } from './generation.repository.js';
 import type { PromptPolicy } from './prompt-policy.js';
 import type { FileRegistrations } from './file-registrations.js';
+import type { DecodeSlots } from '../platform/decode-slots.js';
 
 /** The contract's GenerationType of each operation this server runs. */
 export type GenerationType =
@@ -129,9 +130,12 @@ export interface GenerationCatalog {
   findAssets(assetType: 'image', ids: readonly string[]): Promise<{ found: AssetRecord[]; notFound: string[] }>;
 }
 
-/** Files uploaded with PUT /v3/search/by-image/uploads (search's uploads), read by the URL handed out. */
+/**
+ * Files uploaded with PUT /v3/search/by-image/uploads (search's uploads), read by the URL handed
+ * out, as their owner: the user whose token came with the upload (or the API key alone).
+ */
 export interface UploadedFiles {
-  fileOf(clientId: number, fileUrl: string, parameter: string): Promise<{ bytes: Buffer; mediaType: string }>;
+  fileOf(owner: { clientId: number; userId: number | null }, fileUrl: string, parameter: string): Promise<{ bytes: Buffer; mediaType: string }>;
 }
 
 export interface GenerationServiceDeps {
@@ -150,6 +154,8 @@ export interface GenerationServiceDeps {
   waitMs: number;
   maxPerUser: number;
   retentionDays: number;
+  /** The platform's bound on pictures decoded at once: every source and mask is decoded under it. */
+  decodes: DecodeSlots;
   now: () => Date;
 }
 
@@ -345,7 +351,7 @@ export class GenerationService {
       }
       case 'refine': {
         const reference = await this.reference(call, customer, { excludeIllustrations: true });
-        const mask = await this.mask(call, reference.picture);
+        const mask = await this.mask(call, customer, reference.picture);
         return { params: { prompt, negativePrompt, seed, count: PROMPTED_COUNT }, pictures: { source: reference.picture, mask }, seed, count: PROMPTED_COUNT, reference };
       }
       case 'extend': {
@@ -372,7 +378,7 @@ export class GenerationService {
       }
       case 'object_removal': {
         const reference = await this.reference(call, customer, {});
-        const mask = await this.mask(call, reference.picture);
+        const mask = await this.mask(call, customer, reference.picture);
         return { params: {}, pictures: { source: reference.picture, mask }, seed, count: 1, reference };
       }
       case 'influence_color_by_image':
@@ -448,7 +454,7 @@ export class GenerationService {
     }
     const data = record.original ? await this.deps.blobs.get(record.original.key) : undefined;
     if (!data) throw new ApiError(409, 'AssetFileNotAvailable', `Image ${assetId} has no stored file to edit`);
-    return { picture: await normalise(data, 'reference_asset_id'), originalAssetId: assetId };
+    return { picture: await this.deps.decodes.run(() => normalise(data, 'reference_asset_id')), originalAssetId: assetId };
   }
 
   private async generationReference(customer: Customer, requestId: string, index: number): Promise<Reference> {
@@ -459,25 +465,26 @@ export class GenerationService {
     if (result.is_blocked || result.image_key === null) throw notFound('GenerationRequestIdNotFound', `Result ${index} of generation ${requestId} was blocked by the prompt policy`);
     const data = await this.deps.blobs.get(result.image_key);
     if (!data) throw generatedFileNotFound(`The picture of result ${index} of generation ${requestId} is no longer stored; it cannot be edited`);
-    return { picture: await normalise(data, 'reference_generation'), originalAssetId: row.original_asset_id, source: { requestId, index }, sourcePrompt: row.prompt };
+    return { picture: await this.deps.decodes.run(() => normalise(data, 'reference_generation')), originalAssetId: row.original_asset_id, source: { requestId, index }, sourcePrompt: row.prompt };
   }
 
   private async registration(customer: Customer, id: string, category: 'ImageReference' | 'CustomerProduct'): Promise<Picture> {
     const data = await this.deps.registrations.imageOf(customer.id, id, category);
-    return normalise(data, 'reference_file_registration_id');
+    return this.deps.decodes.run(() => normalise(data, 'reference_file_registration_id'));
   }
 
-  /** The mask an uploaded file holds: grey, the size of the source (white acts). */
-  private async mask(call: GenerationCall, source: Picture): Promise<Picture> {
+  /** The mask an upload of the customer's own holds: grey, the size of the source (white acts). */
+  private async mask(call: GenerationCall, customer: Customer, source: Picture): Promise<Picture> {
     const url = call.body.mask_url?.trim();
     if (!url) throw invalidParameter('mask_url', 'a mask is required: upload it with PUT /v3/search/by-image/uploads/{file-name} and pass its URL');
-    const { bytes } = await this.deps.uploads.fileOf(call.clientId, url, 'mask_url');
-    let data: Buffer;
-    try {
-      data = await sharp(bytes).flatten({ background: '#000000' }).greyscale().resize(source.width, source.height, { fit: 'fill' }).png().toBuffer();
-    } catch {
-      throw invalidParameter('mask_url', 'the mask is not an image that decodes');
-    }
+    const { bytes } = await this.deps.uploads.fileOf({ clientId: call.clientId, userId: customer.id }, url, 'mask_url');
+    const data = await this.deps.decodes.run(async () => {
+      try {
+        return await sharp(bytes).flatten({ background: '#000000' }).greyscale().resize(source.width, source.height, { fit: 'fill' }).png().toBuffer();
+      } catch {
+        throw invalidParameter('mask_url', 'the mask is not an image that decodes');
+      }
+    });
     return { data, width: source.width, height: source.height };
   }
 

@@ -12,6 +12,7 @@ import { S3BlobStore } from './blobs/s3-blob-store.js';
 import { createThrottle, type Throttle } from './throttle/throttle.js';
 import { Metrics } from './metrics/metrics.js';
 import { Readiness } from './http/health.js';
+import { DecodeSlots } from './decode-slots.js';
 
 /** What time it is: one clock for every module, so that a test can hold it still. */
 export type Clock = () => Date;
@@ -34,6 +35,8 @@ export interface Platform {
   readonly metrics: Metrics;
   /** What /readyz checks; a module adds its own condition for serving here. */
   readonly readiness: Readiness;
+  /** Bounds the pictures decoded at once on request paths (STOCKROOM_IMAGE_DECODES): every module's decodes share it. */
+  readonly imageDecodes: DecodeSlots;
   /** Starts reading the change log; called once every module has subscribed. */
   followChanges(): Promise<void>;
   /** Stops the change feed first, so that nothing reaches a module that is closing. */
@@ -89,6 +92,7 @@ export async function openPlatform(config: Config, overrides: PlatformOverrides 
     clock: overrides.clock ?? (() => new Date()),
     metrics,
     readiness: new Readiness({ database, redis, blobs, changeFeed, changeFeedIntervalMs }),
+    imageDecodes: new DecodeSlots(config.imageDecodes.concurrency, config.imageDecodes.queue),
     followChanges: () => changeFeed.start(changeFeedIntervalMs),
     stopFollowingChanges: () => changeFeed.stop(),
     async close() {

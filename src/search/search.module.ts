@@ -20,7 +20,7 @@ import type { FactFilterRules } from './search-query.js';
 export interface SearchExports {
   /** The search indexes of this node; built only by a serving node (start). */
   search: SearchService;
-  /** Files uploaded for search by image, per API key. */
+  /** Files uploaded for search by image, per sender (a user, or an API key alone). */
   uploads: UploadsService;
   /** The settings behind the fact filters (the nudity threshold), for searches built outside the routes. */
   factRules: FactFilterRules;
@@ -32,6 +32,9 @@ export interface SearchNeeds {
   /** The token rule: with a customer's token, only what the customer may license (licensing). */
   products: LicensingLimits;
 }
+
+/** How often a serving node deletes the uploads whose 24 hours are over. */
+const UPLOAD_SWEEP_MS = 15 * 60 * 1000;
 
 /** Searches take from microseconds (a rare word) to tens of milliseconds (facets over a million). */
 const SEARCH_BUCKETS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
@@ -59,7 +62,14 @@ export async function searchModule(platform: Platform, needs: SearchNeeds): Prom
     if (!search.ready) throw new Error('the search index is still being loaded or built');
   });
   const factRules = { nudityThreshold: config.mediaFacts.nudityThreshold };
-  const uploads = new UploadsService({ repository: new UploadsRepository(db, database.dialect), blobs, publicUrl: config.publicUrl });
+  const uploads = new UploadsService({
+    repository: new UploadsRepository(db, database.dialect),
+    blobs,
+    publicUrl: config.publicUrl,
+    quotas: { perKey: config.storedFiles.uploadsPerKey, perUser: config.storedFiles.uploadsPerUser },
+    decodes: platform.imageDecodes,
+  });
+  let sweeping: NodeJS.Timeout | undefined;
   return {
     name: 'search',
     exports: { search, uploads, factRules },
@@ -72,7 +82,7 @@ export async function searchModule(platform: Platform, needs: SearchNeeds): Prom
         await api.register(visualSearchRoutes, {
           search,
           catalog,
-          resolveImageUrl: (clientId, imageUrl) => uploads.resolveImageUrl(clientId, imageUrl),
+          resolveImageUrl: (owner, imageUrl) => uploads.resolveImageUrl(owner, imageUrl),
           products,
           factRules,
         });
@@ -82,8 +92,14 @@ export async function searchModule(platform: Platform, needs: SearchNeeds): Prom
       // The index follows the change log from before it is built, so no write falls between.
       changeFeed.subscribe((changes) => search.applyChanges(changes));
       await search.build();
+      // Expired uploads also leave when nobody uploads (an upload sweeps too).
+      sweeping = setInterval(() => void uploads.purgeExpired().catch((error: unknown) => log.warn({ err: error }, 'sweeping expired uploads failed')), UPLOAD_SWEEP_MS);
+      sweeping.unref();
     },
     // The snapshot reflects every change read so far, so the next boot replays less.
-    close: () => search.close(),
+    close: () => {
+      clearInterval(sweeping);
+      return search.close();
+    },
   };
 }

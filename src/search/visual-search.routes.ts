@@ -17,12 +17,13 @@ import { CreativeFacets, shapeFacets } from './search-facets.js';
 import { licensingFiltersOf, type LicensingLimits } from './licensing-limits.js';
 import { narrowed, type FactFilterRules } from './search-query.js';
 import { signatureToBase64 } from '../media/visual-signature.js';
+import type { UploadOwner } from './uploads/uploads.service.js';
 
 export interface VisualSearchRouteOptions {
   search: SearchService;
   catalog: CatalogService;
-  /** The signature of an uploaded file named by image_url; a 400 naming image_url when it names none of this client's. */
-  resolveImageUrl: (clientId: number, imageUrl: string) => Promise<Float32Array>;
+  /** The signature of an uploaded file named by image_url; a 400 naming image_url when it names none of the asker's. */
+  resolveImageUrl: (owner: UploadOwner, imageUrl: string) => Promise<Float32Array>;
   /** The token rule: with a customer's token, only what the customer may license. */
   products: LicensingLimits;
   /** The settings of the filters on computed facts (the nudity threshold). */
@@ -69,7 +70,8 @@ export async function visualSearchRoutes(app: FastifyInstance, options: VisualSe
 
   /** The signature to search by: a catalogue asset's (of either type) or an upload's. */
   async function sourceSignature(request: FastifyRequest, source: ImageSource): Promise<Float32Array> {
-    if ('image_url' in source) return resolveImageUrl(request.apiClient.id, source.image_url);
+    // An upload is the user's when a token comes with the request, else the API key's alone.
+    if ('image_url' in source) return resolveImageUrl({ clientId: request.apiClient.id, userId: (await request.optionalBearer())?.userId ?? null }, source.image_url);
     const id = source.asset_id;
     const asset = (await findAsset('image', id)) ?? (await findAsset('video', id));
     if (asset === undefined) throw notFound('AssetNotFound', `Asset not found: ${id}`);

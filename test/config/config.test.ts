@@ -81,6 +81,11 @@ describe('configuration', () => {
     ['STOCKROOM_IMPLICIT_TOKEN_TTL', String(2 * 31_536_000 + 1)],
     ['STOCKROOM_REFRESH_TOKEN_TTL', '0'],
     ['STOCKROOM_REFRESH_TOKEN_TTL', String(2 * 31_536_000 + 1)],
+    ['STOCKROOM_UPLOADS_PER_USER', '0'],
+    ['STOCKROOM_UPLOAD_MB_PER_KEY', '1.5'],
+    ['STOCKROOM_REGISTRATION_RETENTION_DAYS', '0'],
+    ['STOCKROOM_IMAGE_DECODES', '0'],
+    ['STOCKROOM_IMAGE_DECODE_QUEUE', '-1'],
   ])('stops with one line naming %s when it is %s', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^${name} `));
@@ -153,6 +158,41 @@ describe('configuration', () => {
       expect(() => loadConfig({ STOCKROOM_DELIVERY_URL_TTL: bad })).toThrow(ConfigError);
       expect(() => loadConfig({ STOCKROOM_DELIVERY_URL_TTL: bad })).toThrow(/^STOCKROOM_DELIVERY_URL_TTL must be a whole number from 60 to 604800/);
     }
+  });
+
+  it('gives uploads and file registrations quotas, registrations a retention, and decodes a bound, by default and as set', () => {
+    const MB = 1024 * 1024;
+    expect(loadConfig({})).toMatchObject({
+      storedFiles: {
+        uploadsPerKey: { files: 1000, bytes: 2000 * MB },
+        uploadsPerUser: { files: 100, bytes: 200 * MB },
+        registrationsPerKey: { files: 2000, bytes: 5000 * MB },
+        registrationsPerUser: { files: 200, bytes: 500 * MB },
+        registrationRetentionDays: 30,
+      },
+      imageDecodes: { concurrency: 2, queue: 32 },
+    });
+    const set = loadConfig({
+      STOCKROOM_UPLOADS_PER_KEY: '10',
+      STOCKROOM_UPLOAD_MB_PER_KEY: '20',
+      STOCKROOM_UPLOADS_PER_USER: '3',
+      STOCKROOM_UPLOAD_MB_PER_USER: '4',
+      STOCKROOM_REGISTRATIONS_PER_KEY: '5',
+      STOCKROOM_REGISTRATION_MB_PER_KEY: '6',
+      STOCKROOM_REGISTRATIONS_PER_USER: '7',
+      STOCKROOM_REGISTRATION_MB_PER_USER: '8',
+      STOCKROOM_REGISTRATION_RETENTION_DAYS: '9',
+      STOCKROOM_IMAGE_DECODES: '1',
+      STOCKROOM_IMAGE_DECODE_QUEUE: '0',
+    });
+    expect(set.storedFiles).toEqual({
+      uploadsPerKey: { files: 10, bytes: 20 * MB },
+      uploadsPerUser: { files: 3, bytes: 4 * MB },
+      registrationsPerKey: { files: 5, bytes: 6 * MB },
+      registrationsPerUser: { files: 7, bytes: 8 * MB },
+      registrationRetentionDays: 9,
+    });
+    expect(set.imageDecodes).toEqual({ concurrency: 1, queue: 0 });
   });
 
   it('is frozen once read', () => {

@@ -79,7 +79,7 @@ const GENERATIVE_REFERENCE: RuleBeyondTheSchema = {
 const OWN_UPLOAD: RuleBeyondTheSchema = {
   code: 'InvalidParameterValue',
   message: /parameter '(mask_url|url)'/,
-  why: "a mask or file must be one of this key's uploads: data, not form",
+  why: "a mask or file must be one of the sender's own uploads: data, not form",
 };
 const EXTEND_SIDES: RuleBeyondTheSchema = {
   code: 'InvalidParameterValue',

@@ -6,6 +6,7 @@ import { computeVisualSignature } from '../../src/media/visual-signature.js';
 import { UploadsRepository } from '../../src/search/uploads/uploads.repository.js';
 import { MAX_UPLOAD_BYTES, UPLOAD_LIFETIME_MS, UploadsService } from '../../src/search/uploads/uploads.service.js';
 import { ApiError } from '../../src/platform/http/errors.js';
+import { DecodeSlots } from '../../src/platform/decode-slots.js';
 
 const PUBLIC_URL = 'http://stockroom.test';
 const UPLOADS = `${PUBLIC_URL}/v3/search/by-image/uploads`;
@@ -13,6 +14,10 @@ const UPLOADS = `${PUBLIC_URL}/v3/search/by-image/uploads`;
 function makePng(width: number, height: number, color: string): Promise<Buffer> {
   return sharp({ create: { width, height, channels: 3, background: color } }).png().toBuffer();
 }
+
+/** The owner of an upload sent with the test app's API key alone. */
+const keyOnly = (t: TestApp) => ({ clientId: t.clientId, userId: null });
+const generousQuotas = { perKey: { files: 10_000, bytes: 10 ** 12 }, perUser: { files: 10_000, bytes: 10 ** 12 } };
 
 /** The ApiError a promise rejects with, to check its status, code and message. */
 async function apiErrorOf(promise: Promise<unknown>): Promise<ApiError> {
@@ -48,6 +53,8 @@ describe.each(STORES)('uploads for search by image on $name', ({ url: databaseUr
       repository: new UploadsRepository(t.services.database.db, t.services.database.dialect),
       blobs: t.services.blobs,
       publicUrl: t.services.config.publicUrl,
+      quotas: generousQuotas,
+      decodes: new DecodeSlots(2, 10),
       now: () => Date.now() + offsetMs,
     });
 
@@ -76,7 +83,7 @@ describe.each(STORES)('uploads for search by image on $name', ({ url: databaseUr
     expect(expires).toBeGreaterThanOrEqual(before + UPLOAD_LIFETIME_MS);
     expect(expires).toBeLessThanOrEqual(Date.now() + UPLOAD_LIFETIME_MS);
 
-    const signature = await t.services.uploads.resolveImageUrl(t.clientId, body.url);
+    const signature = await t.services.uploads.resolveImageUrl(keyOnly(t), body.url);
     expect(Array.from(signature)).toEqual(Array.from(await computeVisualSignature(blue)));
   });
 
@@ -102,7 +109,7 @@ describe.each(STORES)('uploads for search by image on $name', ({ url: databaseUr
     const second = await put('swap.jpg', greenPng, 'image/png');
     expect(second.statusCode).toBe(200);
     expect(second.json().url).toBe(first.url);
-    const signature = await t.services.uploads.resolveImageUrl(t.clientId, first.url);
+    const signature = await t.services.uploads.resolveImageUrl(keyOnly(t), first.url);
     expect(Array.from(signature)).toEqual(Array.from(await computeVisualSignature(greenPng)));
 
     // The red file was only held by swap.jpg; green is also held by leaf_1.PNG and stays.
@@ -125,7 +132,7 @@ describe.each(STORES)('uploads for search by image on $name', ({ url: databaseUr
     const mine = (await put('shared-name.jpg', blue)).json();
 
     // The other key cannot use the first key's upload…
-    const refused = await apiErrorOf(t.services.uploads.resolveImageUrl(other.client.id, mine.url));
+    const refused = await apiErrorOf(t.services.uploads.resolveImageUrl({ clientId: other.client.id, userId: null }, mine.url));
     expect(refused.statusCode).toBe(400);
     expect(refused.code).toBe('InvalidParameterValue');
     expect(refused.message).toContain("'image_url'");
@@ -135,8 +142,8 @@ describe.each(STORES)('uploads for search by image on $name', ({ url: databaseUr
     const theirs = await put('shared-name.jpg', greenPng, 'image/png', other.apiKey);
     expect(theirs.statusCode).toBe(200);
     expect(theirs.json().url).toBe(mine.url);
-    const mineNow = await t.services.uploads.resolveImageUrl(t.clientId, mine.url);
-    const theirsNow = await t.services.uploads.resolveImageUrl(other.client.id, mine.url);
+    const mineNow = await t.services.uploads.resolveImageUrl(keyOnly(t), mine.url);
+    const theirsNow = await t.services.uploads.resolveImageUrl({ clientId: other.client.id, userId: null }, mine.url);
     expect(Array.from(mineNow)).toEqual(Array.from(await computeVisualSignature(blue)));
     expect(Array.from(theirsNow)).toEqual(Array.from(await computeVisualSignature(greenPng)));
   });
@@ -198,24 +205,24 @@ describe.each(STORES)('uploads for search by image on $name', ({ url: databaseUr
 
   it('expires an upload 24 h after it arrived, and purges it on a later upload', async () => {
     const { url } = (await put('short-lived.jpg', red)).json();
-    await expect(serviceAt(UPLOAD_LIFETIME_MS - 60_000).resolveImageUrl(t.clientId, url)).resolves.toHaveLength(118);
+    await expect(serviceAt(UPLOAD_LIFETIME_MS - 60_000).resolveImageUrl(keyOnly(t), url)).resolves.toHaveLength(118);
 
     const later = serviceAt(UPLOAD_LIFETIME_MS + 1000);
-    const expired = await apiErrorOf(later.resolveImageUrl(t.clientId, url));
+    const expired = await apiErrorOf(later.resolveImageUrl(keyOnly(t), url));
     expect(expired.statusCode).toBe(400);
     expect(expired.code).toBe('InvalidParameterValue');
     expect(expired.message).toContain('expired');
 
     // An upload made a day later clears every expired row and the blobs they alone held.
     const keysBefore = new Set(await blobKeys());
-    await later.upload(t.clientId, 'next-day.png', { contentType: 'image/png', bytes: greenPng });
+    await later.upload(keyOnly(t), 'next-day.png', { contentType: 'image/png', bytes: greenPng });
     const rows = await t.services.database.db.selectFrom('search_uploads').select(['name', 'client_id']).execute();
     expect(rows.map((row) => row.name)).toEqual(['next-day.png']);
     for (const key of keysBefore) {
       if (!(await blobKeys()).includes(key)) expect(await t.services.blobs.get(key)).toBeUndefined();
     }
     expect(await t.services.blobs.get((await blobKeys())[0]!)).toEqual(greenPng);
-    const gone = await apiErrorOf(later.resolveImageUrl(t.clientId, url));
+    const gone = await apiErrorOf(later.resolveImageUrl(keyOnly(t), url));
     expect(gone.message).toContain('no upload named');
   });
 
@@ -225,14 +232,16 @@ describe.each(STORES)('uploads for search by image on $name', ({ url: databaseUr
       repository: new UploadsRepository(t.services.database.db, t.services.database.dialect),
       blobs: t.services.blobs,
       publicUrl: t.services.config.publicUrl,
+      quotas: generousQuotas,
+      decodes: new DecodeSlots(2, 10),
       now: () => Date.now() + clock.offset,
     });
-    const first = await service.upload(t.clientId, 'renewed.jpg', { contentType: 'image/jpeg', bytes: blue });
+    const first = await service.upload(keyOnly(t), 'renewed.jpg', { contentType: 'image/jpeg', bytes: blue });
     clock.offset = 20 * 60 * 60 * 1000;
-    const second = await service.upload(t.clientId, 'renewed.jpg', { contentType: 'image/jpeg', bytes: blue });
+    const second = await service.upload(keyOnly(t), 'renewed.jpg', { contentType: 'image/jpeg', bytes: blue });
     expect(Date.parse(second.expires) - Date.parse(first.expires)).toBeGreaterThanOrEqual(20 * 60 * 60 * 1000);
     clock.offset = 30 * 60 * 60 * 1000;
-    await expect(service.resolveImageUrl(t.clientId, second.url)).resolves.toHaveLength(118);
+    await expect(service.resolveImageUrl(keyOnly(t), second.url)).resolves.toHaveLength(118);
   });
 
   it('keeps a blob that a live upload shares with an expired one', async () => {
@@ -241,12 +250,14 @@ describe.each(STORES)('uploads for search by image on $name', ({ url: databaseUr
       repository: new UploadsRepository(t.services.database.db, t.services.database.dialect),
       blobs: t.services.blobs,
       publicUrl: t.services.config.publicUrl,
+      quotas: generousQuotas,
+      decodes: new DecodeSlots(2, 10),
       now: () => Date.now() + clock.offset,
     });
     clock.offset = 100 * 60 * 60 * 1000;
-    await service.upload(t.clientId, 'old-copy.jpg', { contentType: 'image/jpeg', bytes: red });
+    await service.upload(keyOnly(t), 'old-copy.jpg', { contentType: 'image/jpeg', bytes: red });
     clock.offset = 110 * 60 * 60 * 1000;
-    const { url } = await service.upload(t.clientId, 'new-copy.jpg', { contentType: 'image/jpeg', bytes: red });
+    const { url } = await service.upload(keyOnly(t), 'new-copy.jpg', { contentType: 'image/jpeg', bytes: red });
     clock.offset = 125 * 60 * 60 * 1000; // old-copy expired, new-copy not
     await service.purgeExpired();
     const names = (await t.services.database.db.selectFrom('search_uploads').select('name').execute()).map((row) => row.name);
@@ -254,7 +265,7 @@ describe.each(STORES)('uploads for search by image on $name', ({ url: databaseUr
     expect(names).toContain('new-copy.jpg');
     const [key] = await blobKeys();
     expect(await t.services.blobs.get(key!)).toEqual(red);
-    await expect(service.resolveImageUrl(t.clientId, url)).resolves.toHaveLength(118);
+    await expect(service.resolveImageUrl(keyOnly(t), url)).resolves.toHaveLength(118);
   });
 
   it('lets one holder of a blob key at a time write or release it', async () => {
@@ -285,8 +296,8 @@ describe.each(STORES)('uploads for search by image on $name', ({ url: databaseUr
     });
 
     it('accepts the URL with a query string or fragment added', async () => {
-      await expect(t.services.uploads.resolveImageUrl(t.clientId, `${uploadedUrl}?cache=1`)).resolves.toHaveLength(118);
-      await expect(t.services.uploads.resolveImageUrl(t.clientId, `${uploadedUrl}#top`)).resolves.toHaveLength(118);
+      await expect(t.services.uploads.resolveImageUrl(keyOnly(t), `${uploadedUrl}?cache=1`)).resolves.toHaveLength(118);
+      await expect(t.services.uploads.resolveImageUrl(keyOnly(t), `${uploadedUrl}#top`)).resolves.toHaveLength(118);
     });
 
     it.each([
@@ -303,7 +314,7 @@ describe.each(STORES)('uploads for search by image on $name', ({ url: databaseUr
       ['a file URL', 'file:///etc/passwd'],
       ['a very long URL', `${UPLOADS}/${'z'.repeat(3000)}`],
     ])('refuses %s without fetching it', async (_case, imageUrl) => {
-      const error = await apiErrorOf(t.services.uploads.resolveImageUrl(t.clientId, imageUrl));
+      const error = await apiErrorOf(t.services.uploads.resolveImageUrl(keyOnly(t), imageUrl));
       expect(error.statusCode).toBe(400);
       expect(error.code).toBe('InvalidParameterValue');
       expect(error.message).toContain("'image_url'");
@@ -311,8 +322,8 @@ describe.each(STORES)('uploads for search by image on $name', ({ url: databaseUr
     });
 
     it('refuses a name nobody uploaded', async () => {
-      const error = await apiErrorOf(t.services.uploads.resolveImageUrl(t.clientId, `${UPLOADS}/never-sent.jpg`));
-      expect(error.message).toContain("no upload named 'never-sent.jpg' for this API key");
+      const error = await apiErrorOf(t.services.uploads.resolveImageUrl(keyOnly(t), `${UPLOADS}/never-sent.jpg`));
+      expect(error.message).toContain("no upload named 'never-sent.jpg' of this API key sent without a token");
     });
   });
 });
@@ -336,8 +347,8 @@ describe('uploads under a public URL with a path', () => {
     expect(response.statusCode).toBe(200);
     const { url } = response.json();
     expect(url).toBe('https://media.example.org/stock/v3/search/by-image/uploads/photo.jpg');
-    await expect(t.services.uploads.resolveImageUrl(t.clientId, url)).resolves.toHaveLength(118);
-    const error = await apiErrorOf(t.services.uploads.resolveImageUrl(t.clientId, 'https://media.example.org/v3/search/by-image/uploads/photo.jpg'));
+    await expect(t.services.uploads.resolveImageUrl(keyOnly(t), url)).resolves.toHaveLength(118);
+    const error = await apiErrorOf(t.services.uploads.resolveImageUrl(keyOnly(t), 'https://media.example.org/v3/search/by-image/uploads/photo.jpg'));
     expect(error.code).toBe('InvalidParameterValue');
   });
 });

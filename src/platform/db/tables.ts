@@ -211,7 +211,9 @@ export interface RefreshTokensTable {
 
 export interface SearchUploadsTable {
   client_id: number;
-  /** The file name the client chose; unique per API client. */
+  /** Who sent it: the user whose token came with it, or 0 for the API key alone. */
+  user_id: number;
+  /** The file name the sender chose; unique per API client and user. */
   name: string;
   blob_key: string;
   media_type: string;
@@ -532,6 +534,10 @@ export interface GenerationResultsTable {
 export interface GenerationFileRegistrationsTable {
   id: string;
   user_id: number;
+  /** The API key it was registered with (null: registered before keys were recorded). */
+  client_id: number | null;
+  /** The bytes it keeps, picture and preview (0: registered before sizes were recorded). */
+  byte_size: number;
   /** ImageReference | CustomerProduct */
   category: string;
   image_key: string;

@@ -1,51 +1,86 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { SqlDialect } from '../../platform/db/database.js';
+import { withStoreLocks } from '../../platform/db/store-locks.js';
 import type { SearchUploadsTable, Tables } from '../../platform/db/tables.js';
 
 export type SearchUploadRow = Selectable<SearchUploadsTable>;
 
+/** Who an upload belongs to: the user whose token came with it, or the API key alone (userId null). */
+export interface UploadOwner {
+  clientId: number;
+  userId: number | null;
+}
+
+/** What is stored: how many live uploads, and their bytes. */
+export interface UploadUsage {
+  files: number;
+  bytes: number;
+}
+
+/** user_id of an upload sent with the API key alone. */
+const KEY_ONLY = 0;
+
 /**
- * The files clients uploaded for search by image: one row per (API client, name), pointing
- * at a content-addressed blob that several rows may share.
+ * The files clients uploaded for search by image: one row per (API client, user, name),
+ * pointing at a content-addressed blob that several rows may share.
  */
 export class UploadsRepository {
-  /**
-   * Blob keys being written or released in this process, each with the tail of its queue.
-   * Only used on SQLite; PostgreSQL locks through the store so that every node takes part.
-   */
-  private readonly localBlobLocks = new Map<string, Promise<unknown>>();
-
   constructor(
     private readonly db: Kysely<Tables>,
     private readonly dialect: SqlDialect,
   ) {}
 
-  find(clientId: number, name: string): Promise<SearchUploadRow | undefined> {
+  find(owner: UploadOwner, name: string): Promise<SearchUploadRow | undefined> {
     return this.db
       .selectFrom('search_uploads')
       .selectAll()
-      .where('client_id', '=', clientId)
+      .where('client_id', '=', owner.clientId)
+      .where('user_id', '=', owner.userId ?? KEY_ONLY)
       .where('name', '=', name)
       .executeTakeFirst();
   }
 
-  /** Stores the upload, replacing any earlier one of the same client and name. */
-  async upsert(row: SearchUploadRow): Promise<void> {
-    const { client_id: _clientId, name: _name, ...replaced } = row;
+  /** Stores the upload, replacing any earlier one of the same owner and name. */
+  async upsert(owner: UploadOwner, row: Omit<SearchUploadRow, 'client_id' | 'user_id'>): Promise<void> {
+    const { name: _name, ...replaced } = row;
     await this.db
       .insertInto('search_uploads')
-      .values(row)
-      .onConflict((conflict) => conflict.columns(['client_id', 'name']).doUpdateSet(replaced))
+      .values({ ...row, client_id: owner.clientId, user_id: owner.userId ?? KEY_ONLY })
+      .onConflict((conflict) => conflict.columns(['client_id', 'user_id', 'name']).doUpdateSet(replaced))
       .execute();
   }
 
-  async updateSignature(clientId: number, name: string, visualSignature: string): Promise<void> {
+  async updateSignature(owner: UploadOwner, name: string, visualSignature: string): Promise<void> {
     await this.db
       .updateTable('search_uploads')
       .set({ visual_signature: visualSignature })
-      .where('client_id', '=', clientId)
+      .where('client_id', '=', owner.clientId)
+      .where('user_id', '=', owner.userId ?? KEY_ONLY)
       .where('name', '=', name)
       .execute();
+  }
+
+  /**
+   * The live uploads (not expired at `nowIso`) of an API key (every sender's) or of a user
+   * (through any key), leaving out the upload `replacing` names: it is about to be replaced.
+   */
+  async usage(of: { clientId: number } | { userId: number }, nowIso: string, replacing: { owner: UploadOwner; name: string }): Promise<UploadUsage> {
+    let query = this.db
+      .selectFrom('search_uploads')
+      .select([sql<number>`count(*)`.as('files'), sql<number>`coalesce(sum(byte_size), 0)`.as('bytes')])
+      .where('expires_at', '>', nowIso)
+      .where((eb) =>
+        eb.not(
+          eb.and([
+            eb('client_id', '=', replacing.owner.clientId),
+            eb('user_id', '=', replacing.owner.userId ?? KEY_ONLY),
+            eb('name', '=', replacing.name),
+          ]),
+        ),
+      );
+    query = 'clientId' in of ? query.where('client_id', '=', of.clientId) : query.where('user_id', '=', of.userId);
+    const row = await query.executeTakeFirstOrThrow();
+    return { files: Number(row.files), bytes: Number(row.bytes) };
   }
 
   /** Deletes every upload that expired at or before `nowIso`; returns the blob keys they held. */
@@ -66,28 +101,23 @@ export class UploadsRepository {
   /**
    * Runs `work` while no other writer or releaser of the same blob key runs, so that "is
    * this blob still referenced? then delete it" cannot interleave with "write the blob and
-   * a row that references it". `work` gets a repository to use meanwhile: on PostgreSQL it
-   * is bound to the transaction holding an advisory lock (rows written there become visible
-   * to the next holder only when the lock is released at commit). On SQLite, a file one
-   * process uses, a lock in this process suffices and keeps the single connection free
-   * while the blob is being written.
+   * a row that references it" (see withStoreLocks).
    */
-  async withBlobLock<T>(blobKey: string, work: (repository: UploadsRepository) => Promise<T>): Promise<T> {
-    if (this.dialect === 'postgres') {
-      return this.db.transaction().execute(async (transaction) => {
-        await sql`select pg_advisory_xact_lock(hashtext(${`stockroom.search_uploads:${blobKey}`}))`.execute(transaction);
-        return work(new UploadsRepository(transaction, this.dialect));
-      });
+  withBlobLock<T>(blobKey: string, work: (repository: UploadsRepository) => Promise<T>): Promise<T> {
+    return this.withLocks({ blobKey }, work);
+  }
+
+  /**
+   * Runs `work` holding the locks of a blob key and, when given, of an owner's quotas (its
+   * API key's and its user's), so that two uploads cannot both pass the same quota check.
+   * `work` gets a repository to use meanwhile (on PostgreSQL, bound to the locks' transaction).
+   */
+  withLocks<T>(locks: { blobKey: string; owner?: UploadOwner }, work: (repository: UploadsRepository) => Promise<T>): Promise<T> {
+    const names = [`search_uploads:${locks.blobKey}`];
+    if (locks.owner) {
+      names.push(`search_uploads:client:${locks.owner.clientId}`);
+      if (locks.owner.userId !== null) names.push(`search_uploads:user:${locks.owner.userId}`);
     }
-    const previous = this.localBlobLocks.get(blobKey) ?? Promise.resolve();
-    const result = previous.then(() => work(this));
-    const tail = result.catch(() => undefined);
-    this.localBlobLocks.set(blobKey, tail);
-    try {
-      return await result;
-    } finally {
-      // The last in the queue clears the entry so the map does not grow with every key ever seen.
-      if (this.localBlobLocks.get(blobKey) === tail) this.localBlobLocks.delete(blobKey);
-    }
+    return withStoreLocks(this.db, this.dialect, names, (db) => work(db === this.db ? this : new UploadsRepository(db, this.dialect)));
   }
 }

@@ -13,7 +13,7 @@ const fileNameRule = 'The file-name: 1–200 letters, digits, dots, underscores 
 const DocumentedUploadParams = Type.Object({ fileName: Type.String({ pattern: FILE_NAME.source, description: fileNameRule }) });
 
 const UploadReceipt = Type.Object({
-  url: Type.String({ description: 'Pass this URL as image_url to a by-image search (same API key)' }),
+  url: Type.String({ description: 'Pass this URL as image_url to a by-image search (same user, or the same API key without a token)' }),
   expires: Type.String({ format: 'date-time', description: 'When the upload stops being usable: 24 h after it arrived' }),
 });
 
@@ -48,16 +48,18 @@ export async function uploadsRoutes(app: FastifyInstance, options: { uploads: Up
         tags: ['search'],
         summary: 'Upload a JPEG or PNG for search by image',
         description:
-          'Stores the file under the name given, for this API key only; a second upload to the same name replaces the first. ' +
-          'At most 10 MB; the file expires 24 h after upload. Pass the returned url as image_url to a by-image search made with the same API key.',
+          'Stores the file under the name given, for whoever sends it: the user whose token comes with the request, or the API key alone without one. ' +
+          'A second upload of the same sender to the same name replaces the first; nobody else can read, use or replace it. ' +
+          'At most 10 MB; the file expires 24 h after upload. Pass the returned url as image_url to a by-image search (or as a mask or registration url) sent the same way. ' +
+          '429 UploadQuotaExceeded past the files or bytes a key or a user may keep; 503 ImageDecodersBusy when the server decodes as many pictures as it may.',
         params: UploadParams,
         documented: { params: DocumentedUploadParams },
         body: { content: { 'image/jpeg': rawFile, 'image/png': rawFile } },
-        response: { 200: UploadReceipt, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody },
+        response: { 200: UploadReceipt, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody, 503: ErrorBody },
       },
     },
     async (request) =>
-      uploads.upload(request.apiClient.id, request.params.fileName, {
+      uploads.upload({ clientId: request.apiClient.id, userId: (await request.optionalBearer())?.userId ?? null }, request.params.fileName, {
         contentType: request.headers['content-type'],
         bytes: Buffer.isBuffer(request.body) ? request.body : undefined,
       }),

@@ -1,8 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { BlobStore } from '../../platform/blobs/blob-store.js';
-import { invalidParameter, type ApiError } from '../../platform/http/errors.js';
+import { ApiError, invalidParameter } from '../../platform/http/errors.js';
+import type { DecodeSlots } from '../../platform/decode-slots.js';
+import type { FileQuota } from '../../config/config.js';
 import { computeVisualSignature, decodeStoredSignature, encodeStoredSignature } from '../../media/visual-signature.js';
-import type { UploadsRepository } from './uploads.repository.js';
+import type { SearchUploadRow, UploadOwner, UploadUsage, UploadsRepository } from './uploads.repository.js';
+
+export type { UploadOwner } from './uploads.repository.js';
 
 /** The contract's limit: at most 10 MB per file. */
 export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
@@ -41,38 +45,60 @@ export interface UploadsServiceOptions {
   blobs: BlobStore;
   /** The server's public base URL, without a trailing slash. */
   publicUrl: string;
+  /** How many live uploads (and bytes) an API key may keep, all its senders together, and a user, through any key. */
+  quotas: { perKey: FileQuota; perUser: FileQuota };
+  /** The platform's bound on pictures decoded at once. */
+  decodes: DecodeSlots;
   /** Milliseconds since the epoch; tests move it. */
   now?: () => number;
 }
 
+/** 429 when an upload would take its sender past a quota. */
+function quotaExceeded(whose: string, what: string): ApiError {
+  return new ApiError(
+    429,
+    'UploadQuotaExceeded',
+    `${whose} would keep more than ${what} of uploads on this server; uploads expire 24 h after they arrive, and an upload to a name already used replaces the file, so try again later or reuse a name`,
+  );
+}
+
 /**
- * Files stored for search by image, per API key: each is checked to be a JPEG or PNG, its
- * visual signature computed once on arrival, and it lives 24 hours. A by-image search names
- * one by its URL; the URL is only ever looked up here, never fetched.
+ * Files stored for search by image (and as masks and reference files of generation), each
+ * belonging to whoever sent it: the user whose token came with it, or the API key alone when
+ * none did. Nobody else can reach it: every look-up is by the asker's own owner and the name,
+ * so another's upload of the same name is simply not there for them. Each file is checked to
+ * be a JPEG or PNG, its visual signature computed once on arrival, and it lives 24 hours,
+ * within the quotas of its key and its user. A URL is only ever looked up here, never fetched.
  */
 export class UploadsService {
   private readonly repository: UploadsRepository;
   private readonly blobs: BlobStore;
   private readonly publicUrl: URL;
+  private readonly quotas: UploadsServiceOptions['quotas'];
+  private readonly decodes: DecodeSlots;
   private readonly now: () => number;
 
   constructor(options: UploadsServiceOptions) {
     this.repository = options.repository;
     this.blobs = options.blobs;
     this.publicUrl = new URL(options.publicUrl.replace(/\/+$/, ''));
+    this.quotas = options.quotas;
+    this.decodes = options.decodes;
     this.now = options.now ?? Date.now;
   }
 
-  /** The URL an upload of this name is known by. */
+  /** The URL an upload of this name is known by (to its owner only). */
   urlOf(name: string): string {
     return `${this.publicUrl.origin}${this.basePath()}${UPLOADS_PATH}${name}`;
   }
 
-  /** Stores (or replaces) the client's file of this name and restarts its 24 hours. */
-  async upload(clientId: number, fileName: string, file: UploadedFile): Promise<UploadReceipt> {
+  /** Stores (or replaces) the owner's file of this name and restarts its 24 hours. */
+  async upload(owner: UploadOwner, fileName: string, file: UploadedFile): Promise<UploadReceipt> {
     const name = checkFileName(fileName);
     const { bytes, mediaType } = checkImageFile(file);
-    const signature = await computeVisualSignature(bytes).catch((error: unknown) => {
+    // Refused before decoding when already over a quota; checked again, exactly, under the locks.
+    await this.checkQuotas(this.repository, owner, name, bytes.length, new Date(this.now()).toISOString());
+    const signature = await this.decodes.run(() => computeVisualSignature(bytes)).catch((error: unknown) => {
       const message = error instanceof Error ? error.message : String(error);
       if (!message.startsWith(UNREADABLE)) throw error;
       throw invalidParameter('file', `the body could not be decoded as an image (${message.slice(UNREADABLE.length).trim()})`);
@@ -84,12 +110,12 @@ export class UploadsService {
     const blobKey = `${BLOB_PREFIX}${createHash('sha256').update(bytes).digest('hex')}`;
     const uploadedAt = new Date(now).toISOString();
     const expiresAt = new Date(now + UPLOAD_LIFETIME_MS).toISOString();
-    const replaced = await this.repository.find(clientId, name);
-    await this.repository.withBlobLock(blobKey, async (repository) => {
+    const replaced = await this.repository.withLocks({ blobKey, owner }, async (repository) => {
+      const earlier = await repository.find(owner, name);
+      await this.checkQuotas(repository, owner, name, bytes.length, uploadedAt);
       // Content-addressed: a blob already there holds these very bytes.
       if ((await this.blobs.size(blobKey)) !== bytes.length) await this.blobs.put(blobKey, bytes);
-      await repository.upsert({
-        client_id: clientId,
+      await repository.upsert(owner, {
         name,
         blob_key: blobKey,
         media_type: mediaType,
@@ -98,6 +124,7 @@ export class UploadsService {
         uploaded_at: uploadedAt,
         expires_at: expiresAt,
       });
+      return earlier;
     });
     if (replaced && replaced.blob_key !== blobKey) await this.releaseBlob(replaced.blob_key);
     return { url: this.urlOf(name), expires: expiresAt };
@@ -107,39 +134,29 @@ export class UploadsService {
    * The visual signature of the upload an image_url names, for a by-image search. The URL
    * must be one this server handed out (its origin and path exactly; a query string or
    * fragment is ignored, as it cannot change which upload the path names), for an upload of
-   * the same API key that has not expired. Nothing is ever fetched: any other URL is a 400.
+   * the same owner that has not expired. Nothing is ever fetched: any other URL is a 400.
    */
-  async resolveImageUrl(clientId: number, imageUrl: string): Promise<Float32Array> {
+  async resolveImageUrl(owner: UploadOwner, imageUrl: string): Promise<Float32Array> {
     const name = this.nameInUrl(imageUrl);
-    const upload = await this.repository.find(clientId, name);
-    if (!upload) {
-      throw invalidParameter('image_url', `there is no upload named '${name}' for this API key (uploads are kept per API key)`);
-    }
-    if (upload.expires_at <= new Date(this.now()).toISOString()) {
-      throw invalidParameter('image_url', `the upload '${name}' expired at ${upload.expires_at}; upload the file again`);
-    }
+    const upload = await this.liveUpload(owner, name, 'image_url');
     const stored = decodeQuietly(upload.visual_signature);
     if (stored) return stored;
     // Stored by another version of the descriptor: recompute from the file, once.
     const bytes = await this.blobs.get(upload.blob_key);
     if (!bytes) throw invalidParameter('image_url', `the file of the upload '${name}' is no longer available; upload it again`);
-    const signature = await computeVisualSignature(bytes);
-    await this.repository.updateSignature(clientId, name, encodeStoredSignature(signature));
+    const signature = await this.decodes.run(() => computeVisualSignature(bytes));
+    await this.repository.updateSignature(owner, name, encodeStoredSignature(signature));
     return signature;
   }
 
   /**
    * The bytes of the upload a URL names, under the same rules as resolveImageUrl (a URL this
-   * server handed out, the same API key, not expired); a 400 names `parameter` (mask_url, url).
+   * server handed out, the same owner, not expired); a 400 names `parameter` (mask_url, url).
    * Generative operations read their masks and reference files this way, never by fetching.
    */
-  async fileOf(clientId: number, fileUrl: string, parameter: string): Promise<{ bytes: Buffer; mediaType: string }> {
+  async fileOf(owner: UploadOwner, fileUrl: string, parameter: string): Promise<{ bytes: Buffer; mediaType: string }> {
     const name = this.nameInUrl(fileUrl, parameter);
-    const upload = await this.repository.find(clientId, name);
-    if (!upload) throw invalidParameter(parameter, `there is no upload named '${name}' for this API key (uploads are kept per API key)`);
-    if (upload.expires_at <= new Date(this.now()).toISOString()) {
-      throw invalidParameter(parameter, `the upload '${name}' expired at ${upload.expires_at}; upload the file again`);
-    }
+    const upload = await this.liveUpload(owner, name, parameter);
     const bytes = await this.blobs.get(upload.blob_key);
     if (!bytes) throw invalidParameter(parameter, `the file of the upload '${name}' is no longer available; upload it again`);
     return { bytes, mediaType: upload.media_type };
@@ -149,6 +166,34 @@ export class UploadsService {
   async purgeExpired(now = this.now()): Promise<void> {
     const blobKeys = await this.repository.deleteExpired(new Date(now).toISOString());
     for (const blobKey of blobKeys) await this.releaseBlob(blobKey);
+  }
+
+  /**
+   * The owner's upload of this name, not expired. Another sender's upload of the same name is
+   * not found, so the answer (400 naming the parameter) is the same as for a name never
+   * uploaded: it reveals nothing of what others keep.
+   */
+  private async liveUpload(owner: UploadOwner, name: string, parameter: string): Promise<SearchUploadRow> {
+    const upload = await this.repository.find(owner, name);
+    const whose = owner.userId === null ? 'of this API key sent without a token' : 'of yours';
+    if (!upload) {
+      throw invalidParameter(parameter, `there is no upload named '${name}' ${whose} (an upload belongs to the user whose token came with it, or to the API key alone when none did)`);
+    }
+    if (upload.expires_at <= new Date(this.now()).toISOString()) {
+      throw invalidParameter(parameter, `the upload '${name}' expired at ${upload.expires_at}; upload the file again`);
+    }
+    return upload;
+  }
+
+  /** 429 UploadQuotaExceeded when storing `bytes` under this name would take the owner's key or user past a quota. */
+  private async checkQuotas(repository: UploadsRepository, owner: UploadOwner, name: string, bytes: number, nowIso: string): Promise<void> {
+    const replacing = { owner, name };
+    const check = (usage: UploadUsage, quota: FileQuota, whose: string) => {
+      if (usage.files + 1 > quota.files) throw quotaExceeded(whose, `${quota.files} files`);
+      if (usage.bytes + bytes > quota.bytes) throw quotaExceeded(whose, `${formatMegabytes(quota.bytes)}`);
+    };
+    check(await repository.usage({ clientId: owner.clientId }, nowIso, replacing), this.quotas.perKey, 'This API key');
+    if (owner.userId !== null) check(await repository.usage({ userId: owner.userId }, nowIso, replacing), this.quotas.perUser, 'You');
   }
 
   private async releaseBlob(blobKey: string): Promise<void> {
@@ -236,6 +281,11 @@ export function fileTooLarge(): ApiError {
 export function unsupportedContentType(contentType: string | undefined): ApiError {
   const given = contentType ? `Content-Type ${contentType}` : 'no Content-Type';
   return invalidParameter('Content-Type', `the request has ${given}; send the file as image/jpeg or image/png`);
+}
+
+/** A byte count in megabytes, the unit of the quota settings. */
+function formatMegabytes(bytes: number): string {
+  return `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
 }
 
 function decodeQuietly(stored: string): Float32Array | undefined {
