@@ -11,7 +11,7 @@ import { dominantColourCells, nudityScore } from '../media/media-facts.js';
  * Raise it whenever assetDocument or eventDocument change what they produce: snapshots made
  * with other documents are then rebuilt rather than loaded.
  */
-export const SEARCH_DOCUMENT_VERSION = 5;
+export const SEARCH_DOCUMENT_VERSION = 6;
 
 export const ASSET_INDEX_SCHEMA: IndexSchema = {
   // A word in the title says more about a picture than one in its caption.
@@ -87,6 +87,15 @@ const VALUE_ALIASES: Readonly<Record<string, Readonly<Record<string, string>>>> 
   composition: { close_up: 'close_up', full_length: 'full_length', head_shot: 'headshot' },
 };
 
+/**
+ * A typed keyword's text as its filter's value: snake case, except that an age range keeps its
+ * hyphen ("20-24 Years" → 20-24_years, as age_of_people writes it).
+ */
+function typedKeywordValue(attribute: string, text: string): string {
+  const value = snakeCase(text);
+  return attribute === 'age_of_people' ? value.replace(/^(\d+)_(\d+)_/, '$1-$2_') : value;
+}
+
 /** An artist name as filters compare it: Unicode NFC, spaces trimmed and collapsed, lower case. */
 export function artistKey(name: string): string {
   return name.normalize('NFC').trim().replace(/\s+/g, ' ').toLowerCase();
@@ -160,7 +169,7 @@ export function assetDocument(record: AssetRecord): IndexDocument {
   for (const keyword of keywords) {
     const attribute = keyword.type ? KEYWORD_TYPE_ATTRIBUTES[keyword.type.toLowerCase().replace(/[^a-z]/g, '')] : undefined;
     if (!attribute) continue;
-    const value = snakeCase(keyword.text);
+    const value = typedKeywordValue(attribute, keyword.text);
     (typed[attribute] ??= new Set()).add(VALUE_ALIASES[attribute]?.[value] ?? value);
   }
   const moods = typed.mood ?? new Set<string>();
