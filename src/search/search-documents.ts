@@ -171,6 +171,15 @@ export function isFullyReleased(fields: Record<string, unknown>): boolean {
   return typeof releaseInfo === 'string' && FULL_RELEASE.test(words(releaseInfo));
 }
 
+/**
+ * A typed keyword's text as its filter's value: snake case, except that an age range keeps its
+ * hyphen ("20-24 Years" → 20-24_years, as age_of_people writes it).
+ */
+function typedKeywordValue(attribute: string, text: string): string {
+  const value = snakeCase(text);
+  return attribute === 'age_of_people' ? value.replace(/^(\d+)_(\d+)_/, '$1-$2_') : value;
+}
+
 /** An artist name as filters compare it: Unicode NFC, spaces trimmed and collapsed, lower case. */
 export function artistKey(name: string): string {
   return name.normalize('NFC').trim().replace(/\s+/g, ' ').toLowerCase();
@@ -244,7 +253,7 @@ export function assetDocument(record: AssetRecord): IndexDocument {
   for (const keyword of keywords) {
     const attribute = keyword.type ? KEYWORD_TYPE_ATTRIBUTES[keyword.type.toLowerCase().replace(/[^a-z]/g, '')] : undefined;
     if (!attribute) continue;
-    const value = snakeCase(keyword.text);
+    const value = typedKeywordValue(attribute, keyword.text);
     (typed[attribute] ??= new Set()).add(VALUE_ALIASES[attribute]?.[value] ?? value);
   }
   const moods = typed.mood ?? new Set<string>();

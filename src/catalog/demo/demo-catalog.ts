@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { seededRandom } from '../../platform/seeded-random.js';
 import type { BlobStore } from '../../platform/blobs/blob-store.js';
+import type { NudityScorer } from '../../media/media-facts.js';
 import { drawDemoImage, type DemoImageRequest } from '../../media/draw-demo-image.js';
 import { ffmpegRate, makeDemoClip, PAN_MARGIN } from '../../media/video/demo-clip.js';
 import { withScratch } from '../../media/video/video-renders.js';
@@ -9,19 +10,26 @@ import { VideoTools } from '../../media/video/video-tools.js';
 import type { CatalogService } from '../catalog.service.js';
 import { IngestService } from '../ingest/ingest.service.js';
 import {
+  AGE_KEYWORDS,
   ARTISTS,
   CAMERAS,
   COLLECTIONS,
+  COMPOSITION_KEYWORDS,
+  ETHNICITY_KEYWORDS,
   EVENT_TEMPLATES,
   FIRST_NAMES,
   FRAME_RATES,
   KEYWORD_TRANSLATIONS,
   LAST_NAMES,
   MONOCHROME_PALETTE,
+  MOOD_KEYWORDS,
+  NUMBER_OF_PEOPLE_KEYWORDS,
   PLACES,
   SHOT_SPEEDS,
+  TECHNIQUE_KEYWORDS,
   THEMES,
   TIMES,
+  VIEWPOINT_KEYWORDS,
   type Artist,
   type Collection,
   type EventTemplate,
@@ -55,8 +63,64 @@ export interface DemoCounts {
 export const FIRST_IMAGE_ID = 1_000_001;
 export const FIRST_VIDEO_ID = 2_000_001;
 export const FIRST_EVENT_ID = 500_001;
-/** The demo video whose clip is 1920×1080 (the others are 640×360). */
+/** The demo video whose clip is 1920×1080. */
 export const FULL_HD_VIDEO_INDEX = 12;
+/**
+ * The clips larger than SD (the others are 640×360), by position: a 4K one of each family,
+ * so that format_available=4k finds something on the creative and the editorial search, a
+ * full HD creative one and an HD 720p editorial one. All past the first eight videos, which
+ * tests seed. A 4K clip is short: its frames are the costliest of the seed.
+ */
+const LARGE_CLIPS: Readonly<Record<number, { size: readonly [number, number]; seconds?: number }>> = {
+  10: { size: [3840, 2160], seconds: 1.5 },
+  11: { size: [3840, 2160], seconds: 1.5 },
+  [FULL_HD_VIDEO_INDEX]: { size: [1920, 1080] },
+  13: { size: [1280, 720] },
+};
+
+/** The frame sizes of SD clips, one per aspect ratio the video searches filter by (16:9, 4:3, 3:4, …). */
+const SD_FRAMES: ReadonlyArray<readonly [number, number]> = [
+  [640, 360],
+  [480, 360],
+  [360, 640],
+  [360, 480],
+  [288, 360],
+  [720, 360],
+  [680, 360],
+  [360, 680],
+];
+
+/**
+ * Pictures of other sizes than the usual 1600 px, by image position: one very large picture
+ * of each family (minimum_size up to xx_large finds it) and small ones (below small's 1024 px).
+ * All past the first 60 images, which tests seed.
+ */
+const SPECIAL_PICTURE_SIZES: Readonly<Record<number, readonly [number, number]>> = {
+  65: [7200, 4800],
+  68: [7200, 4800],
+  62: [960, 640],
+  63: [960, 640],
+  71: [640, 960],
+};
+
+/**
+ * Assets a photo library's own moderation scored as showing nudity (swimwear, a life-drawing
+ * class), by position. The demo's pictures are drawn landscapes that the nudity classifier
+ * never flags, so these carry the library's scores as catalogue facts (the ingest field
+ * nudity_scores), the way a library that moderated its content before ingest would give them;
+ * every other asset is scored by the classifier when seeding runs it. Past the assets tests seed.
+ */
+const MODERATED_IMAGES: Readonly<Record<number, string>> = {
+  64: 'Sunbather in a swimsuit on a beach in {city}',
+  66: 'Swimwear collection shown on the runway at the {event}',
+  74: 'Life-drawing class with a nude model in {city}',
+};
+const MODERATED_VIDEOS: Readonly<Record<number, string>> = {
+  15: 'Sunbathers in swimwear by a pool in {city}',
+  16: 'Swimwear collection shown on the runway at the {event}',
+};
+/** The library's scores of a moderated asset: mostly swimwear (sexy), as the classifier's five classes. */
+const MODERATION_SCORES = { drawing: 0.02, hentai: 0.01, neutral: 0.17, porn: 0.08, sexy: 0.72 } as const;
 
 /** Pictures rendered at once; sharp renders off the main thread, and two cores gain nothing from more. */
 const RENDER_CONCURRENCY = 3;
@@ -86,9 +150,13 @@ export interface DemoPlan {
   events: Array<Record<string, unknown>>;
 }
 
-/** Seeds the demo catalogue into the store; running it again rewrites the same records. */
+/**
+ * Seeds the demo catalogue into the store; running it again rewrites the same records. With a
+ * classifier, every picture (a video's poster too) is scored for nudity as ingest scores any,
+ * except the few whose records carry the library's own scores (MODERATED_IMAGES).
+ */
 export async function seedDemo(
-  deps: { catalog: CatalogService; blobs: BlobStore; videoTools?: VideoTools | undefined },
+  deps: { catalog: CatalogService; blobs: BlobStore; videoTools?: VideoTools | undefined; classifier?: NudityScorer | undefined },
   options: DemoOptions,
 ): Promise<DemoCounts> {
   const plan = planDemoCatalog(options);
@@ -213,6 +281,10 @@ function planEvents(count: number): PlannedEvent[] {
   return events;
 }
 
+function eventSegments(event: PlannedEvent): string[] {
+  return [...new Set([...event.theme.segments, ...(event.template.extraSegments ?? [])])];
+}
+
 function eventRecord(event: PlannedEvent): Record<string, unknown> {
   return {
     asset_type: 'event',
@@ -221,7 +293,7 @@ function eventRecord(event: PlannedEvent): Record<string, unknown> {
     start_date: isoSeconds(event.start),
     ...(event.parentId === undefined ? {} : { parent_id: event.parentId }),
     type: event.template.type,
-    editorial_segments: [...event.theme.segments],
+    editorial_segments: eventSegments(event),
     ...(event.heroImageId === undefined ? {} : { hero_image_id: event.heroImageId }),
     location: {
       city: event.place.city,
@@ -320,7 +392,10 @@ function planImages(count: number, events: PlannedEvent[]): DemoAsset[] {
     const collection = shoot?.collection ?? collectionByCode(theme.editorialCollection);
     const artist = shoot?.artist ?? ARTISTS[pick(random, theme.editorialArtists)]!;
     const people = editorial ? peopleFor(random, event) : [];
-    const title = editorial ? editorialTitle(random, theme, event, people[0]!, place) : creativeTitle(random, theme, place);
+    const order = editorial ? editorialCount : creativeCount;
+    const plannedTitle = editorial ? editorialTitle(random, theme, event, people[0]!, place) : creativeTitle(random, theme, place);
+    const moderated = MODERATED_IMAGES[index];
+    const title = moderated === undefined ? plannedTitle : fill(moderated, { city: place.city, event: event?.name ?? 'Fashion Week' });
     const created = event
       ? new Date(event.start.getTime() + between(random, 0.5, 9) * HOUR)
       : shoot
@@ -340,14 +415,18 @@ function planImages(count: number, events: PlannedEvent[]): DemoAsset[] {
       state_province: place.state_province,
       country: place.country,
       color_type: monochrome ? 'black_and_white' : 'color',
-      graphical_style: index % 17 === 5 ? 'Fine Art' : index % 29 === 13 ? 'Illustration' : 'Photography',
+      graphical_style: index % 17 === 5 ? 'Fine Art' : index % 29 === 13 ? 'Illustration' : index % 23 === 19 ? 'Vector' : 'Photography',
       copyright: `© ${created.getUTCFullYear()} ${artist.name}`,
       credit_line: `${artist.name}/${collection.name}`,
       date_created: isoSeconds(created),
       date_submitted: isoSeconds(submitted),
-      quality_rank: Math.floor(random() * 4),
-      allowed_use: allowedUse(collection),
-      keywords: keywordsFor(random, theme, place, people, event, monochrome),
+      // 0 is best; minimum_quality_rank (1 to 3) leaves out the ranks below it.
+      quality_rank: Math.floor(random() * 5),
+      allowed_use: allowedUse(collection, { editorialUseOnly: !editorial && order % 12 === 7 }),
+      keywords: [
+        ...keywordsFor(random, theme, place, people, event, monochrome),
+        ...factKeywords(order, { ages: 2, ethnicities: 1, compositions: 2, mood: true }),
+      ],
       referral_destinations: [
         { site_name: 'stockroom', uri: `https://www.stockroom.example/photos/${slug(title)}/${id}` },
       ],
@@ -355,8 +434,14 @@ function planImages(count: number, events: PlannedEvent[]): DemoAsset[] {
         ? [{ rel: 'event', uri: `https://www.stockroom.example/events/${event.id}` }]
         : [{ rel: 'artist', uri: `https://www.stockroom.example/artists/${slug(artist.name)}` }],
     };
+    record.product_types = assetProductTypes(collection, order, editorial ? 'image' : undefined);
+    // Some assets other sites may not embed (embed_content_only).
+    if (index % 13 === 6) record.embeddable = false;
+    if (moderated !== undefined) record.nudity_scores = { ...MODERATION_SCORES };
     if (editorial) {
-      record.editorial_segments = [...theme.segments];
+      record.editorial_segments = event ? eventSegments(event) : [...theme.segments];
+      // Editorial has prestige pictures too: a portrait session's best frames.
+      if (order % 10 === 4) record.prestige = true;
       record.editorial_source = { id: collection.id, name: collection.name };
       record.people = people;
       record.date_camera_shot = record.date_created;
@@ -386,7 +471,8 @@ function planImages(count: number, events: PlannedEvent[]): DemoAsset[] {
     // Both accepted forms of alternative_ids appear.
     if (index % 7 === 2) record.alternative_ids = { legacy_id: `LGC-${(index * 7919) % 100000}` };
     if (index % 7 === 5) record.alternative_ids = [{ Key: 'original_filename', Value: `DSC_${String(1000 + ((index * 37) % 9000))}.jpg` }];
-    const [width, height] = pick(random, PICTURE_SIZES[ORIENTATION_CYCLE[index % ORIENTATION_CYCLE.length]!]);
+    const planned = pick(random, PICTURE_SIZES[ORIENTATION_CYCLE[index % ORIENTATION_CYCLE.length]!]);
+    const [width, height] = SPECIAL_PICTURE_SIZES[index] ?? planned;
     assets.push({
       record,
       picture: {
@@ -404,34 +490,50 @@ function planImages(count: number, events: PlannedEvent[]): DemoAsset[] {
 function planVideos(count: number, events: PlannedEvent[]): DemoAsset[] {
   const assets: DemoAsset[] = [];
   let editorialCount = 0;
+  let creativeCount = 0;
+  // SD clips of each family, counted apart: they go round the aspect ratios.
+  let editorialSd = 0;
+  let creativeSd = 0;
   for (let index = 0; index < count; index += 1) {
     const id = `v${FIRST_VIDEO_ID + index}`;
     const random = seededRandom(hashSeed('video', index));
     const editorial = isEditorialPosition(index);
-    const vertical = index % 6 === 2;
     // Editorial videos start half-way round the events, so they cover others than the first images do.
     const event =
       editorial && events.length > 0 ? events[(editorialCount + Math.floor(events.length / 2)) % events.length] : undefined;
     const theme = event?.theme ?? pick(random, THEMES);
     const place = event?.place ?? pick(random, PLACES);
-    const collection = editorial ? collectionByCode(theme.editorialCollection) : collectionByCode(random() < 0.6 ? 'VIS' : 'STK');
+    const order = editorial ? editorialCount : creativeCount;
+    const stockCollection = random() < 0.6 ? 'VIS' : 'STK';
+    // Every fifth creative clip is from the signature collection, sold rights-ready.
+    const collection = collectionByCode(editorial ? theme.editorialCollection : order % 5 === 3 ? 'LUM' : stockCollection);
     const artist = ARTISTS[random() < 0.5 ? 9 : pick(random, editorial ? theme.editorialArtists : theme.creativeArtists)]!;
     const people = editorial ? peopleFor(random, event) : [];
-    const shotSpeed = pick(random, SHOT_SPEEDS);
-    const baseTitle = editorial ? editorialTitle(random, theme, event, people[0]!, place) : creativeTitle(random, theme, place);
+    // Shot speed and frame rate go round their values within each family, so every value of
+    // image_techniques and frame_rates finds clips on each video search. (The draws stay, so
+    // that the values drawn after them do not change.)
+    pick(random, SHOT_SPEEDS);
+    const shotSpeed = SHOT_SPEEDS[order % SHOT_SPEEDS.length]!;
+    const plannedTitle = editorial ? editorialTitle(random, theme, event, people[0]!, place) : creativeTitle(random, theme, place);
+    const moderated = MODERATED_VIDEOS[index];
+    const baseTitle = moderated === undefined ? plannedTitle : fill(moderated, { city: place.city, event: event?.name ?? 'Fashion Week' });
     const title = shotSpeed === 'Slow Motion' ? `${baseTitle}, slow motion` : shotSpeed === 'Time Lapse' ? `Time lapse: ${baseTitle}` : baseTitle;
-    const plannedRate = pick(random, FRAME_RATES);
-    // One clip is full HD (v2000013, past the few videos tests seed), kept at 25 frames a
-    // second: twice the frames of 59.94 would double its seeding time.
-    const fullHd = index === FULL_HD_VIDEO_INDEX;
-    const frameRate = fullHd ? 25 : plannedRate;
-    // 3 to 7 seconds: long enough to show, short enough to seed in seconds (ffmpeg makes each clip).
-    const seconds = 3 + (Math.floor(random() * 38) % 4);
+    pick(random, FRAME_RATES);
+    const frameRate = FRAME_RATES[order % FRAME_RATES.length]!;
+    const large = LARGE_CLIPS[index];
+    // 3 to 7 seconds: long enough to show, short enough to seed in seconds (ffmpeg makes each
+    // clip); a clip larger than SD is shorter, as its frames cost more.
+    const plannedSeconds = 3 + (Math.floor(random() * 38) % 4);
+    const seconds = large === undefined ? plannedSeconds : (large.seconds ?? 2);
     const frames = Math.floor(random() * Math.round(frameRate));
-    // The others are SD, which keeps seeding quick.
-    const [longEdge, shortEdge] = fullHd ? [1920, 1080] : [640, 360];
-    const width = vertical ? shortEdge : longEdge;
-    const height = vertical ? longEdge : shortEdge;
+    // The others are SD, which keeps seeding quick, in every aspect ratio (aspect_ratios).
+    const [sdWidth, sdHeight] = SD_FRAMES[(editorial ? editorialSd : creativeSd) % SD_FRAMES.length]!;
+    if (large === undefined) {
+      if (editorial) editorialSd += 1;
+      else creativeSd += 1;
+    }
+    const monochrome = order % 5 === 4;
+    const [width, height] = large?.size ?? [sdWidth, sdHeight];
     const created = event ? new Date(event.start.getTime() + between(random, 0.5, 9) * HOUR) : creativeDate(random);
     const record: Record<string, unknown> = {
       asset_type: 'video',
@@ -440,17 +542,28 @@ function planVideos(count: number, events: PlannedEvent[]): DemoAsset[] {
       caption: editorial ? editorialCaption(baseTitle, place, event, created, artist, collection, 'Video') : creativeCaption(random, theme, baseTitle),
       artist: artist.name,
       ...collectionFields(collection),
+      // Rights-managed footage is sold rights-ready, the license model of video (license_models).
+      ...(collection.license_model === 'rightsmanaged' ? rightsReadyFields(collection) : {}),
       call_for_image: false,
       city: place.city,
       state_province: place.state_province,
       country: place.country,
-      color_type: 'color',
+      color_type: monochrome ? 'black_and_white' : 'color',
       copyright: `© ${created.getUTCFullYear()} ${artist.name}`,
       date_created: isoSeconds(created),
       date_submitted: isoSeconds(new Date(created.getTime() + between(random, 1, 30) * DAY)),
       quality_rank: Math.floor(random() * 5),
-      allowed_use: allowedUse(collection),
-      keywords: keywordsFor(random, theme, place, people, event, false),
+      allowed_use: allowedUse(collection, {
+        editorialUseOnly: !editorial && order % 6 === 5,
+        // Footage without recognisable people or property needs no release; publicity footage has them.
+        released: editorial ? order % 4 === 0 : order % 3 !== 2,
+      }),
+      keywords: [
+        ...keywordsFor(random, theme, place, people, event, monochrome),
+        ...factKeywords(order, { ages: 7, ethnicities: 3, compositions: 4, mood: false }),
+        keyword(VIEWPOINT_KEYWORDS[order % VIEWPOINT_KEYWORDS.length]!, 'Viewpoint', 3),
+        ...(order % 4 === 1 ? [keyword(TECHNIQUE_KEYWORDS[Math.floor(order / 4) % TECHNIQUE_KEYWORDS.length]!, 'Technique', 3)] : []),
+      ],
       referral_destinations: [
         { site_name: 'stockroom', uri: `https://www.stockroom.example/videos/${slug(baseTitle)}/${id}` },
       ],
@@ -460,17 +573,23 @@ function planVideos(count: number, events: PlannedEvent[]): DemoAsset[] {
       mastered_to: `${originalSizeName(width, height)} H.264`,
       originally_shot_on: pick(random, CAMERAS),
     };
+    if (collection.license_model !== 'rightsmanaged') record.product_types = assetProductTypes(collection, order);
+    if (index % 7 === 4) record.embeddable = false;
+    if (moderated !== undefined) record.nudity_scores = { ...MODERATION_SCORES };
     if (editorial) {
-      record.editorial_segments = [...theme.segments];
+      record.editorial_segments = event ? eventSegments(event) : [...theme.segments];
       record.people = people;
       record.source = collection.name;
       if (event) record.event_ids = [event.id];
       editorialCount += 1;
     } else {
-      record.partner_collection = random() < 0.3 ? 'signature' : 'essentials';
+      const signature = random() < 0.3 || collection.code === 'LUM';
+      record.partner_collection = signature ? 'signature' : 'essentials';
       record.is_ai_editable = false;
+      creativeCount += 1;
     }
-    const palette = [...pick(random, theme.palettes)];
+    const drawnPalette = [...pick(random, theme.palettes)];
+    const palette = monochrome ? [...MONOCHROME_PALETTE] : drawnPalette;
     const scene = (seed: number, colours: string[]): DemoImageRequest => ({
       seed,
       width: Math.round(width * PAN_MARGIN),
@@ -563,17 +682,30 @@ function editorialCaption(
   );
 }
 
-function allowedUse(collection: Collection): Record<string, unknown> {
+/**
+ * What an asset may be used for. `editorialUseOnly`: a creative asset that may be used
+ * editorially only (an unreleased person, a trademark in view); `released` (default: creative
+ * ones are, editorial ones are not): whether models and property are released.
+ */
+function allowedUse(collection: Collection, options: { editorialUseOnly?: boolean; released?: boolean } = {}): Record<string, unknown> {
+  const released = options.released ?? collection.family === 'creative';
+  if (collection.family === 'creative' && options.editorialUseOnly) {
+    return {
+      how_can_i_use_it: 'Available for editorial uses only: it shows an unreleased person or a trademark.',
+      release_info: 'Not released. Editorial use only.',
+      usage_restrictions: ['Editorial use only'],
+    };
+  }
   if (collection.family === 'creative') {
     return {
       how_can_i_use_it: 'Available for commercial and editorial uses under the licence terms.',
-      release_info: 'Model and property released',
+      release_info: released ? 'Model and property released' : 'No release required: no recognisable people or property',
       usage_restrictions: [],
     };
   }
   return {
     how_can_i_use_it: 'Available for editorial uses only: news, commentary and reporting.',
-    release_info: 'Not released. Editorial use only.',
+    release_info: released ? 'Model and property released. Editorial use only.' : 'Not released. Editorial use only.',
     usage_restrictions:
       collection.code === 'ENT'
         ? ['Editorial use only', 'Contact your account manager for commercial or promotional uses']
@@ -604,6 +736,54 @@ function keywordsFor(
   keywords.push(keyword(place.country, 'Location', 2));
   if (monochrome) keywords.push(keyword('black and white', 'Technique', 3));
   return keywords;
+}
+
+/**
+ * The typed keywords of what an asset shows (see demo-data.ts): how many people, their ages and
+ * ethnicities, its compositions and, for pictures, its mood. `order` is the asset's position
+ * among those of its type and family; each goes on round the lists where the one before stopped,
+ * `ages` values at a time, and so on.
+ */
+function factKeywords(
+  order: number,
+  counts: { ages: number; ethnicities: number; compositions: number; mood: boolean },
+): Array<Record<string, unknown>> {
+  const people = (['none', 'one', 'two', 'group'] as const)[order % 4]!;
+  // Ages and ethnicities go round among the assets that show people: three in four.
+  const withPeople = order - Math.floor((order + 3) / 4);
+  const keywords = [keyword(NUMBER_OF_PEOPLE_KEYWORDS[people], 'NumberOfPeople', 3)];
+  if (people !== 'none') {
+    keywords.push(...around(AGE_KEYWORDS, withPeople, counts.ages).map((text) => keyword(text, 'Age', 2)));
+    keywords.push(...around(ETHNICITY_KEYWORDS, withPeople, counts.ethnicities).map((text) => keyword(text, 'Ethnicity', 2)));
+  }
+  keywords.push(...around(COMPOSITION_KEYWORDS, order, counts.compositions).map((text) => keyword(text, 'Composition', 2)));
+  if (counts.mood) keywords.push(keyword(MOOD_KEYWORDS[order % MOOD_KEYWORDS.length]!, 'Mood', 2));
+  return keywords;
+}
+
+/** The `count` items of a list that the `round`th turn takes, going round it. */
+function around<T>(items: readonly T[], round: number, count: number): T[] {
+  return Array.from({ length: Math.min(count, items.length) }, (_, offset) => items[(round * count + offset) % items.length]!);
+}
+
+/**
+ * The products an asset is sold under: its collection's, except that a few creative assets are
+ * sold under subscriptions only (not for credits), a few editorial ones under one of the two
+ * editorial products only, and some editorial pictures of the royalty-free wires in image packs
+ * as well — so that download_product picks some assets, never all.
+ */
+function assetProductTypes(collection: Collection, order: number, editorialImage?: 'image'): string[] {
+  const types = [...collection.product_types];
+  if (collection.family === 'creative') return order % 8 === 6 ? types.filter((type) => type !== 'creditpack') : types;
+  if (order % 7 === 3) return types.filter((type) => type !== 'editorialsubscription');
+  if (order % 7 === 5) return types.filter((type) => type !== 'premiumaccess');
+  if (editorialImage && collection.license_model === 'royaltyfree' && order % 3 === 0) types.push('imagepack');
+  return types;
+}
+
+/** A rights-managed collection's footage: sold rights-ready, which credit packs do not license (src/licensing/licensing-policy.ts). */
+function rightsReadyFields(collection: Collection): Record<string, unknown> {
+  return { license_model: 'rightsready', product_types: collection.product_types.filter((type) => type !== 'creditpack') };
 }
 
 function keyword(text: string, type: string, relevance: number): Record<string, unknown> {

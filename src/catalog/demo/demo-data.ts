@@ -350,20 +350,22 @@ export interface EventTemplate {
   venue: string;
   /** Name suffix of a child event (a day or session of this one). */
   childLabel: string;
+  /** Segments beside its theme's: a royal guest, a publicity call, an archive of the event. */
+  extraSegments?: readonly Segment[];
 }
 
 export const EVENT_TEMPLATES: readonly EventTemplate[] = [
   { theme: 'sport', name: 'Harbourside Marathon', type: 'Sport', place: 0, venue: 'Harbour Promenade', childLabel: 'Elite Race' },
-  { theme: 'music', name: 'Northern Lights Music Festival', type: 'Music Festival', place: 1, venue: 'Lakeshore Park', childLabel: 'Day 2' },
+  { theme: 'music', name: 'Northern Lights Music Festival', type: 'Music Festival', place: 1, venue: 'Lakeshore Park', childLabel: 'Day 2', extraSegments: ['publicity'] },
   { theme: 'business', name: 'Global Fintech Summit', type: 'Conference', place: 2, venue: 'Riverside Convention Centre', childLabel: 'Keynotes' },
   { theme: 'science', name: 'European Space Science Conference', type: 'Conference', place: 4, venue: 'Palacio de Congresos Norte', childLabel: 'Poster Session' },
   { theme: 'city', name: 'City Climate March', type: 'Demonstration', place: 3, venue: 'Central Square', childLabel: 'Evening Rally' },
   { theme: 'food', name: 'International Street Food Fair', type: 'Fair', place: 5, venue: 'Canal Market Halls', childLabel: 'Awards Night' },
   { theme: 'sport', name: 'National Athletics Championships', type: 'Sport', place: 6, venue: 'Bayside Stadium', childLabel: 'Finals' },
-  { theme: 'music', name: 'Riverside Jazz Weekend', type: 'Music Festival', place: 7, venue: 'Pier 9 Lawn', childLabel: 'Closing Night' },
+  { theme: 'music', name: 'Riverside Jazz Weekend', type: 'Music Festival', place: 7, venue: 'Pier 9 Lawn', childLabel: 'Closing Night', extraSegments: ['archival'] },
   { theme: 'business', name: 'Future of Work Forum', type: 'Conference', place: 1, venue: 'Harbourfront Hall', childLabel: 'Panel Day' },
   { theme: 'science', name: 'Ocean Research Symposium', type: 'Conference', place: 0, venue: 'Marine Science Institute', childLabel: 'Field Day' },
-  { theme: 'city', name: 'Lantern Parade', type: 'Celebration', place: 2, venue: 'Old Town Streets', childLabel: 'Night Procession' },
+  { theme: 'city', name: 'Lantern Parade', type: 'Celebration', place: 2, venue: 'Old Town Streets', childLabel: 'Night Procession', extraSegments: ['royalty'] },
   { theme: 'music', name: 'Summer Sound Festival', type: 'Music Festival', place: 3, venue: 'Airfield Park', childLabel: 'Main Stage' },
 ];
 
@@ -414,6 +416,118 @@ export const VIDEO_FORMATS: readonly VideoFormat[] = [
   { name: 'SD', width: 640, height: 360, format: 'mp4', compression: 'H.264', content_type: 'video/mp4', bit_depth: '8', mbps: 2 },
 ];
 
-export const FRAME_RATES = [23.98, 25, 29.97, 59.94] as const;
+/** Every frame rate a clip is filmed at (frame_rates): the demo's clips go round all of them. */
+export const FRAME_RATES = [23.98, 24, 25, 29.97, 30, 50, 59.94, 60] as const;
 export const SHOT_SPEEDS = ['Real Time', 'Real Time', 'Slow Motion', 'Time Lapse'] as const;
 export const CAMERAS = ['Sony FX6', 'Canon EOS C300 Mark III', 'RED Komodo 6K', 'Blackmagic URSA Mini Pro 12K', 'ARRI Alexa Mini LF', 'DJI Inspire 3'];
+
+
+/*
+ * Facts a photo library tags its assets with as typed keywords, which the search filters read
+ * (src/search/search-documents.ts): each text becomes its filter value in snake case
+ * ("Three Quarter Length" → three_quarter_length). The demo goes round every value, so every
+ * value of moods, number_of_people, ethnicity, compositions and age_of_people finds something.
+ */
+
+/** Keyword type Mood; black and white comes from color_type. */
+export const MOOD_KEYWORDS = ['Bold', 'Cool', 'Dramatic', 'Natural', 'Vivid', 'Warm'] as const;
+
+/** Keyword type NumberOfPeople, by how many people an asset shows. */
+export const NUMBER_OF_PEOPLE_KEYWORDS = { none: 'No People', one: 'One Person', two: 'Two People', group: 'Group Of People' } as const;
+
+export const ETHNICITY_KEYWORDS = [
+  'Black',
+  'White',
+  'East Asian',
+  'Hispanic Latinx',
+  'Japanese',
+  'Middle Eastern',
+  'Multiracial Person',
+  'Multiethnic Group',
+  'Native American First Nations',
+  'Pacific Islander',
+  'South Asian',
+  'Southeast Asian',
+] as const;
+
+export const COMPOSITION_KEYWORDS = [
+  'Abstract',
+  'Candid',
+  'Close-up',
+  'Copy Space',
+  'Cut Out',
+  'Full Frame',
+  'Full Length',
+  'Head Shot',
+  'Looking At Camera',
+  'Macro',
+  'Medium Shot',
+  'Part Of A Series',
+  'Portrait',
+  'Sparse',
+  'Still Life',
+  'Three Quarter Length',
+  'Waist Up',
+  'Wide Shot',
+] as const;
+
+/** Keyword type Age: the age groups and ranges of the people shown. */
+export const AGE_KEYWORDS = [
+  'Newborn',
+  'Baby',
+  'Child',
+  'Teenager',
+  'Young Adult',
+  'Adult',
+  'Adults Only',
+  'Mature Adult',
+  'Senior Adult',
+  '0-1 Months',
+  '2-5 Months',
+  '6-11 Months',
+  '12-17 Months',
+  '18-23 Months',
+  '2-3 Years',
+  '4-5 Years',
+  '6-7 Years',
+  '8-9 Years',
+  '10-11 Years',
+  '12-13 Years',
+  '14-15 Years',
+  '16-17 Years',
+  '18-19 Years',
+  '20-24 Years',
+  '20-29 Years',
+  '25-29 Years',
+  '30-34 Years',
+  '30-39 Years',
+  '35-39 Years',
+  '40-44 Years',
+  '40-49 Years',
+  '45-49 Years',
+  '50-54 Years',
+  '50-59 Years',
+  '55-59 Years',
+  '60-64 Years',
+  '60-69 Years',
+  '65-69 Years',
+  '70-79 Years',
+  '80-89 Years',
+  '90 Plus Years',
+  '100 Over',
+] as const;
+
+/** Keyword type Viewpoint: how the camera looks at a clip's subject (viewpoints). */
+export const VIEWPOINT_KEYWORDS = [
+  'Lockdown',
+  'Panning',
+  'Tracking Shot',
+  'Aerial View',
+  'High Angle View',
+  'Low Angle View',
+  'Tilt',
+  'Point Of View',
+] as const;
+
+/** Keyword type Technique beside shot speed and colour (image_techniques). */
+export const TECHNIQUE_KEYWORDS = ['Animation', 'Selective Focus'] as const;

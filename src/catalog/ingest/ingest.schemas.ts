@@ -107,7 +107,7 @@ export const ASSET_FAMILIES = ['creative', 'editorial'] as const;
 export const PARTNER_COLLECTIONS = ['essentials', 'signature'] as const;
 export const PARTNER_LICENSE_TYPES = ['Standard', 'Multiseat', 'Unlimited', 'Resale', 'Indemnification'] as const;
 export const COLOR_TYPES = ['color', 'black_and_white'] as const;
-export const GRAPHICAL_STYLES = ['Photography', 'Fine Art', 'Illustration'] as const;
+export const GRAPHICAL_STYLES = ['Photography', 'Fine Art', 'Illustration', 'Vector'] as const;
 
 const AllowedUse = Type.Object(
   {
@@ -177,6 +177,16 @@ const Link = Type.Object({ rel: NonEmpty(), uri: NonEmpty() }, strict);
 const ReferralDestination = Type.Object({ site_name: NonEmpty(), uri: NonEmpty() }, strict);
 const PartnerLicense = Type.Object({ license_type: Enum(PARTNER_LICENSE_TYPES), credits: Int() }, strict);
 const EditorialSource = Type.Object({ id: Int32(), name: Type.Optional(OrNull(Type.String())) }, strict);
+/**
+ * Nudity scores a library already holds (its own moderation), in the classifier's five classes,
+ * each 0–1. They stand for the classifier's: given, the picture is not classified again.
+ */
+const Probability = () => Type.Number({ minimum: 0, maximum: 1 });
+const NudityScores = Type.Object(
+  { drawing: Probability(), hentai: Probability(), neutral: Probability(), porn: Probability(), sexy: Probability() },
+  strict,
+);
+
 /** Entity details have no published shape: each is an object of free properties. */
 const EntityDetail = Type.Object({}, { additionalProperties: true });
 
@@ -239,6 +249,7 @@ const commonFields = {
   is_ai_editable: Type.Optional(Type.Boolean()),
   keywords: Type.Optional(Type.Array(AssetKeyword)),
   max_dimensions: Type.Optional(MaxDimensions),
+  nudity_scores: Type.Optional(NudityScores),
   object_name: Type.Optional(Type.String()),
   partner_collection: Type.Optional(Enum(PARTNER_COLLECTIONS)),
   partner_licenses: Type.Optional(Type.Array(PartnerLicense)),

@@ -353,7 +353,10 @@ export async function buildAssetInput(
   blobs: BlobStore,
   classifier?: NudityScorer,
 ): Promise<AssetInput> {
-  const { asset_type: assetType, id, file: fileName, ...given } = record;
+  const { asset_type: assetType, id, file: fileName, nudity_scores: givenNudity, ...given } = record;
+  if (givenNudity !== undefined && source === undefined) {
+    throw new IngestLineError('nudity_scores must come with a file (or a stored original): they are scores of its picture');
+  }
   let fields: Record<string, unknown> = { ...given };
   let original: OriginalFile | undefined;
   let visualSignature: string | null = null;
@@ -382,7 +385,10 @@ export async function buildAssetInput(
     fields = withEmbeddedFields(fields, assetType, await readEmbeddedMetadata(file));
     // Colours and nudity are read from a picture (a video's poster still included).
     if (probed.media_type.startsWith('image/')) {
-      mediaFacts = isCurrentFacts(storedFacts, classifier !== undefined) ? storedFacts : await mediaFactsOf(file, what, classifier);
+      // Scores the record gives stand for the classifier's: it is not run.
+      const scorer = givenNudity === undefined ? classifier : undefined;
+      mediaFacts = isCurrentFacts(storedFacts, scorer !== undefined) ? storedFacts : await mediaFactsOf(file, what, scorer);
+      if (givenNudity !== undefined) mediaFacts = { ...mediaFacts, nudity: { ...givenNudity } };
     }
     let key = storedKey;
     if (key === undefined) {

@@ -91,7 +91,7 @@ export async function buildVideoInput(
   deps: { blobs: BlobStore; tools: VideoTools; classifier?: NudityScorer | undefined },
   fail: (message: string, cause?: unknown) => Error,
 ): Promise<AssetInput> {
-  const { asset_type: assetType, id, file: fileName, ...given } = record;
+  const { asset_type: assetType, id, file: fileName, nudity_scores: givenNudity, ...given } = record;
   const what = file.storedKey !== undefined ? `stored original of asset '${id}'` : `file '${fileName ?? '(given)'}'`;
   for (const field of VIDEO_FACT_FIELDS) {
     if ((given as Record<string, unknown>)[field] !== undefined) {
@@ -126,7 +126,9 @@ export async function buildVideoInput(
   let mediaFacts: MediaFacts;
   try {
     visualSignature = encodeStoredSignature(await computeVisualSignature(poster));
-    mediaFacts = await computeMediaFacts(poster, deps.classifier);
+    // Scores the record gives stand for the classifier's: it is not run.
+    mediaFacts = await computeMediaFacts(poster, givenNudity === undefined ? deps.classifier : undefined);
+    if (givenNudity !== undefined) mediaFacts = { ...mediaFacts, nudity: { ...givenNudity } };
   } catch (error) {
     throw fail(`${what}: its poster could not be described (${error instanceof Error ? error.message : String(error)})`);
   }

@@ -1,6 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { Services } from '../../app.js';
 import { DEFAULT_DEMO, seedDemo } from '../../catalog/demo/demo-catalog.js';
+import { NudityClassifier } from '../../media/nudity-classifier.js';
 import { ensureDemoAccess } from '../demo-access.js';
 import { count, withServices } from '../options.js';
 import { progressBar } from '../progress.js';
@@ -14,13 +15,18 @@ function demoCount(max: number) {
   };
 }
 
-/** Seeds the demo catalogue, showing its progress. */
+/** Seeds the demo catalogue, showing its progress; its pictures are scored for nudity unless STOCKROOM_NUDITY_CLASSIFIER is off. */
 export async function seedDemoCatalogue(services: Services, amounts: { images: number; videos: number; events: number }) {
   const bar = progressBar('Seeding demo catalogue');
+  const classifier = services.config.mediaFacts.classifyNudity ? new NudityClassifier() : undefined;
   try {
-    return await seedDemo({ catalog: services.catalog, blobs: services.blobs, videoTools: services.videoTools }, { ...amounts, onProgress: bar.update });
+    return await seedDemo(
+      { catalog: services.catalog, blobs: services.blobs, videoTools: services.videoTools, classifier },
+      { ...amounts, onProgress: bar.update },
+    );
   } finally {
     bar.stop();
+    await classifier?.close();
   }
 }
 
