@@ -28,6 +28,7 @@ import { video } from './migrations/0013-video.js';
 import { mediaFacts } from './migrations/0014-media-facts.js';
 import { assetEditCost } from './migrations/0016-asset-edit-cost.js';
 import { web } from './migrations/0017-web.js';
+import { exactRedirects } from './migrations/0018-exact-redirects.js';
 
 export type SqlDialect = 'sqlite' | 'postgres';
 
@@ -107,6 +108,7 @@ export async function migrateToLatest(database: Database): Promise<void> {
     '0014-media-facts': mediaFacts(database.dialect),
     '0016-asset-edit-cost': assetEditCost(database.dialect),
     '0017-web': web(database.dialect),
+    '0018-exact-redirects': exactRedirects(),
   };
   const provider: MigrationProvider = { getMigrations: async () => migrations };
   // On PostgreSQL the migrator must look for its bookkeeping tables in our own schema only:
