@@ -73,6 +73,7 @@ export function generationModule(platform: Platform, needs: GenerationNeeds): St
     timeoutMs: settings.timeoutSeconds * 1000,
     node: jobs.node,
     leaseMs: settings.leaseSeconds * 1000,
+    soleRunner: database.dialect === 'sqlite',
     log,
     now: clock,
   });
@@ -111,7 +112,7 @@ export function generationModule(platform: Platform, needs: GenerationNeeds): St
     },
     start: async () => {
       await jobs.start();
-      downloads.start();
+      await downloads.start();
     },
     close: async () => {
       await jobs.close();
