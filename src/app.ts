@@ -12,6 +12,7 @@ import { registerErrorHandler } from './platform/http/error-handler.js';
 import { connectionOptions, registerProtocolRules } from './platform/http/protocol.js';
 import { registerNumberForms } from './platform/http/number-forms.js';
 import { registerWellFormedText } from './platform/http/well-formed-text.js';
+import { registerStorageFullReports } from './platform/http/storage-full.js';
 import { validatorsByPart } from './platform/http/validators.js';
 import { redactedUrl } from './platform/http/redacted-url.js';
 import { registerOpenCors } from './platform/http/cors.js';
@@ -281,6 +282,8 @@ export async function buildApp(
   registerNumberForms(app);
   // Before any surface: a NUL or a lone surrogate in any request text is a 400 on every route.
   registerWellFormedText(app);
+  // A write that meets a full disk (507) is reported by /health and /readyz.
+  registerStorageFullReports(app, services.readiness);
 
   await registerOpenApi(app, { publicUrl: config.publicUrl });
 

@@ -94,7 +94,7 @@ export async function openPlatform(config: Config, overrides: PlatformOverrides 
     log,
     clock: overrides.clock ?? (() => new Date()),
     metrics,
-    readiness: new Readiness({ database, redis, blobs, changeFeed, changeFeedIntervalMs }),
+    readiness: new Readiness({ database, redis, blobs, changeFeed, changeFeedIntervalMs, storagePaths: localStoragePaths(config, blobs) }),
     followChanges: () => changeFeed.start(changeFeedIntervalMs),
     stopFollowingChanges: () => changeFeed.stop(),
     async close() {
@@ -105,6 +105,14 @@ export async function openPlatform(config: Config, overrides: PlatformOverrides 
       if (blobs instanceof S3BlobStore) blobs.close();
     },
   };
+}
+
+/** The local folders writes go to: the SQLite store's data folder, and the blob folder. */
+function localStoragePaths(config: Config, blobs: BlobStore): string[] {
+  const paths: string[] = [];
+  if (!config.databaseUrl) paths.push(config.dataDir);
+  if (blobs instanceof FilesystemBlobStore) paths.push(blobs.root);
+  return paths;
 }
 
 /** The configured blob store; an S3 bucket must answer at start-up, so that a wrong setting stops the boot with its name. */

@@ -59,8 +59,22 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: keepingTheFirstError(sqlite) }) });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
+}
+
+/**
+ * SQLite rolls a transaction back by itself when a write fails with SQLITE_FULL (a full disk),
+ * SQLITE_IOERR or SQLITE_NOMEM; Kysely's own ROLLBACK after it then fails ("cannot rollback - no
+ * transaction is active"), and that error would reach the caller instead of the one that says
+ * what happened. A ROLLBACK with no transaction open is therefore nothing here.
+ */
+function keepingTheFirstError(sqlite: SqliteDatabase.Database): { close(): void; prepare(source: string): SqliteDatabase.Statement } {
+  const nothing = sqlite.prepare('select 1 where 0');
+  return {
+    close: () => sqlite.close(),
+    prepare: (source) => (source === 'rollback' && !sqlite.inTransaction ? nothing : sqlite.prepare(source)),
+  };
 }
 
 async function openPostgres(url: string, schema: string | undefined): Promise<Database> {
