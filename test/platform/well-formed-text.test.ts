@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InjectOptions } from 'fastify';
 import { STORES, createTestApp, type TestApp } from '../helpers/test-app.js';
@@ -110,6 +111,20 @@ describe.each(STORES)('a NUL or a lone surrogate in request text ($name)', ({ ur
     expect(response.headers['content-type']).toMatch(/^text\/html/);
     expect(response.headers['x-frame-options']).toBe('DENY');
     expect(response.body).toContain('contains a NUL character');
+  });
+
+  it('a NUL in a header (Api-Key) never reaches a route: Node’s parser refuses the request with 400', async () => {
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = t.app.server.address() as net.AddressInfo;
+    const statusLine = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1', () => socket.write(`GET /v3/boards HTTP/1.1\r\nHost: stockroom.test\r\nApi-Key: ${t.apiKey}\0x\r\n\r\n`));
+      socket.once('data', (data) => {
+        resolve(data.toString('latin1').split('\r\n')[0]!);
+        socket.destroy();
+      });
+      socket.once('error', reject);
+    });
+    expect(statusLine).toBe('HTTP/1.1 400 Bad Request');
   });
 
   it('a board page of the catalogue browser with %00 in its id: 400 on the error page', async () => {
