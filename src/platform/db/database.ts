@@ -103,27 +103,32 @@ async function openPostgres(url: string, schema: string | undefined): Promise<Da
   return { db, dialect: 'postgres', close: () => db.destroy() };
 }
 
-/** Applies every migration not yet applied; run at boot by every command. */
-export async function migrateToLatest(database: Database): Promise<void> {
-  const migrations: Record<string, Migration> = {
-    '0001-foundation': foundation(database.dialect),
-    '0002-search': search(database.dialect),
-    '0003-oauth': oauth(database.dialect),
-    '0004-licensing': licensing(database.dialect),
-    '0005-counts': counts(database.dialect),
-    '0006-user-status': userStatus(database.dialect),
-    '0007-boards': boards(database.dialect),
-    '0008-reporting-and-orders': reportingAndOrders(database.dialect),
-    '0009-asset-changes': assetChanges(database.dialect),
-    '0010-asset-sends': assetSends(database.dialect),
-    '0011-change-log-family': changeLogFamily(database.dialect),
-    '0012-generation': generation(database.dialect),
+/** Every migration, by name, in the order they apply. */
+export function stockroomMigrations(dialect: SqlDialect): Record<string, Migration> {
+  return {
+    '0001-foundation': foundation(dialect),
+    '0002-search': search(dialect),
+    '0003-oauth': oauth(dialect),
+    '0004-licensing': licensing(dialect),
+    '0005-counts': counts(dialect),
+    '0006-user-status': userStatus(dialect),
+    '0007-boards': boards(dialect),
+    '0008-reporting-and-orders': reportingAndOrders(dialect),
+    '0009-asset-changes': assetChanges(dialect),
+    '0010-asset-sends': assetSends(dialect),
+    '0011-change-log-family': changeLogFamily(dialect),
+    '0012-generation': generation(dialect),
     '0013-video': video(),
-    '0014-media-facts': mediaFacts(database.dialect),
-    '0016-asset-edit-cost': assetEditCost(database.dialect),
-    '0017-web': web(database.dialect),
+    '0014-media-facts': mediaFacts(dialect),
+    '0016-asset-edit-cost': assetEditCost(dialect),
+    '0017-web': web(dialect),
     '0018-exact-redirects': exactRedirects(),
   };
+}
+
+/** Applies every migration not yet applied; run at boot by every command. */
+export async function migrateToLatest(database: Database): Promise<void> {
+  const migrations = stockroomMigrations(database.dialect);
   const provider: MigrationProvider = { getMigrations: async () => migrations };
   // On PostgreSQL the migrator must look for its bookkeeping tables in our own schema only:
   // a database may hold other Stockroom schemas (one per test suite, or per tenant).
