@@ -11,6 +11,8 @@ import type { StockroomModule } from './platform/module.js';
 import { registerErrorHandler } from './platform/http/error-handler.js';
 import { connectionOptions, registerProtocolRules } from './platform/http/protocol.js';
 import { registerNumberForms } from './platform/http/number-forms.js';
+import { registerWellFormedText } from './platform/http/well-formed-text.js';
+import { registerStorageFullReports } from './platform/http/storage-full.js';
 import { validatorsByPart } from './platform/http/validators.js';
 import { redactedUrl } from './platform/http/redacted-url.js';
 import { registerOpenCors } from './platform/http/cors.js';
@@ -278,6 +280,10 @@ export async function buildApp(
   registerErrorHandler(app);
   registerProtocolRules(app);
   registerNumberForms(app);
+  // Before any surface: a NUL or a lone surrogate in any request text is a 400 on every route.
+  registerWellFormedText(app);
+  // A write that meets a full disk (507) is reported by /health and /readyz.
+  registerStorageFullReports(app, services.readiness);
 
   await registerOpenApi(app, { publicUrl: config.publicUrl });
 

@@ -134,6 +134,11 @@ export class GenerationDownloadsRepository {
   }
 
   /** Gives this node's files back to the queue (it is stopping). */
+  /** Every file being prepared goes back to the queue (SQLite at start: no other runner can hold one). */
+  async releaseAll(): Promise<void> {
+    await this.db.updateTable('generation_downloads').set({ claimed_by: null, lease_until: null }).where('status', '=', 'preparing').execute();
+  }
+
   async release(node: string): Promise<void> {
     await this.db.updateTable('generation_downloads').set({ claimed_by: null, lease_until: null }).where('claimed_by', '=', node).where('status', '=', 'preparing').execute();
   }

@@ -55,6 +55,8 @@ export interface GenerationDownloadsDeps {
   node: string;
   leaseMs?: number;
   pollMs?: number;
+  /** SQLite: this process is the only runner, so a file found being prepared at start was interrupted. */
+  soleRunner: boolean;
   log: Logger;
   now: () => Date;
 }
@@ -236,8 +238,11 @@ export class GenerationDownloads {
 
   // ── preparing files: jobs any node may run ────────────────────────────────
 
-  start(): void {
+  async start(): Promise<void> {
     if (this.deps.concurrency === 0) return;
+    // As the generation jobs do: a preparation a stopped process left is taken back at once,
+    // not after its lease (a restart would otherwise leave the download answering 202 that long).
+    if (this.deps.soleRunner) await this.deps.files.releaseAll();
     this.stopped = false;
     this.timer = setInterval(() => this.wake(), this.pollMs);
     this.timer.unref();

@@ -76,6 +76,7 @@ export function generationModule(platform: Platform, needs: GenerationNeeds): St
     timeoutMs: settings.timeoutSeconds * 1000,
     node: jobs.node,
     leaseMs: settings.leaseSeconds * 1000,
+    soleRunner: database.dialect === 'sqlite',
     log,
     now: clock,
   });
@@ -127,7 +128,7 @@ export function generationModule(platform: Platform, needs: GenerationNeeds): St
     },
     start: async () => {
       await jobs.start();
-      downloads.start();
+      await downloads.start();
       // Registrations past the retention also leave when nobody registers (a registration sweeps too).
       sweeping = setInterval(() => void registrations.purgeExpired().catch((error: unknown) => log.warn({ err: error }, 'sweeping expired file registrations failed')), REGISTRATION_SWEEP_MS);
       sweeping.unref();

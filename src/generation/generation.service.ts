@@ -379,6 +379,7 @@ export class GenerationService {
       case 'object_removal': {
         const reference = await this.reference(call, customer, {});
         const mask = await this.mask(call, customer, reference.picture);
+        await refuseWholePictureMask(mask);
         return { params: {}, pictures: { source: reference.picture, mask }, seed, count: 1, reference };
       }
       case 'influence_color_by_image':
@@ -608,4 +609,19 @@ function historyDate(name: string, value: string): Date {
 
 function assertNever(value: never): never {
   throw new Error(`unhandled generation type ${String(value)}`);
+}
+
+/** The grey level from which a mask's pixel counts as white (marked), as the engines read masks. */
+const MASK_MARKED_FROM = 128;
+
+/**
+ * An object removal fills what the mask marks from the picture around it: a mask that marks
+ * every pixel leaves nothing to fill from, so no engine can do it. Refused before anything is
+ * queued or charged (the job would only fail later, as a 502).
+ */
+async function refuseWholePictureMask(mask: Picture): Promise<void> {
+  const grey = await sharp(mask.data).toColourspace('b-w').raw().toBuffer();
+  if (grey.every((level) => level >= MASK_MARKED_FROM)) {
+    throw invalidParameter('mask_url', 'the mask is white all over: it marks the whole picture, which leaves nothing to fill the removed object from. Paint only the object white and the rest black');
+  }
 }

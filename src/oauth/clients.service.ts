@@ -17,8 +17,14 @@ export interface ApiClient {
   queriesPerDay: number | null;
   /** Holds a secret (web application with a server side); false: a public client (browser, mobile). */
   confidential: boolean;
-  /** Registered redirect URIs; local ones need no registration. */
+  /** Registered redirect URIs; local ones need no registration, unless exactRedirects. */
   redirectUris: readonly string[];
+  /**
+   * A redirect_uri must be one of redirectUris exactly: no unregistered local URI, no added
+   * query parameter. The catalogue browser's own client is held to this: a page on the user's
+   * machine must not receive its codes. Third-party clients keep the local exemption (development).
+   */
+  exactRedirects: boolean;
   /** The grants it may use (its own list, or the defaults of its kind). */
   grantTypes: readonly GrantType[];
   /** May report usage of licensed assets (PUT /usage-batches/{id}). */
@@ -48,6 +54,8 @@ export interface NewClient {
   /** Default true. A public client gets no secret. */
   confidential?: boolean;
   redirectUris?: readonly string[];
+  /** Default false: see ApiClient. */
+  exactRedirects?: boolean;
   /** Default: the grants of the client's kind (see grant-policy.ts). */
   grantTypes?: readonly GrantType[];
   queriesPerSecond?: number | null;
@@ -121,6 +129,7 @@ export class ClientsService {
       created_at: new Date().toISOString(),
       usage_reporting: input.usageReporting ? 1 : 0,
       order_metadata: input.orderMetadata ? 1 : 0,
+      exact_redirects: input.exactRedirects ? 1 : 0,
     });
     return { client: toClient(row), apiKey, apiSecret };
   }
@@ -246,5 +255,6 @@ function toClient(row: ApiClientRow): ApiClient {
     grantTypes: effectiveGrants(clientKind({ sandbox, confidential }), listedGrants),
     usageReporting: row.usage_reporting === 1,
     orderMetadata: row.order_metadata === 1,
+    exactRedirects: row.exact_redirects === 1,
   };
 }

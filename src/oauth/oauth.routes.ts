@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { REALM } from '../platform/http/errors.js';
+import { ApiError, REALM } from '../platform/http/errors.js';
 import { FORM_BODY_LIMIT_BYTES, FORM_CONTENT_TYPE, decodeFormComponent, parseForm, withoutEmptyValues, type ParsedForm } from './form-body.js';
 import {
   OAuthError,
@@ -436,6 +436,8 @@ function formProblem(form: Exclude<ParsedForm, { ok: true }>): string {
 
 /** Fastify's own client errors (content type, body size, unreadable body), in our words. */
 function readProblem(error: FastifyError): string {
+  // The platform's own refusals of a request (a NUL in a field) say what was wrong in words.
+  if (error instanceof ApiError) return error.message;
   if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return `The request body must be of type ${FORM_CONTENT_TYPE}`;
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return `The request body is larger than ${FORM_BODY_LIMIT_BYTES / 1024} KB`;
   return 'The request could not be read';

@@ -156,7 +156,7 @@ export class OAuthService implements OAuthEndpoints {
     if (!client) return errorPage('The client_id does not name an enabled application.');
     const redirectUri = query.redirect_uri;
     if (!redirectUri) return errorPage('The request has no redirect_uri.');
-    const redirect = checkRequestedRedirectUri(redirectUri, client.redirectUris);
+    const redirect = checkRequestedRedirectUri(redirectUri, client.redirectUris, { exact: client.exactRedirects });
     if (!redirect.ok) return errorPage(`The redirect_uri ${redirect.reason}.`);
     // A client that may use neither redirecting grant (a sandbox one) has no business here:
     // nothing is redirected for it, not even an error.

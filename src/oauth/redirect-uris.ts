@@ -12,6 +12,8 @@
  *    Because such a URI is nobody's registration, the authorization endpoint never sends the
  *    browser there before the user has signed in and seen it (see oauth.service.ts).
  * 3. Every other redirect URI uses HTTPS.
+ * 4. A client held to exact redirects (the catalogue browser's own) may use only a registered
+ *    URI, character for character: neither rule 1's extra parameters nor rule 2's local URIs.
  *
  * Never: a fragment (RFC 6749 §3.1.2), user information (`https://user@host/`, a phishing
  * aid), whitespace or other characters that a Location header cannot carry as they are, nor
@@ -88,9 +90,12 @@ export function matchesRegisteredUri(requested: URL, registered: URL): boolean {
  * May an authorization request of a client with these registered URIs redirect to `requested`?
  * Returns the parsed URI, or the reason to show on the error page (never redirect there).
  */
-export function checkRequestedRedirectUri(requested: string, registered: readonly string[]): RequestedRedirectUri {
+export function checkRequestedRedirectUri(requested: string, registered: readonly string[], options: { exact?: boolean } = {}): RequestedRedirectUri {
   const parsed = parseRedirectUri(requested);
   if (!parsed.ok) return parsed;
+  if (options.exact) {
+    return registered.includes(requested) ? { ok: true, url: parsed.url, registered: true } : { ok: false, reason: 'is not the one registered for this application' };
+  }
   for (const candidate of registered) {
     const registeredUri = parseRedirectUri(candidate);
     if (registeredUri.ok && matchesRegisteredUri(parsed.url, registeredUri.url)) return { ok: true, url: parsed.url, registered: true };

@@ -13,6 +13,7 @@ import { createThrottle, type Throttle } from './throttle/throttle.js';
 import { Metrics } from './metrics/metrics.js';
 import { Readiness } from './http/health.js';
 import { DecodeSlots } from './decode-slots.js';
+import { privateFolder, privateStoreFiles, type TightenedMode } from './private-files.js';
 
 /** What time it is: one clock for every module, so that a test can hold it still. */
 export type Clock = () => Date;
@@ -57,9 +58,12 @@ const DEFAULT_CHANGE_FEED_INTERVAL_MS = 1000;
 
 /** Opens the store (migrating it), the blob store and Redis; a failure names the setting to look at. */
 export async function openPlatform(config: Config, overrides: PlatformOverrides = {}): Promise<Platform> {
-  const database = overrides.database ?? (await openConfiguredStore(config));
+  const log = pino({ level: config.logLevel });
+  const tightened: TightenedMode[] = [];
+  const database = overrides.database ?? (await openConfiguredStore(config, tightened));
   let blobs: BlobStore;
   try {
+    if (!overrides.blobs && config.blobs.kind === 'folder') tightened.push(...privateFolder(config.blobs.dir, { keepGroup: true }));
     blobs = overrides.blobs ?? (await openConfiguredBlobs(config));
   } catch (error) {
     await database.close();
@@ -72,6 +76,8 @@ export async function openPlatform(config: Config, overrides: PlatformOverrides 
     await database.close();
     throw error;
   }
+  // An install made before the modes were set keeps working; the log says what changed.
+  for (const { path: changed, was, now } of tightened) log.warn({ path: changed, was, now }, 'made a private file or folder private: it was readable by other accounts');
   const metrics = new Metrics();
   const throttle = countingRefusals(createThrottle(redis ? { redis } : {}), metrics);
   const changeFeed = new ChangeFeed(database.db);
@@ -88,10 +94,10 @@ export async function openPlatform(config: Config, overrides: PlatformOverrides 
     redis,
     throttle,
     changeFeed,
-    log: pino({ level: config.logLevel }),
+    log,
     clock: overrides.clock ?? (() => new Date()),
     metrics,
-    readiness: new Readiness({ database, redis, blobs, changeFeed, changeFeedIntervalMs }),
+    readiness: new Readiness({ database, redis, blobs, changeFeed, changeFeedIntervalMs, storagePaths: localStoragePaths(config, blobs) }),
     imageDecodes: new DecodeSlots(config.imageDecodes.concurrency, config.imageDecodes.queue),
     followChanges: () => changeFeed.start(changeFeedIntervalMs),
     stopFollowingChanges: () => changeFeed.stop(),
@@ -103,6 +109,14 @@ export async function openPlatform(config: Config, overrides: PlatformOverrides 
       if (blobs instanceof S3BlobStore) blobs.close();
     },
   };
+}
+
+/** The local folders writes go to: the SQLite store's data folder, and the blob folder. */
+function localStoragePaths(config: Config, blobs: BlobStore): string[] {
+  const paths: string[] = [];
+  if (!config.databaseUrl) paths.push(config.dataDir);
+  if (blobs instanceof FilesystemBlobStore) paths.push(blobs.root);
+  return paths;
 }
 
 /** The configured blob store; an S3 bucket must answer at start-up, so that a wrong setting stops the boot with its name. */
@@ -134,19 +148,22 @@ function countingRefusals(throttle: Throttle, metrics: Metrics): Throttle {
 const reason = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** The configured store, reachable and migrated; a failure names the setting to look at. */
-async function openConfiguredStore(config: Config): Promise<Database> {
+async function openConfiguredStore(config: Config, tightened: TightenedMode[]): Promise<Database> {
   const setting = config.databaseUrl ? 'DATABASE_URL' : 'STOCKROOM_DATA_DIR';
+  const sqliteFile = path.join(config.dataDir, 'stockroom.sqlite');
   if (!config.databaseUrl) {
     try {
-      fs.mkdirSync(config.dataDir, { recursive: true });
+      // The store holds the URL-signing and session-sealing keys: the folder and the store are the owner's alone.
+      tightened.push(...privateFolder(config.dataDir));
       fs.accessSync(config.dataDir, fs.constants.W_OK);
+      tightened.push(...privateStoreFiles(sqliteFile));
     } catch (error) {
       throw new Error(`STOCKROOM_DATA_DIR: cannot use ${config.dataDir} (${reason(error)})`);
     }
   }
   let database: Database;
   try {
-    database = await openDatabase({ url: config.databaseUrl, sqliteFile: path.join(config.dataDir, 'stockroom.sqlite') });
+    database = await openDatabase({ url: config.databaseUrl, sqliteFile });
     await sql`select 1`.execute(database.db);
   } catch (error) {
     throw new Error(`${setting}: cannot open the store (${reason(error)})`);

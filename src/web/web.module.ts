@@ -69,7 +69,7 @@ export async function webModule(platform: Platform, needs: WebNeeds): Promise<St
     if (clientKey === undefined) {
       let created;
       try {
-        created = await needs.clients.create({ name: 'Stockroom web', confidential: false, redirectUris: [redirectUri], grantTypes: ['authorization_code', 'refresh_token'] });
+        created = await needs.clients.create({ name: 'Stockroom web', confidential: false, redirectUris: [redirectUri], exactRedirects: true, grantTypes: ['authorization_code', 'refresh_token'] });
       } catch (error) {
         throw new ApiError(
           503,

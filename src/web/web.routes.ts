@@ -6,6 +6,7 @@ import type { BoardsService } from '../boards/boards.service.js';
 import { FORM_BODY_LIMIT_BYTES, FORM_CONTENT_TYPE, parseForm } from '../oauth/form-body.js';
 import { ApiError, badRequest } from '../platform/http/errors.js';
 import { preferredLanguage } from '../platform/http/language.js';
+import { isStorageFull, STORAGE_FULL_MESSAGE } from '../platform/http/storage-full.js';
 import { parseBrowseQuery } from './web-search.js';
 import { safeReturnPath, type WebSession, type WebSessions } from './web-sessions.service.js';
 import {
@@ -141,12 +142,13 @@ export async function webRoutes(app: FastifyInstance, options: WebRoutesOptions)
    * that it failed, the error itself going to the log.
    */
   app.setErrorHandler(async (error, request, reply) => {
-    const known = error instanceof ApiError;
-    const given = known ? error.statusCode : (error as { statusCode?: number }).statusCode;
+    const full = isStorageFull(error);
+    const known = error instanceof ApiError || full;
+    const given = full ? 507 : error instanceof ApiError ? error.statusCode : (error as { statusCode?: number }).statusCode;
     const status = given !== undefined && given >= 400 && given < 600 ? given : 500;
     const explained = known || status < 500;
     if (!explained || status >= 500) request.log.error({ err: error }, 'web page failed');
-    const message = explained && error instanceof Error ? error.message : 'The server could not make this page. Try again in a moment.';
+    const message = full ? STORAGE_FULL_MESSAGE : explained && error instanceof Error ? error.message : 'The server could not make this page. Try again in a moment.';
     const frame: Frame = { title: 'Error', userName: undefined, csrfToken: undefined, path: '/', stylesheet: css.path, script: script.path, language: 'en' };
     return send(reply, status, errorPage(frame, status, message));
   });

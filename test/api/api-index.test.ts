@@ -35,7 +35,7 @@ describe('the index at /v3 and /health', () => {
     const response = await t.app.inject({ method: 'GET', url: '/health' });
     expect(response.statusCode).toBe(200);
     expect(response.headers['cache-control']).toBe('no-store');
-    expect(response.json()).toEqual({ status: 'ok', version: STOCKROOM_VERSION, checks: { store: 'ok', redis: 'not configured' } });
+    expect(response.json()).toEqual({ status: 'ok', version: STOCKROOM_VERSION, checks: { store: 'ok', redis: 'not configured', storage: 'ok' } });
   });
 });
 

@@ -198,9 +198,9 @@ describe('odd requests get the API’s own errors', () => {
     expect(response.json()).toMatchObject({ code: 'InvalidParameterValue' });
   });
 
-  it('treats an id no asset can have as not found, without asking the store', async () => {
-    expect((await get('/v3/images/%00')).statusCode).toBe(404);
-    expect((await get('/v3/images?ids=a%00b,ok&fields=id')).json()).toEqual({ images: [], images_not_found: ['a\u0000b', 'ok'] });
+  it('treats an id no asset can have as not found, without asking the store; a NUL in one is no text at all (400)', async () => {
+    expect((await get('/v3/images/%00')).json()).toMatchObject({ code: 'InvalidCharacter' });
+    expect((await get('/v3/images?ids=a%00b,ok&fields=id')).json()).toMatchObject({ code: 'InvalidCharacter' });
     expect((await get(`/v3/images/${'x'.repeat(300)}`)).json()).toMatchObject({ code: 'ImageNotFound' });
   });
 

@@ -118,6 +118,8 @@ describe('stockroom backup and restore on SQLite', () => {
     const target = scratch.tempDir();
     const restored = await stockroom({ ...env, STOCKROOM_DATA_DIR: target }, 'restore', backup);
     expect(restored.stdout).toMatch(/^Restored the SQLite store and \d+ blobs .*; every file matched its SHA-256$/m);
+    // The restored store holds the signing keys: the owner's alone, as a new one is.
+    expect(fs.statSync(path.join(target, 'stockroom.sqlite')).mode & 0o777).toBe(0o600);
 
     const before = sqliteRows(path.join(source, 'stockroom.sqlite'));
     const after = sqliteRows(path.join(target, 'stockroom.sqlite'));

@@ -121,6 +121,17 @@ export function validValue(schema: JsonSchema, resolve: Resolve, pool: ValuePool
   }
 }
 
+/**
+ * Text no field of the API may hold, whatever its schema says: a NUL (which PostgreSQL cannot
+ * store), and lone UTF-16 surrogates (not characters at all). A URL or a form carries a NUL as
+ * `%00` but cannot carry a lone surrogate (encoding turns it into U+FFFD); a JSON body spells
+ * both as escapes. Each is a broken request: the server must answer 400, on either store.
+ */
+export function malformedTexts(carrier: 'url' | 'form' | 'json'): string[] {
+  const withNul = ['x\0y', '\0', `${FOREIGN_WORD}\0`];
+  return carrier === 'json' ? [...withNul, 'x\ud800y', '\udc00', 'a\ud83d'] : withNul;
+}
+
 /** A word in no enumeration of this API, in any letter case. */
 export const FOREIGN_WORD = 'zzq-not-a-value';
 

@@ -66,6 +66,14 @@ describe('redirect URI rules', () => {
       expect(allowed('http://app.localhost:3000/cb', [])).toBe(false);
     });
 
+    it('but not for a client held to exact redirects (the catalogue browser’s own): only its registered URI, as registered', () => {
+      const callback = ['https://stockroom.example/signin/callback'];
+      expect(checkRequestedRedirectUri('https://stockroom.example/signin/callback', callback, { exact: true })).toMatchObject({ ok: true, registered: true });
+      for (const uri of ['http://localhost:4000/cb', 'http://127.0.0.1/cb', 'https://stockroom.example/signin/callback?x=1', 'https://stockroom.example/signin/callback/']) {
+        expect(checkRequestedRedirectUri(uri, callback, { exact: true })).toMatchObject({ ok: false });
+      }
+    });
+
     it('tells a registered URI from a local one that nobody registered', () => {
       expect(checkRequestedRedirectUri('http://localhost:4000/cb', [])).toMatchObject({ ok: true, registered: false });
       expect(checkRequestedRedirectUri('http://localhost:4000/cb?x=1', ['http://localhost:4000/cb'])).toMatchObject({ ok: true, registered: true });

@@ -24,13 +24,13 @@ describe.each(STORES)('probes: /healthz and /readyz, on $name', ({ url }) => {
     expect(response.json()).toEqual({ status: 'ok', version: STOCKROOM_VERSION });
   });
 
-  it('rule: /readyz is 200 naming every part it checked: store, blob store, change feed, search index; Redis not configured', async () => {
+  it('rule: /readyz is 200 naming every part it checked: store, blob store, room to write, change feed, search index; Redis not configured', async () => {
     const response = await t.app.inject({ method: 'GET', url: '/readyz' });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({
       status: 'ready',
       version: STOCKROOM_VERSION,
-      checks: { store: 'ok', redis: 'not configured', blobs: 'ok', change_feed: 'ok', search: 'ok' },
+      checks: { store: 'ok', redis: 'not configured', blobs: 'ok', storage: 'ok', change_feed: 'ok', search: 'ok' },
       failures: {},
     });
   });

@@ -11,6 +11,7 @@ import { backUpBlobs, restoreBlobs, verifyBackedUpBlobs } from '../../platform/b
 import { isListable, type BlobStore } from '../../platform/blobs/blob-store.js';
 import { S3BlobStore, sha256OfFile } from '../../platform/blobs/s3-blob-store.js';
 import { openConfiguredBlobs } from '../../platform/platform.js';
+import { PRIVATE_FILE_MODE } from '../../platform/private-files.js';
 import { progressBar } from '../progress.js';
 
 /**
@@ -243,6 +244,8 @@ export function addBackupCommands(program: Command): void {
           fs.mkdirSync(path.dirname(store), { recursive: true });
           const temporary = `${store}.${randomBytes(6).toString('hex')}.restoring`;
           await fsp.copyFile(databaseFile, temporary);
+          // The store holds the signing keys: the restored file is the owner's alone, as a new store is.
+          await fsp.chmod(temporary, PRIVATE_FILE_MODE);
           // The old store's write-ahead log must not be replayed into the restored file.
           for (const leftover of [`${store}-wal`, `${store}-shm`]) await fsp.rm(leftover, { force: true });
           await fsp.rename(temporary, store);

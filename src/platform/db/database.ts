@@ -29,6 +29,7 @@ import { mediaFacts } from './migrations/0014-media-facts.js';
 import { assetEditCost } from './migrations/0016-asset-edit-cost.js';
 import { web } from './migrations/0017-web.js';
 import { uploadOwners } from './migrations/0018-upload-owners.js';
+import { exactRedirects } from './migrations/0019-exact-redirects.js';
 
 export type SqlDialect = 'sqlite' | 'postgres';
 
@@ -59,8 +60,22 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: keepingTheFirstError(sqlite) }) });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
+}
+
+/**
+ * SQLite rolls a transaction back by itself when a write fails with SQLITE_FULL (a full disk),
+ * SQLITE_IOERR or SQLITE_NOMEM; Kysely's own ROLLBACK after it then fails ("cannot rollback - no
+ * transaction is active"), and that error would reach the caller instead of the one that says
+ * what happened. A ROLLBACK with no transaction open is therefore nothing here.
+ */
+function keepingTheFirstError(sqlite: SqliteDatabase.Database): { close(): void; prepare(source: string): SqliteDatabase.Statement } {
+  const nothing = sqlite.prepare('select 1 where 0');
+  return {
+    close: () => sqlite.close(),
+    prepare: (source) => (source === 'rollback' && !sqlite.inTransaction ? nothing : sqlite.prepare(source)),
+  };
 }
 
 async function openPostgres(url: string, schema: string | undefined): Promise<Database> {
@@ -89,27 +104,33 @@ async function openPostgres(url: string, schema: string | undefined): Promise<Da
   return { db, dialect: 'postgres', close: () => db.destroy() };
 }
 
+/** Every migration, by name, in the order they apply. */
+export function stockroomMigrations(dialect: SqlDialect): Record<string, Migration> {
+  return {
+    '0001-foundation': foundation(dialect),
+    '0002-search': search(dialect),
+    '0003-oauth': oauth(dialect),
+    '0004-licensing': licensing(dialect),
+    '0005-counts': counts(dialect),
+    '0006-user-status': userStatus(dialect),
+    '0007-boards': boards(dialect),
+    '0008-reporting-and-orders': reportingAndOrders(dialect),
+    '0009-asset-changes': assetChanges(dialect),
+    '0010-asset-sends': assetSends(dialect),
+    '0011-change-log-family': changeLogFamily(dialect),
+    '0012-generation': generation(dialect),
+    '0013-video': video(),
+    '0014-media-facts': mediaFacts(dialect),
+    '0016-asset-edit-cost': assetEditCost(dialect),
+    '0017-web': web(dialect),
+    '0018-upload-owners': uploadOwners(dialect),
+    '0019-exact-redirects': exactRedirects(),
+  };
+}
+
 /** Applies every migration not yet applied; run at boot by every command. */
 export async function migrateToLatest(database: Database): Promise<void> {
-  const migrations: Record<string, Migration> = {
-    '0001-foundation': foundation(database.dialect),
-    '0002-search': search(database.dialect),
-    '0003-oauth': oauth(database.dialect),
-    '0004-licensing': licensing(database.dialect),
-    '0005-counts': counts(database.dialect),
-    '0006-user-status': userStatus(database.dialect),
-    '0007-boards': boards(database.dialect),
-    '0008-reporting-and-orders': reportingAndOrders(database.dialect),
-    '0009-asset-changes': assetChanges(database.dialect),
-    '0010-asset-sends': assetSends(database.dialect),
-    '0011-change-log-family': changeLogFamily(database.dialect),
-    '0012-generation': generation(database.dialect),
-    '0013-video': video(),
-    '0014-media-facts': mediaFacts(database.dialect),
-    '0016-asset-edit-cost': assetEditCost(database.dialect),
-    '0017-web': web(database.dialect),
-    '0018-upload-owners': uploadOwners(database.dialect),
-  };
+  const migrations = stockroomMigrations(database.dialect);
   const provider: MigrationProvider = { getMigrations: async () => migrations };
   // On PostgreSQL the migrator must look for its bookkeeping tables in our own schema only:
   // a database may hold other Stockroom schemas (one per test suite, or per tenant).

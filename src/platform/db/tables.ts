@@ -139,6 +139,8 @@ export interface ApiClientsTable {
   usage_reporting: Generated<number>;
   /** 1: may read order metadata (GET /orders/{id}). */
   order_metadata: Generated<number>;
+  /** 1: a redirect_uri must equal a registered one exactly (no unregistered local URI): the catalogue browser's own client. */
+  exact_redirects: Generated<number>;
 }
 
 export interface UsersTable {

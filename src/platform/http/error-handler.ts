@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { ApiError } from './errors.js';
+import { isStorageFull, STORAGE_FULL_CODE, STORAGE_FULL_MESSAGE } from './storage-full.js';
 
 interface ValidationIssue {
   instancePath?: string;
@@ -63,6 +64,11 @@ export function registerErrorHandler(app: FastifyInstance): void {
       // Fastify's own client errors: unreadable body, wrong content type, too large.
       const code = status === 415 ? 'UnsupportedMediaType' : status === 413 ? 'PayloadTooLarge' : 'MalformedRequest';
       return reply.code(status).send({ message: fastifyError.message, code });
+    }
+    if (isStorageFull(error)) {
+      // The disk is full: the write rolled back, nothing changed; /health and /readyz say so too.
+      request.log.error({ err: error }, 'a write met a full disk');
+      return reply.code(507).send({ message: STORAGE_FULL_MESSAGE, code: STORAGE_FULL_CODE });
     }
     if (isStoreUnavailable(error)) {
       // The store is down or restarting: the caller may try again at once (another node, or

@@ -1,4 +1,5 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
+import fs from 'node:fs';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
@@ -16,6 +17,14 @@ const CHECK_TIMEOUT_MS = 2000;
  * caller hammering /readyz, cost the store one query a second at most.
  */
 const READINESS_REUSE_MS = 1000;
+/** A local folder with less free space than this (or 1% of its file system, when that is less) counts as full. */
+const MIN_FREE_BYTES = 64 * 1024 * 1024;
+/**
+ * How long a write that met a full disk keeps the storage check failing where no free space can
+ * be measured here (PostgreSQL's disk is on its own server).
+ */
+const STORAGE_FULL_REMEMBERED_MS = 60_000;
+
 /** The blob the readiness check looks for; written once, so that a vanished mount or bucket is noticed. */
 const BLOB_MARKER = 'readiness/marker';
 
@@ -53,6 +62,8 @@ export interface ReadinessOptions {
   changeFeed: ChangeFeed;
   /** How often the change feed reads the log: it is behind when it has not read for several of these. */
   changeFeedIntervalMs: number;
+  /** Local folders writes go to (the SQLite store's, the blob folder): the storage check measures their free space. */
+  storagePaths?: readonly string[];
 }
 
 /**
@@ -66,6 +77,7 @@ export class Readiness {
   private draining = false;
   private lastReport: { at: number; report: Promise<ReadinessReport> } | undefined;
   private markerWritten = false;
+  private storageFull: { at: number; reason: string } | undefined;
 
   constructor(private readonly options: ReadinessOptions) {
     const { database, redis, blobs, changeFeed, changeFeedIntervalMs } = options;
@@ -83,6 +95,10 @@ export class Readiness {
       }
       if ((await blobs.size(BLOB_MARKER)) === undefined) throw new Error('the blob store lost its marker: is it the same store?');
     });
+    this.checks.set('storage', () => this.checkStorage());
+    // Every node writes to the same store and blobs: a full disk is reported, but taking the
+    // nodes out of the balancer would stop the reads that still work, and help no write.
+    this.advisory.add('storage');
     const behindAfterMs = Math.max(5000, 5 * changeFeedIntervalMs);
     this.checks.set('change_feed', () => {
       const readAt = changeFeed.lastReadAt;
@@ -90,6 +106,34 @@ export class Readiness {
       const since = Date.now() - readAt;
       if (since > behindAfterMs) throw new Error(`the change log was last read ${Math.round(since / 1000)} s ago`);
     });
+  }
+
+  /** A write met a full disk (the error handler's hook tells): the storage check fails for a while where it cannot measure. */
+  noteStorageFull(reason: string): void {
+    this.storageFull = { at: Date.now(), reason };
+    this.lastReport = undefined;
+  }
+
+  /**
+   * Room to write: every local folder has free space, and no write met a full disk lately on a
+   * store whose disk is not measured here. A full disk fails every write while reads still work.
+   */
+  private checkStorage(): void {
+    for (const folder of this.options.storagePaths ?? []) {
+      let stats: fs.StatsFs;
+      try {
+        stats = fs.statfsSync(folder);
+      } catch {
+        continue;
+      }
+      const free = stats.bavail * stats.bsize;
+      const needed = Math.min(MIN_FREE_BYTES, (stats.blocks * stats.bsize) / 100);
+      if (free < needed) throw new Error(`${folder} has ${(free / 1_048_576).toFixed(1)} MB free: writes fail until room is made`);
+    }
+    const full = this.storageFull;
+    if (full && Date.now() - full.at < STORAGE_FULL_REMEMBERED_MS && this.options.database.dialect === 'postgres') {
+      throw new Error(`${full.reason} (${Math.round((Date.now() - full.at) / 1000)} s ago)`);
+    }
   }
 
   /** A module's own condition for serving, named as /readyz shows it. */
@@ -112,14 +156,15 @@ export class Readiness {
     return report;
   }
 
-  /** The store and Redis only: what /health has always answered. */
-  async health(): Promise<{ store: CheckStatus; redis: CheckStatus }> {
+  /** The store, Redis and room to write: what /health answers. */
+  async health(): Promise<{ store: CheckStatus; redis: CheckStatus; storage: CheckStatus }> {
     const { database, redis } = this.options;
-    const [store, redisCheck] = await Promise.all([
+    const [store, redisCheck, storage] = await Promise.all([
       passes(() => sql`select 1`.execute(database.db)),
       redis ? passes(() => redis.ping()) : Promise.resolve({ status: 'not configured' as const }),
+      passes(() => this.checkStorage()),
     ]);
-    return { store: store.status, redis: redisCheck.status };
+    return { store: store.status, redis: redisCheck.status, storage: storage.status };
   }
 
   private async runChecks(): Promise<ReadinessReport> {
@@ -145,7 +190,11 @@ const CheckResult = Type.Union([Type.Literal('ok'), Type.Literal('failing'), Typ
 const Health = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
   version: Type.String(),
-  checks: Type.Object({ store: CheckResult, redis: CheckResult }),
+  checks: Type.Object({
+    store: CheckResult,
+    redis: CheckResult,
+    storage: Type.Optional(Type.Union([Type.Literal('ok'), Type.Literal('failing')], { description: 'Room to write: failing when the disk is full (every write then answers 507 InsufficientStorage)' })),
+  }),
 });
 const Alive = Type.Object({ status: Type.Literal('ok'), version: Type.String() }, { description: 'The process answers.' });
 const Ready = Type.Object(
@@ -153,7 +202,8 @@ const Ready = Type.Object(
     status: Type.Union([Type.Literal('ready'), Type.Literal('not ready')]),
     version: Type.String(),
     checks: Type.Record(Type.String(), CheckResult, {
-      description: 'Each part this node needs: store, blobs, change_feed, search (and accepting while it shuts down); redis is reported but a node without it still serves, on local throttle counters.',
+      description:
+        'Each part this node needs: store, blobs, storage (room to write), change_feed, search (and accepting while it shuts down); redis is reported but a node without it still serves, on local throttle counters.',
     }),
     failures: Type.Record(Type.String(), Type.String(), { description: 'Why each failing check fails.' }),
   },
@@ -191,7 +241,8 @@ export async function healthRoutes(app: FastifyInstance, options: HealthRoutesOp
     { schema: { ...service, summary: 'Whether this node can serve: its store and Redis', response: { 200: Health, 503: Health } } },
     async (_request, reply) => {
       const checks = await readiness.health();
-      const healthy = checks.store === 'ok' && checks.redis !== 'failing';
+      // A full disk fails every write (downloads, purchases): the node is not healthy, though it still reads.
+      const healthy = checks.store === 'ok' && checks.redis !== 'failing' && checks.storage !== 'failing';
       return reply
         .code(healthy ? 200 : 503)
         .header('cache-control', 'no-store')
