@@ -94,7 +94,12 @@ describe.each(STORES)('who may use an upload, on $name', ({ url }) => {
     aliceThroughOtherKey = await customerOn(other.apiKey, other.client.id, 'the same user through another key', aliceOnKey.userId);
     everyoneElse = [bob, keyOnly, otherKey, aliceThroughOtherKey];
     blue = await makeJpeg(320, 200, '#2050c0');
-    whiteMask = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#ffffff' } }).jpeg().toBuffer();
+    // Mostly white, with a black band: a mask that is white all over is refused before any engine sees it.
+    const band = await sharp({ create: { width: 16, height: 64, channels: 3, background: '#000000' } }).png().toBuffer();
+    whiteMask = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#ffffff' } })
+      .composite([{ input: band, left: 0, top: 0 }])
+      .jpeg()
+      .toBuffer();
     blackMask = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#000000' } }).jpeg().toBuffer();
     expect((await upload(alice, 'photo.jpg', blue)).statusCode).toBe(200);
     expect((await upload(alice, 'mask.jpg', whiteMask)).statusCode).toBe(200);
@@ -110,7 +115,7 @@ describe.each(STORES)('who may use an upload, on $name', ({ url }) => {
     expect(registered.statusCode, registered.body).toBe(200);
     const removal = await objectRemoval(alice, 'mask.jpg');
     expect(removal.statusCode, removal.body).toBe(200);
-    expect(await greyOf(engine.lastMask!)).toBe(255);
+    expect(await greyOf(engine.lastMask!)).toBeGreaterThan(150);
   });
 
   it('nobody else can search by it: 400 naming image_url, as for a name never uploaded', async () => {
@@ -151,7 +156,7 @@ describe.each(STORES)('who may use an upload, on $name', ({ url }) => {
     expect((await searchBy(keyOnly, 'mask.jpg')).json<{ image_fingerprint: string }>().image_fingerprint).not.toBe(before);
     // The mask under her generation is still the white one she sent; bob's is his black one.
     expect((await objectRemoval(alice, 'mask.jpg')).statusCode).toBe(200);
-    expect(await greyOf(engine.lastMask!)).toBe(255);
+    expect(await greyOf(engine.lastMask!)).toBeGreaterThan(150);
     expect((await objectRemoval(bob, 'mask.jpg')).statusCode).toBe(200);
     expect(await greyOf(engine.lastMask!)).toBe(0);
     const rows = await t.services.database.db.selectFrom('search_uploads').select(['client_id', 'user_id']).where('name', '=', 'mask.jpg').execute();
