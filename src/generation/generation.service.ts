@@ -52,6 +52,8 @@ export const ASPECT_RATIOS = Object.keys(ASPECT_SIZES);
 
 /** Pictures a prompt-driven operation makes at once (the service's four). */
 const PROMPTED_COUNT = 4;
+/** Object removal answers four different fills of the hole, as the spec says ("four images result"), for one charge. */
+const OBJECT_REMOVAL_COUNT = 4;
 /** Sources are given to engines at most this large (a catalogue original may be 6000 px). */
 const SOURCE_LONG_SIDE = 2048;
 const ID_PATTERN = /^[0-9a-f]{32}$/;
@@ -373,7 +375,7 @@ export class GenerationService {
       case 'object_removal': {
         const reference = await this.reference(call, customer, {});
         const mask = await this.mask(call, reference.picture);
-        return { params: {}, pictures: { source: reference.picture, mask }, seed, count: 1, reference };
+        return { params: { seed, count: OBJECT_REMOVAL_COUNT }, pictures: { source: reference.picture, mask }, seed, count: OBJECT_REMOVAL_COUNT, reference };
       }
       case 'influence_color_by_image':
       case 'influence_composition_by_image': {
