@@ -6,7 +6,7 @@ import type { AssetRecord } from '../catalog/catalog.records.js';
 import type { AiGenerationLicensing } from '../licensing/ai-generation.service.js';
 import type { CustomerGrant } from '../licensing/customer-access.js';
 import type { Customer, ProductsService } from '../licensing/products.service.js';
-import { utcDate } from '../licensing/products.service.js';
+import { utcDateTime } from '../platform/http/date-time.js';
 import { EngineUnavailableError, type EngineOperation, type StyleHints } from './engines/engine.js';
 import type { EngineRouter } from './engine-router.js';
 import type { GenerationJobs, JobSpec } from './generation-jobs.js';
@@ -490,7 +490,7 @@ export class GenerationService {
     const mayRead = row.user_id === customer.id || (options.teamMayRead === true && customer.team !== null && row.team === customer.team);
     if (!mayRead) throw new ApiError(403, 'NotAuthorized', `Generation request ${id} belongs to another user`);
     if (!options.expiredToo && Date.parse(row.expires_at) <= this.deps.now().getTime()) {
-      throw new ApiError(410, 'GenerationRequestGone', `The results of generation ${id} were kept until ${utcDate(row.expires_at)}`);
+      throw new ApiError(410, 'GenerationRequestGone', `The results of generation ${id} were kept until ${utcDateTime(row.expires_at)}`);
     }
     return row;
   }
@@ -543,7 +543,7 @@ export class GenerationService {
       return {
         generation_request_id: row.id,
         seed: row.seed,
-        generation_date: utcDate(row.created_at)!,
+        generation_date: utcDateTime(row.created_at),
         product_revoked_date: null,
         prompt: row.prompt,
         negative_prompt: row.negative_prompt,

@@ -29,7 +29,8 @@ import {
 } from './downloads.repository.js';
 import { DELIVERY_URI_LIFETIME_MS, type AssetKind } from './licensing-policy.js';
 import { OrderNotesConflictError, type OrderNotes } from './orders.repository.js';
-import { utcDate, type Customer, type Product, type ProductsService } from './products.service.js';
+import { utcDateTime } from '../platform/http/date-time.js';
+import { type Customer, type Product, type ProductsService } from './products.service.js';
 import type { DeliverySpec } from '../media/delivery.js';
 
 /** What the media module needs to make the signed URL of a licensed file (MediaService.deliveryUri): its own type. */
@@ -355,7 +356,7 @@ export class DownloadsService {
     return new ApiError(
       403,
       'OverageLimitReached',
-      `Product ${product.id} has no downloads left${resetsAt === null ? '' : ` until ${utcDate(resetsAt)}`}, and no overage`,
+      `Product ${product.id} has no downloads left${resetsAt === null ? '' : ` until ${utcDateTime(resetsAt)}`}, and no overage`,
     );
   }
 
@@ -404,7 +405,7 @@ export class DownloadsService {
     return {
       result_count: total,
       previous_purchases: rows.map((row) => ({
-        date_purchased: utcDate(row.downloaded_at)!,
+        date_purchased: utcDateTime(row.downloaded_at),
         purchased_by: row.username,
         asset_id: row.asset_id,
         // purchased-images names it image_id (each endpoint's schema keeps its own fields)
@@ -456,7 +457,7 @@ export class DownloadsService {
   private async historical(rows: readonly HistoryRow[]): Promise<HistoricalDownload[]> {
     const thumbs = await this.thumbs(rows);
     return rows.map((row) => ({
-      date_downloaded: utcDate(row.downloaded_at)!,
+      date_downloaded: utcDateTime(row.downloaded_at),
       id: row.asset_id,
       asset_type: row.asset_type,
       product_type: row.product_type,

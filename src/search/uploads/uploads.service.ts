@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { BlobStore } from '../../platform/blobs/blob-store.js';
+import { utcDateTime } from '../../platform/http/date-time.js';
 import { invalidParameter, type ApiError } from '../../platform/http/errors.js';
 import { computeVisualSignature, decodeStoredSignature, encodeStoredSignature } from '../../media/visual-signature.js';
 import type { UploadsRepository } from './uploads.repository.js';
@@ -100,7 +101,7 @@ export class UploadsService {
       });
     });
     if (replaced && replaced.blob_key !== blobKey) await this.releaseBlob(replaced.blob_key);
-    return { url: this.urlOf(name), expires: expiresAt };
+    return { url: this.urlOf(name), expires: utcDateTime(expiresAt) };
   }
 
   /**
