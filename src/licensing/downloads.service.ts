@@ -10,6 +10,7 @@ import {
   downloadSizeOf,
   largestSize,
   licensableAsset,
+  partnerLicensesOf,
   paymentRefusal,
   paysWithCredits,
   periodState,
@@ -484,14 +485,20 @@ export class DownloadsService {
   async downloadLinksFor(userId: number): Promise<CustomerDownloadLinks> {
     const held = await this.products.heldProducts(userId, this.now());
     const assets = new WeakMap<AssetRecord, { asset: LicensableAsset; products: Product[] }>();
+    const licensing = (record: AssetRecord) => {
+      let entry = assets.get(record);
+      if (entry === undefined) {
+        const asset = licensableAsset(record);
+        entry = { asset, products: choiceOrder(held.filter((product) => typeLicenses(product.type, asset)), new Set()) };
+        assets.set(record, entry);
+      }
+      return entry;
+    };
     return {
+      // The first product in the choice order: the one a download without product_id uses.
+      downloadProductFor: (record) => licensing(record).products[0]?.type ?? null,
       linksFor: (record, rawSize): DownloadLink[] => {
-        let entry = assets.get(record);
-        if (entry === undefined) {
-          const asset = licensableAsset(record);
-          entry = { asset, products: choiceOrder(held.filter((product) => typeLicenses(product.type, asset)), new Set()) };
-          assets.set(record, entry);
-        }
+        const entry = licensing(record);
         const size = downloadSizeOf(rawSize);
         return entry.products
           .filter((product) => allowsSize(product, size))
@@ -503,6 +510,11 @@ export class DownloadsService {
           }));
       },
     };
+  }
+
+  /** partner_licenses of an asset whose record lists none: the credits this server charges for it (see entitlements). */
+  partnerLicensesOf(record: AssetRecord): Array<{ license_type: string; credits: number }> {
+    return partnerLicensesOf(record);
   }
 
   /** The URI to POST to download one size of an asset with one product. */

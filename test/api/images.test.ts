@@ -94,7 +94,8 @@ describe.each(STORES)('image metadata endpoints on $name', ({ url }) => {
       allowed_use: { release_info: 'Not released' },
       editorial_source: { id: 5 },
       download_sizes: [{ name: 'original' }],
-      prestige: null,
+      // Not in the curated top tier: false, not null.
+      prestige: false,
       // An absent list is an empty list.
       alternative_ids: [],
     });
