@@ -143,7 +143,7 @@ export async function builtinQualityBenchmark(): Promise<void> {
     for (const [n, testCase] of cases.entries()) {
       const source = await png(testCase.picture);
       const mask = await png(maskRaster(testCase.mask, testCase.picture.width, testCase.picture.height));
-      const run = await timed(() => engine.run({ operation: 'remove_object', source, mask }));
+      const run = await timed(() => engine.run({ operation: 'remove_object', source, mask, seed: 0, count: 1 }));
       const filled = await decodeRgb(run.value.pictures[0]!.data);
       const diffused = await teleaFill(testCase.picture, testCase.mask);
       const truthDetail = detail(testCase.truth, testCase.mask);
@@ -221,13 +221,13 @@ async function speedTable(docs: string | undefined): Promise<void> {
     const box = { left: Math.round(width * 0.4), top: Math.round(height * 0.35), width: Math.round(width * 0.12), height: Math.round(height * 0.18) };
     for (let y = box.top; y < box.top + box.height; y++) hole.fill(1, y * width + box.left, y * width + box.left + box.width);
     const mask: EngineImage = { data: await encodePng(maskRaster(hole, width, height)), mediaType: 'image/png' };
-    const removal = await timed(() => engine.run({ operation: 'remove_object', source, mask }));
+    const removal = await timed(() => engine.run({ operation: 'remove_object', source, mask, seed: 0, count: 1 }));
     // A hole five times the fill's working size: filled at a reduced scale and carried up to full size.
     const large = { left: Math.round(width * 0.35), top: Math.round(height * 0.3), width: Math.round(width * 0.3), height: Math.round(height * 0.37) };
     const largeHole = new Uint8Array(width * height);
     for (let y = large.top; y < large.top + large.height; y++) largeHole.fill(1, y * width + large.left, y * width + large.left + large.width);
     const largeMask: EngineImage = { data: await encodePng(maskRaster(largeHole, width, height)), mediaType: 'image/png' };
-    const largeRemoval = await timed(() => engine.run({ operation: 'remove_object', source, mask: largeMask }));
+    const largeRemoval = await timed(() => engine.run({ operation: 'remove_object', source, mask: largeMask, seed: 0, count: 1 }));
     const margin = Math.round(width / 8);
     const extension = await timed(() => engine.run({ operation: 'extend', source, margins: { left: margin, right: margin, top: 0, bottom: 0 }, seed: 1, count: 1 }));
     const upscale = await timed(() => engine.run({ operation: 'upscale', source, longestSide: width * 2 }));
@@ -282,7 +282,7 @@ async function hardCaseRows(rows: string[][], save: (name: string, data: Buffer)
   for (const [n, testCase] of patternHoleCases([16, 24, 32, 40]).entries()) {
     const { width, height } = testCase.picture;
     const source = await png(testCase.picture);
-    const run = await engine.run({ operation: 'remove_object', source, mask: await png(maskRaster(testCase.mask, width, height)) });
+    const run = await engine.run({ operation: 'remove_object', source, mask: await png(maskRaster(testCase.mask, width, height)), seed: 0, count: 1 });
     patternErrors.push(meanAbsoluteError(await decodeRgb(run.pictures[0]!.data), testCase.truth, testCase.mask));
     patternNaive.push(meanAbsoluteError(meanColourFill(testCase.picture, testCase.mask), testCase.truth, testCase.mask));
     await save(`pattern-hole-${n + 1}-before.png`, source.data);
@@ -315,7 +315,7 @@ async function hardCaseRows(rows: string[][], save: (name: string, data: Buffer)
     const { width, height } = testCase.picture;
     const source = await png(testCase.picture);
     const mask = await png(maskRaster(testCase.mask, width, height));
-    const run = await timed(() => engine.run({ operation: 'remove_object', source, mask }));
+    const run = await timed(() => engine.run({ operation: 'remove_object', source, mask, seed: 0, count: 1 }));
     const filled = await decodeRgb(run.value.pictures[0]!.data);
     largeErrors.push(meanAbsoluteError(filled, testCase.truth, testCase.mask));
     largeNaive.push(meanAbsoluteError(meanColourFill(testCase.picture, testCase.mask), testCase.truth, testCase.mask));
@@ -348,7 +348,7 @@ async function hardCaseRows(rows: string[][], save: (name: string, data: Buffer)
   for (const [n, testCase] of transparentHoleCases(6).entries()) {
     const { width, height } = testCase.picture;
     const source = await png(testCase.picture);
-    const run = await engine.run({ operation: 'remove_object', source, mask: await png(maskRaster(testCase.mask, width, height)) });
+    const run = await engine.run({ operation: 'remove_object', source, mask: await png(maskRaster(testCase.mask, width, height)), seed: 0, count: 1 });
     const { alpha } = await alphaOf(run.pictures[0]!.data);
     let error = 0;
     let flattened = 0;
@@ -381,7 +381,7 @@ async function queuedAtOnce(): Promise<void> {
   const requests = [
     ...(await Promise.all(cutOuts.map(async (testCase) => ({ operation: 'remove_background' as const, source: await png(testCase.picture) })))),
     ...(await Promise.all(
-      holes.map(async (testCase) => ({ operation: 'remove_object' as const, source: await png(testCase.picture), mask: await png(maskRaster(testCase.mask, 640, 480)) })),
+      holes.map(async (testCase) => ({ operation: 'remove_object' as const, source: await png(testCase.picture), mask: await png(maskRaster(testCase.mask, 640, 480)), seed: 0, count: 1 })),
     )),
   ];
   const before = process.memoryUsage().rss;

@@ -185,7 +185,8 @@ async function direct(cases: readonly Case[]): Promise<Row[]> {
     const request: EngineRequest =
       item.operation === 'remove_background'
         ? { operation: 'remove_background', source: { data: item.jpeg, mediaType: 'image/jpeg' } }
-        : { operation: 'remove_object', source: { data: item.jpeg, mediaType: 'image/jpeg' }, mask: { data: item.mask!, mediaType: 'image/png' } };
+        : // Four fills, as the API asks for.
+          { operation: 'remove_object', source: { data: item.jpeg, mediaType: 'image/jpeg' }, mask: { data: item.mask!, mediaType: 'image/png' }, seed: 0, count: 4 };
     const begun = performance.now();
     try {
       await engine.run(request);

@@ -88,6 +88,7 @@ async function composeStockroom(config: Config, overrides: ServiceOverrides): Pr
       displaySizes: media.exports.media,
       downloadLinks: { forCustomer: (userId) => licensing.exports.downloads.downloadLinksFor(userId) },
       oembedUris: { oembedUri: (record) => embed.exports.embeds.oembedUri(record) },
+      partnerLicenses: { partnerLicensesOf: (record) => licensing.exports.downloads.partnerLicensesOf(record) },
     });
     built.push(catalog);
     const licensing = licensingModule(platform, {

@@ -1,4 +1,5 @@
 import { ApiError, notFound } from '../platform/http/errors.js';
+import { utcDateTime } from '../platform/http/date-time.js';
 import type { Clock } from '../platform/platform.js';
 import type { AssetChangesRepository, ChangeSetRow, ChannelRow, ChannelScope, PendingEntry } from './asset-changes.repository.js';
 
@@ -148,11 +149,11 @@ export class AssetChangesService {
           ChannelId: channel.id,
           AssetFamily: FAMILY_NAME[channel.assetFamily],
           AssetChangeType: null,
-          CreateDateUtc: utc(channel.createdAt),
+          CreateDateUtc: utcDateTime(channel.createdAt),
           NotificationCount: pending.count,
           AssetType: TYPE_NAME[channel.assetType],
           // With nothing pending, nothing waits from before now.
-          OldestChangeNotificationDateUtc: utc(pending.oldest ?? now.toISOString()),
+          OldestChangeNotificationDateUtc: utcDateTime(pending.oldest ?? now),
           Metadata: channel.metadata,
         };
       }),
@@ -273,7 +274,7 @@ export class AssetChangesService {
     const lifecycle = LIFECYCLE[entry.operation] ?? 'Update';
     const assetType = NOTICE_ASSET_TYPE[entry.entity_type] ?? null;
     return {
-      asset_changed_utc_datetime: utc(entry.changed_at),
+      asset_changed_utc_datetime: utcDateTime(entry.changed_at),
       asset_lifecycle: lifecycle,
       asset_type: assetType,
       id: entry.entity_id,
@@ -296,9 +297,4 @@ function toChannel(row: ChannelRow): Channel {
 /** The oldest instant a notice may have to be handed out (ISO 8601, comparable as text with the log's). */
 function cutoff(now: Date): string {
   return new Date(now.getTime() - NOTICE_LIFETIME_DAYS * DAY_MS).toISOString();
-}
-
-/** The spec's form of an instant: YYYY-MM-DDTHH:MM:SSZ. */
-function utc(value: string): string {
-  return new Date(value).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }

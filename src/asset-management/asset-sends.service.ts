@@ -1,4 +1,5 @@
 import { ApiError, invalidParameter } from '../platform/http/errors.js';
+import { utcDateTime } from '../platform/http/date-time.js';
 import { isUniqueViolation } from '../platform/db/unique-violation.js';
 import { isEmailAddress } from '../platform/http/email-address.js';
 import type { AssetSendsRepository } from './asset-sends.repository.js';
@@ -110,7 +111,7 @@ export class AssetSendsService implements AssetSendRecorder {
     const rows = await this.deps.repository.after(clientId, after, count);
     return {
       last_offset: rows.length > 0 ? rows[rows.length - 1]!.sent_at : (after ?? null),
-      asset_send_events: rows.map((row) => ({ timestamp: row.sent_at, asset_id: row.asset_id, email_address: row.email_address })),
+      asset_send_events: rows.map((row) => ({ timestamp: utcDateTime(row.sent_at), asset_id: row.asset_id, email_address: row.email_address })),
     };
   }
 }

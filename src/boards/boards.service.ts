@@ -1,6 +1,7 @@
 import type { AssetRecord, AssetType } from '../catalog/catalog.records.js';
 import type { DisplaySizeProvider } from '../catalog/catalog.service.js';
 import { ApiError, REALM, notFound } from '../platform/http/errors.js';
+import { utcDateTime } from '../platform/http/date-time.js';
 import type { BoardLinkKind, BoardLinks } from './board-links.js';
 import { randomId } from './board-links.js';
 import { BOARD_LIMITS, boardPermissions, type BoardLimits, may, mayDeleteComment, type BoardAction, type BoardRole } from './boards.policy.js';
@@ -166,8 +167,8 @@ export class BoardsService {
         boards: listing.rows.map((row) => ({
           id: row.id,
           asset_count: row.asset_count,
-          date_created: row.date_created,
-          date_last_updated: row.date_last_updated,
+          date_created: utcDateTime(row.date_created),
+          date_last_updated: utcDateTime(row.date_last_updated),
           description: row.description,
           hero_asset: heroes.get(row.id) ?? null,
           name: row.name,
@@ -211,8 +212,8 @@ export class BoardsService {
       id: board.id,
       asset_count: board.asset_count - withdrawn,
       assets,
-      date_created: board.date_created,
-      date_last_updated: board.date_last_updated,
+      date_created: utcDateTime(board.date_created),
+      date_last_updated: utcDateTime(board.date_last_updated),
       description: board.description,
       name: board.name,
       comment_count: board.comment_count,
@@ -293,7 +294,7 @@ export class BoardsService {
         return {
           id: row.id,
           text: row.text,
-          date_created: row.date_created,
+          date_created: utcDateTime(row.date_created),
           created_by: { first_name: author?.first_name ?? null, last_name: author?.last_name ?? null },
           permissions: { can_delete_comment: mayDeleteComment(role, userId, row.author_id) },
         };
@@ -369,8 +370,8 @@ export class BoardsService {
       description: board.description,
       asset_count: board.asset_count - withdrawn,
       assets,
-      date_created: board.date_created,
-      date_last_updated: board.date_last_updated,
+      date_created: utcDateTime(board.date_created),
+      date_last_updated: utcDateTime(board.date_last_updated),
     };
   }
 
@@ -453,7 +454,7 @@ export class BoardsService {
     return {
       id: row.asset_id,
       asset_type: row.asset_type,
-      date_added: row.date_added,
+      date_added: utcDateTime(row.date_added),
       display_sizes: sizes.map(({ name, uri }) => ({ name, uri })),
     };
   }

@@ -23,6 +23,12 @@ export interface AssetEndpoints {
   fields: FieldCatalog;
   item: TSchema;
   list: TSchema;
+  /**
+   * How GET /{plural}/{id} answers: `wrapped` is the list's wrapper holding the one asset (images,
+   * as the contract says and the partner's clients read `images[0]`), `bare` the asset itself
+   * (videos, whose clients read `response.title`).
+   */
+  single: 'wrapped' | 'bare';
   /** the 400 code for a request without ids */
   idsRequiredCode: string;
 }
@@ -85,14 +91,16 @@ export function assetRoutes(endpoints: AssetEndpoints) {
           params: Type.Object({ id: Type.String({ minLength: 1 }) }),
           querystring: Type.Object({ fields: Type.Optional(fieldsParameter) }, { additionalProperties: false }),
           documented: { querystring: Type.Object({ fields: Type.Optional(documentedFields) }) },
-          response: { 200: endpoints.item, ...errors },
+          response: { 200: endpoints.single === 'wrapped' ? endpoints.list : endpoints.item, ...errors },
         },
       },
       async (request) => {
         const { id } = request.params as { id: string };
         const { fields } = request.query as { fields?: string[] };
         const selection = selector.select(fields);
-        return catalog.getAsset(assetType, id, selection, await readContext(request, selection));
+        // An unknown id stays a 404 naming it in both shapes, as the spec and the contract say.
+        const asset = await catalog.getAsset(assetType, id, selection, await readContext(request, selection));
+        return endpoints.single === 'wrapped' ? { [plural]: [asset], [`${plural}_not_found`]: [] } : asset;
       },
     );
   };

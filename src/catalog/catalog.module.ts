@@ -1,7 +1,7 @@
 import type { Platform } from '../platform/platform.js';
 import type { StockroomModule } from '../platform/module.js';
 import { CatalogRepository } from './catalog.repository.js';
-import { CatalogService, type DisplaySizeProvider, type DownloadLinkProvider, type OEmbedUriProvider } from './catalog.service.js';
+import { CatalogService, type DisplaySizeProvider, type DownloadLinkProvider, type OEmbedUriProvider, type PartnerLicensePrices } from './catalog.service.js';
 import { imagesRoutes } from './images.routes.js';
 import { videosRoutes } from './videos.routes.js';
 import { eventsRoutes } from './events.routes.js';
@@ -19,6 +19,8 @@ export interface CatalogNeeds {
   downloadLinks: DownloadLinkProvider;
   /** An asset's `uri_oembed` (embed). */
   oembedUris: OEmbedUriProvider;
+  /** What an asset costs in credits under each license, for partner_licenses when its record lists none (licensing). */
+  partnerLicenses: PartnerLicensePrices;
 }
 
 /** Images, videos, events, collections and countries: the metadata endpoints and the records behind them. */
@@ -30,6 +32,7 @@ export function catalogModule(platform: Platform, needs: CatalogNeeds): Stockroo
     needs.downloadLinks,
     config.recordCacheSize,
     needs.oembedUris,
+    needs.partnerLicenses,
   );
   // Records cached here may have been changed by another node or the ingest command.
   changeFeed.subscribe((changes) => catalog.applyChanges(changes));

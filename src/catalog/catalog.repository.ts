@@ -218,6 +218,22 @@ export class CatalogRepository {
     return this.db.transaction().execute(async (trx) => {
       await this.takeWriteTurn(trx);
       const existing = await trx.selectFrom('events').select('id').where('id', '=', input.id).executeTakeFirst();
+      // An event's keywords are the catalogue's keywords: each gets the id and type of its keyword record, as an asset's do.
+      // An id of the partner's own that is no catalogue keyword id (not a whole number) is kept as given.
+      const keywords = [];
+      for (const keyword of input.keywords ?? []) {
+        if (keyword.keyword_id != null && !(/^\d{1,10}$/.test(String(keyword.keyword_id)) && Number(keyword.keyword_id) <= 2_147_483_647)) {
+          keywords.push({ keyword_id: String(keyword.keyword_id), text: keyword.text, type: keyword.type ?? null });
+          continue;
+        }
+        const { id } = await this.keywordId(trx, {
+          text: keyword.text,
+          ...(keyword.keyword_id == null ? {} : { keyword_id: keyword.keyword_id }),
+          ...(keyword.type == null ? {} : { type: keyword.type }),
+        });
+        const stored = await trx.selectFrom('keywords').select('type').where('id', '=', id).executeTakeFirst();
+        keywords.push({ keyword_id: String(id), text: keyword.text, type: keyword.type ?? stored?.type ?? null });
+      }
       const row = {
         name: input.name,
         start_date: input.start_date ?? null,
@@ -229,9 +245,7 @@ export class CatalogRepository {
         country: input.location?.country ?? null,
         state_province: input.location?.state_province ?? null,
         venue: input.location?.venue ?? null,
-        keywords: JSON.stringify(
-          (input.keywords ?? []).map((k) => ({ keyword_id: k.keyword_id ?? null, text: k.text, type: k.type ?? null })),
-        ),
+        keywords: JSON.stringify(keywords),
         updated_at: new Date().toISOString(),
       };
       if (existing) await trx.updateTable('events').set(row).where('id', '=', input.id).execute();

@@ -51,6 +51,19 @@ export interface DownloadLink {
 /** The download links one customer may use for one size of an asset. */
 export interface CustomerDownloadLinks {
   linksFor(asset: AssetRecord, size: Record<string, unknown>): DownloadLink[];
+  /** The product type a download of the asset would use without product_id (download_product); null when none licenses it. */
+  downloadProductFor(asset: AssetRecord): string | null;
+}
+
+/** One license the asset can be bought under and its price in credits (partner_licenses). */
+export interface PartnerLicenseView {
+  license_type: string;
+  credits: number;
+}
+
+/** The licensing module's prices: what partner_licenses shows of an asset whose record lists none. */
+export interface PartnerLicensePrices {
+  partnerLicensesOf(asset: AssetRecord): PartnerLicenseView[];
 }
 
 /**
@@ -66,7 +79,7 @@ export interface OEmbedUriProvider {
   oembedUri(record: AssetRecord): string | null;
 }
 
-const NO_LINKS: CustomerDownloadLinks = { linksFor: () => [] };
+const NO_LINKS: CustomerDownloadLinks = { linksFor: () => [], downloadProductFor: () => null };
 const noDownloadLinks: DownloadLinkProvider = { forCustomer: async () => NO_LINKS };
 
 
@@ -88,6 +101,8 @@ export class CatalogService {
     private readonly cacheSize = DEFAULT_RECORD_CACHE_SIZE,
     /** `uri_oembed` of each asset; without it, none is embeddable */
     private readonly embedding?: OEmbedUriProvider,
+    /** partner_licenses of an asset whose record lists none; without it, [] */
+    private readonly prices?: PartnerLicensePrices,
   ) {
     this.downloads = downloads ?? noDownloadLinks;
   }
@@ -288,7 +303,7 @@ export class CatalogService {
 
   /** The customer's download links, loaded only when a selected field shows them. */
   private async linksOf(selection: FieldSelection, context: ReadContext): Promise<CustomerDownloadLinks> {
-    const shown = selection.fields.has('downloads') || selection.fields.has('largest_downloads');
+    const shown = selection.fields.has('downloads') || selection.fields.has('largest_downloads') || selection.fields.has('download_product');
     if (!shown || !context.authorized || context.userId == null) return NO_LINKS;
     return this.downloads.forCustomer(context.userId);
   }
@@ -325,6 +340,20 @@ export class CatalogService {
           break;
         case 'uri_oembed':
           out.uri_oembed = this.embedding?.oembedUri(record) ?? null;
+          break;
+        case 'prestige':
+          // Only the curated top tier says so; every other asset is not prestige content.
+          out.prestige = fields.prestige === true;
+          break;
+        case 'download_product':
+          // For a signed-in customer, the product their download would use; else what ingest said.
+          out.download_product = context.authorized && context.userId != null ? links.downloadProductFor(record) : ((fields.download_product as string | undefined) ?? null);
+          break;
+        case 'partner_licenses':
+          out.partner_licenses = Array.isArray(fields.partner_licenses) && fields.partner_licenses.length > 0 ? fields.partner_licenses : (this.prices?.partnerLicensesOf(record) ?? []);
+          break;
+        case 'entity_details':
+          out.entity_details = Array.isArray(fields.entity_details) && fields.entity_details.length > 0 ? fields.entity_details : entityDetailsOf(fields.keywords as StoredKeyword[] | undefined, context.language);
           break;
         default:
           out[name] = fields[name] ?? null;
@@ -398,6 +427,23 @@ function localizeKeywords(keywords: readonly StoredKeyword[] | undefined, langua
     entity_uris: k.entity_uris,
     entity_types: k.entity_types,
   }));
+}
+
+/**
+ * The entities an asset's keywords name (a keyword's entity_uris, such as a Wikidata item), each
+ * once, in keyword order: what entity_details shows when ingest gave no details of its own.
+ */
+function entityDetailsOf(keywords: readonly StoredKeyword[] | undefined, language: string) {
+  const details: Array<{ entity_uri: string; entity_types: string[]; name: string; keyword_id: string }> = [];
+  const seen = new Set<string>();
+  for (const keyword of keywords ?? []) {
+    for (const uri of keyword.entity_uris) {
+      if (seen.has(uri)) continue;
+      seen.add(uri);
+      details.push({ entity_uri: uri, entity_types: keyword.entity_types, name: localizedText(keyword.text, keyword.translations, language), keyword_id: keyword.keyword_id });
+    }
+  }
+  return details;
 }
 
 function withoutDownloads(size: Record<string, unknown>): Record<string, unknown> {

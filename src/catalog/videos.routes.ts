@@ -9,5 +9,6 @@ export const videosRoutes = assetRoutes({
   fields: VIDEO_FIELDS,
   item: VideoDetail,
   list: VideosDetailResults,
+  single: 'bare',
   idsRequiredCode: 'VideoIdMustBeSpecified',
 });

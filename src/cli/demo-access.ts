@@ -59,8 +59,9 @@ export async function ensureDemoAccess(services: Services): Promise<DemoAccessSt
   const password = randomSecret(12);
   const user = await services.users.create({ username, password, first_name: 'Demo', last_name: 'User', email: `${username}@example.com` });
   // Products to license with, so that downloads can be tried at once: between them they license every demo collection.
-  await services.products.grant({ userId: user.id, type: 'premiumaccess', downloads: 100, period: 'month' });
-  await services.products.grant({ userId: user.id, type: 'creditpack', credits: 100 });
+  // Each with the agreement it licenses under, which download links and the download history name.
+  await services.products.grant({ userId: user.id, type: 'premiumaccess', downloads: 100, period: 'month', agreementName: 'Demo premium access agreement' });
+  await services.products.grant({ userId: user.id, type: 'creditpack', credits: 100, agreementName: 'Demo credit pack agreement' });
   await grantGenerationsOnce(services, user.id);
   const access: DemoAccess = { api_key: apiKey, api_secret: apiSecret, username, password };
   writeOwnerOnly(file, `${JSON.stringify(access, null, 2)}\n`);

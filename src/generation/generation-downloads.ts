@@ -5,7 +5,7 @@ import { ApiError, invalidParameter, notFound } from '../platform/http/errors.js
 import type { CustomerGrant } from '../licensing/customer-access.js';
 import type { DeliverySpec } from '../media/delivery.js';
 import type { Customer, ProductsService } from '../licensing/products.service.js';
-import { utcDate } from '../licensing/products.service.js';
+import { utcDateTime } from '../platform/http/date-time.js';
 import type { AiGenerationLicensing } from '../licensing/ai-generation.service.js';
 import type { EngineRouter } from './engine-router.js';
 import type { GenerationRepository, GenerationRow, ResultRow } from './generation.repository.js';
@@ -223,7 +223,7 @@ export class GenerationDownloads {
     if (!row) throw notFound('GenerationRequestIdNotFound', `Generation request not found: ${requestId}`);
     if (row.user_id !== customer.id) throw new ApiError(403, 'NotAuthorized', `Generation request ${requestId} belongs to another user`);
     if (Date.parse(row.expires_at) <= this.deps.now().getTime()) {
-      throw new ApiError(410, 'GenerationRequestGone', `The results of generation ${requestId} were kept until ${utcDate(row.expires_at)}`);
+      throw new ApiError(410, 'GenerationRequestGone', `The results of generation ${requestId} were kept until ${utcDateTime(row.expires_at)}`);
     }
     if (row.status !== 'done') throw notFound('GenerationResultNotFound', `Generation ${requestId} is ${row.status}: it has no results to download`);
     const result = await this.deps.repository.result(requestId, index);

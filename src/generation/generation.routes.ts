@@ -297,11 +297,16 @@ export async function generationRoutes(app: FastifyInstance, options: Generation
   );
 }
 
-/** §3.23 under /beta, and the operations still offered there during the move to v3. */
+/**
+ * §3.23 under /beta, and every §3.22 operation there too, served by the same handlers: the spec
+ * says the beta versions of the operations that moved to v3 remain supported during the move
+ * (text to image among them), and a request made under /beta is polled, varied and downloaded
+ * under /beta.
+ */
 export async function betaGenerationRoutes(app: FastifyInstance, options: GenerationRoutesOptions): Promise<void> {
   const { generation, registrations } = options;
-  acceptJsonVariants(app);
-  registerOperations(app, generation, [...OPERATIONS.filter((operation) => operation.type !== 'text_to_image'), ...BETA_ONLY]);
+  await generationRoutes(app, options);
+  registerOperations(app, generation, BETA_ONLY);
 
   app.post(
     '/ai/file-registrations',

@@ -6,7 +6,7 @@ import type { AssetRecord } from '../catalog/catalog.records.js';
 import type { AiGenerationLicensing } from '../licensing/ai-generation.service.js';
 import type { CustomerGrant } from '../licensing/customer-access.js';
 import type { Customer, ProductsService } from '../licensing/products.service.js';
-import { utcDate } from '../licensing/products.service.js';
+import { utcDateTime } from '../platform/http/date-time.js';
 import { EngineUnavailableError, type EngineOperation, type StyleHints } from './engines/engine.js';
 import type { EngineRouter } from './engine-router.js';
 import type { GenerationJobs, JobSpec } from './generation-jobs.js';
@@ -53,6 +53,8 @@ export const ASPECT_RATIOS = Object.keys(ASPECT_SIZES);
 
 /** Pictures a prompt-driven operation makes at once (the service's four). */
 const PROMPTED_COUNT = 4;
+/** Object removal answers four different fills of the hole, as the spec says ("four images result"), for one charge. */
+const OBJECT_REMOVAL_COUNT = 4;
 /** Sources are given to engines at most this large (a catalogue original may be 6000 px). */
 const SOURCE_LONG_SIDE = 2048;
 const ID_PATTERN = /^[0-9a-f]{32}$/;
@@ -380,7 +382,7 @@ export class GenerationService {
         const reference = await this.reference(call, customer, {});
         const mask = await this.mask(call, customer, reference.picture);
         await refuseWholePictureMask(mask);
-        return { params: {}, pictures: { source: reference.picture, mask }, seed, count: 1, reference };
+        return { params: { seed, count: OBJECT_REMOVAL_COUNT }, pictures: { source: reference.picture, mask }, seed, count: OBJECT_REMOVAL_COUNT, reference };
       }
       case 'influence_color_by_image':
       case 'influence_composition_by_image': {
@@ -496,7 +498,7 @@ export class GenerationService {
     const mayRead = row.user_id === customer.id || (options.teamMayRead === true && customer.team !== null && row.team === customer.team);
     if (!mayRead) throw new ApiError(403, 'NotAuthorized', `Generation request ${id} belongs to another user`);
     if (!options.expiredToo && Date.parse(row.expires_at) <= this.deps.now().getTime()) {
-      throw new ApiError(410, 'GenerationRequestGone', `The results of generation ${id} were kept until ${utcDate(row.expires_at)}`);
+      throw new ApiError(410, 'GenerationRequestGone', `The results of generation ${id} were kept until ${utcDateTime(row.expires_at)}`);
     }
     return row;
   }
@@ -549,7 +551,7 @@ export class GenerationService {
       return {
         generation_request_id: row.id,
         seed: row.seed,
-        generation_date: utcDate(row.created_at)!,
+        generation_date: utcDateTime(row.created_at),
         product_revoked_date: null,
         prompt: row.prompt,
         negative_prompt: row.negative_prompt,

@@ -1,6 +1,6 @@
 import { ApiError, badRequest, invalidParameter } from '../platform/http/errors.js';
 import type { Customer, Product, ProductsService } from './products.service.js';
-import { utcDate } from './products.service.js';
+import { utcDateTime } from '../platform/http/date-time.js';
 import { periodState } from './entitlements.js';
 import type { AiGenerationRepository, GeneratedDownloadRow } from './ai-generation.repository.js';
 
@@ -68,7 +68,7 @@ export class AiGenerationLicensing {
     const counted = await this.repository.charge(product.id, product.userId, requestId, units, now);
     if (counted === undefined) {
       const resetsAt = periodState(product, now).resetsAt;
-      const until = resetsAt === null ? '' : ` until ${utcDate(resetsAt)}`;
+      const until = resetsAt === null ? '' : ` until ${utcDateTime(resetsAt)}`;
       throw new ApiError(
         403,
         'ProductQuotaExceeded',

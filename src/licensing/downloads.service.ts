@@ -10,6 +10,7 @@ import {
   downloadSizeOf,
   largestSize,
   licensableAsset,
+  partnerLicensesOf,
   paymentRefusal,
   paysWithCredits,
   periodState,
@@ -29,7 +30,8 @@ import {
 } from './downloads.repository.js';
 import { DELIVERY_URI_LIFETIME_MS, type AssetKind } from './licensing-policy.js';
 import { OrderNotesConflictError, type OrderNotes } from './orders.repository.js';
-import { utcDate, type Customer, type Product, type ProductsService } from './products.service.js';
+import { utcDateTime } from '../platform/http/date-time.js';
+import { type Customer, type Product, type ProductsService } from './products.service.js';
 import type { DeliverySpec } from '../media/delivery.js';
 
 /** What the media module needs to make the signed URL of a licensed file (MediaService.deliveryUri): its own type. */
@@ -355,7 +357,7 @@ export class DownloadsService {
     return new ApiError(
       403,
       'OverageLimitReached',
-      `Product ${product.id} has no downloads left${resetsAt === null ? '' : ` until ${utcDate(resetsAt)}`}, and no overage`,
+      `Product ${product.id} has no downloads left${resetsAt === null ? '' : ` until ${utcDateTime(resetsAt)}`}, and no overage`,
     );
   }
 
@@ -404,7 +406,7 @@ export class DownloadsService {
     return {
       result_count: total,
       previous_purchases: rows.map((row) => ({
-        date_purchased: utcDate(row.downloaded_at)!,
+        date_purchased: utcDateTime(row.downloaded_at),
         purchased_by: row.username,
         asset_id: row.asset_id,
         // purchased-images names it image_id (each endpoint's schema keeps its own fields)
@@ -456,7 +458,7 @@ export class DownloadsService {
   private async historical(rows: readonly HistoryRow[]): Promise<HistoricalDownload[]> {
     const thumbs = await this.thumbs(rows);
     return rows.map((row) => ({
-      date_downloaded: utcDate(row.downloaded_at)!,
+      date_downloaded: utcDateTime(row.downloaded_at),
       id: row.asset_id,
       asset_type: row.asset_type,
       product_type: row.product_type,
@@ -483,14 +485,20 @@ export class DownloadsService {
   async downloadLinksFor(userId: number): Promise<CustomerDownloadLinks> {
     const held = await this.products.heldProducts(userId, this.now());
     const assets = new WeakMap<AssetRecord, { asset: LicensableAsset; products: Product[] }>();
+    const licensing = (record: AssetRecord) => {
+      let entry = assets.get(record);
+      if (entry === undefined) {
+        const asset = licensableAsset(record);
+        entry = { asset, products: choiceOrder(held.filter((product) => typeLicenses(product.type, asset)), new Set()) };
+        assets.set(record, entry);
+      }
+      return entry;
+    };
     return {
+      // The first product in the choice order: the one a download without product_id uses.
+      downloadProductFor: (record) => licensing(record).products[0]?.type ?? null,
       linksFor: (record, rawSize): DownloadLink[] => {
-        let entry = assets.get(record);
-        if (entry === undefined) {
-          const asset = licensableAsset(record);
-          entry = { asset, products: choiceOrder(held.filter((product) => typeLicenses(product.type, asset)), new Set()) };
-          assets.set(record, entry);
-        }
+        const entry = licensing(record);
         const size = downloadSizeOf(rawSize);
         return entry.products
           .filter((product) => allowsSize(product, size))
@@ -502,6 +510,11 @@ export class DownloadsService {
           }));
       },
     };
+  }
+
+  /** partner_licenses of an asset whose record lists none: the credits this server charges for it (see entitlements). */
+  partnerLicensesOf(record: AssetRecord): Array<{ license_type: string; credits: number }> {
+    return partnerLicensesOf(record);
   }
 
   /** The URI to POST to download one size of an asset with one product. */

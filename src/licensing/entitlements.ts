@@ -8,8 +8,11 @@ import {
   PRODUCT_CHOICE_ORDER,
   PRODUCT_POLICIES,
   RESOLUTION_LONG_EDGES,
+  EXTENDED_LICENSE_CREDITS,
+  EXTENDED_LICENSE_TYPES,
   STANDARD_CREDITS,
   type AssetKind,
+  type ExtendedLicenseType,
   type DownloadLimitDuration,
 } from './licensing-policy.js';
 import type { ProductType } from './product-types.js';
@@ -131,6 +134,24 @@ export function standardCredits(asset: LicensableAsset): number {
   return asset.partnerCollection === 'essentials' || asset.partnerCollection === 'signature'
     ? byCollection[asset.partnerCollection]
     : byCollection.other;
+}
+
+/** The contract's names of the licenses (PartnerLicense.license_type). */
+const LICENSE_NAMES: Readonly<Record<ExtendedLicenseType, string>> = { multiseat: 'Multiseat', unlimited: 'Unlimited', resale: 'Resale', indemnification: 'Indemnification' };
+
+/**
+ * partner_licenses of an asset whose record lists none: what this server charges in credits for
+ * its standard license (STANDARD_CREDITS) and for each extended one (EXTENDED_LICENSE_CREDITS),
+ * the prices a download with a credit pack and POST /asset-licensing use. None for an asset
+ * credits cannot buy (editorial, or not sold for credits).
+ */
+export function partnerLicensesOf(record: AssetRecord): Array<{ license_type: string; credits: number }> {
+  const asset = licensableAsset(record);
+  if (!typeLicenses('creditpack', asset)) return [];
+  return [
+    { license_type: 'Standard', credits: standardCredits(asset) },
+    ...EXTENDED_LICENSE_TYPES.map((type) => ({ license_type: LICENSE_NAMES[type], credits: EXTENDED_LICENSE_CREDITS[type] })),
+  ];
 }
 
 /** Credits a download that licenses the asset costs under a product of this type. */

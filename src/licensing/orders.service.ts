@@ -1,4 +1,5 @@
 import { ApiError, notFound } from '../platform/http/errors.js';
+import { utcDateTime } from '../platform/http/date-time.js';
 import { customerIdOf, type CustomerGrant } from './customer-access.js';
 import type { OrdersRepository } from './orders.repository.js';
 import type { CustomerDirectory } from './products.service.js';
@@ -53,7 +54,7 @@ export class OrdersService {
     return {
       id: String(order.id),
       invoice_number: invoiceNumber(order.id, order.order_date),
-      order_date: order.order_date,
+      order_date: utcDateTime(order.order_date),
       end_client: order.end_client,
       notes: {
         licensee_name: order.licensee_name,

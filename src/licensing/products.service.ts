@@ -1,4 +1,5 @@
 import { invalidParameter, notFound } from '../platform/http/errors.js';
+import { utcDateTime } from '../platform/http/date-time.js';
 import { customerIdOf, userTokenRequired, type CustomerGrant } from './customer-access.js';
 import {
   addPeriods,
@@ -133,12 +134,6 @@ function wholeNumber(name: string, value: number | undefined): number | null {
   if (value === undefined) return null;
   if (!Number.isSafeInteger(value) || value < 0) throw invalidParameter(name, `'${value}' is not a whole number of at least 0`);
   return value;
-}
-
-/** The spec's form of an instant: YYYY-MM-DDTHH:MM:SSZ. */
-export function utcDate(value: string | Date | null): string | null {
-  if (value === null) return null;
-  return (value instanceof Date ? value : new Date(value)).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 /**
@@ -320,8 +315,8 @@ export class ProductsService {
         download_limit: product.downloadLimit,
         download_limit_duration: product.downloadLimitDuration,
         downloads_remaining: downloadsRemaining(product, now),
-        download_limit_reset_utc_date: utcDate(period.resetsAt),
-        expiration_utc_date: utcDate(product.expiresAt),
+        download_limit_reset_utc_date: utcDateTime(period.resetsAt),
+        expiration_utc_date: utcDateTime(product.expiresAt),
         agreement_name: product.agreementName,
         imagepack_resolution: product.imagepackResolution,
         application_website: product.applicationWebsite,

@@ -316,12 +316,12 @@ async function authorizationEndpoint(app: FastifyInstance, { oauth, bases }: Aut
       const parameters = withoutEmptyValues(fields, AUTHORIZATION_PARAMETERS);
       const check = await oauth.checkAuthorization(parameters);
       if (check.kind === 'error-page') return sendErrorPage(reply, 400, check.message);
-      // RFC 9700 §4.12: after a POST that carried credentials, 303 — never 307, which would re-post them.
-      if (check.kind === 'redirect') return seeOther(reply, check.location);
+      // 302, the spec's status for the authorization answer; never 307, which would re-post the credentials (RFC 9700 §4.12).
+      if (check.kind === 'redirect') return found(reply, check.location);
 
       const page = { request: check.request, parameters, csrfToken, action };
       const decision = fields.decision;
-      if (decision === 'deny') return seeOther(reply, await oauth.completeAuthorization(check.request, 0, 'deny'));
+      if (decision === 'deny') return found(reply, await oauth.completeAuthorization(check.request, 0, 'deny'));
       if (decision !== 'allow') {
         return sendSignInPage(reply, 400, { ...page, username: fields.username, problem: { message: 'Choose Allow or Deny.', fields: [] } });
       }
@@ -345,7 +345,7 @@ async function authorizationEndpoint(app: FastifyInstance, { oauth, bases }: Aut
           problem: { message: signIn.message, fields: ['username', 'password'] },
         });
       }
-      return seeOther(reply, await oauth.completeAuthorization(check.request, signIn.userId, 'allow'));
+      return found(reply, await oauth.completeAuthorization(check.request, signIn.userId, 'allow'));
     });
 
     app.route({
@@ -387,8 +387,13 @@ function sendErrorPage(reply: FastifyReply, status: number, message: string): Fa
   return reply.code(status).headers(htmlPageHeaders()).send(renderErrorPage(message));
 }
 
-function seeOther(reply: FastifyReply, location: string): FastifyReply {
-  return reply.code(303).header('location', location).send();
+/**
+ * The answer to the application, as the spec gives it: 302 to the redirect_uri. After the
+ * form's POST every browser follows a 302 with a GET (RFC 9110 §15.4.3 records the practice),
+ * so the username and password are not sent on; 307, which would re-post them, is never used.
+ */
+function found(reply: FastifyReply, location: string): FastifyReply {
+  return reply.code(302).header('location', location).send();
 }
 
 function queryOf(url: string): string {

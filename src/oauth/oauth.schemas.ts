@@ -78,7 +78,7 @@ export const tokenEndpointSchema = (family: 'legacy' | 'newer'): FastifySchema =
 });
 
 const html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
-const redirect = (status: 302 | 303, description: string) =>
+const redirect = (status: 302, description: string) =>
   Redirect(`${description} (HTTP ${status}): Location is the client’s redirect_uri with the code, the token or the error`);
 
 const AuthorizationQuery = Type.Object({
@@ -117,7 +117,7 @@ export const authorizationFormSchema: FastifySchema = {
   summary: 'OAuth 2.0 authorization endpoint: the sign-in form’s submission',
   description:
     'Posted by the sign-in page, with its hidden fields and the CSRF cookie it set. Allow with a good username and ' +
-    'password, or Deny, answers 303 to the redirect_uri with the code, the token or access_denied.',
+    'password, or Deny, answers 302 (the spec’s status) to the redirect_uri with the code, the token or access_denied.',
   security: [],
   documented: {
     consumes: FORM,
@@ -129,7 +129,7 @@ export const authorizationFormSchema: FastifySchema = {
       ...AuthorizationQuery.properties,
     }),
     response: {
-      303: redirect(303, 'The answer for the application'),
+      302: redirect(302, 'The answer for the application'),
       400: html('The page again, saying what is missing; or a page saying what is wrong with the request'),
       401: html('The page again: username or password wrong'),
       403: html('The sign-in form has expired (its CSRF cookie is missing or does not match)'),

@@ -38,7 +38,7 @@ export function escapeHtml(text: string): string {
 const HTML_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 /**
- * The CSP source that lets the sign-in form's 303 reach the application: browsers (Chromium)
+ * The CSP source that lets the sign-in form's 302 reach the application: browsers (Chromium)
  * check form-action against redirects that follow a form submission. An http(s) URI gives its
  * origin; a native app's private-use scheme (RFC 8252 §7.1) its scheme; a host that a CSP host
  * source cannot spell (an IPv6 literal) its scheme. undefined when the URI does not parse.

@@ -16,8 +16,9 @@ import type { SearchService } from './search.service.js';
  *
  * Previews are the signed display URIs of the catalogue: small = thumb, medium = comp (the
  * preview), large = high_res_comp, with each rendition's real pixel size. A video's renditions
- * are stills of its poster frame; no motion preview exists, so small_motion and large_motion
- * are null. An asset without a stored original has no renditions: its URLs are null and their
+ * are stills of its poster frame; its motion preview is the watermarked preview clip media
+ * makes of a video file (one size, 640 px on its long edge, so small_motion and large_motion
+ * are the same clip), null for a video stored as a still alone. An asset without a stored original has no renditions: its URLs are null and their
  * sizes 0. destination_url is the uri of the asset's first referral destination, null without one.
  */
 
@@ -63,6 +64,14 @@ const PREVIEW_SELECTION: FieldSelection = {
   requiresToken: false,
   tokenFieldsIfAuthorized: new Set(),
 };
+
+/** A video's too: `preview` is its clip, when it has one. */
+const VIDEO_PREVIEW_SELECTION: FieldSelection = { ...PREVIEW_SELECTION, displaySizes: [...Object.values(PREVIEW_SIZES), 'preview'] };
+
+/** The preview clip among a video's display sizes (an MP4), null when it has none. */
+function motionPreviewOf(asset: ProjectedAsset): string | null {
+  return asset.display_sizes?.find((size) => size.name === 'preview' && /\.mp4(\?|$)/.test(size.uri))?.uri ?? null;
+}
 
 interface ProjectedAsset {
   id: string;
@@ -115,8 +124,8 @@ function videoResult(asset: ProjectedAsset) {
       small_still: previewOf(asset, PREVIEW_SIZES.small).uri,
       medium_still: previewOf(asset, PREVIEW_SIZES.medium).uri,
       large_still: previewOf(asset, PREVIEW_SIZES.large).uri,
-      small_motion: null,
-      large_motion: null,
+      small_motion: motionPreviewOf(asset),
+      large_motion: motionPreviewOf(asset),
     },
     destination_url: destinationOf(asset),
     clip_length: asset.clip_length ?? null,
@@ -130,7 +139,8 @@ export async function affiliatesRoutes(app: FastifyInstance, options: { search: 
   async function bestMatches(request: FastifyRequest, assetType: 'image' | 'video', phrase: string, style?: string) {
     const result = search.searchAssets(affiliateSearchQuery(assetType, phrase, style));
     const language = preferredLanguage(request.headers['accept-language']);
-    const { assets } = await catalog.getAssets(assetType, result.ids, PREVIEW_SELECTION, { language, authorized: false });
+    const selection = assetType === 'video' ? VIDEO_PREVIEW_SELECTION : PREVIEW_SELECTION;
+    const { assets } = await catalog.getAssets(assetType, result.ids, selection, { language, authorized: false });
     const autoCorrections = result.corrections ? { auto_corrections: { phrase: result.corrections } } : {};
     return { assets: assets as unknown as ProjectedAsset[], autoCorrections };
   }

@@ -10,7 +10,7 @@ describe('display files reached through the API', () => {
     t = await createTestApp();
     await addImage(t.services, '1001', { width: 1500, height: 1000 });
     const body = (await t.app.inject({ method: 'GET', url: '/v3/images/1001?fields=display_set,mid_res_comp,high_res_comp,comp_webp,mid_res_comp_webp,high_res_comp_webp', headers: { 'api-key': t.apiKey } })).json();
-    sizes = body.display_sizes;
+    sizes = body.images[0].display_sizes;
   });
   afterAll(async () => {
     await t.close();

@@ -219,8 +219,7 @@ describe.each(STORES)('the download endpoints, on $name', ({ url }) => {
       await grant({ type: 'editorialsubscription' });
       const response = await get('/v3/images/c1?fields=downloads');
       expect(response.statusCode).toBe(200);
-      const sizes = json(response).images as unknown;
-      const [image] = (sizes ?? [json(response)]) as Array<{ download_sizes: Array<{ height: number; downloads: unknown[] }> }>;
+      const [image] = json(response).images as Array<{ download_sizes: Array<{ height: number; downloads: unknown[] }> }>;
       const byHeight = new Map(image!.download_sizes.map((size) => [size.height, size.downloads]));
       expect(byHeight.get(768)).toEqual([
         {
@@ -262,10 +261,10 @@ describe.each(STORES)('the download endpoints, on $name', ({ url }) => {
       ]);
       const { token: nobody } = await customer();
       const bare = json(await get('/v3/images/c1?fields=downloads', { token: nobody }));
-      const bareImage = ((bare.images as unknown[] | undefined)?.[0] ?? bare) as { download_sizes: Array<{ downloads: unknown[] }> };
+      const bareImage = (bare.images as unknown[])[0] as { download_sizes: Array<{ downloads: unknown[] }> };
       expect(bareImage.download_sizes.every((size) => size.downloads.length === 0)).toBe(true);
       const app = json(await get('/v3/images/c1?fields=downloads', { token: await t.issueToken() }));
-      const appImage = ((app.images as unknown[] | undefined)?.[0] ?? app) as { download_sizes: Array<{ downloads: unknown[] }> };
+      const appImage = (app.images as unknown[])[0] as { download_sizes: Array<{ downloads: unknown[] }> };
       expect(appImage.download_sizes.every((size) => size.downloads.length === 0)).toBe(true);
     });
   });
@@ -536,10 +535,9 @@ describe('a download’s URI serves the licensed file (with the media module’s
     await t.services.products.grant({ userId, type: 'premiumaccess' });
     const headers = { 'api-key': t.apiKey, authorization: `Bearer ${token}` };
     const sizes = (await t.app.inject({ method: 'GET', url: '/v3/images/real1?fields=download_sizes', headers })).json() as {
-      images?: Array<{ download_sizes: Array<{ width: number; height: number }> }>;
-      download_sizes?: Array<{ width: number; height: number }>;
+      images: Array<{ download_sizes: Array<{ width: number; height: number }> }>;
     };
-    const small = (sizes.images?.[0]?.download_sizes ?? sizes.download_sizes)!.find((size) => size.height < 800)!;
+    const small = sizes.images[0]!.download_sizes.find((size) => size.height < 800)!;
     const response = await t.app.inject({ method: 'POST', url: `/v3/downloads/images/real1?height=${small.height}`, headers });
     expect(response.statusCode).toBe(303);
     const location = new URL(response.headers.location as string);

@@ -6,6 +6,8 @@ describe.each(STORES)('image metadata endpoints on $name', ({ url }) => {
   let t: TestApp;
   const get = (path: string, headers: Record<string, string> = {}) =>
     t.app.inject({ method: 'GET', url: path, headers: { 'api-key': t.apiKey, ...headers } });
+  /** The one image of GET /v3/images/{id}, which answers the wrapper of GET /v3/images. */
+  const image = async (path: string, headers: Record<string, string> = {}) => (await get(path, headers)).json().images[0];
 
   beforeAll(async () => {
     t = await createTestApp({ databaseUrl: url });
@@ -19,20 +21,21 @@ describe.each(STORES)('image metadata endpoints on $name', ({ url }) => {
   it('answers summary_set by default, id always included', async () => {
     const response = await get('/v3/images/1001');
     expect(response.statusCode).toBe(200);
-    expect(Object.keys(response.json()).sort()).toEqual(
+    expect(Object.keys(response.json().images[0]).sort()).toEqual(
       ['id', 'artist', 'asset_family', 'caption', 'collection_code', 'collection_id', 'collection_name', 'license_model', 'max_dimensions', 'title'].sort(),
     );
-    expect(response.json()).toMatchObject({ id: '1001', artist: 'Ada Lens', collection_id: 7, max_dimensions: { width: 1200, height: 800 } });
+    expect(response.json().images[0]).toMatchObject({ id: '1001', artist: 'Ada Lens', collection_id: 7, max_dimensions: { width: 1200, height: 800 } });
   });
 
-  it('returns one image_detail from /images/{id}, not a wrapper', async () => {
-    const body = (await get('/v3/images/1001')).json();
-    expect(body.images).toBeUndefined();
-    expect(body.id).toBe('1001');
+  it('answers /images/{id} with the wrapper of /images, its one image_detail inside (clients read images[0])', async () => {
+    const byId = await get('/v3/images/1001?fields=title');
+    expect(byId.statusCode).toBe(200);
+    expect(byId.json()).toEqual({ images: [{ id: '1001', title: 'Title of 1001' }], images_not_found: [] });
+    expect(byId.json()).toEqual((await get('/v3/images?ids=1001&fields=title')).json());
   });
 
   it('answers detail_set with every field of the set', async () => {
-    const body = (await get('/v3/images/1001?fields=detail_set')).json();
+    const body = await image('/v3/images/1001?fields=detail_set');
     for (const field of ['allowed_use', 'artist_title', 'call_for_image', 'city', 'color_type', 'copyright', 'country', 'credit_line', 'date_created', 'date_submitted', 'editorial_segments', 'event_ids', 'graphical_style', 'orientation', 'prestige', 'product_types', 'quality_rank', 'referral_destinations', 'state_province']) {
       expect(body, field).toHaveProperty(field);
     }
@@ -41,20 +44,20 @@ describe.each(STORES)('image metadata endpoints on $name', ({ url }) => {
   });
 
   it('combines sets, single fields and display sizes freely', async () => {
-    const body = (await get('/v3/images/1001?fields=id,keywords,people,thumb,comp_webp,partner_licenses')).json();
+    const body = await image('/v3/images/1001?fields=id,keywords,people,thumb,comp_webp,partner_licenses');
     expect(Object.keys(body).sort()).toEqual(['display_sizes', 'id', 'keywords', 'partner_licenses', 'people']);
     expect(body.display_sizes.map((d: { name: string }) => d.name)).toEqual(['thumb', 'comp_webp']);
     expect(body.keywords[0]).toEqual({ keyword_id: expect.any(String), text: 'harbour', type: 'Concept', relevance: 5, entity_uris: [], entity_types: [] });
   });
 
   it('answers display_set with comp, preview and thumb', async () => {
-    const body = (await get('/v3/images/1001?fields=display_set')).json();
+    const body = await image('/v3/images/1001?fields=display_set');
     expect(body.display_sizes.map((d: { name: string }) => d.name).sort()).toEqual(['comp', 'preview', 'thumb']);
   });
 
   it('offers every display size with signed URIs that carry a file extension', async () => {
     const all = 'thumb,preview,comp,mid_res_comp,high_res_comp,comp_webp,mid_res_comp_webp,high_res_comp_webp';
-    const body = (await get(`/v3/images/1001?fields=${all}`)).json();
+    const body = await image(`/v3/images/1001?fields=${all}`);
     const names = body.display_sizes.map((d: { name: string }) => d.name);
     expect(names).toEqual(all.split(','));
     for (const size of body.display_sizes) {
@@ -91,7 +94,8 @@ describe.each(STORES)('image metadata endpoints on $name', ({ url }) => {
       allowed_use: { release_info: 'Not released' },
       editorial_source: { id: 5 },
       download_sizes: [{ name: 'original' }],
-      prestige: null,
+      // Not in the curated top tier: false, not null.
+      prestige: false,
       // An absent list is an empty list.
       alternative_ids: [],
     });
@@ -104,11 +108,11 @@ describe.each(STORES)('image metadata endpoints on $name', ({ url }) => {
   });
 
   it('localizes keyword text by Accept-Language, en-US by default', async () => {
-    const german = (await get('/v3/images/1001?fields=keywords', { 'accept-language': 'de-DE,de;q=0.9' })).json();
+    const german = await image('/v3/images/1001?fields=keywords', { 'accept-language': 'de-DE,de;q=0.9' });
     expect(german.keywords.map((k: { text: string }) => k.text)).toEqual(['Hafen', 'boat']);
-    const french = (await get('/v3/images/1001?fields=keywords', { 'accept-language': 'fr' })).json();
+    const french = await image('/v3/images/1001?fields=keywords', { 'accept-language': 'fr' });
     expect(french.keywords[0].text).toBe('port');
-    const plain = (await get('/v3/images/1001?fields=keywords')).json();
+    const plain = await image('/v3/images/1001?fields=keywords');
     expect(plain.keywords[0].text).toBe('harbour');
   });
 
@@ -208,7 +212,7 @@ describe.each(STORES)('image metadata endpoints on $name', ({ url }) => {
 
     it('returns download sizes derived from the original with a valid token', async () => {
       const token = await t.issueToken();
-      const body = (await get('/v3/images/1001?fields=download_sizes,largest_downloads', { authorization: `Bearer ${token}` })).json();
+      const body = await image('/v3/images/1001?fields=download_sizes,largest_downloads', { authorization: `Bearer ${token}` });
       expect(body.download_sizes.length).toBeGreaterThan(0);
       for (const size of body.download_sizes) {
         expect(size).toEqual({ bytes: expect.any(Number), height: expect.any(Number), width: expect.any(Number), media_type: expect.any(String), name: expect.any(String), dpi: expect.any(Number) });
@@ -220,7 +224,7 @@ describe.each(STORES)('image metadata endpoints on $name', ({ url }) => {
 
     it('adds download_sizes to detail_set when a token is present', async () => {
       const token = await t.issueToken();
-      const body = (await get('/v3/images/1001?fields=detail_set', { authorization: `Bearer ${token}` })).json();
+      const body = await image('/v3/images/1001?fields=detail_set', { authorization: `Bearer ${token}` });
       expect(body.download_sizes.length).toBeGreaterThan(0);
     });
   });

@@ -43,6 +43,7 @@ describe.each(STORES)('videos, events, collections and countries on $name', ({ u
       editorial_segments: ['entertainment'],
       hero_image_id: '1001',
       location: { city: 'Porto', country: 'Portugal', state_province: 'Porto', venue: 'Ribeira' },
+      keywords: [{ text: 'harbour', type: 'Concept' }, { text: 'Porto', type: 'Location' }],
     });
     await t.services.catalog.upsertEvent({ id: 500002, name: 'Harbour Festival — Day One', parent_id: 500001, start_date: '2024-06-01T00:00:00Z' });
   });
@@ -94,6 +95,17 @@ describe.each(STORES)('videos, events, collections and countries on $name', ({ u
     expect(body.hero_image.id).toBe('1001');
     expect(body.hero_image.display_sizes.map((d: { name: string }) => d.name)).toEqual(['comp', 'preview', 'thumb']);
     expect(Object.keys(body.hero_image.display_sizes[0]).sort()).toEqual(['is_watermarked', 'name', 'uri']);
+  });
+
+  it('gives an event’s keywords the id and type of the catalogue’s keyword of that text', async () => {
+    const event = (await get('/v3/events/500001?fields=keywords')).json();
+    expect(event.keywords).toEqual([
+      { keyword_id: expect.stringMatching(/^\d+$/), text: 'harbour', type: 'Concept' },
+      { keyword_id: expect.stringMatching(/^\d+$/), text: 'Porto', type: 'Location' },
+    ]);
+    // The same keyword an image is tagged with: one id.
+    const image = (await get('/v3/images/1001?fields=keywords')).json().images[0];
+    expect(event.keywords[0].keyword_id).toBe(image.keywords.find((k: { text: string }) => k.text === 'harbour').keyword_id);
   });
 
   it('answers 404 EventNotFound and 400 for a non-integer event id', async () => {

@@ -108,7 +108,7 @@ describe.skipIf(!HAS_CHROMIUM)(`Stockroom in a real browser (${CHROMIUM})`, () =
 
     const response = await fetch(`${origin}/v3/images/1001?fields=thumb,comp,comp_webp`, { headers: { 'Api-Key': t.apiKey } });
     expect(response.status).toBe(200);
-    sizes = ((await response.json()) as { display_sizes?: DisplaySize[] }).display_sizes ?? [];
+    sizes = ((await response.json()) as { images: Array<{ display_sizes?: DisplaySize[] }> }).images[0]?.display_sizes ?? [];
 
     browser = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS });
     context = await browser.newContext();

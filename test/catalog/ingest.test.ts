@@ -455,7 +455,7 @@ describe('ingest manifests', () => {
         editorial_segments: ['sport'],
         hero_image_id: 'e-img-1',
         location: { city: 'Sydney', country: 'Australia', state_province: 'New South Wales', venue: 'The Harbour' },
-        keywords: ['sailing', { text: 'Sydney', type: 'Location', keyword_id: 'loc-1' }],
+        keywords: ['sailing', { text: 'Sydney', type: 'Location', keyword_id: 'loc-1' }, { text: 'harbour', type: 'Concept' }],
       },
       { asset_type: 'event', id: 700002, name: 'Harbour Regatta 2024: Final Race', parent_id: 700001 },
       { asset_type: 'event', id: 700003, name: 'Loops', parent_id: 700003 },
@@ -474,9 +474,11 @@ describe('ingest manifests', () => {
       image_count: 2,
       editorial_segments: ['sport'],
       location: { city: 'Sydney', country: 'Australia', state_province: 'New South Wales', venue: 'The Harbour' },
+      // Each keyword is the catalogue's keyword of its text, with its id; a partner's own id is kept.
       keywords: [
-        { keyword_id: null, text: 'sailing', type: null },
+        { keyword_id: expect.stringMatching(/^\d+$/), text: 'sailing', type: null },
         { keyword_id: 'loc-1', text: 'Sydney', type: 'Location' },
+        { keyword_id: expect.stringMatching(/^\d+$/), text: 'harbour', type: 'Concept' },
       ],
     });
     expect(child).toMatchObject({ parent_id: 700001, image_count: 1, child_event_count: 0 });

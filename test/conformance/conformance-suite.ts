@@ -139,15 +139,18 @@ const RULES_BEYOND_THE_SCHEMA: Readonly<Record<string, readonly RuleBeyondTheSch
   ),
   ...Object.fromEntries(
     [
-      'POST /v3/ai/image-generations',
-      'POST /v3/ai/image-generations/{generationRequestId}/images/{index}/variations',
+      ...['/v3', '/beta'].flatMap((prefix) => [
+        `POST ${prefix}/ai/image-generations`,
+        `POST ${prefix}/ai/image-generations/{generationRequestId}/images/{index}/variations`,
+        `PUT ${prefix}/ai/image-generations/{generationRequestId}/images/{index}/download`,
+        `POST ${prefix}/ai/redownloads`,
+      ]),
       'POST /beta/ai/image-generations/background-generations',
-      'PUT /v3/ai/image-generations/{generationRequestId}/images/{index}/download',
-      'POST /v3/ai/redownloads',
     ].map((key) => [key, AI_PRODUCT]),
   ),
   'POST /beta/ai/file-registrations': [OWN_UPLOAD],
   'GET /v3/ai/generation-history': [HISTORY_DATES],
+  'GET /beta/ai/generation-history': [HISTORY_DATES],
   'PUT /v3/usage-batches/{id}': [{ code: 'InvalidRequest', message: /\.usage_date /, why: 'a usage date names one day of the calendar that has come' }],
   ...Object.fromEntries(['/oauth2', '/v4/oauth2', '/auth/oauth2'].flatMap((prefix) => [
     [`POST ${prefix}/token`, OAUTH_GRANTS],

@@ -111,7 +111,9 @@ describe.skipIf(!HAS_CHROMIUM)(`the embed page framed by another site, in a real
   it('renders inside a page of another origin: the comp loads, the title and credit show, and nothing is refused', async () => {
     // The consumer asks oEmbed for the asset's short link, as uri_oembed says, and puts its html in the page.
     const detail = await fetch(`${stockroom}/v3/images/${EMBEDDABLE}?fields=uri_oembed,comp`, { headers: { 'Api-Key': t.apiKey } });
-    const { uri_oembed: oembedUri, display_sizes: displaySizes } = (await detail.json()) as { uri_oembed: string; display_sizes: Array<{ width: number; height: number }> };
+    const [{ uri_oembed: oembedUri, display_sizes: displaySizes }] = ((await detail.json()) as { images: Array<{ uri_oembed: string; display_sizes: Array<{ width: number; height: number }> }> }).images as [
+      { uri_oembed: string; display_sizes: Array<{ width: number; height: number }> },
+    ];
     const oembed = (await (await fetch(oembedUri)).json()) as { html: string; width: number; height: number };
     otherSiteBody = oembed.html;
 

@@ -65,7 +65,7 @@ describe.each(STORES)('oEmbed, short links and the embed page, on $name', ({ url
       expect(video.json()).toEqual({ id: VIDEO, uri_oembed: `${PUBLIC}/embed/oembed?url=${encodeURIComponent(`${SHORT}/${VIDEO}`)}` });
       const detail = await api(`/v3/images/${EMBEDDABLE}?fields=detail_set`);
       expect(detail.statusCode, detail.body).toBe(200);
-      expect(detail.json()).not.toHaveProperty('uri_oembed');
+      expect(detail.json().images[0]).not.toHaveProperty('uri_oembed');
     });
 
     it('is what embed_content_only=true filters on: only assets other sites may embed are found', async () => {
@@ -94,9 +94,8 @@ describe.each(STORES)('oEmbed, short links and the embed page, on $name', ({ url
   describe('GET {embed_url}/oembed', () => {
     it('answers the spec fields for the URI uri_oembed gave, with no Api-Key, readable from any origin', async () => {
       const detail = (await api(`/v3/images/${EMBEDDABLE}?fields=uri_oembed,comp,thumb`)).json<{
-        uri_oembed: string;
-        display_sizes: Array<{ name: string; width: number; height: number; uri: string }>;
-      }>();
+        images: Array<{ uri_oembed: string; display_sizes: Array<{ name: string; width: number; height: number; uri: string }> }>;
+      }>().images[0]!;
       const response = await get(pathOf(detail.uri_oembed));
       expect(response.statusCode, response.body).toBe(200);
       expect(response.headers['content-type']).toMatch(/^application\/json/);
@@ -244,7 +243,7 @@ describe.each(STORES)('oEmbed, short links and the embed page, on $name', ({ url
 
   describe('the embed page', () => {
     it('shows the watermarked comp, the title and the credit line, with links back to the asset page', async () => {
-      const comp = (await api(`/v3/images/${EMBEDDABLE}?fields=comp`)).json<{ display_sizes: Array<{ uri: string; is_watermarked: boolean }> }>().display_sizes[0]!;
+      const comp = (await api(`/v3/images/${EMBEDDABLE}?fields=comp`)).json<{ images: Array<{ display_sizes: Array<{ uri: string; is_watermarked: boolean }> }> }>().images[0]!.display_sizes[0]!;
       expect(comp.is_watermarked).toBe(true);
       const response = await get(`/embed/frame/${EMBEDDABLE}`);
       expect(response.statusCode, response.body).toBe(200);
@@ -303,7 +302,7 @@ describe.each(STORES)('oEmbed, short links and the embed page, on $name', ({ url
     const ingest = new IngestService({ catalog: t.services.catalog, blobs: t.services.blobs });
     const line = { asset_type: 'image', id: 'e5', title: 'Changing minds', product_types: ['creditpack'] };
     await ingest.ingestRecord({ ...line, file: 'e5.jpg' }, await makeJpeg(900, 600, '#556677'));
-    const uriOf = async () => (await api('/v3/images/e5?fields=uri_oembed')).json<{ uri_oembed: string | null }>().uri_oembed;
+    const uriOf = async () => (await api('/v3/images/e5?fields=uri_oembed')).json<{ images: Array<{ uri_oembed: string | null }> }>().images[0]!.uri_oembed;
     expect(await uriOf()).not.toBeNull();
     expect((await get('/embed/frame/e5')).statusCode).toBe(200);
 
@@ -345,7 +344,7 @@ describe('oEmbed and short links on hosts of their own, answered by Host header'
 
   it('hands out uri_oembed on the embed host, naming the short host', async () => {
     const response = await t.app.inject({ method: 'GET', url: `/v3/images/${EMBEDDABLE}?fields=uri_oembed`, headers: { 'api-key': t.apiKey } });
-    expect(response.json()).toEqual({ id: EMBEDDABLE, uri_oembed: `https://embed.test/oembed?url=${encodeURIComponent(`https://sho.rt/${EMBEDDABLE}`)}` });
+    expect(response.json().images[0]).toEqual({ id: EMBEDDABLE, uri_oembed: `https://embed.test/oembed?url=${encodeURIComponent(`https://sho.rt/${EMBEDDABLE}`)}` });
   });
 
   it('answers oEmbed, the embed page and the terms on the embed host only', async () => {
@@ -389,7 +388,7 @@ describe('the embed routes under a public URL with a path', () => {
   });
 
   it('serves {public URL}/embed and /s at their paths below it, as a proxy in front passes them on', async () => {
-    const uri = (await t.app.inject({ method: 'GET', url: `/v3/images/${EMBEDDABLE}?fields=uri_oembed`, headers: { 'api-key': t.apiKey } })).json<{ uri_oembed: string }>().uri_oembed;
+    const uri = (await t.app.inject({ method: 'GET', url: `/v3/images/${EMBEDDABLE}?fields=uri_oembed`, headers: { 'api-key': t.apiKey } })).json<{ images: Array<{ uri_oembed: string }> }>().images[0]!.uri_oembed;
     expect(uri).toBe(`${PUBLIC}/media/embed/oembed?url=${encodeURIComponent(`${PUBLIC}/media/s/${EMBEDDABLE}`)}`);
     const answer = await t.app.inject({ method: 'GET', url: pathOf(uri).replace('/media', '') });
     expect(answer.statusCode, answer.body).toBe(200);

@@ -44,6 +44,21 @@ describe('the demo', () => {
     expect(prompted.json()).toMatchObject({ code: 'GenerationEngineUnavailable', message: expect.stringContaining('STOCKROOM_GENERATION_SERVER') });
   }, 90_000);
 
+  it('names the agreement of each demo product in the download links and the download history', async () => {
+    const demo = await ensureDemoAccess(t.services);
+    const user = (await t.services.users.findByUsername(demo.access.username))!;
+    const { token } = await t.services.tokens.issue({ clientId: t.clientId, userId: user.id, grantType: 'password', lifetimeSeconds: 3600 });
+    const detail = (await t.call('GET', '/v3/images/1000002?fields=downloads', { token })).json<{
+      images: Array<{ download_sizes: Array<{ downloads: Array<{ product_type: string; agreement_name: string | null }> }> }>;
+    }>();
+    const links = detail.images[0]!.download_sizes.flatMap((size) => size.downloads);
+    expect(links.length).toBeGreaterThan(0);
+    for (const link of links) expect(link.agreement_name, link.product_type).toMatch(/^Demo .+ agreement$/);
+    expect((await t.call('POST', '/v3/downloads/images/1000002?auto_download=false', { token, body: {} })).statusCode).toBe(200);
+    const history = (await t.call('GET', '/v3/downloads', { token })).json<{ downloads: Array<{ id: string; agreement_name: string | null }> }>();
+    expect(history.downloads.find((download) => download.id === '1000002')?.agreement_name).toMatch(/^Demo .+ agreement$/);
+  });
+
   it('gives a demo user made before AI products one on the next start, and none again once an operator revoked it', async () => {
     const demo = await ensureDemoAccess(t.services);
     const user = (await t.services.users.findByUsername(demo.access.username))!;

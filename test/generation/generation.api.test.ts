@@ -54,6 +54,29 @@ describe.each(STORES)('generation, on $name', ({ url }) => {
     expect(polled.json<Answer>().results).toHaveLength(4);
   });
 
+  it('text to image under /beta, which the spec keeps during the move to v3, answers as under /v3 and is polled there', async () => {
+    const alice = await customer();
+    const body = { prompt: 'a red barn at dawn', seed: 42, aspect_ratio: '16:9' };
+    const beta = await t.call('POST', '/beta/ai/image-generations', { token: alice.token, body });
+    expect(beta.statusCode, beta.body).toBe(200);
+    const answer = beta.json<Answer>();
+    const v3 = (await generate(alice, body)).json<Answer>();
+    expect(answer.seed).toBe(v3.seed);
+    expect(answer.results.map((result) => [result.index, result.is_blocked, result.preview_urls.map(({ width, height }) => [width, height])])).toEqual(
+      v3.results.map((result) => [result.index, result.is_blocked, result.preview_urls.map(({ width, height }) => [width, height])]),
+    );
+    const polled = await t.call('GET', `/beta/ai/image-generations/${answer.generation_request_id}`, { token: alice.token });
+    expect(polled.statusCode).toBe(200);
+    expect(polled.json<Answer>().generation_request_id).toBe(answer.generation_request_id);
+    // The same rules: a token is required, an AI product too, and the body is checked.
+    expect((await t.call('POST', '/beta/ai/image-generations', { body })).statusCode).toBe(401);
+    expect((await t.call('POST', '/beta/ai/image-generations', { token: (await t.person()).token, body })).json()).toMatchObject({ code: 'AiGenerationProductRequired' });
+    expect((await t.call('POST', '/beta/ai/image-generations', { token: alice.token, body: {} })).json()).toMatchObject({ code: 'InvalidParameterValue' });
+    // The history is one: both requests are in it, whichever path made them.
+    const history = (await t.call('GET', '/beta/ai/generation-history', { token: alice.token })).json<{ generations: Array<{ generation_request_id: string }> }>();
+    expect(history.generations.map((item) => item.generation_request_id)).toEqual(expect.arrayContaining([answer.generation_request_id, v3.generation_request_id]));
+  });
+
   it('takes text/json and application/*+json bodies too', async () => {
     const alice = await customer();
     expect((await generate(alice, { prompt: 'a fox' }, 'text/json')).statusCode).toBe(200);

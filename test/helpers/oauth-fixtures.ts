@@ -272,7 +272,7 @@ export interface AuthorizeInput extends PageSubmission {
 
 /**
  * The whole page step: GET the page (expects 200), POST the form, return the final response
- * (303 on success) and its parsed Location when there is one.
+ * (302 on success) and its parsed Location when there is one.
  */
 export async function authorize(
   app: FastifyInstance,
@@ -295,7 +295,7 @@ export async function obtainCode(
   input: AuthorizeInput,
 ): Promise<{ code: string; location: ReturnType<typeof locationParameters> }> {
   const { response, location } = await authorize(app, prefix, input);
-  expect(response.statusCode, response.body.slice(0, 500)).toBe(303);
+  expect(response.statusCode, response.body.slice(0, 500)).toBe(302);
   if (location === undefined) throw new Error('no Location');
   const code = location.query.get('code');
   if (code === null) throw new Error(`no code in ${location.url.href}`);
@@ -328,7 +328,7 @@ export { freePort } from './network.js';
 
 /**
  * The page step over real HTTP, as a browser without JavaScript would do it: GET the page,
- * POST its form with the CSRF cookie, and return the 303's Location.
+ * POST its form with the CSRF cookie, and return the 302's Location.
  */
 export async function authorizeOverHttp(
   authorizationUrlHref: string,

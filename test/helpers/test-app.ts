@@ -26,6 +26,8 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   /** The signed URL of a licensed file; default: the media module's. */
   deliveryUri?: DeliveryUri;
+  /** The platform's clock; default the system's. */
+  clock?: () => Date;
 }
 
 /** The whole application on a temporary store, driven with app.inject() — no network. */
@@ -42,6 +44,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     database: store.database,
     logger: false,
     ...(options.deliveryUri ? { deliveryUri: options.deliveryUri } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
   });
   await app.ready();
   const { apiKey, client } = await services.clients.create({

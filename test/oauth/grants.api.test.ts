@@ -278,7 +278,7 @@ for (const { family, prefix, expiresIn } of FAMILIES) {
         );
 
         const response = await submitAuthorizationPage(t.app, authorizationUrl(prefix, query), page, user, { remoteAddress });
-        expect(response.statusCode, response.body.slice(0, 500)).toBe(303);
+        expect(response.statusCode, response.body.slice(0, 500)).toBe(302);
         const { url, query: back, fragment } = locationParameters(String(response.headers.location));
         expect(`${url.origin}${url.pathname}`).toBe(REDIRECT);
         expect(back.get('state')).toBe('xyz-123');
@@ -551,7 +551,7 @@ for (const { family, prefix, expiresIn } of FAMILIES) {
           ...user,
           decision: 'deny',
         });
-        expect(response.statusCode).toBe(303);
+        expect(response.statusCode).toBe(302);
         expect(location?.query.get('error')).toBe('access_denied');
         expect(location?.query.get('state')).toBe('d');
         expect(location?.query.get('code')).toBeNull();
@@ -615,7 +615,7 @@ for (const { family, prefix, expiresIn } of FAMILIES) {
           query: { client_id: client.apiKey, response_type: 'token', redirect_uri: REDIRECT, state: AWKWARD_STATE },
           ...user,
         });
-        expect(response.statusCode, response.body.slice(0, 500)).toBe(303);
+        expect(response.statusCode, response.body.slice(0, 500)).toBe(302);
         if (!location) throw new Error('no Location');
         expect(`${location.url.origin}${location.url.pathname}`).toBe(REDIRECT);
         // Nothing in the query: a token must never reach the client's server logs.
@@ -662,7 +662,7 @@ for (const { family, prefix, expiresIn } of FAMILIES) {
           ...user,
           decision: 'deny',
         });
-        expect(response.statusCode).toBe(303);
+        expect(response.statusCode).toBe(302);
         expect(location?.fragment.get('error')).toBe('access_denied');
         expect(location?.fragment.get('state')).toBe('dn');
         expect(location?.fragment.get('access_token')).toBeNull();
@@ -705,7 +705,7 @@ for (const { family, prefix, expiresIn } of FAMILIES) {
           query: { client_id: client.apiKey, response_type: 'code', redirect_uri: REDIRECT },
           ...user,
         });
-        expect(response.statusCode).not.toBe(303);
+        expect(response.statusCode).not.toBe(302);
         expect(response.headers.location).toBeUndefined();
         expect(response.body).toMatch(/role=["']?alert/);
 

@@ -584,12 +584,12 @@ describe('authorization endpoint, POST', () => {
     expect(oauth.signInCalls).toHaveLength(0);
   });
 
-  it('signs in, completes with allow and answers 303 to the location the rules made (RFC 9700 §4.12)', async () => {
+  it('signs in, completes with allow and answers 302, the spec’s status, to the location the rules made (never 307: RFC 9700 §4.12)', async () => {
     const { app, oauth } = await start();
     const { cookie, fields } = await signInForm(app);
     oauth.checkCalls = [];
     const response = await submit(app, cookie, { ...fields, username: 'ana', password: 'correct horse', decision: 'allow' });
-    expect(response.statusCode).toBe(303);
+    expect(response.statusCode).toBe(302);
     expect(response.headers.location).toBe(`${REDIRECT_URI}&code=the-code&state=xyz`);
     expect(response.headers['cache-control']).toBe('no-store');
     expect(response.headers['referrer-policy']).toBe('no-referrer');
@@ -603,15 +603,15 @@ describe('authorization endpoint, POST', () => {
     for (const url of ['/oauth2/auth', '/auth/oauth2/auth']) {
       const { cookie, fields } = await signInForm(app, url);
       const response = await submit(app, cookie, { ...fields, username: 'ana', password: 'pw', decision: 'allow' }, url);
-      expect(response.statusCode).toBe(303);
+      expect(response.statusCode).toBe(302);
     }
   });
 
-  it('completes a deny with 303 without asking for the password', async () => {
+  it('completes a deny with 302 without asking for the password', async () => {
     const { app, oauth } = await start();
     const { cookie, fields } = await signInForm(app);
     const response = await submit(app, cookie, { ...fields, username: '', password: '', decision: 'deny' });
-    expect(response.statusCode).toBe(303);
+    expect(response.statusCode).toBe(302);
     expect(response.headers.location).toBe(`${REDIRECT_URI}&error=access_denied&state=xyz`);
     expect(oauth.signInCalls).toHaveLength(0);
     expect(oauth.completeCalls.map((call) => call.decision)).toEqual(['deny']);
@@ -658,13 +658,13 @@ describe('authorization endpoint, POST', () => {
     expect(oauth.signInCalls).toHaveLength(0);
   });
 
-  it('checks the posted parameters again and redirects with 303 when the rules send an error back', async () => {
+  it('checks the posted parameters again and redirects with 302 when the rules send an error back', async () => {
     const oauth = new FakeOAuth();
     const { app } = await start({}, oauth);
     const { cookie, fields } = await signInForm(app);
     oauth.checkAnswer = async () => ({ kind: 'redirect', location: `${REDIRECT_URI}&error=invalid_request` });
     const response = await submit(app, cookie, { ...fields, username: 'ana', password: 'pw', decision: 'allow' });
-    expect(response.statusCode).toBe(303);
+    expect(response.statusCode).toBe(302);
     expect(response.headers.location).toBe(`${REDIRECT_URI}&error=invalid_request`);
     expect(oauth.signInCalls).toHaveLength(0);
   });

@@ -214,7 +214,7 @@ describe('oauth4webapi against Stockroom', () => {
         }).toString();
 
         const { status, location, body } = await authorizeOverHttp(authorizationUrl.href, user);
-        expect(status, body.slice(0, 300)).toBe(303);
+        expect(status, body.slice(0, 300)).toBe(302);
         if (location === null) throw new Error('no Location');
         const callback = new URL(location);
         expect(`${callback.origin}${callback.pathname}`).toBe(redirectUri);
@@ -261,7 +261,7 @@ describe('oauth4webapi against Stockroom', () => {
           code_challenge_method: 'S256',
         }).toString();
         const { status, location } = await authorizeOverHttp(authorizationUrl.href, user);
-        expect(status).toBe(303);
+        expect(status).toBe(302);
         const parameters = oauth.validateAuthResponse(as, client, new URL(location!), state);
         const response = await oauth.authorizationCodeGrantRequest(
           as,
@@ -288,7 +288,7 @@ describe('oauth4webapi against Stockroom', () => {
           state,
         }).toString();
         const { status, location } = await authorizeOverHttp(authorizationUrl.href, { ...user, decision: 'deny' });
-        expect(status).toBe(303);
+        expect(status).toBe(302);
         let error: unknown;
         try {
           oauth.validateAuthResponse(as, client, new URL(location!), state);

@@ -186,19 +186,21 @@ describe('GET /v3/affiliates/search/images', () => {
 });
 
 describe('GET /v3/affiliates/search/videos', () => {
-  it('answers creative videos with their poster stills, no motion previews, and the clip length', async () => {
+  it('answers creative videos with their poster stills, their preview clip as motion preview, and the clip length', async () => {
     const body = await ok('/v3/affiliates/search/videos');
-    const details = await ok(`/v3/videos?ids=${ids(body.videos).join(',')}&fields=asset_family,clip_length,referral_destinations`);
+    const details = await ok(`/v3/videos?ids=${ids(body.videos).join(',')}&fields=asset_family,clip_length,referral_destinations,preview`);
     expect(details.videos.length).toBe(body.videos.length);
     const byId = new Map(details.videos.map((v: Item) => [v.id, v]));
     for (const video of body.videos) {
-      const detail = byId.get(video.id) as { asset_family: string; clip_length: string; referral_destinations: Array<{ uri: string }> };
+      const detail = byId.get(video.id) as { asset_family: string; clip_length: string; referral_destinations: Array<{ uri: string }>; display_sizes: Array<{ uri: string }> };
       expect(detail.asset_family).toBe('creative');
       expect(Object.keys(video)).toEqual(['id', 'title', 'caption', 'preview_urls', 'destination_url', 'clip_length']);
       expect(video.clip_length).toBe(detail.clip_length);
       expect(video.destination_url).toBe(detail.referral_destinations[0]?.uri ?? null);
-      expect(video.preview_urls.small_motion).toBeNull();
-      expect(video.preview_urls.large_motion).toBeNull();
+      // The motion preview is the video's preview clip (one size), null for a video stored as a still.
+      const clip = detail.display_sizes.find((size) => /\.mp4(\?|$)/.test(size.uri))?.uri ?? null;
+      expect(video.preview_urls.small_motion).toBe(clip);
+      expect(video.preview_urls.large_motion).toBe(clip);
       if (video.id === 'v-no-poster') continue;
       expect(new URL(video.preview_urls.small_still).pathname).toBe(`/display/${video.id}/thumb.jpg`);
       expect(new URL(video.preview_urls.medium_still).pathname).toBe(`/display/${video.id}/comp.jpg`);

@@ -58,7 +58,7 @@ describe('search endpoints on the demo catalogue', () => {
     const token = await t.issueToken();
     const body = (await get('/v3/images/1000001/same-series?fields=id,artist,date_created', { authorization: `Bearer ${token}` })).json();
     expect(body.result_count).toBe(2);
-    const source = (await get('/v3/images/1000001?fields=artist,date_created')).json();
+    const source = (await get('/v3/images/1000001?fields=artist,date_created')).json().images[0];
     for (const image of body.images) {
       expect(image.artist).toBe(source.artist);
       expect(image.date_created.slice(0, 10)).toBe(source.date_created.slice(0, 10));

@@ -4,6 +4,7 @@ import { ValueErrorType, type ValueError, type ValueErrorIterator } from '@sincl
 import type { EventInput, KeywordInput } from '../catalog.records.js';
 import { ASSET_PRODUCT_TYPES } from '../../licensing/product-types.js';
 import { EDITORIAL_VIDEO_TYPES, IMAGE_TECHNIQUES, VIEWPOINTS } from '../../search/params/search-values.js';
+import { utcDateTime } from '../../platform/http/date-time.js';
 
 /*
  * One line of an ingest manifest: a JSON object describing an image, a video or an
@@ -52,7 +53,7 @@ export function normalizeIsoDate(text: string): string | undefined {
   instant.setUTCFullYear(year, month - 1, day);
   instant.setUTCHours(hour, minute - offsetMinutes, second, 0);
   if (Number.isNaN(instant.getTime())) return undefined;
-  return `${instant.toISOString().slice(0, 19)}Z`;
+  return utcDateTime(instant);
 }
 
 function isLeapYear(year: number): boolean {

@@ -132,8 +132,8 @@ export class A1111Engine implements GenerationEngine {
       }
       case 'remove_object': {
         const size = await sizeOf(request.source);
-        return this.pictures('img2img', deadline, 1, size.width, size.height, {
-          ...this.common(OBJECT_REMOVAL_PROMPT, OBJECT_REMOVAL_NEGATIVE_PROMPT, -1, 1),
+        return this.pictures('img2img', deadline, request.count, size.width, size.height, {
+          ...this.common(OBJECT_REMOVAL_PROMPT, OBJECT_REMOVAL_NEGATIVE_PROMPT, request.seed, request.count),
           ...this.inpainting(size, base64Of(request.source), (await binaryMask(request.mask, size)).toString('base64')),
           denoising_strength: this.denoise('removeObject'),
           inpainting_fill: INPAINT_FILL.fill,

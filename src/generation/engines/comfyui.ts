@@ -149,9 +149,8 @@ export class ComfyUIEngine implements GenerationEngine {
         const image = await this.upload(request.source.data, deadline);
         const mask = await this.upload(await binaryMask(request.mask, size), deadline);
         if (request.operation === 'remove_object') {
-          const seed = Math.floor(Math.random() * 2 ** 31);
-          const values = { ...sampling(OBJECT_REMOVAL_PROMPT, OBJECT_REMOVAL_NEGATIVE_PROMPT, seed), image, mask };
-          return this.queued('remove_object', values, seed, 1, size, deadline);
+          const values = { ...sampling(OBJECT_REMOVAL_PROMPT, OBJECT_REMOVAL_NEGATIVE_PROMPT, request.seed), image, mask };
+          return this.queued('remove_object', values, request.seed, request.count, size, deadline);
         }
         const values = { ...sampling(request.prompt, request.negativePrompt, request.seed), image, mask };
         return this.queued('refine', values, request.seed, request.count, size, deadline);

@@ -94,7 +94,8 @@ export interface RemoveBackgroundRequest {
   source: EngineImage;
 }
 
-export interface RemoveObjectRequest {
+/** Several fills of one hole (the API asks for four): each a different, equally plausible one. */
+export interface RemoveObjectRequest extends Seeded {
   operation: 'remove_object';
   source: EngineImage;
   mask: EngineImage;

@@ -122,7 +122,7 @@ export class OpenAIImagesEngine implements GenerationEngine {
       }
       case 'remove_object': {
         const size = await sizeOf(request.source);
-        return this.edited(await flattened(request.source), await binaryMask(request.mask, size), OBJECT_REMOVAL_PROMPT, 1, 0, deadline);
+        return this.edited(await flattened(request.source), await binaryMask(request.mask, size), OBJECT_REMOVAL_PROMPT, request.count, request.seed, deadline);
       }
       case 'extend': {
         const { canvas, mask } = await outpaintCanvas(request.source, request.margins);

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { BlobStore } from '../../platform/blobs/blob-store.js';
+import { utcDateTime } from '../../platform/http/date-time.js';
 import { ApiError, invalidParameter } from '../../platform/http/errors.js';
 import type { DecodeSlots } from '../../platform/decode-slots.js';
 import type { FileQuota } from '../../config/config.js';
@@ -127,7 +128,7 @@ export class UploadsService {
       return earlier;
     });
     if (replaced && replaced.blob_key !== blobKey) await this.releaseBlob(replaced.blob_key);
-    return { url: this.urlOf(name), expires: expiresAt };
+    return { url: this.urlOf(name), expires: utcDateTime(expiresAt) };
   }
 
   /**

@@ -126,6 +126,16 @@ describe('real video: ingest, display, download and search', () => {
     expect(tampered.statusCode).toBe(403);
   });
 
+  it('gives affiliates the preview clip as the motion preview of a real video, and none for a poster-only one', async () => {
+    const response = await api('/v3/affiliates/search/videos?phrase=crane');
+    expect(response.statusCode, response.body).toBe(200);
+    const byId = new Map(response.json<{ videos: Array<{ id: string; preview_urls: Record<string, string | null> }> }>().videos.map((video) => [video.id, video.preview_urls]));
+    const wide = byId.get('clip-wide')!;
+    expect(new URL(wide.small_motion!).pathname).toBe('/display/clip-wide/preview.mp4');
+    expect(wide.large_motion).toBe(wide.small_motion);
+    expect(byId.get('clip-poster')).toMatchObject({ small_motion: null, large_motion: null });
+  });
+
   it('draws thumb and comp from the poster still, and key frames at the scene changes', async () => {
     const body = (await api('/v3/videos/clip-wide?fields=display_set')).json();
     const byName = new Map((body.display_sizes as Size[]).map((size) => [size.name, size]));

@@ -59,9 +59,9 @@ describe('a server whose blobs are in an S3 bucket', () => {
     const original = await t.services.catalog.findOriginal('harbour-s3');
     expect(await objectKeys()).toEqual([original!.originalKey]);
 
-    const detail = (await t.app.inject({ method: 'GET', url: '/v3/images/harbour-s3?fields=display_set', headers: { 'api-key': t.apiKey } })).json() as {
-      display_sizes: Array<{ name: string; uri: string; width: number; height: number }>;
-    };
+    const detail = (await t.app.inject({ method: 'GET', url: '/v3/images/harbour-s3?fields=display_set', headers: { 'api-key': t.apiKey } })).json<{
+      images: Array<{ display_sizes: Array<{ name: string; uri: string; width: number; height: number }> }>;
+    }>().images[0]!;
     const thumb = detail.display_sizes.find((size) => size.name === 'thumb')!;
     const uri = new URL(thumb.uri);
     const response = await t.app.inject({ method: 'GET', url: `${uri.pathname}${uri.search}` });

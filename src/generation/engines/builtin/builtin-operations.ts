@@ -8,7 +8,7 @@ import {
   type EngineRequest,
   type EngineResult,
 } from '../engine.js';
-import { extendPicture, removeObject, type FillResult } from './fill-operations.js';
+import { extendPicture, removeObject, type CopiedFrom, type FillResult } from './fill-operations.js';
 import { decodeMask, decodeRgb, encodePng } from './raster.js';
 import { subjectAlpha, subjectColours } from './remove-background.js';
 import { decodeSource, withTransparency, type DecodedSource } from './transparency.js';
@@ -53,8 +53,16 @@ async function runOperation(request: EngineRequest, signal?: AbortSignal): Promi
       const { width, height } = source.picture;
       const hole = await decodeMask(request.mask, width, height);
       if (hole.every((value) => value === 1)) throw new EngineFailedError('the mask covers the whole picture: there is nothing left to fill it from');
-      const result = await removeObject(source.picture, hole, seededRandom(0), source.transparency?.alpha);
-      return { pictures: [{ data: await encodeResult(result, source), seed: 0 }] };
+      // Each fill samples its candidates with its own seed and copies no patch an earlier fill copied: four different fills.
+      const copiedFrom: CopiedFrom = { pixels: new Uint8Array(0) };
+      const pictures = [];
+      for (let n = 0; n < Math.max(1, request.count); n++) {
+        signal?.throwIfAborted();
+        const seed = (request.seed + n) >>> 0;
+        const result = await removeObject(source.picture, hole, seededRandom(seed), source.transparency?.alpha, copiedFrom);
+        pictures.push({ data: await encodeResult(result, source), seed });
+      }
+      return { pictures };
     }
     case 'extend': {
       const { left, right, top, bottom } = request.margins;

@@ -23,6 +23,11 @@ export interface FillOptions {
    * found there (a hill's outline running on) steers the choice of detail here.
    */
   guide?: Raster | undefined;
+  /**
+   * Pixels no patch may be copied from (1): the patches earlier fills of the same hole copied, so
+   * that this fill is a different one (object removal answers several), not the same patches again.
+   */
+  avoid?: Uint8Array | undefined;
 }
 
 /**
@@ -30,7 +35,7 @@ export interface FillOptions {
  * copied from (its own index where it was known): the nearest-neighbour field a finer scale
  * starts from.
  */
-export function exemplarFill(image: Raster, hole: Uint8Array, { patchRadius: r, random, candidateBudget = 1200, guide }: FillOptions): Int32Array {
+export function exemplarFill(image: Raster, hole: Uint8Array, { patchRadius: r, random, candidateBudget = 1200, guide, avoid }: FillOptions): Int32Array {
   const { width, height, data } = image;
   // Written through a clamped view: a shifted copy past 0 or 255 stops there rather than wrapping round.
   const clamped = new Uint8ClampedArray(data.buffer, data.byteOffset, data.length);
@@ -263,6 +268,7 @@ export function exemplarFill(image: Raster, hole: Uint8Array, { patchRadius: r, 
     let bestDistance = Infinity;
     let bestRaw = Infinity;
     const consider = (candidate: number, coherence = 1) => {
+      if (avoid?.[candidate]) return;
       const cx = candidate % width;
       const cy = (candidate - cx) / width;
       const weight = coherence * (1 + NEARNESS * (Math.abs(cx - tx) + Math.abs(cy - ty)) / (width + height));

@@ -27,6 +27,14 @@ export interface FillResult extends Filled {
   changed: Uint8Array;
 }
 
+/**
+ * Where the fills of one hole copied their patches from, at the scale the hole is filled at (1
+ * for a pixel copied). A later fill given it copies from elsewhere: a different fill, not a copy.
+ */
+export interface CopiedFrom {
+  pixels: Uint8Array;
+}
+
 export interface Margins {
   left: number;
   right: number;
@@ -39,7 +47,7 @@ export interface Margins {
  * With `alpha`, each filled pixel also takes the alpha of the pixel its colour came from, so a
  * transparent picture's outline runs on through the hole.
  */
-export async function removeObject(source: Raster, hole: Uint8Array, random: () => number, alpha?: Uint8Array): Promise<FillResult> {
+export async function removeObject(source: Raster, hole: Uint8Array, random: () => number, alpha?: Uint8Array, copiedFrom?: CopiedFrom): Promise<FillResult> {
   const { width, height } = source;
   const grown = dilate(hole, width, height, 2);
   let left = width;
@@ -76,7 +84,7 @@ export async function removeObject(source: Raster, hole: Uint8Array, random: () 
   const regionPicture = crop(source, region.left, region.top, regionWidth, regionHeight);
   const regionHole = crop({ width, height, channels: 1, data: grown }, region.left, region.top, regionWidth, regionHeight).data;
   const regionAlpha = alpha && crop({ width, height, channels: 1, data: alpha }, region.left, region.top, regionWidth, regionHeight).data;
-  const filled = await fillLarge(regionPicture, regionHole, scale, random, regionAlpha);
+  const filled = await fillLarge(regionPicture, regionHole, scale, random, regionAlpha, copiedFrom);
   for (let y = 0; y < regionHeight; y++) {
     for (let x = 0; x < regionWidth; x++) {
       const at = (region.top + y) * width + region.left + x;
@@ -181,10 +189,10 @@ function evenOutJoins(picture: Raster, margins: Margins, sourceWidth: number, so
  * Fills `picture`'s hole (a new raster): in place when `scale` is 1, else at `scale` and the fill
  * carried up to full size.
  */
-async function fillLarge(picture: Raster, hole: Uint8Array, scale: number, random: () => number, alpha: Uint8Array | undefined): Promise<Filled> {
+async function fillLarge(picture: Raster, hole: Uint8Array, scale: number, random: () => number, alpha: Uint8Array | undefined, copiedFrom?: CopiedFrom): Promise<Filled> {
   if (scale >= 1) {
     const work: Raster = { ...picture, data: picture.data.slice() };
-    const sources = await fillAtScales(work, hole, random);
+    const sources = await fillAtScales(work, hole, random, copiedFrom);
     return { picture: work, alpha: alpha && (await copyAlpha(alpha, hole, picture.width, picture.height, sources, picture.width, picture.height)) };
   }
   const workWidth = Math.max(8, Math.round(picture.width * scale));
@@ -192,7 +200,7 @@ async function fillLarge(picture: Raster, hole: Uint8Array, scale: number, rando
   const work = await resize(picture, workWidth, workHeight, 'cubic');
   // Any trace of the hole at the small scale is hole: none of the object may be copied back in.
   const workHole = (await resize(maskRaster(hole, picture.width, picture.height), workWidth, workHeight, 'cubic')).data.map((value) => (value > 0 ? 1 : 0));
-  const sources = await fillAtScales(work, workHole, random);
+  const sources = await fillAtScales(work, workHole, random, copiedFrom);
   return carryUp(picture, hole, work, sources, random, alpha);
 }
 
@@ -240,7 +248,7 @@ const COARSEST_SIDE = 64;
  * structures fit in a patch, then here, each patch matched against that rough fill as well as
  * its known pixels, after Wexler, Shechtman and Irani's multi-scale completion.
  */
-async function fillAtScales(picture: Raster, hole: Uint8Array, random: () => number): Promise<Int32Array> {
+async function fillAtScales(picture: Raster, hole: Uint8Array, random: () => number, copiedFrom?: CopiedFrom): Promise<Int32Array> {
   let guide: Raster | undefined;
   const coarseWidth = Math.round(picture.width / 2);
   const coarseHeight = Math.round(picture.height / 2);
@@ -250,7 +258,14 @@ async function fillAtScales(picture: Raster, hole: Uint8Array, random: () => num
     await fillAtScales(coarse, coarseHole, random);
     guide = await resize(coarse, picture.width, picture.height, 'cubic');
   }
-  return exemplarFill(picture, hole, { patchRadius: patchRadiusFor(picture), random, guide });
+  const size = picture.width * picture.height;
+  // The first fill of a hole starts the record; the picture and hole are the same for every fill of it, so the scale is too.
+  if (copiedFrom && copiedFrom.pixels.length !== size) copiedFrom.pixels = new Uint8Array(size);
+  const sources = exemplarFill(picture, hole, { patchRadius: patchRadiusFor(picture), random, guide, avoid: copiedFrom?.pixels });
+  if (copiedFrom) {
+    for (let i = 0; i < size; i++) if (hole[i] && sources[i]! >= 0) copiedFrom.pixels[sources[i]!] = 1;
+  }
+  return sources;
 }
 
 /** The largest correction (per channel, of 255) a join takes. */

@@ -66,7 +66,7 @@ describe('the built-in engine: what it does and what it declines', () => {
     await expect(engine.run({ operation: 'upscale', source: garbage, longestSide: 100 })).rejects.toThrow(/not a picture/);
     const picture = cutOutCases(1, 48, 48)[0]!.picture;
     const everything = await png(maskRaster(new Uint8Array(48 * 48).fill(1), 48, 48));
-    await expect(engine.run({ operation: 'remove_object', source: await png(picture), mask: everything })).rejects.toThrow(/covers the whole picture/);
+    await expect(engine.run({ operation: 'remove_object', source: await png(picture), mask: everything, seed: 0, count: 1 })).rejects.toThrow(/covers the whole picture/);
     await expect(engine.run({ operation: 'upscale', source: await png(picture), longestSide: 0 })).rejects.toThrow(EngineFailedError);
     await expect(engine.run({ operation: 'upscale', source: await png(picture), longestSide: 20_000 })).rejects.toThrow(/1 to 8192 pixels/);
     await expect(engine.run({ operation: 'extend', source: await png(picture), margins: { left: 9000, right: 0, top: 0, bottom: 9000 }, seed: 1, count: 1 })).rejects.toThrow(/more than the 50 megapixels/);
@@ -137,7 +137,7 @@ describe('object removal on the generated set (quality floors)', () => {
   it('fills each hole closer to the true background than a mean-colour fill, with the texture kept', async () => {
     const results = [];
     for (const testCase of holeCases(5, 160, 160)) {
-      const data = await onlyPicture({ operation: 'remove_object', source: await png(testCase.picture), mask: await png(maskRaster(testCase.mask, 160, 160)) });
+      const data = await onlyPicture({ operation: 'remove_object', source: await png(testCase.picture), mask: await png(maskRaster(testCase.mask, 160, 160)), seed: 0, count: 1 });
       const filled = await decodeRgb(data);
       results.push({
         name: testCase.name,
@@ -157,10 +157,28 @@ describe('object removal on the generated set (quality floors)', () => {
     }
   });
 
+  it('makes four different fills of one hole, one per seed, copying other patches each time, each better than a mean-colour fill', async () => {
+    // Grain, stripes and tiles: textures where one fill's patches, copied again, would give the same picture.
+    for (const testCase of holeCases(5, 160, 160).slice(1, 4)) {
+      const request = { operation: 'remove_object' as const, source: await png(testCase.picture), mask: await png(maskRaster(testCase.mask, 160, 160)) };
+      const { pictures } = await engine.run({ ...request, seed: 11, count: 4 });
+      expect(pictures.map((picture) => picture.seed)).toEqual([11, 12, 13, 14]);
+      const fills = await Promise.all(pictures.map((picture) => decodeRgb(picture.data)));
+      const naive = meanAbsoluteError(meanColourFill(testCase.picture, testCase.mask), testCase.truth, testCase.mask);
+      const outside = testCase.mask.map((value) => 1 - value);
+      for (const [n, fill] of fills.entries()) {
+        expect(meanAbsoluteError(fill, testCase.truth, testCase.mask), `${testCase.name}, fill ${n}`).toBeLessThan(naive);
+        expect(meanAbsoluteError(fill, testCase.picture, outside), `${testCase.name}, fill ${n}`).toBeLessThan(1);
+        // Every two fills differ in the hole by more than the grain's own few levels: not copies.
+        for (const other of fills.slice(n + 1)) expect(meanAbsoluteError(fill, other, testCase.mask), testCase.name).toBeGreaterThan(2);
+      }
+    }
+  });
+
   it('stretches a mask of another size over the source, as drawn on a preview', async () => {
     const [testCase] = holeCases(1, 160, 160);
     const smallMask = await sharp(await encodePng(maskRaster(testCase!.mask, 160, 160))).resize(80, 80, { kernel: 'nearest' }).png().toBuffer();
-    const data = await onlyPicture({ operation: 'remove_object', source: await png(testCase!.picture), mask: { data: smallMask, mediaType: 'image/png' } });
+    const data = await onlyPicture({ operation: 'remove_object', source: await png(testCase!.picture), mask: { data: smallMask, mediaType: 'image/png' }, seed: 0, count: 1 });
     const filled = await decodeRgb(data);
     expect([filled.width, filled.height]).toEqual([160, 160]);
     expect(meanAbsoluteError(filled, testCase!.truth, testCase!.mask)).toBeLessThan(meanAbsoluteError(meanColourFill(testCase!.picture, testCase!.mask), testCase!.truth, testCase!.mask));

@@ -14,6 +14,8 @@ describe('the built-in engine on its worker thread', () => {
     operation: 'remove_object' as const,
     source: { data: await encodePng(testCase!.picture), mediaType: 'image/png' } satisfies EngineImage,
     mask: { data: await encodePng(maskRaster(testCase!.mask, 128, 128)), mediaType: 'image/png' } satisfies EngineImage,
+    seed: 0,
+    count: 1,
   });
 
   it('makes the same pictures as the engine on the caller’s thread', async () => {

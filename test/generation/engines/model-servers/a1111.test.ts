@@ -71,14 +71,13 @@ describe('AUTOMATIC1111 / Forge engine', () => {
     await expectPng(result.pictures[0]!.data, 320, 240);
   });
 
-  it('object removal repaints the masked area from a neutral fill with the removal prompt, at a random seed the answer reports', async () => {
+  it('object removal repaints the masked area from a neutral fill with the removal prompt, one picture per seed of a batch', async () => {
     const source = { data: await pictureOf(256, 256), mediaType: 'image/png' as const };
     const mask = { data: await jpegMask(256, 256, { left: 96, top: 96, width: 64, height: 64 }), mediaType: 'image/jpeg' as const };
-    const result = await engine.run({ operation: 'remove_object', source, mask });
-    expect(lastCall().body).toMatchObject({ seed: -1, batch_size: 1, inpainting_fill: 0 });
+    const result = await engine.run({ operation: 'remove_object', source, mask, seed: 40, count: 4 });
+    expect(lastCall().body).toMatchObject({ seed: 40, batch_size: 4, inpainting_fill: 0 });
     expect(lastCall().body.prompt).toMatch(/background/);
-    expect(result.pictures).toHaveLength(1);
-    expect(result.pictures[0]!.seed).toBeGreaterThanOrEqual(1_000_000);
+    expect(result.pictures.map((picture) => picture.seed)).toEqual([40, 41, 42, 43]);
   });
 
   it('extend sends the grown canvas with the new area masked white and returns the grown picture', async () => {

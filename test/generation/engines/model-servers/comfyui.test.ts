@@ -83,9 +83,10 @@ describe('ComfyUI engine', () => {
   it('object removal runs its own workflow with the removal prompt', async () => {
     const source = { data: await pictureOf(256, 256), mediaType: 'image/png' as const };
     const mask = { data: await jpegMask(256, 256, { left: 96, top: 96, width: 64, height: 64 }), mediaType: 'image/jpeg' as const };
-    const result = await engine.run({ operation: 'remove_object', source, mask });
+    const result = await engine.run({ operation: 'remove_object', source, mask, seed: 9, count: 4 });
     expect(nodesOf(lastPrompt(), 'CLIPTextEncode')[0]!.inputs.text).toMatch(/background/);
-    expect(result.pictures).toHaveLength(1);
+    // One run per picture, each at its own seed: four different fills.
+    expect(result.pictures.map((picture) => picture.seed)).toEqual([9, 10, 11, 12]);
   });
 
   it('extend pads the picture for outpainting by the margins and returns the grown picture', async () => {

@@ -65,9 +65,11 @@ describe('OpenAI-compatible Images engine', () => {
   it('object removal is an edit of the masked area with the removal prompt', async () => {
     const source = { data: await pictureOf(256, 256), mediaType: 'image/png' as const };
     const mask = { data: await jpegMask(256, 256, { left: 96, top: 96, width: 64, height: 64 }), mediaType: 'image/jpeg' as const };
-    const result = await engineFor('gpt-image-1').run({ operation: 'remove_object', source, mask });
+    const result = await engineFor('gpt-image-1').run({ operation: 'remove_object', source, mask, seed: 0, count: 4 });
     expect(lastCall().endpoint).toBe('edits');
     expect(lastCall().fields.prompt).toMatch(/background/);
+    // The four fills the API answers are asked of the model as n pictures of one edit.
+    expect(result.pictures).toHaveLength(4);
     expect(alphaAt(lastCall(), 512, 512)).toBe(0);
     expect(alphaAt(lastCall(), 50, 50)).toBe(255);
     await expectPng(result.pictures[0]!.data, 256, 256);

@@ -72,7 +72,7 @@ describe('model-server tuning reaches AUTOMATIC1111 / Forge', () => {
     expect(last().body).toMatchObject({ denoising_strength: 0.3, steps: 12 });
     await engine.run({ operation: 'refine', source, mask, prompt: 'a kite', seed: 1, count: 1 });
     expect(last().body).toMatchObject({ denoising_strength: 0.5 });
-    await engine.run({ operation: 'remove_object', source, mask });
+    await engine.run({ operation: 'remove_object', source, mask, seed: 0, count: 1 });
     expect(last().body).toMatchObject({ denoising_strength: 0.95 });
     await engine.run({ operation: 'extend', source, margins: { left: 32, right: 0, top: 0, bottom: 0 }, seed: 1, count: 1 });
     expect(last().body).toMatchObject({ denoising_strength: 0.7 });
