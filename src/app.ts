@@ -11,6 +11,7 @@ import type { StockroomModule } from './platform/module.js';
 import { registerErrorHandler } from './platform/http/error-handler.js';
 import { connectionOptions, registerProtocolRules } from './platform/http/protocol.js';
 import { registerNumberForms } from './platform/http/number-forms.js';
+import { registerParameterReading } from './platform/http/parameters.js';
 import { validatorsByPart } from './platform/http/validators.js';
 import { redactedUrl } from './platform/http/redacted-url.js';
 import { registerOpenCors } from './platform/http/cors.js';
@@ -278,6 +279,7 @@ export async function buildApp(
   registerErrorHandler(app);
   registerProtocolRules(app);
   registerNumberForms(app);
+  registerParameterReading(app);
 
   await registerOpenApi(app, { publicUrl: config.publicUrl });
 
