@@ -81,7 +81,8 @@ function detailOf(issue: ValidationIssue | undefined, part: string | undefined):
 /** The named code of a bad value: the parameter kind's own, the spec's for paging, or InvalidParameterValue. */
 function codeOf(issue: ValidationIssue | undefined, parameter: string): string {
   const properties = issue?.parentSchema?.properties as Record<string, unknown> | undefined;
-  const own = readingOf(issue?.keyword === 'required' ? properties?.[parameter] : issue?.parentSchema)?.code;
+  const reading = readingOf(issue?.keyword === 'required' ? properties?.[parameter] : issue?.parentSchema);
+  const own = reading?.codeFor === undefined || reading.codeFor.includes(issue?.keyword ?? '') ? reading?.code : undefined;
   return own ?? PARAMETER_CODES[parameter] ?? 'InvalidParameterValue';
 }
 

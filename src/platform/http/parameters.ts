@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyRequest, FastifyTypeProvider, RouteOptions } from 'fastify';
 import { ISO_DATE_EXPECTED, ISO_DAY_EXPECTED } from './iso-date.js';
 
 /*
@@ -26,6 +26,8 @@ export interface Reading {
   readonly expected?: string;
   /** The spec's own error code for a bad value of this parameter, where it has one. */
   readonly code?: string;
+  /** The schema keywords whose failure answers `code` (all of them when absent). */
+  readonly codeFor?: readonly string[];
   /** Read in lower case (a pattern that is written in lower case). */
   readonly lowerCase?: boolean;
 }
@@ -92,9 +94,15 @@ export const IsoDate = (description: string, options: Common<string> & { time?: 
   });
 };
 
-/** A page number: a whole number from 1, at most `maximum` when given. */
-export const PageNumber = (description: string, options: Common<number> & { maximum?: number } = {}) =>
-  Type.Integer({ minimum: 1, ...(options.maximum !== undefined ? { maximum: options.maximum } : {}), description, ...common(options) });
+/** A page number: a whole number from 1, at most `maximum` when given; `belowOneCode` names the error of a page below 1. */
+export const PageNumber = (description: string, options: Common<number> & { maximum?: number; belowOneCode?: string } = {}) =>
+  Type.Integer({
+    minimum: 1,
+    ...(options.maximum !== undefined ? { maximum: options.maximum } : {}),
+    description,
+    ...common(options),
+    ...(options.belowOneCode ? annotate({ code: options.belowOneCode, codeFor: ['minimum'] }) : {}),
+  });
 
 /** A page size: one of `sizes`, or a whole number from 1 to `maximum`. */
 export const PageSize = (description: string, options: Common<number> & { sizes?: readonly number[]; maximum?: number } = {}) =>
@@ -160,7 +168,7 @@ export const WordId = (description: string, options: Common<string> & { maxLengt
     ...annotate({ expected: `an id of 1 to ${options.maxLength ?? 64} letters, digits, '_' or '-'`, code: options.code }),
   });
 
-export type { Static };
+
 
 // ---- Reading values before validation -----------------------------------------------------
 
@@ -215,8 +223,13 @@ function listReader(schema: SchemaLike): Read {
 
 function readerOf(schema: SchemaLike): Read | undefined {
   const reading = schema[READING];
+  if (schema.type === 'array') {
+    if (reading?.list) return listReader(schema);
+    // A JSON array of annotated items (a body's list of choices): each item read, none dropped.
+    const item = schema.items ? scalarReader(schema.items) : undefined;
+    return item && ((value) => (Array.isArray(value) ? value.map((entry) => item(entry) ?? entry) : value));
+  }
   if (!reading) return undefined;
-  if (reading.list) return listReader(schema);
   const scalar = scalarReader(schema);
   if (!scalar) return undefined;
   // A single value sent as a one-item list (a repeated parameter) is read as that value.
@@ -264,4 +277,16 @@ export function registerParameterReading(app: FastifyInstance): void {
     const existing = route.preValidation;
     route.preValidation = existing === undefined ? [read] : [read, ...(Array.isArray(existing) ? existing : [existing])];
   });
+}
+
+/**
+ * Fastify's TypeBox type provider, over the TypeBox the schemas are written with: handlers get
+ * the static type of their route's schemas (query, path, body) without casts. The provider of
+ * @fastify/type-provider-typebox reads the types of the `typebox` 1.x package, whose inference
+ * does not follow every schema of `@sinclair/typebox` 0.34 (Type.Unsafe comes out unknown); this
+ * is the same provider for the schemas of this code base.
+ */
+export interface TypeBoxTypeProvider extends FastifyTypeProvider {
+  validator: this['schema'] extends TSchema ? Static<this['schema']> : unknown;
+  serializer: this['schema'] extends TSchema ? Static<this['schema']> : unknown;
 }
