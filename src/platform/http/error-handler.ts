@@ -19,13 +19,12 @@ const PARAMETER_CODES: Readonly<Record<string, string>> = {
   pageSize: 'InvalidPageSize',
 };
 
-/** The parameter a schema-validation failure is about, for the error message: the innermost named part of its path. */
+/** The parameter a schema-validation failure is about, for the error message: the top-level name on its path. */
 function parameterOf(issue: ValidationIssue | undefined): string {
   if (!issue) return 'request';
   const missing = issue.params?.missingProperty ?? issue.params?.additionalProperty;
   if (typeof missing === 'string') return missing;
-  const names = (issue.instancePath ?? '').split('/').filter((part) => part !== '' && !/^\d+$/.test(part));
-  return names[names.length - 1] ?? 'request';
+  return (issue.instancePath ?? '').split('/').filter(Boolean)[0] ?? 'request';
 }
 
 /** A value for an error message: quoted, and cut short when long. */
@@ -107,9 +106,12 @@ export function registerErrorHandler(app: FastifyInstance): void {
     if (error instanceof ApiError) {
       return reply.code(error.statusCode).headers(error.headers).send({ message: error.message, code: error.code });
     }
-    const fastifyError = error as FastifyError & { validation?: ValidationIssue[]; validationContext?: string };
+    const fastifyError = error as Omit<FastifyError, 'validation'> & { validation?: ValidationIssue[]; validationContext?: string };
     if (fastifyError.validation) {
-      const issue = fastifyError.validation[0];
+      // A value no alternative of an anyOf takes: the anyOf (the parameter's own schema) says what it should be, not its first branch.
+      const issues: readonly ValidationIssue[] = fastifyError.validation;
+      const first = issues[0];
+      const issue = issues.find((candidate) => candidate.keyword === 'anyOf' && candidate.instancePath === first?.instancePath) ?? first;
       const parameter = parameterOf(issue);
       const isMissing = issue?.keyword === 'required';
       const isUnknown = issue?.keyword === 'additionalProperties';
