@@ -6,10 +6,10 @@
  */
 
 /**
- * YYYY-MM-DD, then optionally THH:MM[:SS[.fraction]] and a zone (Z or ±HH[:MM]). A space may
- * stand for the T, as RFC 3339 allows.
+ * YYYY-MM-DD, then optionally THH:MM[:SS[.fraction]] and a zone (Z or ±HH[:MM]); t and z in
+ * either case. No space for the T: a URL would have to escape it.
  */
-const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?([Zz]|[+-]\d{2}(?::?\d{2})?)?)?$/;
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?([Zz]|[+-]\d{2}(?::?\d{2})?)?)?$/;
 
 /** The first and last days a date parameter may name: four-digit years, from year 1. */
 export const EARLIEST_DATE = '0001-01-01';

@@ -61,13 +61,13 @@ export const Flag = (description: string, options: Common<boolean> = {}) =>
 /** One word of a fixed list, matched in any letter case; blank means absent. */
 export const Choice = <const T extends string>(
   values: readonly T[],
-  description: string,
+  description: string | undefined,
   options: Common<T> & { aliases?: Readonly<Record<string, T>> } = {},
 ) =>
   Type.Unsafe<T>({
     type: 'string',
     enum: [...values],
-    description,
+    ...(description !== undefined ? { description } : {}),
     ...common(options),
     ...annotate({ anyCase: true, ...(options.aliases ? { aliases: lowerKeys(options.aliases) } : {}), code: options.code }),
   });
@@ -134,12 +134,12 @@ const PRODUCT_ID = '[1-9][0-9]{0,8}';
  * A product type (any letter case), or with `withProduct` also one product of it:
  * `premiumaccess` or `premiumaccess:1234`.
  */
-export const ProductType = (types: readonly string[], description: string, options: Common<string> & { withProduct?: boolean } = {}) => {
+export const ProductType = (types: readonly string[], description: string | undefined, options: Common<string> & { withProduct?: boolean } = {}) => {
   if (!options.withProduct) return Choice(types, description, options);
   const expected = `a product type (${types.join(', ')}), optionally with a product id: type:productId`;
   return Type.String({
     pattern: `^(?:${types.join('|')})(?::${PRODUCT_ID})?$`,
-    description,
+    ...(description !== undefined ? { description } : {}),
     ...common(options),
     ...annotate({ lowerCase: true, expected, code: options.code }),
   });

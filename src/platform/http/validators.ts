@@ -16,7 +16,7 @@ type BuildFromPool = (externalSchemas: unknown, options?: { customOptions?: obje
  * behind the formats `date` and `date-time` (a day of the calendar; a time's seconds and zone
  * are optional, UTC without one).
  */
-function extend(ajv: Ajv): void {
+export function addParameterVocabulary(ajv: Ajv): void {
   ajv.addKeyword({ keyword: READING, schemaType: 'object' });
   ajv.addFormat('date', { type: 'string', validate: isIsoDay });
   ajv.addFormat('date-time', { type: 'string', validate: isIsoDateTime });
@@ -36,7 +36,7 @@ export function validatorsByPart(): ValidatorFactory {
   const forBodies = AjvCompiler() as unknown as BuildFromPool;
   const build: BuildFromPool = (externalSchemas, options) => {
     const onCreate = (ajv: Ajv) => {
-      extend(ajv);
+      addParameterVocabulary(ajv);
       options?.onCreate?.(ajv);
     };
     const textValidator = forText(externalSchemas, { ...options, customOptions: { ...options?.customOptions, verbose: true }, onCreate });
