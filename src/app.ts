@@ -13,6 +13,7 @@ import { connectionOptions, registerProtocolRules } from './platform/http/protoc
 import { registerNumberForms } from './platform/http/number-forms.js';
 import { registerWellFormedText } from './platform/http/well-formed-text.js';
 import { registerStorageFullReports } from './platform/http/storage-full.js';
+import { registerParameterReading } from './platform/http/parameters.js';
 import { validatorsByPart } from './platform/http/validators.js';
 import { redactedUrl } from './platform/http/redacted-url.js';
 import { registerOpenCors } from './platform/http/cors.js';
@@ -285,6 +286,7 @@ export async function buildApp(
   registerWellFormedText(app);
   // A write that meets a full disk (507) is reported by /health and /readyz.
   registerStorageFullReports(app, services.readiness);
+  registerParameterReading(app);
 
   await registerOpenApi(app, { publicUrl: config.publicUrl });
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { ApiError, invalidParameter } from '../platform/http/errors.js';
-import { ErrorBody, splitCsv } from '../platform/http/schema-types.js';
+import { ApiError } from '../platform/http/errors.js';
+import { ErrorBody } from '../platform/http/schema-types.js';
 import type { BlobStore } from '../platform/blobs/blob-store.js';
 import type { UrlSigner } from '../media/url-signer.js';
 import type { GenerationAnswer, GenerationBody, GenerationService, GenerationType } from './generation.service.js';
@@ -12,7 +12,6 @@ import {
   BackgroundGenerationRequest,
   BackgroundRemovalRequest,
   DOCUMENTED_BODIES,
-  DocumentedHistoryQuery,
   DownloadResponse,
   DownloadSizesResponse,
   ImageDownloadRequest,
@@ -109,16 +108,6 @@ const DOCUMENTED_BODY_BY_SCHEMA = new Map<TSchema, TSchema>([
   [InfluenceCompositionByImageRequest, DOCUMENTED_BODIES.InfluenceCompositionByImageRequest],
   [BackgroundGenerationRequest, DOCUMENTED_BODIES.BackgroundGenerationRequest],
 ]);
-
-/** product_ids as a comma-separated list (or repeated): whole numbers, each named when it is not. */
-function productIdsOf(values: readonly string[] | undefined): number[] | undefined {
-  const items = splitCsv(values);
-  if (items.length === 0) return undefined;
-  return items.map((item) => {
-    if (!/^\d{1,10}$/.test(item) || Number(item) > 2_147_483_647) throw invalidParameter('product_ids', `'${item.slice(0, 40)}' is not a product id (a whole number)`);
-    return Number(item);
-  });
-}
 
 /** What the document says of an operation's body: its rules in full (see DOCUMENTED_BODIES). */
 function documentedBodyOf(body: TSchema): TSchema {
@@ -269,20 +258,18 @@ export async function generationRoutes(app: FastifyInstance, options: Generation
         description: 'Newest first; with company_generations, those of every user of the team.',
         security,
         querystring: HistoryQuery,
-        documented: { querystring: DocumentedHistoryQuery },
         response: { 200: GenerationHistoryResponse, ...errors },
       },
     },
     async (request) => {
       const query = request.query;
       return generation.history(await request.requireBearer(), {
-        // A blank date is no date, as elsewhere in the API.
-        dateStart: query.date_start?.trim() || undefined,
-        dateEnd: query.date_end?.trim() || undefined,
+        dateStart: query.date_start,
+        dateEnd: query.date_end,
         mediaType: query.media_type,
         page: query.page,
         pageSize: query.page_size,
-        productIds: productIdsOf(query.product_ids),
+        productIds: query.product_ids,
         companyGenerations: query.company_generations,
       });
     },

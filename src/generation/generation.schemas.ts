@@ -1,6 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { Choice, ListOf, PageNumber } from '../platform/http/openapi.js';
-import { CsvParameter, ErrorBody, Nullable } from '../platform/http/schema-types.js';
+import { Choice, CommaList, Flag, IsoDate, PageNumber, PageSize } from '../platform/http/parameters.js';
+import { ErrorBody, Nullable } from '../platform/http/schema-types.js';
 import { ASPECT_RATIOS } from './generation.service.js';
 import { REGISTRATION_CATEGORIES } from './file-registrations.js';
 
@@ -212,10 +212,6 @@ export const DOCUMENTED_BODIES = {
   ReDownloadRequest: documentedBody(ReDownloadRequest, { required: ['generated_asset_id', 'product_id', 'size_name'] }),
 } as const;
 
-/** A date (00:00:00 UTC) or a date-time, as the history's dates are read. */
-const DateOrDateTime = (description: string) =>
-  Type.Union([Type.String({ format: 'date' }), Type.String({ format: 'date-time' })], { description });
-
 export const PreviewUrl = Type.Object(
   { preview_size: S, image_url: Type.String({ description: 'A signed URL of a watermarked preview; use it as it is.' }), width: I, height: I },
   { description: 'PreviewUrl' },
@@ -253,22 +249,18 @@ export const GenerationHistoryItem = Type.Object(
 );
 export const GenerationHistoryResponse = Type.Object({ generations: Type.Array(GenerationHistoryItem), result_count: I }, { description: 'GenerationHistoryResponse' });
 
-export const HistoryQuery = Type.Object({
-  date_start: Type.Optional(Type.String({ description: 'On or after: an ISO 8601 date (00:00:00 UTC) or date-time.' })),
-  date_end: Type.Optional(Type.String({ description: 'On or before: an ISO 8601 date (00:00:00 UTC) or date-time.' })),
-  media_type: Type.Optional(Choice(MEDIA_TYPES, 'photography or illustration')),
-  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'Default 30.' })),
-  page: Type.Optional(PageNumber('Default 1.', 100_000)),
-  product_ids: Type.Optional(CsvParameter('Only these products: product ids, comma-separated.')),
-  company_generations: Type.Optional(Type.Boolean({ description: 'All users of the team (403 for a user of none).' })),
-});
-export const DocumentedHistoryQuery = Type.Object({
-  ...HistoryQuery.properties,
-  date_start: Type.Optional(DateOrDateTime('On or after: an ISO 8601 date (00:00:00 UTC) or date-time; not after date_end.')),
-  date_end: Type.Optional(DateOrDateTime('On or before: an ISO 8601 date (00:00:00 UTC) or date-time.')),
-  product_ids: Type.Optional(ListOf(Type.Integer({ minimum: 0, maximum: 2147483647 }), 'Only these products.', { minItems: 1 })),
-});
-export { CsvParameter };
+export const HistoryQuery = Type.Object(
+  {
+    date_start: Type.Optional(IsoDate('On or after: an ISO 8601 date (00:00:00 UTC) or date-time; not after date_end.', { time: true })),
+    date_end: Type.Optional(IsoDate('On or before: an ISO 8601 date (00:00:00 UTC) or date-time.', { time: true })),
+    media_type: Type.Optional(Choice(MEDIA_TYPES, 'photography or illustration')),
+    page_size: Type.Optional(PageSize('Default 30.', { maximum: 1000 })),
+    page: Type.Optional(PageNumber('Default 1.', { maximum: 100_000 })),
+    product_ids: Type.Optional(CommaList(Type.Integer({ minimum: 0, maximum: 2147483647 }), 'Only these products: product ids, comma-separated.', { minItems: 1 })),
+    company_generations: Type.Optional(Flag('All users of the team (403 for a user of none).')),
+  },
+  { additionalProperties: false },
+);
 
 export const RequestIdParams = Type.Object({ generationRequestId: Type.String({ description: 'The generation_request_id.' }) });
 export const ResultParams = Type.Object({

@@ -1,3 +1,4 @@
+import { ISO_DATE_EXPECTED, readIsoDate } from '../platform/http/iso-date.js';
 import { randomBytes, randomInt } from 'node:crypto';
 import sharp from 'sharp';
 import type { BlobStore } from '../platform/blobs/blob-store.js';
@@ -601,12 +602,11 @@ async function padPicture(picture: Picture, body: GenerationBody): Promise<Pictu
   return { data, width: picture.width + left + right, height: picture.height + top + bottom };
 }
 
-/** date_start / date_end: an ISO 8601 date (its 00:00:00 UTC) or date-time. */
+/** date_start / date_end: an ISO 8601 date (its 00:00:00 UTC) or date-time, read by the one date reader. */
 function historyDate(name: string, value: string): Date {
-  const text = /^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value;
-  const time = Date.parse(text);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(time)) throw invalidParameter(name, `'${value}' is not an ISO 8601 date or date-time`);
-  return new Date(time);
+  const read = readIsoDate(value);
+  if (!read) throw invalidParameter(name, `'${value}' is not ${ISO_DATE_EXPECTED}`);
+  return new Date(read.millis);
 }
 
 function assertNever(value: never): never {

@@ -1,11 +1,12 @@
-import type { Static } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '../platform/http/parameters.js';
 import type { FastifyInstance } from 'fastify';
 import { ErrorBody } from '../platform/http/schema-types.js';
 import type { AssetLicensingService } from './asset-licensing.service.js';
-import { AcquireAssetLicensesRequest, DocumentedAcquireAssetLicensesRequest, AssetLicensingParams, AssetLicensingResponse, errors, orderNotesOf } from './licensing.schemas.js';
+import { AcquireAssetLicensesRequest, AssetLicensingParams, AssetLicensingResponse, errors, orderNotesOf } from './licensing.schemas.js';
 
 /** POST /asset-licensing/{assetId}: extended licenses bought with partner credits. */
-export async function assetLicensingRoutes(app: FastifyInstance, options: { assetLicensing: AssetLicensingService }): Promise<void> {
+export async function assetLicensingRoutes(fastify: FastifyInstance, options: { assetLicensing: AssetLicensingService }): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { assetLicensing } = options;
   // The token is checked before the body, so a caller without one learns that first.
   app.addHook('onRequest', async (request) => {
@@ -25,13 +26,12 @@ export async function assetLicensingRoutes(app: FastifyInstance, options: { asse
         security: [{ ApiKey: [], Bearer: [] }],
         params: AssetLicensingParams,
         body: AcquireAssetLicensesRequest,
-        documented: { body: DocumentedAcquireAssetLicensesRequest },
         response: { 200: AssetLicensingResponse, 402: ErrorBody, 409: ErrorBody, ...errors },
       },
     },
     async (request) => {
-      const { assetId } = request.params as Static<typeof AssetLicensingParams>;
-      const body = request.body as Static<typeof AcquireAssetLicensesRequest>;
+      const { assetId } = request.params;
+      const { body } = request;
       return assetLicensing.acquire({
         grant: await request.requireBearer(),
         assetId,

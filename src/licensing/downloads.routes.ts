@@ -1,6 +1,7 @@
-import { Redirect } from '../platform/http/openapi.js';
 import type { Static } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '../platform/http/parameters.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Redirect } from '../platform/http/openapi.js';
 import { ApiError } from '../platform/http/errors.js';
 import type { DownloadsService } from './downloads.service.js';
 import {
@@ -9,20 +10,13 @@ import {
   AssetIdParams,
   DownloadBody,
   DownloadsResult,
-  DocumentedAssetHistoryQuery,
-  DocumentedHistoryQuery,
-  DocumentedImageDownloadQuery,
-  DocumentedPurchasesQuery,
-  DocumentedVideoDownloadQuery,
   DownloadUri,
   errors,
-  flag,
   HistoryQuery,
   orderNotesOf,
   ImageDownloadQuery,
   PreviousAssetPurchases,
   PreviousPurchases,
-  productType,
   PurchasesQuery,
   VideoDownloadQuery,
 } from './licensing.schemas.js';
@@ -51,7 +45,8 @@ const security = [{ ApiKey: [], Bearer: [] }];
  * /downloads/videos/{id}), the history (GET /downloads, the assets' downloadhistory) and the
  * purchases (GET /purchased-images, /purchased-assets).
  */
-export async function downloadsRoutes(app: FastifyInstance, options: DownloadsRoutesOptions): Promise<void> {
+export async function downloadsRoutes(fastify: FastifyInstance, options: DownloadsRoutesOptions): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { downloads } = options;
 
   // Every route here needs a token: its 401 comes before any complaint about the query or body.
@@ -81,19 +76,19 @@ export async function downloadsRoutes(app: FastifyInstance, options: DownloadsRo
       grant,
       assetType,
       assetId: id,
-      productType: productType('product_type', query.product_type),
+      productType: query.product_type,
       productId: query.product_id,
       height: query.height,
       size: query.size,
       fileType: query.file_type,
-      useTeamCredits: flag('use_team_credits', query.use_team_credits, false),
+      useTeamCredits: query.use_team_credits ?? false,
       downloadNotes: body?.download_notes,
       projectCode: body?.project_code,
       order: body === null ? undefined : orderNotesOf(body),
       idempotencyKey: Array.isArray(header) ? header[0] : header,
     });
     if (result.replayed) reply.header('idempotent-replayed', 'true');
-    if (flag('auto_download', query.auto_download, AUTO_DOWNLOAD_DEFAULT[assetType])) {
+    if (query.auto_download ?? AUTO_DOWNLOAD_DEFAULT[assetType]) {
       return reply.redirect(result.uri, REDIRECT_STATUS[assetType]);
     }
     return { uri: result.uri };
@@ -114,10 +109,9 @@ export async function downloadsRoutes(app: FastifyInstance, options: DownloadsRo
       params: AssetIdParams,
       querystring: ImageDownloadQuery,
       body: DownloadBody,
-      documented: { querystring: DocumentedImageDownloadQuery, response: { 303: Redirect('See Other: Location is the file') } },
       response: {
         200: DownloadUri,
-        303: { description: 'See Other: Location is the file', type: 'null' },
+        303: Redirect('See Other: Location is the file'),
         409: errors[400],
         422: errors[400],
         ...errors,
@@ -145,10 +139,9 @@ export async function downloadsRoutes(app: FastifyInstance, options: DownloadsRo
         params: AssetIdParams,
         querystring: VideoDownloadQuery,
         body: DownloadBody,
-        documented: { querystring: DocumentedVideoDownloadQuery, response: { 307: Redirect('Temporary Redirect: Location is the file') } },
         response: {
           200: DownloadUri,
-          307: { description: 'Temporary Redirect: Location is the file', type: 'null' },
+          307: Redirect('Temporary Redirect: Location is the file'),
           409: errors[400],
           422: errors[400],
           ...errors,
@@ -166,20 +159,19 @@ export async function downloadsRoutes(app: FastifyInstance, options: DownloadsRo
         summary: 'Earlier downloads of the customer (or of the team)',
         security,
         querystring: HistoryQuery,
-        documented: { querystring: DocumentedHistoryQuery },
         response: { 200: DownloadsResult, ...errors },
       },
     },
     async (request) => {
-      const query = request.query as Static<typeof HistoryQuery>;
+      const { query } = request;
       return downloads.history(await request.requireBearer(), {
         dateFrom: query.date_from,
         dateTo: query.date_to,
-        useTime: flag('use_time', query.use_time, false),
+        useTime: query.use_time ?? false,
         page: query.page,
         pageSize: query.page_size ?? query.pageSize,
-        productType: productType('product_type', query.product_type),
-        companyDownloads: flag('company_downloads', query.company_downloads, false),
+        productType: query.product_type,
+        companyDownloads: query.company_downloads ?? false,
       });
     },
   );
@@ -194,15 +186,12 @@ export async function downloadsRoutes(app: FastifyInstance, options: DownloadsRo
           security,
           params: AssetIdParams,
           querystring: AssetHistoryQuery,
-          documented: { querystring: DocumentedAssetHistoryQuery },
           response: { 200: AssetDownloadHistory, ...errors },
         },
       },
       async (request) => {
-        const { id } = request.params as { id: string };
-        const query = request.query as Static<typeof AssetHistoryQuery>;
         const grant = await request.requireBearer();
-        return downloads.assetHistory(grant, assetType, id, flag('company_downloads', query.company_downloads, false));
+        return downloads.assetHistory(grant, assetType, request.params.id, request.query.company_downloads ?? false);
       },
     );
   }
@@ -214,7 +203,7 @@ export async function downloadsRoutes(app: FastifyInstance, options: DownloadsRo
       dateTo: query.date_to,
       page: query.page,
       pageSize: query.page_size,
-      companyPurchases: flag('company_purchases', query.company_purchases, false),
+      companyPurchases: query.company_purchases ?? false,
     });
   };
   const purchasesDescription = 'A purchase is a download that licensed its asset; downloading it again is free and buys nothing.';
@@ -227,7 +216,6 @@ export async function downloadsRoutes(app: FastifyInstance, options: DownloadsRo
         description: purchasesDescription,
         security,
         querystring: PurchasesQuery,
-        documented: { querystring: DocumentedPurchasesQuery },
         response: { 200: PreviousPurchases, ...errors },
       },
     },
@@ -242,7 +230,6 @@ export async function downloadsRoutes(app: FastifyInstance, options: DownloadsRo
         description: purchasesDescription,
         security,
         querystring: PurchasesQuery,
-        documented: { querystring: DocumentedPurchasesQuery },
         response: { 200: PreviousAssetPurchases, ...errors },
       },
     },

@@ -1,3 +1,4 @@
+import { ISO_DATE_EXPECTED, readIsoDate } from '../platform/http/iso-date.js';
 import { createHash } from 'node:crypto';
 import type { AssetRecord, AssetType } from '../catalog/catalog.records.js';
 import type { CustomerDownloadLinks, DownloadLink } from '../catalog/catalog.service.js';
@@ -596,20 +597,11 @@ function requestFingerprint(request: DownloadRequest): string {
   return createHash('sha256').update(JSON.stringify(asked)).digest('hex');
 }
 
-/** An ISO 8601 date or date-time; without a zone, UTC. */
+/** An ISO 8601 date or date-time (the route's schema has checked it); without a zone, UTC. */
 function parseDate(parameter: string, value: string): Date {
-  const text = value.trim();
-  const withZone = /^\d{4}-\d{2}-\d{2}$/.test(text)
-    ? `${text}T00:00:00Z`
-    : /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(text)
-      ? `${text}Z`
-      : text;
-  const time = /^\d{4}-\d{2}-\d{2}/.test(withZone) ? Date.parse(withZone) : Number.NaN;
-  // Date.parse rolls an impossible day over (2026-02-30 → 2 March); the calendar date must survive.
-  const written = /^(\d{4})-(\d{2})-(\d{2})T/.exec(withZone);
-  const rolledOver = written !== null && !Number.isNaN(time) && !/[+-]\d{2}:?\d{2}$/.test(withZone) && new Date(time).toISOString().slice(0, 10) !== `${written[1]}-${written[2]}-${written[3]}`;
-  if (Number.isNaN(time) || rolledOver) throw invalidParameter(parameter, `'${value}' is not an ISO 8601 date (YYYY-MM-DD) or date-time`);
-  return new Date(time);
+  const read = readIsoDate(value);
+  if (!read) throw invalidParameter(parameter, `'${value}' is not ${ISO_DATE_EXPECTED}`);
+  return new Date(read.millis);
 }
 
 function dayStart(date: Date): Date {

@@ -1,9 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { invalidParameter } from '../platform/http/errors.js';
-import { Choice, FlagText, ListOf, PageNumber } from '../platform/http/openapi.js';
-import { CsvParameter, ErrorBody, Nullable } from '../platform/http/schema-types.js';
+import { Choice, CommaList, Flag, IsoDate, PageNumber, PageSize, ProductType, READING, Text } from '../platform/http/parameters.js';
+import { ErrorBody, Nullable } from '../platform/http/schema-types.js';
 import { EXTENDED_LICENSE_TYPES } from './licensing-policy.js';
-import { PRODUCT_TYPES, type ProductType } from './product-types.js';
+import { PRODUCT_TYPES } from './product-types.js';
 import type { OrderNotes } from './orders.repository.js';
 
 /** Far past any real history; it keeps the row offset a safe integer (a larger page is a 400, not a database error). */
@@ -22,27 +21,8 @@ export const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: Err
 
 // ── parameters ──────────────────────────────────────────────────────────────
 
-/** A boolean in the query: true or false in any letter case; blank means the default. */
-export const FlagParameter = (description: string) => Type.Union([Type.Boolean(), Type.String()], { description });
-
-export function flag(name: string, value: boolean | string | undefined, fallback: boolean): boolean {
-  if (typeof value === 'boolean') return value;
-  const text = value?.trim().toLowerCase();
-  if (!text) return fallback;
-  if (text === 'true') return true;
-  if (text === 'false') return false;
-  throw invalidParameter(name, `'${value}' is not true or false`);
-}
-
-export const ProductTypeParameter = (description: string) => Type.String({ description: `${description} One of ${PRODUCT_TYPES.join(', ')}.` });
-
-/** A product type in any letter case; blank means none. */
-export function productType(name: string, value: string | undefined): ProductType | undefined {
-  const text = value?.trim().toLowerCase();
-  if (!text) return undefined;
-  if (!(PRODUCT_TYPES as readonly string[]).includes(text)) throw invalidParameter(name, `'${value}' is not one of ${PRODUCT_TYPES.join(', ')}`);
-  return text as ProductType;
-}
+/** A product type parameter: one of the product types, in any letter case. */
+const ProductTypeParameter = (description: string) => ProductType(PRODUCT_TYPES, description);
 
 /** The order notes of a download's or an extended license's body, as the repository takes them. */
 export function orderNotesOf(body: { [K in keyof typeof orderNotes]?: string | null | undefined }): OrderNotes {
@@ -60,7 +40,7 @@ export const AssetIdParams = Type.Object({ id: Type.String({ minLength: 1, descr
 // ── products and the customer ───────────────────────────────────────────────
 
 export const ProductsQuery = Type.Object(
-  { fields: Type.Optional(CsvParameter('download_requirements adds what a download under each product must carry.')) },
+  { fields: Type.Optional(CommaList(Choice(['download_requirements'], 'A field.'), 'download_requirements adds what a download under each product must carry.')) },
   { additionalProperties: false },
 );
 
@@ -113,14 +93,19 @@ export const CustomerInfo = Type.Object({ first_name: Nullable(S), middle_name: 
 const downloadQuery = {
   product_type: Type.Optional(ProductTypeParameter('The product type to download with.')),
   product_id: Type.Optional(Type.Integer({ minimum: 1, description: 'The id of the product to download with (GET /products).' })),
-  use_team_credits: Type.Optional(FlagParameter('true: pay with the team’s credits (partner-credit users of a team); default false.')),
+  use_team_credits: Type.Optional(Flag('true: pay with the team’s credits (partner-credit users of a team); default false.')),
 };
 
 export const ImageDownloadQuery = Type.Object(
   {
-    auto_download: Type.Optional(FlagParameter('true (default): 303 to the file; false: 200 with its uri.')),
-    file_type: Type.Optional(Type.Union([Type.Literal('jpg'), Type.Literal('eps')], { description: 'jpg; eps is not available' })),
-    height: Type.Optional(Type.String({ maxLength: 10, description: 'Pixel height of a download size (image metadata); blank: the largest the product allows.' })),
+    auto_download: Type.Optional(Flag('true (default): 303 to the file; false: 200 with its uri.')),
+    file_type: Type.Optional(Choice(['jpg', 'eps'], 'jpg; eps is not available (400).')),
+    height: Type.Optional(
+      Text('Pixel height of one of the image’s download sizes (image metadata); other heights: 400. Blank: the largest the product allows.', {
+        pattern: '^[0-9]{1,10}$',
+        expected: 'a pixel height (whole number)',
+      }),
+    ),
     ...downloadQuery,
   },
   { additionalProperties: false },
@@ -128,8 +113,8 @@ export const ImageDownloadQuery = Type.Object(
 
 export const VideoDownloadQuery = Type.Object(
   {
-    auto_download: Type.Optional(FlagParameter('true: 307 to the file; false (default): 200 with its uri.')),
-    size: Type.Optional(Type.String({ maxLength: 100, description: 'Name of a download size (video metadata); blank: the largest.' })),
+    auto_download: Type.Optional(Flag('true: 307 to the file; false (default): 200 with its uri.')),
+    size: Type.Optional(Text('Name of one of the video’s download sizes (video metadata); other names: 400. Blank: the largest.', { maxLength: 100 })),
     ...downloadQuery,
   },
   { additionalProperties: false },
@@ -177,14 +162,14 @@ export const DownloadUri = Type.Object({ uri: Type.String({ description: 'Signed
 
 export const HistoryQuery = Type.Object(
   {
-    date_from: Type.Optional(Type.String({ description: 'Downloaded on or after (ISO 8601); default date_to minus 30 days.' })),
-    date_to: Type.Optional(Type.String({ description: 'Downloaded on or before (ISO 8601); default the earlier of today and date_from plus 30 days.' })),
-    use_time: Type.Optional(FlagParameter('true: the times of date_from and date_to count; default false (whole days).')),
-    page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, description: 'Page number, from 1.' })),
-    page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Results per page; default 30.' })),
-    pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Same as page_size.' })),
+    date_from: Type.Optional(IsoDate('Downloaded on or after (ISO 8601); default date_to minus 30 days; not after date_to (400).', { time: true })),
+    date_to: Type.Optional(IsoDate('Downloaded on or before (ISO 8601); default the earlier of today and date_from plus 30 days.', { time: true })),
+    use_time: Type.Optional(Flag('true: the times of date_from and date_to count; default false (whole days).')),
+    page: Type.Optional(PageNumber('Page number, from 1.', { maximum: MAX_PAGE })),
+    page_size: Type.Optional(PageSize('Results per page; default 30.')),
+    pageSize: Type.Optional(PageSize('Same as page_size.', { deprecated: true })),
     product_type: Type.Optional(ProductTypeParameter('Only downloads made with this product type.')),
-    company_downloads: Type.Optional(FlagParameter('true: the downloads of every user of the team; default false.')),
+    company_downloads: Type.Optional(Flag('true: the downloads of every user of the team (403 CompanyDownloadsNotEnabled without a team); default false.')),
   },
   { additionalProperties: false },
 );
@@ -212,7 +197,9 @@ export const HistoricalDownload = Type.Object(
 export const DownloadsResult = Type.Object({ result_count: I, downloads: Type.Array(HistoricalDownload) });
 
 export const AssetHistoryQuery = Type.Object(
-  { company_downloads: Type.Optional(FlagParameter('true: the downloads of every user of the team; default false.')) },
+  {
+    company_downloads: Type.Optional(Flag('true: the downloads of every user of the team (403 CompanyDownloadsNotEnabled without a team); default false.')),
+  },
   { additionalProperties: false },
 );
 
@@ -222,11 +209,11 @@ export const AssetDownloadHistory = Type.Object({ id: S, downloads: Type.Array(H
 
 export const PurchasesQuery = Type.Object(
   {
-    date_from: Type.Optional(Type.String({ description: 'Purchased on or after (ISO 8601 date).' })),
-    date_to: Type.Optional(Type.String({ description: 'Purchased on or before (ISO 8601 date).' })),
-    page: Type.Optional(Type.Integer({ maximum: MAX_PAGE, description: 'Page number, from 1.' })),
-    page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Results per page; default 75.' })),
-    company_purchases: Type.Optional(FlagParameter('true: the purchases of every user of the team; default false.')),
+    date_from: Type.Optional(IsoDate('Purchased on or after (ISO 8601 date); not after date_to (400).', { time: true })),
+    date_to: Type.Optional(IsoDate('Purchased on or before (ISO 8601 date).', { time: true })),
+    page: Type.Optional(PageNumber('Page number, from 1 (below 1: 400 PageNumberLessThanOne).', { maximum: MAX_PAGE, belowOneCode: 'PageNumberLessThanOne' })),
+    page_size: Type.Optional(PageSize('Results per page; default 75.')),
+    company_purchases: Type.Optional(Flag('true: the purchases of every user of the team; default false.')),
   },
   { additionalProperties: false },
 );
@@ -260,11 +247,16 @@ export const PreviousAssetPurchases = Type.Object({
 
 export const AssetLicensingParams = Type.Object({ assetId: Type.String({ minLength: 1, maxLength: 64 }) });
 
+const INVALID_LICENSES = 'InvalidRequestParameters';
+
 export const AcquireAssetLicensesRequest = Type.Object(
   {
-    extended_licenses: Type.Array(Type.String({ maxLength: 40 }), {
+    // The contract's code for a license that is not one, or none: InvalidRequestParameters.
+    extended_licenses: Type.Array(Choice(EXTENDED_LICENSE_TYPES, 'An extended license (other letter cases are taken too).', { code: INVALID_LICENSES }), {
+      minItems: 1,
       maxItems: 10,
-      description: 'multiseat, unlimited, resale, indemnification (any letter case)',
+      description: 'The extended licenses to acquire; at least one.',
+      [READING]: { code: INVALID_LICENSES },
     }),
     use_team_credits: Type.Optional(Type.Boolean({ default: false })),
     ...orderNotes,
@@ -273,76 +265,3 @@ export const AcquireAssetLicensesRequest = Type.Object(
 );
 
 export const AssetLicensingResponse = Type.Object({ credits_used: I, acquired_licenses: Type.Array(S) });
-
-// ── the document's versions of the queries ──────────────────────────────────
-// The schemas above validate loosely, so that a bad value gets a message naming it and other
-// letter cases pass; the document states each rule exactly (canonical spellings).
-
-const ProductTypeChoice = (description: string) => Choice(PRODUCT_TYPES, description);
-const IsoDateOrTime = (description: string) =>
-  Type.Union(
-    [
-      Type.String({ format: 'date', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' }),
-      Type.String({ format: 'date-time', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}T' }),
-    ],
-    { description },
-  );
-
-export const DocumentedProductsQuery = Type.Object({
-  fields: Type.Optional(ListOf(Choice(['download_requirements'], 'A field.'), 'download_requirements adds what a download under each product must carry.')),
-});
-
-const documentedDownloadQuery = {
-  product_type: Type.Optional(ProductTypeChoice('The product type to download with.')),
-  product_id: downloadQuery.product_id,
-  use_team_credits: Type.Optional(FlagText('true: pay with the team’s credits (partner-credit users of a team); default false.')),
-};
-
-export const DocumentedImageDownloadQuery = Type.Object({
-  auto_download: Type.Optional(FlagText('true (default): 303 to the file; false: 200 with its uri.')),
-  file_type: Type.Optional(Choice(['jpg', 'eps'], 'jpg; eps is not available (400).')),
-  height: Type.Optional(Type.String({ pattern: '^[0-9]{1,10}$', description: 'Pixel height of one of the image’s download sizes (image metadata); other heights: 400. Blank: the largest the product allows.' })),
-  ...documentedDownloadQuery,
-});
-
-export const DocumentedVideoDownloadQuery = Type.Object({
-  auto_download: Type.Optional(FlagText('true: 307 to the file; false (default): 200 with its uri.')),
-  size: Type.Optional(Type.String({ maxLength: 100, description: 'Name of one of the video’s download sizes (video metadata); other names: 400. Blank: the largest.' })),
-  ...documentedDownloadQuery,
-});
-
-export const DocumentedHistoryQuery = Type.Object({
-  date_from: Type.Optional(IsoDateOrTime('Downloaded on or after (ISO 8601); default date_to minus 30 days; not after date_to (400).')),
-  date_to: Type.Optional(IsoDateOrTime('Downloaded on or before (ISO 8601); default the earlier of today and date_from plus 30 days.')),
-  use_time: Type.Optional(FlagText('true: the times of date_from and date_to count; default false (whole days).')),
-  page: Type.Optional(PageNumber('Page number, from 1.', MAX_PAGE)),
-  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Results per page; default 30.' })),
-  pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Same as page_size.', deprecated: true })),
-  product_type: Type.Optional(ProductTypeChoice('Only downloads made with this product type.')),
-  company_downloads: Type.Optional(FlagText('true: the downloads of every user of the team (403 CompanyDownloadsNotEnabled without a team); default false.')),
-});
-
-export const DocumentedAssetHistoryQuery = Type.Object({
-  company_downloads: Type.Optional(FlagText('true: the downloads of every user of the team (403 CompanyDownloadsNotEnabled without a team); default false.')),
-});
-
-export const DocumentedPurchasesQuery = Type.Object({
-  date_from: Type.Optional(IsoDateOrTime('Purchased on or after (ISO 8601 date); not after date_to (400).')),
-  date_to: Type.Optional(IsoDateOrTime('Purchased on or before (ISO 8601 date).')),
-  page: Type.Optional(PageNumber('Page number, from 1 (below 1: 400 PageNumberLessThanOne).', MAX_PAGE)),
-  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Results per page; default 75.' })),
-  company_purchases: Type.Optional(FlagText('true: the purchases of every user of the team; default false.')),
-});
-
-export const DocumentedAcquireAssetLicensesRequest = Type.Object(
-  {
-    extended_licenses: Type.Array(Choice(EXTENDED_LICENSE_TYPES, 'An extended license (other letter cases are taken too).'), {
-      minItems: 1,
-      maxItems: 10,
-      description: 'The extended licenses to acquire; at least one.',
-    }),
-    use_team_credits: Type.Optional(Type.Boolean({ default: false })),
-    ...orderNotes,
-  },
-  { additionalProperties: false },
-);

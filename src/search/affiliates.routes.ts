@@ -5,7 +5,7 @@ import type { FieldSelection } from '../platform/http/fields.js';
 import { preferredLanguage } from '../platform/http/language.js';
 import { ErrorBody, Nullable } from '../platform/http/schema-types.js';
 import { normalizeSearchParameters, type RawSearchQuery } from './params/normalize.js';
-import { SEARCH_ENDPOINT_DEFINITIONS, searchDocumentation, searchQuerySchema } from './params/search-parameters.js';
+import { SEARCH_ENDPOINT_DEFINITIONS, searchQuerySchema, searchRulesDescription } from './params/search-parameters.js';
 import { affiliateSearchQuery } from './search-query.js';
 import type { SearchService } from './search.service.js';
 
@@ -152,7 +152,7 @@ export async function affiliatesRoutes(app: FastifyInstance, options: { search: 
         tags: ['search'],
         summary: SEARCH_ENDPOINT_DEFINITIONS.affiliates_images.summary,
         querystring: searchQuerySchema('affiliates_images'),
-        documented: searchDocumentation('affiliates_images'),
+        ...searchRulesDescription('affiliates_images'),
         response: { 200: Type.Object({ images: Type.Array(AffiliateImage), auto_corrections: AutoCorrections }), 400: ErrorBody, 403: ErrorBody },
       },
     },
@@ -170,7 +170,7 @@ export async function affiliatesRoutes(app: FastifyInstance, options: { search: 
         tags: ['search'],
         summary: SEARCH_ENDPOINT_DEFINITIONS.affiliates_videos.summary,
         querystring: searchQuerySchema('affiliates_videos'),
-        documented: searchDocumentation('affiliates_videos'),
+        ...searchRulesDescription('affiliates_videos'),
         response: { 200: Type.Object({ videos: Type.Array(AffiliateVideo), auto_corrections: AutoCorrections }), 400: ErrorBody, 403: ErrorBody },
       },
     },

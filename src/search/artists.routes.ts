@@ -7,7 +7,7 @@ import { FieldSelector } from '../platform/http/fields.js';
 import { ErrorBody } from '../platform/http/schema-types.js';
 import { SEARCH_FIELD_CATALOGS } from './params/field-sets.js';
 import { normalizeSearchParameters, type RawSearchQuery } from './params/normalize.js';
-import { SEARCH_ENDPOINT_DEFINITIONS, searchDocumentation, searchQuerySchema } from './params/search-parameters.js';
+import { SEARCH_ENDPOINT_DEFINITIONS, searchQuerySchema, searchRulesDescription } from './params/search-parameters.js';
 import { artistAssetsQuery, narrowed } from './search-query.js';
 import { licensingFiltersOf, type LicensingLimits } from './licensing-limits.js';
 import type { SearchService } from './search.service.js';
@@ -43,7 +43,7 @@ export async function artistsRoutes(
           tags: ['search'],
           summary: definition.summary,
           querystring: searchQuerySchema(endpoint),
-          documented: searchDocumentation(endpoint),
+          ...searchRulesDescription(endpoint),
           response: { 200: Type.Object({ result_count: Type.Integer(), [property]: Type.Array(itemSchema) }), ...errors },
         },
       },

@@ -9,7 +9,7 @@ import { preferredLanguage } from '../platform/http/language.js';
 import { ErrorBody } from '../platform/http/schema-types.js';
 import { SEARCH_FIELD_CATALOGS } from './params/field-sets.js';
 import { normalizeSearchParameters, type RawSearchQuery } from './params/normalize.js';
-import { SEARCH_ENDPOINT_DEFINITIONS, searchDocumentation, searchQuerySchema } from './params/search-parameters.js';
+import { SEARCH_ENDPOINT_DEFINITIONS, searchQuerySchema, searchRulesDescription } from './params/search-parameters.js';
 import type { SearchEndpoint } from './params/search-values.js';
 import { assetSearchQuery, type FactFilterRules, type KeywordAssetSearch } from './search-query.js';
 import type { SearchService } from './search.service.js';
@@ -66,7 +66,7 @@ export async function searchRoutes(app: FastifyInstance, options: SearchRoutesOp
           tags: ['search'],
           summary: definition.summary,
           querystring: searchQuerySchema(endpoint),
-          documented: searchDocumentation(endpoint),
+          ...searchRulesDescription(endpoint),
           response: { 200: searchResults(property, assetType === 'image' ? ImageDetail : VideoDetail), ...errors },
         },
       },
@@ -107,7 +107,7 @@ export async function searchRoutes(app: FastifyInstance, options: SearchRoutesOp
         tags: ['search'],
         summary: SEARCH_ENDPOINT_DEFINITIONS.events.summary,
         querystring: searchQuerySchema('events'),
-        documented: searchDocumentation('events'),
+        ...searchRulesDescription('events'),
         response: { 200: Type.Object({ result_count: Type.Integer(), events: Type.Array(EventDetail) }), ...errors },
       },
     },

@@ -10,7 +10,7 @@ import { FieldSelector } from '../platform/http/fields.js';
 import { ErrorBody } from '../platform/http/schema-types.js';
 import { SEARCH_FIELD_CATALOGS } from './params/field-sets.js';
 import { normalizeSearchParameters, type ImageSource, type RawSearchQuery } from './params/normalize.js';
-import { SEARCH_ENDPOINT_DEFINITIONS, searchDocumentation, searchQuerySchema } from './params/search-parameters.js';
+import { SEARCH_ENDPOINT_DEFINITIONS, searchQuerySchema, searchRulesDescription } from './params/search-parameters.js';
 import { byImageQuery, pageWindow, sameSeriesPage, similarQuery } from './related-assets.js';
 import type { SearchService } from './search.service.js';
 import { CreativeFacets, shapeFacets } from './search-facets.js';
@@ -93,7 +93,7 @@ export async function visualSearchRoutes(app: FastifyInstance, options: VisualSe
           tags: ['search'],
           summary: definition.summary,
           querystring: searchQuerySchema(endpoint),
-          documented: searchDocumentation(endpoint),
+          ...searchRulesDescription(endpoint),
           response: { 200: byImageResults(assetType), ...byImageErrors },
         },
       },
@@ -143,11 +143,10 @@ export async function visualSearchRoutes(app: FastifyInstance, options: VisualSe
         schema: {
           tags: [plural],
           summary: definition.summary,
-          description: 'Needs a bearer token.',
+          description: ['Needs a bearer token.', searchRulesDescription(endpoint).description].filter(Boolean).join(' '),
           security: [{ ApiKey: [], Bearer: [] }],
           params: Type.Object({ id: Type.String({ minLength: 1 }) }),
           querystring: searchQuerySchema(endpoint),
-          documented: searchDocumentation(endpoint),
           response: { 200: relatedResults(assetType), ...relatedErrors },
         },
         // The contract asks for key and token: a request without a token is refused before

@@ -1,12 +1,16 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { ApiError } from './errors.js';
 import { isStorageFull, STORAGE_FULL_CODE, STORAGE_FULL_MESSAGE } from './storage-full.js';
+import { readingOf } from './parameters.js';
 
 interface ValidationIssue {
   instancePath?: string;
   keyword?: string;
   params?: Record<string, unknown>;
   message?: string;
+  /** With the validators' `verbose`: the value at fault and the schema it broke. */
+  data?: unknown;
+  parentSchema?: Record<string, unknown>;
 }
 
 /** Parameters whose bad values have a named code of their own in the spec. */
@@ -16,12 +20,70 @@ const PARAMETER_CODES: Readonly<Record<string, string>> = {
   pageSize: 'InvalidPageSize',
 };
 
-/** The parameter a schema-validation failure is about, for the error message. */
+/** The parameter a schema-validation failure is about, for the error message: the top-level name on its path. */
 function parameterOf(issue: ValidationIssue | undefined): string {
   if (!issue) return 'request';
   const missing = issue.params?.missingProperty ?? issue.params?.additionalProperty;
   if (typeof missing === 'string') return missing;
-  return issue.instancePath?.split('/').filter(Boolean)[0] ?? 'request';
+  return (issue.instancePath ?? '').split('/').filter(Boolean)[0] ?? 'request';
+}
+
+/** A value for an error message: quoted, and cut short when long. */
+function shown(value: unknown): string {
+  const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+  return `'${text.length > 100 ? `${text.slice(0, 100)}…` : text}'`;
+}
+
+/** Whether the value is at a list's item (its path ends in an index). */
+const isListItem = (issue: ValidationIssue) => /\/\d+$/.test(issue.instancePath ?? '');
+
+/** What is wrong with the value, in words that name it: "'sunny' is not one of …". */
+function detailOf(issue: ValidationIssue | undefined, part: string | undefined): string {
+  if (!issue) return 'not allowed';
+  const schema = issue.parentSchema ?? {};
+  const expected = readingOf(schema)?.expected;
+  const value = issue.data;
+  const limit = issue.params?.limit;
+  switch (issue.keyword) {
+    case 'enum':
+      return `${shown(value)} is not one of ${((issue.params?.allowedValues as unknown[]) ?? []).join(', ')}`;
+    case 'type':
+      // A JSON body's values carry their types: Ajv's own words say which was wanted.
+      if (part === 'body') return issue.message ?? 'not allowed';
+      if (Array.isArray(value) && !isListItem(issue)) return 'takes one value, not several';
+      if (expected) return `${shown(value)} is not ${expected}`;
+      if (issue.params?.type === 'boolean') return `${shown(value)} is not true or false`;
+      if (issue.params?.type === 'integer') return `${shown(value)} is not a whole number`;
+      return issue.message ?? 'not allowed';
+    case 'minimum':
+    case 'maximum':
+      if (typeof schema.minimum === 'number' && typeof schema.maximum === 'number') {
+        return `${shown(value)} is not ${schema.type === 'integer' ? 'a whole number' : 'a number'} from ${schema.minimum} to ${schema.maximum}`;
+      }
+      return `${shown(value)} is ${issue.keyword === 'minimum' ? 'below' : 'above'} ${String(limit)}`;
+    case 'maxLength':
+      return `is longer than ${String(limit)} characters`;
+    case 'minLength':
+      return `is shorter than ${String(limit)} characters`;
+    case 'maxItems':
+      return `has more than ${String(limit)} items`;
+    case 'minItems':
+      return `needs at least ${String(limit)} item${limit === 1 ? '' : 's'}`;
+    case 'format':
+    case 'pattern':
+    case 'anyOf':
+      return expected ? `${shown(value)} is not ${expected}` : `${shown(value)} ${issue.message ?? 'is not allowed'}`;
+    default:
+      return issue.message ?? 'not allowed';
+  }
+}
+
+/** The named code of a bad value: the parameter kind's own, the spec's for paging, or InvalidParameterValue. */
+function codeOf(issue: ValidationIssue | undefined, parameter: string): string {
+  const properties = issue?.parentSchema?.properties as Record<string, unknown> | undefined;
+  const reading = readingOf(issue?.keyword === 'required' ? properties?.[parameter] : issue?.parentSchema);
+  const own = reading?.codeFor === undefined || reading.codeFor.includes(issue?.keyword ?? '') ? reading?.code : undefined;
+  return own ?? PARAMETER_CODES[parameter] ?? 'InvalidParameterValue';
 }
 
 /** Connection failures, and PostgreSQL's "shutting down", "starting up" and "connection lost" classes. */
@@ -45,18 +107,24 @@ export function registerErrorHandler(app: FastifyInstance): void {
     if (error instanceof ApiError) {
       return reply.code(error.statusCode).headers(error.headers).send({ message: error.message, code: error.code });
     }
-    const fastifyError = error as FastifyError & { validation?: ValidationIssue[]; validationContext?: string };
+    const fastifyError = error as Omit<FastifyError, 'validation'> & { validation?: ValidationIssue[]; validationContext?: string };
     if (fastifyError.validation) {
-      const issue = fastifyError.validation[0];
+      // A value no alternative of an anyOf takes: the anyOf (the parameter's own schema) says what it should be, not its first branch.
+      const issues: readonly ValidationIssue[] = fastifyError.validation;
+      const first = issues[0];
+      const issue = issues.find((candidate) => candidate.keyword === 'anyOf' && candidate.instancePath === first?.instancePath) ?? first;
       const parameter = parameterOf(issue);
       const isMissing = issue?.keyword === 'required';
       const isUnknown = issue?.keyword === 'additionalProperties';
+      if (fastifyError.validationContext === 'body' && issue?.instancePath === '' && issue.data === undefined) {
+        return reply.code(400).send({ message: 'This request needs a JSON body', code: 'InvalidParameterValue' });
+      }
       const message = isMissing
         ? `Missing required parameter '${parameter}'`
         : isUnknown
           ? `Unknown parameter '${parameter}'`
-          : `Invalid value for parameter '${parameter}': ${issue?.message ?? 'not allowed'}`;
-      const code = isUnknown ? 'MalformedRequest' : (PARAMETER_CODES[parameter] ?? 'InvalidParameterValue');
+          : `Invalid value for parameter '${parameter}': ${detailOf(issue, fastifyError.validationContext)}`;
+      const code = isUnknown ? 'MalformedRequest' : codeOf(issue, parameter);
       return reply.code(400).send({ message, code });
     }
     const status = fastifyError.statusCode ?? 500;

@@ -122,11 +122,30 @@ function finishParameters(document: { paths?: Record<string, Record<string, { pa
   }
 }
 
+/** A route as the document sees it: its method, its URL and the one schema it validates with. */
+export interface RouteContract {
+  readonly method: string | readonly string[];
+  readonly url: string;
+  readonly schema: RouteSchema | undefined;
+}
+
+const CONTRACTS = new WeakMap<FastifyInstance, RouteContract[]>();
+
+/** Every route registered after `registerOpenApi`, with its schema: what the document is built from. */
+export function routeContracts(app: FastifyInstance): readonly RouteContract[] {
+  return CONTRACTS.get(app) ?? [];
+}
+
 /**
  * The OpenAPI 3.1 document, generated from the route schemas: registered before any route so
  * that every route is collected. The document is served by `registerOpenApiDocument`.
  */
 export async function registerOpenApi(app: FastifyInstance, options: { publicUrl: string }): Promise<void> {
+  const contracts: RouteContract[] = [];
+  CONTRACTS.set(app, contracts);
+  app.addHook('onRoute', (route) => {
+    contracts.push({ method: route.method, url: route.url, schema: route.schema as RouteSchema | undefined });
+  });
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

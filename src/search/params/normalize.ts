@@ -1,5 +1,6 @@
 import { readPage, readPageSize } from '../../catalog/pagination.js';
 import { badRequest, invalidParameter, type ApiError } from '../../platform/http/errors.js';
+import { isoBound } from '../../platform/http/iso-date.js';
 import { splitCsv } from '../../platform/http/schema-types.js';
 import { SEARCH_ENDPOINT_DEFINITIONS, type SearchParameter } from './search-parameters.js';
 import {
@@ -525,41 +526,14 @@ function product(parameter: SearchParameter & { values: readonly string[] }, spe
   return { product_type: type, product_id: Number(productId) };
 }
 
-const ISO_DATE =
-  /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
-
-function daysInMonth(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
-}
-
 /**
- * An ISO 8601 date (YYYY-MM-DD) or date-time (YYYY-MM-DDTHH:MM[:SS[.fff]][Z|±HH[:MM]]) as epoch
- * seconds; UTC unless a zone is given. A date alone stands for its first second as a lower
- * bound and for its last second as an upper bound. Impossible dates (2023-02-29, 24:00) are refused.
+ * An ISO 8601 date (YYYY-MM-DD) or date-time as epoch seconds, read by the platform's one date
+ * reader; UTC unless a zone is given. A date alone stands for its first second as a lower bound
+ * and for its last second as an upper bound. Impossible dates (2023-02-29, 24:00) are refused.
  */
 export function parseIsoDate(text: string, bound: 'from' | 'to'): number | undefined {
-  const match = ISO_DATE.exec(text.trim());
-  if (!match) return undefined;
-  const [, y, mo, d, h, mi, s, , zone] = match;
-  const year = Number(y);
-  const month = Number(mo);
-  const day = Number(d);
-  const hour = Number(h ?? 0);
-  const minute = Number(mi ?? 0);
-  const second = Number(s ?? 0);
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
-  if (hour > 23 || minute > 59 || second > 59) return undefined;
-  let offsetMinutes = 0;
-  if (zone && zone.toUpperCase() !== 'Z') {
-    const digits = zone.slice(1).replace(':', '');
-    const zoneHours = Number(digits.slice(0, 2));
-    const zoneMinutes = Number(digits.slice(2));
-    if (zoneHours > 23 || zoneMinutes > 59) return undefined;
-    offsetMinutes = (zone.startsWith('-') ? -1 : 1) * (zoneHours * 60 + zoneMinutes);
-  }
-  const utcSeconds = Date.UTC(year, month - 1, day, hour, minute, second) / 1000 - offsetMinutes * 60;
-  // A date alone as an upper bound: through the end of that day.
-  return h === undefined && bound === 'to' ? utcSeconds + 86_399 : utcSeconds;
+  const millis = isoBound(text, bound);
+  return millis === undefined ? undefined : Math.floor(millis / 1000);
 }
 
 /** One parameter's value, checked; undefined when it carries nothing (empty). */

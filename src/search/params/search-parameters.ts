@@ -1,6 +1,6 @@
 import { Type, type TObject, type TSchema } from '@sinclair/typebox';
 import type { FieldCatalog } from '../../platform/http/fields.js';
-import { CsvParameter } from '../../platform/http/schema-types.js';
+import { Choice, CommaList, Flag, IsoDate, PageNumber, PageSize, ProductType, READING, Text } from '../../platform/http/parameters.js';
 import { SEARCH_FIELD_CATALOGS, selectableNames } from './field-sets.js';
 import {
   AFFILIATE_STYLES,
@@ -581,53 +581,55 @@ export const SEARCH_ENDPOINT_DEFINITIONS: Readonly<Record<SearchEndpoint, Search
 
 // ---- Schemas -------------------------------------------------------------------------------
 
-/** The TypeBox schema of one parameter's value: shape only, values are the normalizer's. */
+/** A host name that ends in a letter: the URL parser reads a host ending in digits as an IPv4 address. */
+const HTTP_URL_PATTERN = '^https?://(?:[A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z0-9-]*(?::[0-9]{1,4})?(?:/[A-Za-z0-9._~%!$&\'()*+,;=:@/-]*)?$';
+
+/**
+ * The schema of one parameter's value, from the platform's parameter kinds: the one rule it is
+ * validated with and the document states. Values are written in their canonical spelling; the
+ * kinds' reading also takes other letter cases, spaces around a value and blank values (absent).
+ */
 function valueSchema(parameter: SearchParameter, description: string, withDefault: boolean): TSchema {
-  const options = { description };
+  const defaultOf = <T>(value: T | undefined) => (withDefault && value !== undefined ? { default: value } : {});
   switch (parameter.type) {
     case 'text':
-      return Type.String(withDefault && parameter.default !== undefined ? { ...options, default: parameter.default } : options);
-    case 'enum':
-      return Type.String(withDefault && parameter.default !== undefined ? { ...options, default: parameter.default } : options);
+      // A blank value counts as none: a required one must have something to read.
+      return Text(description, { ...(parameter.required ? { pattern: '\\S' } : {}), ...defaultOf(parameter.default) });
     case 'url':
-    case 'date':
-    case 'color':
-    case 'product':
-      return Type.String(options);
+      return Type.String({ description, format: 'uri', pattern: HTTP_URL_PATTERN, [READING]: { expected: 'an absolute http or https URL' } });
+    case 'enum':
+      return Choice(parameter.values, description, defaultOf(parameter.default));
     case 'text_list':
+      return CommaList(Type.String(), description);
     case 'enum_list':
+      return CommaList(Choice(parameter.values, undefined, parameter.valueAliases ? { aliases: parameter.valueAliases } : {}), description);
     case 'id_list':
-    case 'product_list':
-    case 'fields':
-      return CsvParameter(description);
+      return CommaList(Type.Integer({ minimum: 1, maximum: INT32_MAX }), description);
     case 'boolean':
-      // A string as well, so that TRUE or False reach the normalizer (which takes true and
-      // false in any case) instead of failing the schema's own boolean coercion.
-      return Type.Union([Type.Boolean(), Type.String()], withDefault ? { ...options, default: parameter.default } : options);
+      return Flag(description, defaultOf(parameter.default));
     case 'integer':
-      return Type.Integer({
-        ...options,
-        minimum: parameter.minimum,
-        maximum: parameter.maximum,
-        ...(withDefault && parameter.default !== undefined ? { default: parameter.default } : {}),
-      });
+      return Type.Integer({ description, minimum: parameter.minimum, maximum: parameter.maximum, ...defaultOf(parameter.default) });
     case 'page':
-      return Type.Integer({
-        ...options,
-        minimum: 1,
-        ...(parameter.maximum !== undefined ? { maximum: parameter.maximum } : {}),
-        ...(withDefault ? { default: 1 } : {}),
-      });
+      return PageNumber(description, { ...(parameter.maximum !== undefined ? { maximum: parameter.maximum } : {}), ...defaultOf(1) });
     case 'page_size':
-      // No schema default: it would be added next to a pageSize the caller sent.
-      return Type.Integer({ ...options, minimum: 1, maximum: 100 });
+      return PageSize(description, { sizes: PAGE_SIZES, ...defaultOf(parameter.default) });
+    case 'date':
+      return IsoDate(description, { time: true });
+    case 'color':
+      return Text(description, { pattern: '^#?[0-9A-Fa-f]{6}$', expected: 'a hex RGB colour (#RRGGBB or RRGGBB)' });
+    case 'product':
+      return ProductType(parameter.values, description, { withProduct: true });
+    case 'product_list':
+      return CommaList(ProductType(parameter.values, undefined, { withProduct: true }), description);
+    case 'fields':
+      return CommaList(Choice(selectableNames(parameter.catalog), undefined), description);
   }
 }
 
 /**
  * The querystring schema of one endpoint (`additionalProperties: false`). Each parameter is
- * declared under its name and each alias; schema defaults are set only on parameters without
- * aliases, so a default is never added beside another spelling the caller used.
+ * declared under its name and each alias (deprecated); schema defaults are set only on
+ * parameters without aliases, so a default is never added beside another spelling the caller used.
  */
 function buildQuerySchema(definition: SearchEndpointDefinition): TObject {
   const properties: Record<string, TSchema> = {};
@@ -636,92 +638,14 @@ function buildQuerySchema(definition: SearchEndpointDefinition): TObject {
     const schema = valueSchema(parameter, parameter.description, !hasAliases);
     properties[parameter.name] = parameter.required ? schema : Type.Optional(schema);
     for (const alias of parameter.aliases ?? []) {
-      properties[alias] = Type.Optional(valueSchema(parameter, `Same as ${parameter.name}.`, false));
+      properties[alias] = Type.Optional(Type.Unsafe({ ...valueSchema(parameter, `Same as ${parameter.name}.`, false), deprecated: true }));
     }
   }
   return Type.Object(properties, { additionalProperties: false });
 }
 
-// ---- The document's schemas -----------------------------------------------------------------
-
-/** A product type, optionally with one product id: `premiumaccess` or `premiumaccess:1234`. */
-function productPattern(values: readonly string[]): string {
-  return `^(?:${values.join('|')})(?::[1-9][0-9]{0,8})?$`;
-}
-
-/** A host name that ends in a letter: the URL parser reads a host ending in digits as an IPv4 address. */
-const HTTP_URL_PATTERN = '^https?://(?:[A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z0-9-]*(?::[0-9]{1,4})?(?:/[A-Za-z0-9._~%!$&\'()*+,;=:@/-]*)?$';
-
-const ISO_DATE_ONLY = Type.String({ format: 'date', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' });
-const ISO_DATE_TIME = Type.String({ format: 'date-time', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}T' });
-
-/**
- * The schema of one parameter's value as the document states it: every rule the normalizer
- * enforces that JSON Schema can say (lists of values, ranges, patterns). Values are written
- * in their canonical spelling; the normalizer also takes other letter cases.
- */
-function documentedValueSchema(parameter: SearchParameter, description: string, withDefault: boolean): TSchema {
-  const options = { description };
-  const withDefaultOf = (value: unknown) => (withDefault && value !== undefined ? { default: value } : {});
-  switch (parameter.type) {
-    case 'text':
-      // A blank value counts as none: a required one must have something to read.
-      return Type.String({ ...options, ...(parameter.required ? { pattern: '\\S' } : {}), ...withDefaultOf(parameter.default) });
-    case 'url':
-      return Type.String({ ...options, format: 'uri', pattern: HTTP_URL_PATTERN });
-    case 'enum':
-      return Type.Unsafe<string>({ type: 'string', enum: [...parameter.values], ...options, ...withDefaultOf(parameter.default) });
-    case 'text_list':
-      return Type.Array(Type.String(), options);
-    case 'enum_list':
-      return Type.Array(Type.Unsafe<string>({ type: 'string', enum: [...parameter.values] }), options);
-    case 'id_list':
-      return Type.Array(Type.Integer({ minimum: 1, maximum: INT32_MAX }), options);
-    case 'boolean':
-      return Type.Unsafe<string>({ type: 'string', enum: ['true', 'false'], ...options, ...withDefaultOf(String(parameter.default)) });
-    case 'integer':
-      return Type.Integer({ ...options, minimum: parameter.minimum, maximum: parameter.maximum, ...withDefaultOf(parameter.default) });
-    case 'page':
-      return Type.Integer({ ...options, minimum: 1, ...(parameter.maximum !== undefined ? { maximum: parameter.maximum } : {}), ...withDefaultOf(1) });
-    case 'page_size':
-      return Type.Unsafe<number>({ type: 'integer', enum: [...PAGE_SIZES], ...options, ...withDefaultOf(parameter.default) });
-    case 'date':
-      return Type.Union([ISO_DATE_ONLY, ISO_DATE_TIME], options);
-    case 'color':
-      return Type.String({ ...options, pattern: '^#?[0-9A-Fa-f]{6}$' });
-    case 'product':
-      return Type.String({ ...options, pattern: productPattern(parameter.values) });
-    case 'product_list':
-      return Type.Array(Type.String({ pattern: productPattern(parameter.values) }), options);
-    case 'fields':
-      return Type.Array(Type.Unsafe<string>({ type: 'string', enum: selectableNames(parameter.catalog) }), options);
-  }
-}
-
-/** The querystring of one endpoint as the document states it; other spellings are deprecated. */
-function buildDocumentedQuerySchema(definition: SearchEndpointDefinition): TObject {
-  const properties: Record<string, TSchema> = {};
-  for (const parameter of definition.parameters) {
-    const schema = documentedValueSchema(parameter, parameter.description, true);
-    properties[parameter.name] = parameter.required ? schema : Type.Optional(schema);
-    for (const alias of parameter.aliases ?? []) {
-      properties[alias] = Type.Optional(
-        Type.Unsafe({ ...documentedValueSchema(parameter, `Same as ${parameter.name}.`, false), deprecated: true }),
-      );
-    }
-  }
-  return Type.Object(properties, { additionalProperties: false });
-}
-
-/** Every endpoint's querystring as the document states it, for the route's `schema.documented`. */
-export const SEARCH_DOCUMENTED_QUERY_SCHEMAS: Readonly<Record<SearchEndpoint, TObject>> = Object.freeze(
-  Object.fromEntries(
-    SEARCH_ENDPOINTS.map((endpoint) => [endpoint, buildDocumentedQuerySchema(SEARCH_ENDPOINT_DEFINITIONS[endpoint])]),
-  ) as Record<SearchEndpoint, TObject>,
-);
-
-/** The route schema's `documented` part of one search endpoint: its querystring, and its rules over several parameters. */
-export function searchDocumentation(endpoint: SearchEndpoint): { querystring: TObject; description?: string } {
+/** What the description of one search endpoint says of its rules over several parameters, which no schema of one parameter can state. */
+export function searchRulesDescription(endpoint: SearchEndpoint): { description?: string } {
   const names = new Set(SEARCH_ENDPOINT_DEFINITIONS[endpoint].parameters.map((parameter) => parameter.name));
   const rules = [
     ...(CROSS_PARAMETER_RULES[endpoint] ? [CROSS_PARAMETER_RULES[endpoint]] : []),
@@ -731,7 +655,7 @@ export function searchDocumentation(endpoint: SearchEndpoint): { querystring: TO
       ? ['A parameter given under both its spellings must have the same value under both: 400 otherwise.']
       : []),
   ];
-  return { querystring: SEARCH_DOCUMENTED_QUERY_SCHEMAS[endpoint], ...(rules.length > 0 ? { description: rules.join(' ') } : {}) };
+  return rules.length > 0 ? { description: rules.join(' ') } : {};
 }
 
 /** Rules over two parameters at once, which JSON Schema cannot state of query parameters: said in words. */

@@ -1,6 +1,8 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerErrorHandler } from '../../../src/platform/http/error-handler.js';
+import { registerParameterReading } from '../../../src/platform/http/parameters.js';
+import { validatorsByPart } from '../../../src/platform/http/validators.js';
 import { normalizeSearchParameters, type RawSearchQuery } from '../../../src/search/params/normalize.js';
 import { searchQuerySchema } from '../../../src/search/params/search-parameters.js';
 import { SEARCH_ENDPOINTS } from '../../../src/search/params/search-values.js';
@@ -15,8 +17,13 @@ describe('behind a route, schema and normalizer answer as the API does', () => {
   let app: FastifyInstance;
 
   beforeAll(async () => {
-    app = Fastify({ logger: false, ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true } } });
+    app = Fastify({
+      logger: false,
+      ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true } },
+      schemaController: { compilersFactory: { buildValidator: validatorsByPart() } },
+    });
     registerErrorHandler(app);
+    registerParameterReading(app);
     for (const endpoint of SEARCH_ENDPOINTS) {
       app.get(`/${endpoint}`, { schema: { querystring: searchQuerySchema(endpoint) } }, async (request) =>
         normalizeSearchParameters(endpoint, request.query as RawSearchQuery),

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
+import { addParameterVocabulary } from '../../../src/platform/http/validators.js';
 import { Value } from '@sinclair/typebox/value';
 import { normalizeSearchParameters } from '../../../src/search/params/normalize.js';
 import { SEARCH_ENDPOINT_DEFINITIONS, SEARCH_QUERY_SCHEMAS, searchQuerySchema } from '../../../src/search/params/search-parameters.js';
@@ -111,6 +113,20 @@ describe('each endpoint takes every parameter the spec and the contract give it'
     expect(events.sort_order?.default).toBe('newest');
   });
 });
+
+/** The route validator's Ajv: its options, formats and the parameter kinds' vocabulary. */
+const ajv = new Ajv({ coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: true });
+addFormats.default(ajv);
+addParameterVocabulary(ajv);
+const TypeCompiler = {
+  Compile(schema: object) {
+    const validate = ajv.compile(schema);
+    return {
+      Check: (value: unknown) => validate(structuredClone(value)),
+      Errors: (value: unknown) => (validate(structuredClone(value)) ? [] : (validate.errors ?? []).map((error) => ({ ...error, path: error.instancePath || `/${String(error.params.additionalProperty ?? '')}` }))),
+    };
+  },
+};
 
 describe('an unknown parameter is rejected by the schema and by the normalizer', () => {
   it.each(SEARCH_ENDPOINTS)('%s', (endpoint) => {
