@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import type { StoredKeyword } from '../../src/catalog/catalog.records.js';
 import { STORES, createTestApp } from '../helpers/test-app.js';
+import { safeReturnPath } from '../../src/web/web-sessions.service.js';
 import { webFixture, type WebFixture } from './web-fixtures.js';
 
 /*
@@ -229,6 +230,31 @@ describe.each(STORES)('catalogue browser pages on $name', ({ url }) => {
     const cancelled = await get('/signin/callback?error=access_denied&state=x');
     expect(cancelled.statusCode).toBe(400);
     expect(cancelled.body).toContain('Sign-in was cancelled');
+  });
+
+  it('a return path outside ASCII is percent-encoded into the Location header: a page, never a 500, and the sign-in completes', async () => {
+    const started = await get('/signin?return=/%C4%80');
+    expect(started.statusCode).toBe(303);
+    const { cookie, locations } = await signIn('/Ā?x=ü y');
+    expect(locations.at(-1)).toBe('/%C4%80?x=%C3%BC%20y');
+    const csrf = hiddenFields((await get('/boards', cookie)).body).csrf!;
+    const boardPath = (await post('/boards', { name: 'Unicode return', csrf }, cookie)).headers.location as string;
+    const added = await post('/boards/add', { csrf, board_id: boardPath.split('/').pop()!, asset_id: f.creativeImage, return: '/Ā' }, cookie);
+    expect(added.statusCode, added.body).toBe(303);
+    expect(added.headers.location).toBe('/%C4%80');
+    // What no URL can carry (a lone surrogate, a control character) goes home instead.
+    expect(safeReturnPath('/a\ud800b')).toBe('/');
+    expect(safeReturnPath('/a\u007fb')).toBe('/');
+    expect(safeReturnPath('/%C4%80')).toBe('/%C4%80');
+  });
+
+  it('the API docs at /docs may not be framed, as no other page may', async () => {
+    for (const path of ['/docs', '/docs/static/index.css', '/docs/static/oauth2-redirect.html']) {
+      const response = await get(path);
+      expect(response.statusCode, path).toBe(200);
+      expect(response.headers['x-frame-options'], path).toBe('DENY');
+      expect(response.headers['content-security-policy'], path).toContain("frame-ancestors 'none'");
+    }
   });
 
   it('every form needs the session’s CSRF token: without it, or with another’s, nothing is written', async () => {

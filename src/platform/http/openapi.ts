@@ -165,6 +165,16 @@ export async function registerOpenApiDocument(app: FastifyInstance, open: Fastif
   open.get('/v3/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }
 
+/**
+ * The interactive docs at `/docs`. Like every other page of the server it may not be framed
+ * (no clickjacking of its Authorize dialog): its own context adds the frame headers to all it sends.
+ */
 export async function registerDocsPage(app: FastifyInstance): Promise<void> {
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+  await app.register(async (docs) => {
+    docs.addHook('onSend', async (_request, reply) => {
+      reply.header('x-frame-options', 'DENY');
+      reply.header('content-security-policy', "frame-ancestors 'none'");
+    });
+    await docs.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+  });
 }
