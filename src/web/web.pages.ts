@@ -1,4 +1,5 @@
 import type { HistoricalDownload } from '../licensing/downloads.service.js';
+import { originalSizeName } from '../media/video/video-sizes.js';
 import { IMAGE_ORIENTATIONS, NUMBERS_OF_PEOPLE, VIDEO_LICENSE_MODELS, VIDEO_ORIENTATIONS } from '../search/params/search-values.js';
 import { html, type Html } from './web-html.js';
 import { browseUrl, endpointOf, familyOf, searchFor, sortOrdersOf, takes, type BrowseQuery, type ListParameter } from './web-search.js';
@@ -62,6 +63,20 @@ const LABELS: Readonly<Record<string, string>> = {
 };
 
 const label = (value: string) => LABELS[value] ?? value;
+
+/** An API word in CamelCase as people write it: `PanoramicVertical` → "Panoramic vertical". */
+export function humanWords(value: string): string {
+  const words = value.replace(/([a-z0-9])([A-Z])/g, '$1 $2').split(/[\s_]+/).filter(Boolean);
+  return words.map((word, index) => (index === 0 ? word.charAt(0).toUpperCase() + word.slice(1) : /^[A-Z0-9]+$/.test(word) && word.length > 1 ? word : word.toLowerCase())).join(' ');
+}
+
+/** A clip's length as a player shows it: `00:00:04:08` (hours, minutes, seconds, frames) → "0:04", `01:02:03:00` → "1:02:03". */
+export function clipLength(value: string): string {
+  const parts = /^(\d{1,2}):(\d{2}):(\d{2})(?::\d{2})?$/.exec(value);
+  if (!parts) return value;
+  const [hours, minutes, seconds] = [Number(parts[1]), Number(parts[2]), parts[3]!];
+  return hours > 0 ? `${hours}:${String(minutes).padStart(2, '0')}:${seconds}` : `${minutes}:${seconds}`;
+}
 
 export function csrfField(token: string | undefined): Html {
   return html`<input type="hidden" name="csrf" value="${token ?? ''}">`;
@@ -266,6 +281,11 @@ export function assetPage(frame: Frame, page: AssetPage, notice: string | undefi
       ? html`<p>None of your products licenses this ${record.asset_type}.</p>`
       : html`<form method="post" action="/asset/${encodeURIComponent(record.id)}/download" class="license">
           ${csrfField(frame.csrfToken)}
+          ${
+            page.licensing.some((size) => size.options.some((option) => option.alreadyLicensed))
+              ? html`<p class="notice">You have licensed this ${record.asset_type} already: downloading it again under the same product costs nothing.</p>`
+              : ''
+          }
           ${page.licensing.map(
             (size, sizeIndex) => html`<fieldset><legend>${size.label}</legend>${size.options.map(
               (option, optionIndex) => html`<label class="option"><input type="radio" name="choice" value="${size.sizeValue}|${option.productId}|${option.productType}" required${sizeIndex === 0 && optionIndex === 0 ? html` checked` : ''}>
@@ -285,6 +305,30 @@ export function assetPage(frame: Frame, page: AssetPage, notice: string | undefi
           <p><button type="submit">Download</button></p>
         </form>`
     : html`<p><a class="button" href="/signin?return=${encodeURIComponent(frame.path)}">Sign in to license and download</a></p>`;
+  const { terms } = page;
+  const termsPanel = html`<section class="panel terms" aria-labelledby="terms-heading"><h2 id="terms-heading">Licence terms</h2>
+    ${terms.restrictions.length > 0 ? html`<ul class="restrictions" aria-label="Usage restrictions">${terms.restrictions.map((restriction) => html`<li>${restriction}</li>`)}</ul>` : ''}
+    <dl class="facts">
+      ${fact('Licence', terms.licenseModel)}
+      ${fact('Use', terms.use)}
+      ${fact('Releases', terms.release)}
+      ${fact('Copyright', terms.copyright)}
+      ${fact('Credit line', terms.creditLine)}
+    </dl>
+  </section>`;
+  const pricesPanel =
+    page.prices.length === 0
+      ? html`<p class="note">No product licenses this ${record.asset_type}.</p>`
+      : html`<h3 class="subheading">What licensing costs</h3><ul class="prices" aria-label="What each product charges">${page.prices.map(
+          (price) => html`<li><span class="product">${label(price.productType)}</span> <span class="cost">${price.cost}</span></li>`,
+        )}</ul>`;
+  const maxDimensions = detail.max_dimensions as { width?: unknown; height?: unknown } | undefined;
+  const largest = typeof maxDimensions?.width === 'number' && typeof maxDimensions.height === 'number' ? { width: maxDimensions.width, height: maxDimensions.height } : undefined;
+  const resolution = largest
+    ? record.asset_type === 'video'
+      ? `${originalSizeName(largest.width, largest.height)} (${largest.width} × ${largest.height})`
+      : `${largest.width} × ${largest.height} px`
+    : null;
   const main = html`<h1>${page.title}</h1>
     <div class="asset">
       <div class="stack">
@@ -293,7 +337,8 @@ export function assetPage(frame: Frame, page: AssetPage, notice: string | undefi
       </div>
       <div>
         ${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}
-        <section class="panel" aria-labelledby="license-heading"><h2 id="license-heading">License</h2>${license}</section>
+        ${termsPanel}
+        <section class="panel" aria-labelledby="license-heading"><h2 id="license-heading">License</h2>${license}${pricesPanel}</section>
         ${
           frame.userName
             ? html`<section class="panel" aria-labelledby="board-heading"><h2 id="board-heading">Add to a board</h2>${addToBoard(record.id, page.boards, frame.csrfToken, frame.path, 'asset')}</section>`
@@ -307,15 +352,15 @@ export function assetPage(frame: Frame, page: AssetPage, notice: string | undefi
             ${fact('Collection', typeof detail.collection_name === 'string' ? detail.collection_name : null)}
             ${fact('Created', date)}
             ${fact('Place', where || null)}
-            ${fact('Orientation', typeof detail.orientation === 'string' ? detail.orientation : null)}
-            ${fact('Length', typeof detail.clip_length === 'string' ? detail.clip_length : null)}
+            ${fact('Orientation', typeof detail.orientation === 'string' ? humanWords(detail.orientation) : null)}
+            ${fact('Length', typeof detail.clip_length === 'string' ? clipLength(detail.clip_length) : null)}
+            ${fact(record.asset_type === 'video' ? 'Resolution' : 'Largest size', resolution)}
             ${fact(
               'People',
               people.length > 0
                 ? html`${people.map((person, index) => html`${index > 0 ? ', ' : ''}<a href="${searchFor(kind === 'video' ? 'video' : 'editorial', 'editorial', { lists: { specific_people: [person] } })}">${person}</a>`)}`
                 : null,
             )}
-            ${fact('Credit', typeof detail.credit_line === 'string' ? detail.credit_line : null)}
             ${fact('Id', record.id)}
           </dl>
         </section>

@@ -75,6 +75,8 @@ export async function webRoutes(app: FastifyInstance, options: WebRoutesOptions)
   // A Secure cookie may carry the __Host- prefix: the browser then refuses it from any subdomain or path.
   const cookieName = secure ? '__Host-stockroom-session' : 'stockroom-session';
   const publicOrigin = new URL(publicUrl).origin;
+  // The download history's download_source for downloads made here: the site, by its host name (the API's are `api`).
+  const siteName = new URL(publicUrl).host;
   const css = staticFile('web.css', 'text/css; charset=utf-8');
   const script = staticFile('web.js', 'text/javascript; charset=utf-8');
   const policy = [
@@ -209,7 +211,7 @@ export async function webRoutes(app: FastifyInstance, options: WebRoutesOptions)
     const { user, form } = await formUser(request);
     const [size, productId, productType] = (form.choice ?? '').split('|');
     if (!size || !productId || !/^[0-9]{1,15}$/.test(productId) || !productType) throw badRequest('InvalidChoice', 'Choose a size and a product to download with');
-    const uri = await web.download(user, { assetId: id, productId: Number(productId), productType, size, notes: form.notes, projectCode: form.project_code });
+    const uri = await web.download(user, { assetId: id, productId: Number(productId), productType, size, notes: form.notes, projectCode: form.project_code, source: siteName });
     return reply.redirect(uri, 303);
   });
 

@@ -5,7 +5,8 @@ import type { CatalogService } from '../catalog/catalog.service.js';
 import { IMAGE_FIELDS, VIDEO_FIELDS } from '../catalog/field-sets.js';
 import { localizedText } from '../catalog/localize.js';
 import type { DownloadsService } from '../licensing/downloads.service.js';
-import { downloadCredits, licensableAsset } from '../licensing/entitlements.js';
+import { downloadCredits, licensableAsset, paysWithCredits, standardCredits, typeLicenses } from '../licensing/entitlements.js';
+import { PRODUCT_CHOICE_ORDER } from '../licensing/licensing-policy.js';
 import type { ProductRecord, ProductsService } from '../licensing/products.service.js';
 import { notFound } from '../platform/http/errors.js';
 import { FieldSelector } from '../platform/http/fields.js';
@@ -57,8 +58,10 @@ export interface LicenseOption {
   productType: string;
   productName: string;
   agreementName: string | null;
-  /** "3 credits", "1 of 12 downloads left this month", "Included" */
+  /** What downloading under it costs now, in words: "3 credits (37 left)", "1 download (49 of 50 left this month)", free again when already licensed */
   cost: string;
+  /** the asset is licensed under this product already: downloading it again costs nothing */
+  alreadyLicensed: boolean;
   /** the product asks for notes or a project code with each download */
   noteRequired: boolean;
   projectCodeRequired: boolean;
@@ -69,7 +72,29 @@ export interface DownloadSizeOption {
   /** what the download form sends: an image's height, a video's size name */
   sizeValue: string;
   label: string;
+  /** width × height (or bytes): the largest size is offered first and preselected */
+  area: number;
   options: LicenseOption[];
+}
+
+/** The licence terms an asset page states up front, signed in or not. */
+export interface LicenceTerms {
+  /** "Editorial use only", … (empty: none) */
+  restrictions: string[];
+  /** "Model and property released", "Not released. Editorial use only." */
+  release: string | null;
+  /** what the licence lets a customer do with it, in words */
+  use: string | null;
+  copyright: string | null;
+  creditLine: string | null;
+  /** "Royalty-free", "Rights-managed", "Rights-ready" */
+  licenseModel: string | null;
+}
+
+/** What one product type would charge to license the asset (shown signed out too). */
+export interface ProductPrice {
+  productType: string;
+  cost: string;
 }
 
 export interface AssetPage {
@@ -77,6 +102,8 @@ export interface AssetPage {
   detail: Record<string, unknown>;
   title: string;
   caption: string | null;
+  terms: LicenceTerms;
+  prices: ProductPrice[];
   keywords: Array<{ text: string; label: string }>;
   preview: { poster: string | undefined; clip: string | undefined; width: number; height: number };
   similar: AssetCard[];
@@ -96,12 +123,30 @@ export interface WebServiceDeps {
   boards: BoardsService;
 }
 
-const CARD_FIELDS = ['id', 'title', 'artist', 'asset_family', 'comp', 'thumb'];
+const CARD_FIELDS = ['id', 'title', 'caption', 'object_name', 'artist', 'asset_family', 'comp', 'thumb'];
 const IMAGE_CARDS = new FieldSelector(IMAGE_FIELDS).select(CARD_FIELDS);
 const VIDEO_CARDS = new FieldSelector(VIDEO_FIELDS).select(CARD_FIELDS);
-const DETAIL_FIELDS = ['id', 'title', 'caption', 'artist', 'asset_family', 'license_model', 'collection_name', 'date_created', 'orientation', 'city', 'country', 'people', 'keywords', 'uri_oembed'];
-const IMAGE_DETAIL_FIELDS = [...DETAIL_FIELDS, 'credit_line', 'thumb', 'comp', 'mid_res_comp'];
-const VIDEO_DETAIL_FIELDS = [...DETAIL_FIELDS, 'clip_length', 'thumb', 'comp', 'preview'];
+const DETAIL_FIELDS = [
+  'id',
+  'title',
+  'caption',
+  'object_name',
+  'artist',
+  'asset_family',
+  'license_model',
+  'collection_name',
+  'date_created',
+  'orientation',
+  'city',
+  'country',
+  'people',
+  'keywords',
+  'uri_oembed',
+  'allowed_use',
+  'copyright',
+];
+const IMAGE_DETAIL_FIELDS = [...DETAIL_FIELDS, 'credit_line', 'max_dimensions', 'thumb', 'comp', 'mid_res_comp'];
+const VIDEO_DETAIL_FIELDS = [...DETAIL_FIELDS, 'clip_length', 'mastered_to', 'max_dimensions', 'thumb', 'comp', 'preview'];
 const IMAGE_DETAIL = new FieldSelector(IMAGE_FIELDS).select(IMAGE_DETAIL_FIELDS);
 const VIDEO_DETAIL = new FieldSelector(VIDEO_FIELDS).select(VIDEO_DETAIL_FIELDS);
 // Signed in, `downloads` gives the download sizes with the links of the person's products (the catalogue asks licensing).
@@ -222,8 +267,10 @@ export class WebService {
     return {
       record,
       detail,
-      title: text(detail.title) ?? record.id,
+      title: titleOf(detail, assetType),
       caption: text(detail.caption),
+      terms: termsOf(detail),
+      prices: pricesOf(record),
       keywords: storedKeywords.map((keyword) => ({ text: keyword.text, label: localizedText(keyword.text, keyword.translations, reader.language) })),
       preview: {
         poster: stillSize?.uri,
@@ -241,6 +288,7 @@ export class WebService {
   /** For each download size, the person's products that license it, with what each download costs. */
   private async licenseOptions(record: AssetRecord, detail: Record<string, unknown>, user: WebUser): Promise<DownloadSizeOption[]> {
     const products = new Map((await this.products.productsForToken(user.grant, { downloadRequirements: true })).map((product) => [product.id, product]));
+    const licensedUnder = await this.downloads.licensedUnder(user.grant, [...products.keys()], record.id);
     const asset = licensableAsset(record);
     const sizes = Array.isArray(detail.download_sizes) ? (detail.download_sizes as Array<Record<string, unknown>>) : [];
     return sizes.flatMap((size) => {
@@ -254,7 +302,8 @@ export class WebService {
             productType: product.type,
             productName: product.name,
             agreementName: link.agreement_name,
-            cost: costOf(product, downloadCredits(product.type, asset)),
+            cost: licensedUnder.has(product.id) ? 'Already licensed: downloading it again costs nothing' : costOf(product, downloadCredits(product.type, asset)),
+            alreadyLicensed: licensedUnder.has(product.id),
             noteRequired: product.download_requirements?.is_note_required ?? false,
             projectCodeRequired: product.download_requirements?.is_project_code_required ?? false,
             projectCodes: product.download_requirements?.project_codes ?? [],
@@ -263,8 +312,11 @@ export class WebService {
       });
       const sizeValue = record.asset_type === 'image' ? (typeof size.height === 'number' ? String(size.height) : '') : (text(size.name) ?? '');
       if (options.length === 0 || sizeValue === '') return [];
-      return [{ sizeValue, label: sizeLabel(size), options }];
-    });
+      // An option already licensed first: it is the one that costs nothing.
+      options.sort((a, b) => Number(b.alreadyLicensed) - Number(a.alreadyLicensed));
+      const area = (typeof size.width === 'number' && typeof size.height === 'number' ? size.width * size.height : 0) || (typeof size.bytes === 'number' ? size.bytes : 0);
+      return [{ sizeValue, label: sizeLabel(size), area, options }];
+    }).sort((a, b) => b.area - a.area);
   }
 
   /** The boards a person may add assets to (their own and those they were invited to), newest first. */
@@ -276,7 +328,16 @@ export class WebService {
   /** Downloads an asset under one product: the ledger and the delivery URL, exactly as POST /v3/downloads does. */
   async download(
     user: WebUser,
-    input: { assetId: string; productId: number; productType: string; size: string; notes?: string | undefined; projectCode?: string | undefined },
+    input: {
+      assetId: string;
+      productId: number;
+      productType: string;
+      size: string;
+      notes?: string | undefined;
+      projectCode?: string | undefined;
+      /** the download history's download_source: the site's name */
+      source: string;
+    },
   ): Promise<string> {
     const record = await this.findAsset(input.assetId);
     const result = await this.downloads.download({
@@ -287,6 +348,7 @@ export class WebService {
       productType: input.productType,
       ...(record.asset_type === 'image' ? { height: input.size } : { size: input.size }),
       useTeamCredits: false,
+      source: input.source,
       downloadNotes: input.notes || null,
       projectCode: input.projectCode || null,
     });
@@ -308,14 +370,76 @@ function costOf(product: ProductRecord, credits: number): string {
     const period = product.download_limit_duration ? (MONTHLY[product.download_limit_duration] ?? '') : '';
     return `1 download (${product.downloads_remaining} of ${product.download_limit} left${period ? ` ${period}` : ''})`;
   }
-  return 'Included in the product';
+  return 'No charge: included in the product';
 }
 
+/** Image download sizes by their catalogue names; a video's names ("HD 1080p", "4K") are words already. */
+const SIZE_NAMES: Readonly<Record<string, string>> = { 'x-small': 'Extra small', small: 'Small', medium: 'Medium', large: 'Large', 'x-large': 'Extra large (original)' };
+
 function sizeLabel(size: Record<string, unknown>): string {
-  const name = text(size.name) ?? 'Size';
+  const given = text(size.name);
+  const name = given ? (SIZE_NAMES[given] ?? given) : 'Size';
   const width = typeof size.width === 'number' ? size.width : undefined;
   const height = typeof size.height === 'number' ? size.height : undefined;
   return width && height ? `${name} — ${width} × ${height} px` : name;
+}
+
+/** What a product type charges for one download that licenses the asset, in words. */
+const PRICE_WORDS: Readonly<Record<string, string>> = {
+  premiumaccess: 'One download of the subscription’s allowance',
+  easyaccess: 'One download of the subscription’s allowance',
+  editorialsubscription: 'One download of the subscription’s allowance',
+  royaltyfreesubscription: 'One download of the subscription’s allowance',
+  imagepack: 'One image of the pack',
+};
+
+/** For each product type that licenses the asset, in the order a download chooses them, what it would charge. */
+function pricesOf(record: AssetRecord): ProductPrice[] {
+  const asset = licensableAsset(record);
+  return PRODUCT_CHOICE_ORDER.filter((type) => typeLicenses(type, asset)).map((type) => {
+    if (paysWithCredits(type)) {
+      const credits = standardCredits(asset);
+      return { productType: type, cost: `${credits} credit${credits === 1 ? '' : 's'}` };
+    }
+    return { productType: type, cost: PRICE_WORDS[type] ?? 'One download' };
+  });
+}
+
+function termsOf(detail: Record<string, unknown>): LicenceTerms {
+  const allowed = (detail.allowed_use ?? {}) as { how_can_i_use_it?: unknown; release_info?: unknown; usage_restrictions?: unknown };
+  const restrictions = Array.isArray(allowed.usage_restrictions) ? allowed.usage_restrictions.filter((item): item is string => typeof item === 'string' && item !== '') : [];
+  const model = text(detail.license_model);
+  return {
+    restrictions,
+    release: text(allowed.release_info),
+    use: text(allowed.how_can_i_use_it),
+    copyright: text(detail.copyright),
+    creditLine: text(detail.credit_line),
+    licenseModel: model === null ? null : (LICENSE_MODELS[model] ?? model),
+  };
+}
+
+const LICENSE_MODELS: Readonly<Record<string, string>> = { royaltyfree: 'Royalty-free', rightsmanaged: 'Rights-managed', rightsready: 'Rights-ready' };
+
+const TITLE_LENGTH = 90;
+
+/**
+ * What an asset is called on a page: its title; else its caption's first sentence (shortened
+ * at a word); else its file name (object_name); never its id, which says nothing to a person.
+ */
+export function titleOf(asset: Record<string, unknown>, assetType: AssetType): string {
+  const title = text(asset.title)?.trim();
+  if (title) return title;
+  const caption = text(asset.caption)?.trim();
+  if (caption) {
+    const sentence = /^(.+?[.!?])(\s|$)/.exec(caption)?.[1] ?? caption;
+    if (sentence.length <= TITLE_LENGTH) return sentence;
+    const cut = sentence.slice(0, TITLE_LENGTH);
+    return `${cut.slice(0, cut.lastIndexOf(' ') > 40 ? cut.lastIndexOf(' ') : TITLE_LENGTH).replace(/[\s,;:]+$/, '')}…`;
+  }
+  const file = text(asset.object_name)?.trim();
+  if (file) return file;
+  return assetType === 'video' ? 'Untitled video' : 'Untitled image';
 }
 
 function displaySizes(asset: Record<string, unknown>): Array<{ name: string; uri: string; width: number; height: number }> {
@@ -328,7 +452,7 @@ function cardOf(asset: Record<string, unknown>, assetType: AssetType): AssetCard
   return {
     id: String(asset.id),
     assetType,
-    title: text(asset.title) ?? String(asset.id),
+    title: titleOf(asset, assetType),
     family: text(asset.asset_family),
     artist: text(asset.artist),
     picture: picture ? { uri: picture.uri, width: picture.width, height: picture.height } : undefined,

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import type { StoredKeyword } from '../../src/catalog/catalog.records.js';
 import { STORES, createTestApp } from '../helpers/test-app.js';
+import { escapeText as escape } from '../../src/web/web-html.js';
+import { clipLength, humanWords } from '../../src/web/web.pages.js';
 import { safeReturnPath } from '../../src/web/web-sessions.service.js';
 import { webFixture, type WebFixture } from './web-fixtures.js';
 
@@ -319,6 +321,66 @@ describe.each(STORES)('catalogue browser pages on $name', ({ url }) => {
     expect(refused.statusCode).toBeGreaterThanOrEqual(400);
     expect(refused.statusCode).toBeLessThan(500);
     expect(refused.body).toContain('role="alert"');
+  });
+
+  it('the asset page states the licence terms and what each product type charges, signed out, as the API has them', async () => {
+    for (const id of [f.editorialImage, f.creativeImage]) {
+      const api = (
+        await f.t.app.inject({ url: `/v3/images/${id}?fields=allowed_use,copyright,credit_line,license_model,product_types`, headers: { 'api-key': f.t.apiKey } })
+      ).json() as { allowed_use: { usage_restrictions: string[]; release_info: string; how_can_i_use_it: string }; copyright: string; credit_line: string; license_model: string };
+      const page = (await get(`/asset/${id}`)).body;
+      const terms = /<section class="panel terms"[\s\S]*?<\/section>/.exec(page)![0];
+      for (const restriction of api.allowed_use.usage_restrictions) expect(terms).toContain(`<li>${restriction}</li>`);
+      for (const words of [api.allowed_use.release_info, api.allowed_use.how_can_i_use_it, api.copyright, api.credit_line]) expect(terms).toContain(escape(words));
+      expect(terms).toContain(api.license_model === 'royaltyfree' ? 'Royalty-free' : 'Rights-');
+    }
+    expect((await get(`/asset/${f.editorialImage}`)).body).toContain('<li>Editorial use only</li>');
+    // Prices: every product type that licenses the asset, in words; a credit pack says how many credits.
+    const creative = (await get(`/asset/${f.creativeImage}`)).body;
+    const prices = [...creative.matchAll(/<li><span class="product">([^<]+)<\/span> <span class="cost">([^<]+)<\/span><\/li>/g)].map((match) => [match[1], match[2]]);
+    expect(prices.length).toBeGreaterThan(0);
+    expect(prices).toContainEqual(['Credit Pack', expect.stringMatching(/^\d+ credits?$/)]);
+    const editorial = (await get(`/asset/${f.editorialImage}`)).body;
+    expect(editorial).not.toContain('<span class="product">Credit Pack</span>');
+    expect(editorial).toContain('<span class="product">Premium Access</span>');
+  });
+
+  it('signed in, the largest size is preselected; once licensed the page says so and the download again costs nothing; the download is recorded as the web site’s', async () => {
+    const { cookie } = await signIn();
+    const record = (await f.t.services.catalog.findAssets('image', [f.editorialImage])).found[0]!;
+    const largest = (record.fields.download_sizes as Array<{ height: number; width: number }>).reduce((best, size) => (size.width * size.height > best.width * best.height ? size : best));
+    const page = (await get(`/asset/${f.editorialImage}`, cookie)).body;
+    const checked = /name="choice" value="([^"]+)" required checked/.exec(page)![1]!.replaceAll('&#39;', "'");
+    expect(checked.split('|')[0]).toBe(String(largest.height));
+    expect(page).not.toContain('licensed this image already');
+    const csrf = hiddenFields(page).csrf!;
+    expect((await post(`/asset/${f.editorialImage}/download`, { csrf, choice: checked }, cookie)).statusCode).toBe(303);
+    const again = (await get(`/asset/${f.editorialImage}`, cookie)).body;
+    expect(again).toContain('You have licensed this image already');
+    const productId = checked.split('|')[1];
+    const option = new RegExp(`value="[^"|]+\\|${productId}\\|[^"]+"[^>]*>\\s*<span>[^<]*(?:<[^>]+>[^<]*)*?<span class="cost">([^<]+)</span>`).exec(again)!;
+    expect(option[1]).toBe('Already licensed: downloading it again costs nothing');
+    const source = await f.t.services.database.db.selectFrom('downloads').select('source').where('asset_id', '=', f.editorialImage).executeTakeFirstOrThrow();
+    expect(source.source).toBe(new URL(PUBLIC_URL).host);
+  });
+
+  it('an asset without a title is called by its caption or its file name, never its id; API words read as words', async () => {
+    const captioned = (await get(`/asset/${f.withoutFile.captioned}`)).body;
+    expect(captioned).toContain('<h1>A quiet harbour at dawn.</h1>');
+    expect((await get(`/asset/${f.withoutFile.named}`)).body).toContain('<h1>harbour-dawn-0412.jpg</h1>');
+    const bare = (await get(`/asset/${f.withoutFile.bare}`)).body;
+    expect(bare).toContain('<h1>Untitled image</h1>');
+    expect(bare).not.toContain(`<h1>${f.withoutFile.bare}`);
+    // The search's cards use the same names.
+    const search = (await get('/?phrase=harbour')).body;
+    expect(search).toContain('>A quiet harbour at dawn.</a>');
+    expect(humanWords('PanoramicVertical')).toBe('Panoramic vertical');
+    expect(humanWords('Horizontal')).toBe('Horizontal');
+    expect(clipLength('00:00:04:08')).toBe('0:04');
+    expect(clipLength('01:02:03:00')).toBe('1:02:03');
+    const video = (await get(`/asset/${f.video}`)).body;
+    expect(video).toMatch(/<dt>Length<\/dt><dd>\d+:\d\d<\/dd>/);
+    expect(video).toMatch(/<dt>Resolution<\/dt><dd>(4K|HD 1080p|HD 720p|SD) \(\d+ × \d+\)<\/dd>/);
   });
 
   it('sign-in through a disabled web client is a 503 page naming what to do; enabled again, it works', async () => {
