@@ -3,7 +3,7 @@ import { originalSizeName } from '../media/video/video-sizes.js';
 import { IMAGE_ORIENTATIONS, NUMBERS_OF_PEOPLE, VIDEO_LICENSE_MODELS, VIDEO_ORIENTATIONS } from '../search/params/search-values.js';
 import { html, type Html } from './web-html.js';
 import { browseUrl, endpointOf, familyOf, searchFor, sortOrdersOf, takes, type BrowseQuery, type ListParameter } from './web-search.js';
-import type { AssetCard, AssetPage, SearchPage } from './web.service.js';
+import { clipLength, type AssetCard, type AssetPage, type SearchPage } from './web.service.js';
 
 /*
  * The catalogue browser's pages: pure functions from what to show to HTML. Every page is whole
@@ -70,13 +70,6 @@ export function humanWords(value: string): string {
   return words.map((word, index) => (index === 0 ? word.charAt(0).toUpperCase() + word.slice(1) : /^[A-Z0-9]+$/.test(word) && word.length > 1 ? word : word.toLowerCase())).join(' ');
 }
 
-/** A clip's length as a player shows it: `00:00:04:08` (hours, minutes, seconds, frames) → "0:04", `01:02:03:00` → "1:02:03". */
-export function clipLength(value: string): string {
-  const parts = /^(\d{1,2}):(\d{2}):(\d{2})(?::\d{2})?$/.exec(value);
-  if (!parts) return value;
-  const [hours, minutes, seconds] = [Number(parts[1]), Number(parts[2]), parts[3]!];
-  return hours > 0 ? `${hours}:${String(minutes).padStart(2, '0')}:${seconds}` : `${minutes}:${seconds}`;
-}
 
 export function csrfField(token: string | undefined): Html {
   return html`<input type="hidden" name="csrf" value="${token ?? ''}">`;
@@ -149,15 +142,41 @@ function addToBoard(assetId: string, boards: ReadonlyArray<{ id: string; name: s
   </form>`;
 }
 
+/** Aspect ratios of justified rows are rounded to twentieths, from 1:4 to 4:1; each has a class in the stylesheet. */
+const ASPECT_STEPS = 20;
+const ASPECT_MIN = 5;
+const ASPECT_MAX = 80;
+
+function aspectClass(picture: AssetCard['picture']): string {
+  const ratio = picture && picture.width > 0 && picture.height > 0 ? picture.width / picture.height : 3 / 2;
+  return `ar-${Math.min(ASPECT_MAX, Math.max(ASPECT_MIN, Math.round(ratio * ASPECT_STEPS)))}`;
+}
+
+/**
+ * The stylesheet rules of justified rows: a card grows in proportion to its picture's aspect
+ * ratio from a basis of that ratio times the row height, so every card of a row ends up the same
+ * height and every picture is shown whole. Classes, not inline styles: the page's policy allows none.
+ */
+export function justifiedRowRules(): string {
+  const rules: string[] = [];
+  for (let step = ASPECT_MIN; step <= ASPECT_MAX; step++) {
+    const ratio = step / ASPECT_STEPS;
+    rules.push(`.justified .ar-${step}{flex-grow:${ratio};flex-basis:calc(${ratio} * var(--row))}.justified .ar-${step} .frame{aspect-ratio:${step}/${ASPECT_STEPS}}`);
+  }
+  return `${rules.join('\n')}\n`;
+}
+
 export function assetGrid(cards: readonly AssetCard[], options: { boards?: ReadonlyArray<{ id: string; name: string }>; csrfToken?: string | undefined; returnTo?: string; label: string }): Html {
-  return html`<ul class="grid" aria-label="${options.label}">${cards.map(
-    (card) => html`<li class="card">
+  return html`<ul class="justified" aria-label="${options.label}">${cards.map(
+    (card) => html`<li class="card ${aspectClass(card.picture)}"${card.clip ? html` data-clip="${card.clip}"` : ''}>
       <a class="frame" href="/asset/${encodeURIComponent(card.id)}" tabindex="-1" aria-hidden="true">${
-        card.picture ? html`<img src="${card.picture.uri}" alt="" width="${card.picture.width}" height="${card.picture.height}" loading="lazy">` : ''
+        card.picture ? html`<img src="${card.picture.uri}" alt="" width="${card.picture.width}" height="${card.picture.height}" loading="lazy">` : html`<span class="no-picture">No preview</span>`
       }</a>
       <div class="body">
         <a class="title" href="/asset/${encodeURIComponent(card.id)}">${card.title}</a>
         <span class="meta">${[card.assetType === 'video' ? 'Video' : 'Image', card.family ? label(card.family) : null, card.artist].filter(Boolean).join(' · ')}</span>
+        ${card.facts.length > 0 ? html`<span class="facts">${card.facts.join(' · ')}</span>` : ''}
+        ${card.picture ? html`<button type="button" class="link-button quick-look" data-quick-look hidden>Quick look<span class="visually-hidden-label">: ${card.title}</span></button>` : ''}
         ${
           options.boards
             ? html`<details><summary>Add to board</summary>${addToBoard(card.id, options.boards, options.csrfToken, options.returnTo ?? '/', 'card')}</details>`
@@ -283,7 +302,7 @@ export function assetPage(frame: Frame, page: AssetPage, notice: string | undefi
           ${csrfField(frame.csrfToken)}
           ${
             page.licensing.some((size) => size.options.some((option) => option.alreadyLicensed))
-              ? html`<p class="notice">You have licensed this ${record.asset_type} already: downloading it again under the same product costs nothing.</p>`
+              ? html`<p class="already-licensed">You have licensed this ${record.asset_type} already: downloading it again under the same product costs nothing.</p>`
               : ''
           }
           ${page.licensing.map(

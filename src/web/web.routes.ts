@@ -15,6 +15,7 @@ import {
   downloadsPage,
   errorPage,
   invitationPage,
+  justifiedRowRules,
   searchPage,
   sharedBoardPage,
   type BoardView,
@@ -44,8 +45,8 @@ interface StaticFile {
   path: string;
 }
 
-function staticFile(name: string, contentType: string): StaticFile {
-  const body = fs.readFileSync(new URL(`./static/${name}`, import.meta.url));
+function staticFile(name: string, contentType: string, generated = ''): StaticFile {
+  const body = Buffer.concat([fs.readFileSync(new URL(`./static/${name}`, import.meta.url)), Buffer.from(generated)]);
   const version = createHash('sha256').update(body).digest('hex').slice(0, 12);
   return { body, contentType, path: `/static/${name}?v=${version}` };
 }
@@ -77,7 +78,7 @@ export async function webRoutes(app: FastifyInstance, options: WebRoutesOptions)
   const publicOrigin = new URL(publicUrl).origin;
   // The download history's download_source for downloads made here: the site, by its host name (the API's are `api`).
   const siteName = new URL(publicUrl).host;
-  const css = staticFile('web.css', 'text/css; charset=utf-8');
+  const css = staticFile('web.css', 'text/css; charset=utf-8', justifiedRowRules());
   const script = staticFile('web.js', 'text/javascript; charset=utf-8');
   const policy = [
     "default-src 'none'",

@@ -3,6 +3,7 @@ import type { BoardsService } from '../boards/boards.service.js';
 import type { AssetRecord, AssetType, StoredKeyword } from '../catalog/catalog.records.js';
 import type { CatalogService } from '../catalog/catalog.service.js';
 import { IMAGE_FIELDS, VIDEO_FIELDS } from '../catalog/field-sets.js';
+import { originalSizeName } from '../media/video/video-sizes.js';
 import { localizedText } from '../catalog/localize.js';
 import type { DownloadsService } from '../licensing/downloads.service.js';
 import { downloadCredits, licensableAsset, paysWithCredits, standardCredits, typeLicenses } from '../licensing/entitlements.js';
@@ -34,6 +35,10 @@ export interface AssetCard {
   artist: string | null;
   /** the watermarked comp (612 px), or the thumb when there is no comp */
   picture: { uri: string; width: number; height: number } | undefined;
+  /** What a picture editor reads on the card: date and place; an editorial picture's event; a clip's length and best resolution. */
+  facts: string[];
+  /** a video's watermarked preview clip, played on hover or focus */
+  clip: string | undefined;
 }
 
 export interface FacetValue {
@@ -123,9 +128,9 @@ export interface WebServiceDeps {
   boards: BoardsService;
 }
 
-const CARD_FIELDS = ['id', 'title', 'caption', 'object_name', 'artist', 'asset_family', 'comp', 'thumb'];
+const CARD_FIELDS = ['id', 'title', 'caption', 'object_name', 'artist', 'asset_family', 'comp', 'thumb', 'date_created', 'city', 'country', 'event_ids', 'max_dimensions'];
 const IMAGE_CARDS = new FieldSelector(IMAGE_FIELDS).select(CARD_FIELDS);
-const VIDEO_CARDS = new FieldSelector(VIDEO_FIELDS).select(CARD_FIELDS);
+const VIDEO_CARDS = new FieldSelector(VIDEO_FIELDS).select([...CARD_FIELDS, 'clip_length', 'preview']);
 const DETAIL_FIELDS = [
   'id',
   'title',
@@ -223,7 +228,11 @@ export class WebService {
     if (ids.length === 0) return [];
     const selection = assetType === 'image' ? IMAGE_CARDS : VIDEO_CARDS;
     const { assets } = await this.catalog.getAssets(assetType, ids, selection, { language: reader.language, authorized: false });
-    return assets.map((asset) => cardOf(asset as Record<string, unknown>, assetType));
+    const records = assets as Array<Record<string, unknown>>;
+    // Editorial cards name their event: one look-up for the events of the whole page.
+    const eventIds = [...new Set(records.flatMap((asset) => (asset.asset_family === 'editorial' && Array.isArray(asset.event_ids) ? (asset.event_ids as number[]) : [])))];
+    const events = new Map((eventIds.length > 0 ? await this.catalog.findEventRecords(eventIds) : []).map((event) => [event.id, event.name]));
+    return records.map((asset) => cardOf(asset, assetType, events));
   }
 
   /** A board's assets as cards, in the board's order (titles in the reader's language). */
@@ -446,10 +455,45 @@ function displaySizes(asset: Record<string, unknown>): Array<{ name: string; uri
   return Array.isArray(asset.display_sizes) ? (asset.display_sizes as Array<{ name: string; uri: string; width: number; height: number }>) : [];
 }
 
-function cardOf(asset: Record<string, unknown>, assetType: AssetType): AssetCard {
+const DATE_FORMAT = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
+
+/** A date as a card shows it: "21 Aug 2019". */
+export function cardDate(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const time = Date.parse(value);
+  return Number.isNaN(time) ? null : DATE_FORMAT.format(time);
+}
+
+/** A clip's length as a player shows it: `00:00:04:08` (hours, minutes, seconds, frames) → "0:04", `01:02:03:00` → "1:02:03". */
+export function clipLength(value: string): string {
+  const parts = /^(\d{1,2}):(\d{2}):(\d{2})(?::\d{2})?$/.exec(value);
+  if (!parts) return value;
+  const [hours, minutes, seconds] = [Number(parts[1]), Number(parts[2]), parts[3]!];
+  return hours > 0 ? `${hours}:${String(minutes).padStart(2, '0')}:${seconds}` : `${minutes}:${seconds}`;
+}
+
+function cardFacts(asset: Record<string, unknown>, assetType: AssetType, events: ReadonlyMap<number, string>): string[] {
+  const date = cardDate(asset.date_created);
+  if (assetType === 'video') {
+    const length = text(asset.clip_length);
+    const largest = asset.max_dimensions as { width?: unknown; height?: unknown } | undefined;
+    const resolution = typeof largest?.width === 'number' && typeof largest.height === 'number' ? originalSizeName(largest.width, largest.height) : null;
+    return [length ? clipLength(length) : null, resolution, date].filter((fact): fact is string => fact !== null);
+  }
+  if (asset.asset_family === 'editorial') {
+    const event = Array.isArray(asset.event_ids) ? (asset.event_ids as number[]).map((id) => events.get(id)).find(Boolean) : undefined;
+    return [date, event ?? null].filter((fact): fact is string => fact !== null);
+  }
+  const place = [asset.city, asset.country].filter((part): part is string => typeof part === 'string' && part !== '').join(', ');
+  return [date, place || null].filter((fact): fact is string => fact !== null);
+}
+
+function cardOf(asset: Record<string, unknown>, assetType: AssetType, events: ReadonlyMap<number, string>): AssetCard {
   const sizes = displaySizes(asset);
   const picture = sizes.find((size) => size.name === 'comp' && !/\.(mp4|webm)(\?|$)/i.test(size.uri)) ?? sizes.find((size) => size.name === 'thumb');
   return {
+    facts: cardFacts(asset, assetType, events),
+    clip: sizes.find((size) => size.name === 'preview' && /\.(mp4|webm)(\?|$)/i.test(size.uri))?.uri,
     id: String(asset.id),
     assetType,
     title: titleOf(asset, assetType),

@@ -3,7 +3,8 @@ import type { LightMyRequestResponse } from 'fastify';
 import type { StoredKeyword } from '../../src/catalog/catalog.records.js';
 import { STORES, createTestApp } from '../helpers/test-app.js';
 import { escapeText as escape } from '../../src/web/web-html.js';
-import { clipLength, humanWords } from '../../src/web/web.pages.js';
+import { humanWords } from '../../src/web/web.pages.js';
+import { clipLength } from '../../src/web/web.service.js';
 import { safeReturnPath } from '../../src/web/web-sessions.service.js';
 import { webFixture, type WebFixture } from './web-fixtures.js';
 
