@@ -250,7 +250,8 @@ export function searchPage(
   const main = html`<h1 class="visually-hidden-heading">Search the catalogue</h1>
     <form method="get" action="/" role="search" class="search-bar">
       <label for="phrase" class="visually-hidden-label">Search for</label>
-      <input type="search" id="phrase" name="phrase" value="${query.phrase}" placeholder="Search images and video" autocomplete="off">
+      <input type="search" id="phrase" name="phrase" value="${query.phrase}" placeholder="Search images and video" autocomplete="off" list="phrase-suggestions" data-suggest>
+      <datalist id="phrase-suggestions"></datalist>
       ${query.kind !== 'creative' ? html`<input type="hidden" name="kind" value="${query.kind}">` : ''}
       ${query.kind === 'video' && query.family !== 'creative' ? html`<input type="hidden" name="family" value="${query.family}">` : ''}
       <button type="submit">Search</button>
@@ -262,7 +263,13 @@ export function searchPage(
       </aside>
       <section aria-labelledby="results-heading">
         <h2 id="results-heading" class="summary">${page.total.toLocaleString('en')} result${page.total === 1 ? '' : 's'} · ${heading}</h2>
-        ${page.correction ? html`<p>Showing results for <a href="${browseUrl(query, { phrase: page.correction, page: 1 })}">${page.correction}</a>.</p>` : ''}
+        ${
+          page.correction
+            ? page.total === 0
+              ? html`<p class="did-you-mean">Did you mean <a href="${browseUrl(query, { phrase: page.correction, page: 1 })}">${page.correction}</a>?</p>`
+              : html`<p>Showing results for <a href="${browseUrl(query, { phrase: page.correction, page: 1 })}">${page.correction}</a>.</p>`
+            : ''
+        }
         ${chips(query, extras.eventNames)}
         ${page.cards.length === 0 ? html`<p>Nothing matches. Try fewer words or remove a refinement.</p>` : assetGrid(page.cards, { boards: extras.boards, csrfToken: frame.csrfToken, returnTo: extras.returnTo, label: 'Results' })}
         ${pager}

@@ -52,6 +52,8 @@ function staticFile(name: string, contentType: string, generated = ''): StaticFi
 }
 
 const SESSION_DAYS = 30;
+/** The longest text the search field's suggestions are asked for (the search takes as long a phrase). */
+const MAX_SUGGESTION_INPUT = 500;
 
 /** Equal strings, compared in constant time (as digests, so the lengths do not show either). */
 function sameToken(a: string, b: string): boolean {
@@ -84,6 +86,8 @@ export async function webRoutes(app: FastifyInstance, options: WebRoutesOptions)
     "default-src 'none'",
     "style-src 'self'",
     "script-src 'self'",
+    // The search field's suggestions are fetched from this site.
+    "connect-src 'self'",
     `img-src 'self' ${publicOrigin} data:`,
     `media-src 'self' ${publicOrigin}`,
     // A download's form is answered with a redirect to its delivery URL, which form-action governs too.
@@ -192,6 +196,22 @@ export async function webRoutes(app: FastifyInstance, options: WebRoutesOptions)
     for (const facet of page.facets) if (facet.parameter === 'event_ids') for (const value of facet.values) eventNames.set(`event:${value.value}`, value.label);
     const boardChoices = context.reader.user ? await web.boardChoices(context.reader.user.userId) : undefined;
     return send(reply, 200, searchPage(context.frame, query, page, { eventNames, boards: boardChoices, returnTo: request.url }));
+  });
+
+  /**
+   * Suggestions for the search field as a person types, as JSON for the page's script:
+   * `{"suggestions": [...]}`. The one answer of the site that is not a page.
+   */
+  app.get('/suggestions', hidden, async (request, reply) => {
+    const { phrase } = request.query as { phrase?: unknown };
+    const headers = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
+    if (typeof phrase !== 'string' || phrase.length > MAX_SUGGESTION_INPUT) {
+      return reply
+        .code(400)
+        .headers(headers)
+        .send({ code: 'InvalidParameterValue', message: `Give phrase once, at most ${MAX_SUGGESTION_INPUT} characters` });
+    }
+    return reply.headers(headers).send({ suggestions: web.suggestions(phrase) });
   });
 
   app.get('/asset/:id', hidden, async (request, reply) => {

@@ -159,6 +159,7 @@ const IMAGE_DETAIL_SIGNED_IN = new FieldSelector(IMAGE_FIELDS).select([...IMAGE_
 const VIDEO_DETAIL_SIGNED_IN = new FieldSelector(VIDEO_FIELDS).select([...VIDEO_DETAIL_FIELDS, 'downloads']);
 
 const RELATED_COUNT = 8;
+const SUGGESTION_COUNT = 8;
 const MONTHLY: Readonly<Record<string, string>> = { day: 'today', month: 'this month', year: 'this year' };
 
 /** The same seed the JSON search gives a query's random order: the query without what only shapes the page. */
@@ -221,6 +222,11 @@ export class WebService {
       pages: Math.max(1, Math.ceil(result.total / PAGE_SIZE)),
       correction: result.corrections,
     };
+  }
+
+  /** What the search field suggests as a person types: the text with its last word completed from the catalogue's vocabulary. */
+  suggestions(phrase: string): string[] {
+    return this.search.suggestions(phrase, SUGGESTION_COUNT);
   }
 
   /** Cards for ids of one type, in their order (an id the catalogue no longer has is left out). */

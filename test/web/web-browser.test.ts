@@ -253,6 +253,10 @@ describe.skipIf(!HAS_CHROMIUM)(`the catalogue browser in a real browser (${CHROM
     await expect.poll(() => dialog.evaluate((element) => (element as unknown as { open: boolean }).open)).toBe(false);
     expect(await page.evaluate(() => (globalThis as unknown as { document: { activeElement: { hasAttribute(name: string): boolean } } }).document.activeElement.hasAttribute('data-quick-look'))).toBe(true);
 
+    // Suggestions as the field is typed in, from the catalogue's words.
+    await page.getByLabel('Search for').fill('marat');
+    await expect.poll(() => page.locator('#phrase-suggestions option').evaluateAll((options) => options.map((option) => (option as unknown as { value: string }).value))).toContain('marathon');
+
     await page.goto(`${origin}/?kind=video`);
     const videoCard = page.locator('.card[data-clip]').first();
     await videoCard.hover();

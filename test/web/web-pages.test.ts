@@ -384,6 +384,28 @@ describe.each(STORES)('catalogue browser pages on $name', ({ url }) => {
     expect(video).toMatch(/<dt>Resolution<\/dt><dd>(4K|HD 1080p|HD 720p|SD) \(\d+ × \d+\)<\/dd>/);
   });
 
+  it('suggestions complete the last word typed from the catalogue’s vocabulary; a search that finds nothing asks “did you mean”', async () => {
+    const ask = (phrase: string) => f.t.app.inject({ url: `/suggestions?phrase=${encodeURIComponent(phrase)}` });
+    const one = await ask('marat');
+    expect(one.statusCode).toBe(200);
+    expect(one.headers['content-type']).toMatch(/^application\/json/);
+    expect((one.json() as { suggestions: string[] }).suggestions).toContain('marathon');
+    const two = (await ask('Harbourside marat')).json() as { suggestions: string[] };
+    expect(two.suggestions).toContain('Harbourside marathon');
+    for (const suggestion of two.suggestions) expect(suggestion.startsWith('Harbourside marat')).toBe(true);
+    expect((await ask('m')).json()).toEqual({ suggestions: [] });
+    expect((await ask('')).json()).toEqual({ suggestions: [] });
+    expect((await ask('zzqqxx')).json()).toEqual({ suggestions: [] });
+    const tooLong = await ask('a'.repeat(501));
+    expect(tooLong.statusCode).toBe(400);
+    expect(tooLong.json()).toMatchObject({ code: 'InvalidParameterValue' });
+    expect((await f.t.app.inject({ url: '/suggestions?phrase=a&phrase=b' })).statusCode).toBe(400);
+
+    const nothing = await get('/?kind=editorial&phrase=marathn');
+    expect(nothing.body).toContain('0 results');
+    expect(nothing.body).toMatch(/Did you mean <a href="[^"]*phrase=marathon[^"]*">marathon<\/a>\?/);
+  });
+
   it('sign-in through a disabled web client is a 503 page naming what to do; enabled again, it works', async () => {
     const client = await f.t.services.database.db.selectFrom('api_clients').select('id').where('name', '=', 'Stockroom web').executeTakeFirstOrThrow();
     await f.t.services.clients.disable(String(client.id));

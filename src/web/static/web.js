@@ -120,3 +120,31 @@ if (quickLookCards.length > 0 && typeof HTMLDialogElement === 'function') {
     (back ?? opener)?.focus();
   });
 }
+// Suggestions as the search field is typed in: the server completes the last word from the
+// catalogue's vocabulary; the browser's own list (a datalist) shows them.
+for (const field of document.querySelectorAll('input[data-suggest]')) {
+  const list = document.getElementById(field.getAttribute('list'));
+  let timer;
+  let asked = '';
+  field.addEventListener('input', () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      const phrase = field.value;
+      if (phrase === asked) return;
+      asked = phrase;
+      fetch(`/suggestions?phrase=${encodeURIComponent(phrase)}`, { headers: { accept: 'application/json' } })
+        .then((response) => (response.ok ? response.json() : { suggestions: [] }))
+        .then(({ suggestions }) => {
+          if (field.value !== phrase) return;
+          list.replaceChildren(
+            ...suggestions.map((suggestion) => {
+              const option = document.createElement('option');
+              option.value = suggestion;
+              return option;
+            }),
+          );
+        })
+        .catch(() => undefined);
+    }, 150);
+  });
+}
