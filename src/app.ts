@@ -131,6 +131,7 @@ async function composeStockroom(config: Config, overrides: ServiceOverrides): Pr
       oauth: oauth.exports.oauth,
       tokens: oauth.exports.tokens,
       people: oauth.exports.users,
+      gridPicture: (assetId, width, height) => media.exports.media.gridPicture(assetId, width, height),
     });
     built.push(web);
     const embed = embedModule(platform, { catalog: catalog.exports.catalog, displaySizes: media.exports.media, signer: media.exports.signer });

@@ -168,7 +168,7 @@ export function justifiedRowRules(): string {
 
 export function assetGrid(cards: readonly AssetCard[], options: { boards?: ReadonlyArray<{ id: string; name: string }>; csrfToken?: string | undefined; returnTo?: string; label: string }): Html {
   return html`<ul class="justified" aria-label="${options.label}">${cards.map(
-    (card) => html`<li class="card ${aspectClass(card.picture)}"${card.clip ? html` data-clip="${card.clip}"` : ''}>
+    (card) => html`<li class="card ${aspectClass(card.picture)}"${card.clip ? html` data-clip="${card.clip}"` : ''}${card.comp ? html` data-comp="${card.comp}"` : ''}>
       <a class="frame" href="/asset/${encodeURIComponent(card.id)}" tabindex="-1" aria-hidden="true">${
         card.picture ? html`<img src="${card.picture.uri}" alt="" width="${card.picture.width}" height="${card.picture.height}" loading="lazy">` : html`<span class="no-picture">No preview</span>`
       }</a>

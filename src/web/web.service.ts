@@ -39,6 +39,8 @@ export interface AssetCard {
   facts: string[];
   /** a video's watermarked preview clip, played on hover or focus */
   clip: string | undefined;
+  /** the comp (full watermark), which the quick look shows large */
+  comp: string | undefined;
 }
 
 export interface FacetValue {
@@ -118,6 +120,9 @@ export interface AssetPage {
   boards: Array<{ id: string; name: string }>;
 }
 
+/** A result card's picture: the signed URL and size of an asset's lightly marked grid rendition, for an original of width × height. */
+export type GridPicture = (assetId: string, width: number, height: number) => { uri: string; width: number; height: number } | undefined;
+
 export interface WebServiceDeps {
   search: SearchService;
   /** The search module's fact filter settings, so a page filters as the JSON search does. */
@@ -126,6 +131,7 @@ export interface WebServiceDeps {
   products: ProductsService;
   downloads: DownloadsService;
   boards: BoardsService;
+  gridPicture: GridPicture;
 }
 
 const CARD_FIELDS = ['id', 'title', 'caption', 'object_name', 'artist', 'asset_family', 'comp', 'thumb', 'date_created', 'city', 'country', 'event_ids', 'max_dimensions'];
@@ -184,8 +190,10 @@ export class WebService {
   private readonly products: ProductsService;
   private readonly downloads: DownloadsService;
   private readonly boards: BoardsService;
+  private readonly gridPicture: GridPicture;
 
   constructor(deps: WebServiceDeps) {
+    this.gridPicture = deps.gridPicture;
     this.search = deps.search;
     this.factRules = deps.factRules;
     this.catalog = deps.catalog;
@@ -238,7 +246,7 @@ export class WebService {
     // Editorial cards name their event: one look-up for the events of the whole page.
     const eventIds = [...new Set(records.flatMap((asset) => (asset.asset_family === 'editorial' && Array.isArray(asset.event_ids) ? (asset.event_ids as number[]) : [])))];
     const events = new Map((eventIds.length > 0 ? await this.catalog.findEventRecords(eventIds) : []).map((event) => [event.id, event.name]));
-    return records.map((asset) => cardOf(asset, assetType, events));
+    return records.map((asset) => cardOf(asset, assetType, events, this.gridPicture));
   }
 
   /** A board's assets as cards, in the board's order (titles in the reader's language). */
@@ -494,11 +502,16 @@ function cardFacts(asset: Record<string, unknown>, assetType: AssetType, events:
   return [date, place || null].filter((fact): fact is string => fact !== null);
 }
 
-function cardOf(asset: Record<string, unknown>, assetType: AssetType, events: ReadonlyMap<number, string>): AssetCard {
+function cardOf(asset: Record<string, unknown>, assetType: AssetType, events: ReadonlyMap<number, string>, gridPicture: GridPicture): AssetCard {
   const sizes = displaySizes(asset);
-  const picture = sizes.find((size) => size.name === 'comp' && !/\.(mp4|webm)(\?|$)/i.test(size.uri)) ?? sizes.find((size) => size.name === 'thumb');
+  // The grid's own picture, lightly marked, where there is an original (the API lists display sizes only then).
+  const largest = asset.max_dimensions as { width?: unknown; height?: unknown } | undefined;
+  const grid =
+    sizes.length > 0 && typeof largest?.width === 'number' && typeof largest.height === 'number' ? gridPicture(String(asset.id), largest.width, largest.height) : undefined;
+  const picture = grid ?? sizes.find((size) => size.name === 'comp' && !/\.(mp4|webm)(\?|$)/i.test(size.uri)) ?? sizes.find((size) => size.name === 'thumb');
   return {
     facts: cardFacts(asset, assetType, events),
+    comp: sizes.find((size) => size.name === 'comp' && !/\.(mp4|webm)(\?|$)/i.test(size.uri))?.uri,
     clip: sizes.find((size) => size.name === 'preview' && /\.(mp4|webm)(\?|$)/i.test(size.uri))?.uri,
     id: String(asset.id),
     assetType,

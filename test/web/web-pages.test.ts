@@ -1,3 +1,4 @@
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import type { StoredKeyword } from '../../src/catalog/catalog.records.js';
@@ -96,6 +97,35 @@ describe.each(STORES)('catalogue browser pages on $name', ({ url }) => {
     const refined = await get(facet[1]!.replaceAll('&amp;', '&'));
     expect(refined.statusCode).toBe(200);
     expect(refined.body).toContain('Event: ');
+  });
+
+  it('result cards show the lightly marked grid picture, whole; the quick look gets the comp with its full mark', async () => {
+    const page = (await get('/?kind=editorial&phrase=marathon')).body;
+    const card = /<li class="card ar-(\d+)"[^>]* data-comp="([^"]+)">\s*<a class="frame" href="\/asset\/([^"]+)"[^>]*><img src="([^"]+)" alt="" width="(\d+)" height="(\d+)"/.exec(page)!;
+    const [, aspect, comp, id, src, width, height] = card;
+    expect(src).toMatch(new RegExp(`/display/${id}/grid\\.jpg\\?`));
+    expect(comp).toMatch(new RegExp(`/display/${id}/comp\\.jpg\\?`));
+    expect(Math.max(Number(width), Number(height))).toBe(480);
+    expect(Math.abs(Number(aspect) / 20 - Number(width) / Number(height))).toBeLessThanOrEqual(0.025);
+    const file = await f.t.app.inject({ url: pathOf(src!.replaceAll('&amp;', '&')) });
+    expect(file.statusCode).toBe(200);
+    expect(file.headers['content-type']).toBe('image/jpeg');
+    // Against the same picture unmarked, the grid's differs in a corner only; the comp's across the picture.
+    const record = (await f.t.services.catalog.findAssets('image', [decodeURIComponent(id!)])).found[0]!;
+    const original = (await f.t.services.blobs.get(record.original!.key))!;
+    const [w, h] = [Number(width), Number(height)];
+    const plain = await sharp(original).resize(w, h, { fit: 'fill' }).flatten({ background: '#ffffff' }).raw().toBuffer();
+    const compBytes = (await f.t.app.inject({ url: pathOf(comp!.replaceAll('&amp;', '&')) })).rawPayload;
+    const changed = async (image: Buffer) => {
+      const pixels = await sharp(image).resize(w, h, { fit: 'fill' }).removeAlpha().raw().toBuffer();
+      let count = 0;
+      for (let i = 0; i < pixels.length; i += 3) if (Math.abs(pixels[i]! - plain[i]!) + Math.abs(pixels[i + 1]! - plain[i + 1]!) + Math.abs(pixels[i + 2]! - plain[i + 2]!) > 60) count++;
+      return count / (w * h);
+    };
+    const gridShare = await changed(file.rawPayload);
+    const compShare = await changed(compBytes);
+    expect(gridShare).toBeLessThan(0.03);
+    expect(compShare).toBeGreaterThan(gridShare * 3);
   });
 
   it('an embeddable asset’s page lets oEmbed consumers discover its answer', async () => {

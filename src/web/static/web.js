@@ -88,7 +88,8 @@ if (quickLookCards.length > 0 && typeof HTMLDialogElement === 'function') {
     const card = quickLookCards[shown];
     const image = card.querySelector('.frame img');
     const link = card.querySelector('.title');
-    picture.src = image.src;
+    // The comp, with its full watermark: the grid's picture is marked only lightly.
+    picture.src = card.dataset.comp || image.src;
     picture.alt = link.textContent;
     picture.width = image.width;
     picture.height = image.height;
