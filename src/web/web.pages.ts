@@ -21,6 +21,8 @@ export interface Frame {
   path: string;
   stylesheet: string;
   script: string;
+  /** the site's icon, shown in the tab and beside its name in the header */
+  icon: string;
   language: string;
   /** the page's oEmbed answer, for consumers that discover it (an embeddable asset's page) */
   oembed?: string | undefined;
@@ -89,6 +91,7 @@ export function layout(frame: Frame, main: Html): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${frame.title} · Stockroom</title>
+<link rel="icon" type="image/svg+xml" href="${frame.icon}">
 <link rel="stylesheet" href="${frame.stylesheet}">
 <script src="${frame.script}" defer></script>
 ${frame.oembed ? html`<link rel="alternate" type="application/json+oembed" href="${frame.oembed}" title="${frame.title}">` : ''}
@@ -96,7 +99,7 @@ ${frame.oembed ? html`<link rel="alternate" type="application/json+oembed" href=
 <body>
 <a class="skip" href="#main">Skip to content</a>
 <header class="top">
-<a class="brand" href="/">Stockroom</a>
+<a class="brand" href="/"><img src="${frame.icon}" alt="" width="28" height="28">Stockroom</a>
 <nav class="account" aria-label="Account">${account}</nav>
 </header>
 <main id="main">
@@ -355,7 +358,10 @@ export function assetPage(frame: Frame, page: AssetPage, notice: string | undefi
       ? `${originalSizeName(largest.width, largest.height)} (${largest.width} × ${largest.height})`
       : `${largest.width} × ${largest.height} px`
     : null;
+  // The terms that decide whether it can be used at all, under the title where a phone shows them first.
+  const headline = [...terms.restrictions, terms.licenseModel].filter((term): term is string => Boolean(term));
   const main = html`<h1>${page.title}</h1>
+    ${headline.length > 0 ? html`<p class="terms-line">${headline.map((term, index) => html`${index > 0 ? ' · ' : ''}<strong>${term}</strong>`)} · <a href="#terms-heading">Licence terms</a></p>` : ''}
     <div class="asset">
       <div class="stack">
         <div class="stage">${stage}</div>

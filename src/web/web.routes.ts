@@ -82,6 +82,7 @@ export async function webRoutes(app: FastifyInstance, options: WebRoutesOptions)
   const siteName = new URL(publicUrl).host;
   const css = staticFile('web.css', 'text/css; charset=utf-8', justifiedRowRules());
   const script = staticFile('web.js', 'text/javascript; charset=utf-8');
+  const icon = staticFile('favicon.svg', 'image/svg+xml');
   const policy = [
     "default-src 'none'",
     "style-src 'self'",
@@ -118,7 +119,7 @@ export async function webRoutes(app: FastifyInstance, options: WebRoutesOptions)
     return {
       session,
       reader: { language, user },
-      frame: { title, userName: name, csrfToken: session?.csrfToken, path: request.url, stylesheet: css.path, script: script.path, language },
+      frame: { title, userName: name, csrfToken: session?.csrfToken, path: request.url, stylesheet: css.path, script: script.path, icon: icon.path, language },
     };
   }
 
@@ -154,7 +155,7 @@ export async function webRoutes(app: FastifyInstance, options: WebRoutesOptions)
     const explained = known || status < 500;
     if (!explained || status >= 500) request.log.error({ err: error }, 'web page failed');
     const message = explained && error instanceof Error ? error.message : 'The server could not make this page. Try again in a moment.';
-    const frame: Frame = { title: 'Error', userName: undefined, csrfToken: undefined, path: '/', stylesheet: css.path, script: script.path, language: 'en' };
+    const frame: Frame = { title: 'Error', userName: undefined, csrfToken: undefined, path: '/', stylesheet: css.path, script: script.path, icon: icon.path, language: 'en' };
     return send(reply, status, errorPage(frame, status, message));
   });
 
@@ -186,6 +187,13 @@ export async function webRoutes(app: FastifyInstance, options: WebRoutesOptions)
   );
   app.get(script.path.split('?')[0]!, hidden, async (_request, reply) =>
     reply.headers({ 'content-type': script.contentType, 'cache-control': 'public, max-age=31536000, immutable', 'x-content-type-options': 'nosniff' }).send(script.body),
+  );
+  app.get(icon.path.split('?')[0]!, hidden, async (_request, reply) =>
+    reply.headers({ 'content-type': icon.contentType, 'cache-control': 'public, max-age=31536000, immutable', 'x-content-type-options': 'nosniff' }).send(icon.body),
+  );
+  // Browsers ask for /favicon.ico of every site whatever the page says: the same icon.
+  app.get('/favicon.ico', hidden, async (_request, reply) =>
+    reply.headers({ 'content-type': icon.contentType, 'cache-control': 'public, max-age=86400', 'x-content-type-options': 'nosniff' }).send(icon.body),
   );
 
   app.get('/', hidden, async (request, reply) => {

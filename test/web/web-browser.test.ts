@@ -231,6 +231,8 @@ describe.skipIf(!HAS_CHROMIUM)(`the catalogue browser in a real browser (${CHROM
         for (const box of boxes) rows.set(box.top, [...(rows.get(box.top) ?? []), box.height]);
         for (const heights of rows.values()) expect(Math.max(...heights) - Math.min(...heights)).toBeLessThan(2);
         expect(await page.locator('.card .facts').first().textContent()).toMatch(/\d{4}/);
+        // Nothing runs off the side of the screen.
+        expect(await page.evaluate(() => { const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement; return root.scrollWidth - root.clientWidth; })).toBe(0);
         expect(await seriousViolations(page)).toEqual([]);
       } finally {
         await shot.close();
@@ -335,11 +337,20 @@ describe.skipIf(!HAS_CHROMIUM)(`the catalogue browser in a real browser (${CHROM
           }
           await page.screenshot({ path: path.join(SCREENSHOTS, `web-${name}-${device}.png`), fullPage: false });
         }
+        // The quick look over the results.
+        await page.goto(`${origin}${pages.get('search') ?? '/?phrase=marathon&kind=editorial'}`);
+        await page.locator('[data-quick-look]').first().click();
+        await page.locator('dialog.lightbox img').evaluate((image) => (image as unknown as { decode(): Promise<void> }).decode());
+        await page.screenshot({ path: path.join(SCREENSHOTS, `web-quick-look-${device}.png`) });
         const stranger = await newContext(viewport);
         const shared = await stranger.newPage();
         await shared.goto(shareUrl || `${origin}/`);
         await shared.waitForLoadState('networkidle');
         await shared.screenshot({ path: path.join(SCREENSHOTS, `web-shared-board-${device}.png`) });
+        // Signed out, an asset page states its licence terms and prices.
+        await shared.goto(`${origin}/asset/${f.editorialImage}`);
+        await shared.waitForLoadState('networkidle');
+        await shared.screenshot({ path: path.join(SCREENSHOTS, `web-asset-signed-out-${device}.png`) });
         await stranger.close();
       } finally {
         await shot.close();

@@ -198,6 +198,15 @@ describe.each(STORES)('catalogue browser pages on $name', ({ url }) => {
     expect(page.body).not.toMatch(/<script>|<style|style="|onclick=/);
     const script = /<script src="([^"]+)"/.exec(page.body)![1]!;
     expect((await get(script)).headers['content-type']).toBe('text/javascript; charset=utf-8');
+    // The site's icon and name head every page, the error pages too.
+    for (const body of [page.body, (await get('/')).body, (await get('/asset/no-such-asset')).body]) {
+      const icon = /<link rel="icon" type="image\/svg\+xml" href="([^"]+)">/.exec(body)![1]!;
+      expect(body).toContain(`<a class="brand" href="/"><img src="${icon}" alt="" width="28" height="28">Stockroom</a>`);
+      const served = await get(icon);
+      expect(served.statusCode).toBe(200);
+      expect(served.headers['content-type']).toBe('image/svg+xml');
+    }
+    expect((await get('/favicon.ico')).headers['content-type']).toBe('image/svg+xml');
   });
 
   it('the asset page is in the reader’s language where the data has it', async () => {
