@@ -329,7 +329,7 @@ export async function buildApp(
   // Behind a token only: without STOCKROOM_METRICS_TOKEN there is no /metrics on the API's port.
   if (config.metricsToken) await app.register(metricsRoute, { metrics: services.metrics, token: config.metricsToken });
   // The API's docs stay at /docs; `/` is the catalogue browser (the web module's root routes).
-  await registerDocsPage(app);
+  await registerDocsPage(app, { publicUrl: config.publicUrl, authUrl: config.authUrl });
 
   return { app, services };
 }

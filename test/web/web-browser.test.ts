@@ -347,6 +347,11 @@ describe.skipIf(!HAS_CHROMIUM)(`the catalogue browser in a real browser (${CHROM
         await shared.goto(shareUrl || `${origin}/`);
         await shared.waitForLoadState('networkidle');
         await shared.screenshot({ path: path.join(SCREENSHOTS, `web-shared-board-${device}.png`) });
+        // The API's docs page: its name and getting-started guide.
+        await shared.goto(`${origin}/docs`);
+        await expect.poll(() => shared.locator('.information-container h2').count(), { timeout: 20_000 }).toBeGreaterThan(0);
+        expect(await shared.title()).toBe('Stockroom API — docs');
+        await shared.screenshot({ path: path.join(SCREENSHOTS, `web-docs-${device}.png`) });
         // Signed out, an asset page states its licence terms and prices.
         await shared.goto(`${origin}/asset/${f.editorialImage}`);
         await shared.waitForLoadState('networkidle');

@@ -299,6 +299,33 @@ describe.each(STORES)('catalogue browser pages on $name', ({ url }) => {
     }
   });
 
+  it('the docs page is Stockroom’s: its name, a getting-started guide naming /v3/openapi.json, and OAuth2 with PKCE in its Authorize dialog', async () => {
+    const page = await get('/docs');
+    expect(page.body).toContain('<title>Stockroom API — docs</title>');
+    const initializer = (await get('/docs/static/swagger-initializer.js')).body;
+    expect(initializer).toContain('"usePkceWithAuthorizationCodeGrant":true');
+    expect(initializer).toContain('"layout":"BaseLayout"');
+    const document = (await get('/docs/json')).json() as {
+      info: { title: string; description: string };
+      components: { securitySchemes: Record<string, { type: string; flows?: { authorizationCode?: { authorizationUrl: string; tokenUrl: string } } }> };
+    };
+    expect(document.info.title).toContain('Stockroom');
+    for (const step of ['## Getting started', 'Api-Key', 'grant_type=password', '/v3/search/images/creative', '/v3/downloads/images/', `${PUBLIC_URL}/v3/openapi.json`]) {
+      expect(document.info.description).toContain(step);
+    }
+    const oauth = document.components.securitySchemes.OAuth2!;
+    expect(oauth.type).toBe('oauth2');
+    const { authorizationUrl, tokenUrl } = oauth.flows!.authorizationCode!;
+    expect(authorizationUrl).toMatch(new RegExp(`^${PUBLIC_URL}(/[a-z]+)?/oauth2/auth$`));
+    expect(tokenUrl).toBe(authorizationUrl.replace(/auth$/, 'token'));
+    // This server's own authorization endpoint: it answers there (a request without parameters is refused as a page).
+    expect((await get(pathOf(authorizationUrl))).statusCode).toBe(400);
+    // The API's own document at its address is the same, without the page's guide.
+    const published = (await get('/v3/openapi.json')).json() as { paths: object; info: { description: string } };
+    expect(Object.keys(published.paths)).toEqual(Object.keys((await get('/docs/json')).json().paths as object));
+    expect(published.info.description).not.toContain('## Getting started');
+  });
+
   it('every form needs the session’s CSRF token: without it, or with another’s, nothing is written', async () => {
     const { cookie } = await signIn();
     const other = await signIn();
