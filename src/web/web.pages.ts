@@ -169,7 +169,10 @@ export function justifiedRowRules(): string {
   return `${rules.join('\n')}\n`;
 }
 
-export function assetGrid(cards: readonly AssetCard[], options: { boards?: ReadonlyArray<{ id: string; name: string }>; csrfToken?: string | undefined; returnTo?: string; label: string }): Html {
+export function assetGrid(
+  cards: readonly AssetCard[],
+  options: { boards?: ReadonlyArray<{ id: string; name: string }>; csrfToken?: string | undefined; returnTo?: string; label: string; captions?: boolean },
+): Html {
   return html`<ul class="justified" aria-label="${options.label}">${cards.map(
     (card) => html`<li class="card ${aspectClass(card.picture)}"${card.clip ? html` data-clip="${card.clip}"` : ''}${card.comp ? html` data-comp="${card.comp}"` : ''}>
       <a class="frame" href="/asset/${encodeURIComponent(card.id)}" tabindex="-1" aria-hidden="true">${
@@ -179,6 +182,7 @@ export function assetGrid(cards: readonly AssetCard[], options: { boards?: Reado
         <a class="title" href="/asset/${encodeURIComponent(card.id)}">${card.title}</a>
         <span class="meta">${[card.assetType === 'video' ? 'Video' : 'Image', card.family ? label(card.family) : null, card.artist].filter(Boolean).join(' · ')}</span>
         ${card.facts.length > 0 ? html`<span class="facts">${card.facts.join(' · ')}</span>` : ''}
+        ${options.captions && card.caption ? html`<p class="caption">${card.caption}</p>` : ''}
         ${card.picture ? html`<button type="button" class="link-button quick-look" data-quick-look hidden>Quick look<span class="visually-hidden-label">: ${card.title}</span></button>` : ''}
         ${
           options.boards
@@ -477,9 +481,9 @@ export interface BoardView {
   invitationUrl: string | null;
 }
 
-function boardTiles(assets: readonly AssetCard[], label: string): Html {
+function boardTiles(assets: readonly AssetCard[], label: string, captions = false): Html {
   if (assets.length === 0) return html`<p>No assets yet. Add some from a search or an asset's page.</p>`;
-  return assetGrid(assets, { label });
+  return assetGrid(assets, { label, captions });
 }
 
 function linkField(id: string, title: string, url: string, kind: 'share' | 'invitation', boardId: string, csrfToken: string | undefined): Html {
@@ -527,7 +531,7 @@ export function sharedBoardPage(frame: Frame, board: { name: string; description
   const main = html`<h1>${board.name}</h1>
     <p class="note">A board shared with you (read-only).</p>
     ${board.description ? html`<p>${board.description}</p>` : ''}
-    ${boardTiles(board.assets, 'Assets on the board')}`;
+    ${boardTiles(board.assets, 'Assets on the board', true)}`;
   return layout(frame, main);
 }
 

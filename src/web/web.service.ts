@@ -41,6 +41,8 @@ export interface AssetCard {
   clip: string | undefined;
   /** the comp (full watermark), which the quick look shows large */
   comp: string | undefined;
+  /** the caption, which a shared board shows under each picture */
+  caption: string | null;
 }
 
 export interface FacetValue {
@@ -511,6 +513,7 @@ function cardOf(asset: Record<string, unknown>, assetType: AssetType, events: Re
   const picture = grid ?? sizes.find((size) => size.name === 'comp' && !/\.(mp4|webm)(\?|$)/i.test(size.uri)) ?? sizes.find((size) => size.name === 'thumb');
   return {
     facts: cardFacts(asset, assetType, events),
+    caption: text(asset.caption),
     comp: sizes.find((size) => size.name === 'comp' && !/\.(mp4|webm)(\?|$)/i.test(size.uri))?.uri,
     clip: sizes.find((size) => size.name === 'preview' && /\.(mp4|webm)(\?|$)/i.test(size.uri))?.uri,
     id: String(asset.id),

@@ -364,6 +364,9 @@ describe.each(STORES)('catalogue browser pages on $name', ({ url }) => {
     expect(shared.statusCode).toBe(200);
     expect(shared.body).toContain('For the client');
     expect(shared.body).toContain(`href="/asset/${f.creativeImage}"`);
+    // The share page shows each asset's caption, for a client reading the board.
+    const caption = (await f.t.services.catalog.findAssets('image', [f.creativeImage])).found[0]!.fields.caption as string;
+    expect(shared.body).toContain(`<p class="caption">${escape(caption)}</p>`);
     expect(shared.body).not.toContain('method="post"');
 
     expect((await post('/signout', { csrf }, cookie)).statusCode).toBe(303);
