@@ -135,6 +135,7 @@ async function composeStockroom(config: Config, overrides: ServiceOverrides): Pr
       oauth: oauth.exports.oauth,
       tokens: oauth.exports.tokens,
       people: oauth.exports.users,
+      gridPicture: (assetId, width, height) => media.exports.media.gridPicture(assetId, width, height),
     });
     built.push(web);
     const embed = embedModule(platform, { catalog: catalog.exports.catalog, displaySizes: media.exports.media, signer: media.exports.signer });
@@ -337,7 +338,7 @@ export async function buildApp(
   // Behind a token only: without STOCKROOM_METRICS_TOKEN there is no /metrics on the API's port.
   if (config.metricsToken) await app.register(metricsRoute, { metrics: services.metrics, token: config.metricsToken });
   // The API's docs stay at /docs; `/` is the catalogue browser (the web module's root routes).
-  await registerDocsPage(app);
+  await registerDocsPage(app, { publicUrl: config.publicUrl, authUrl: config.authUrl });
 
   return { app, services };
 }

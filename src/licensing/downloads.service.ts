@@ -77,6 +77,8 @@ export interface DownloadRequest {
   projectCode?: string | null | undefined;
   /** What the order of this purchase says (see OrdersRepository.place); unused by a free download again. */
   order?: OrderNotes | undefined;
+  /** Where the download was made (its history's download_source): a web site's name; the API's by default. */
+  source?: string | undefined;
   idempotencyKey?: string | undefined;
 }
 
@@ -159,6 +161,13 @@ export class DownloadsService {
 
   // ── downloading ───────────────────────────────────────────────────────────
 
+  /** Which of the user's products already license the asset: downloading it again under them is free. */
+  async licensedUnder(grant: CustomerGrant, productIds: readonly number[], assetId: string): Promise<Set<number>> {
+    const customer = await this.products.customerOf(grant);
+    const held = new Set((await this.products.productsOf(customer.id)).map((product) => product.id));
+    return this.repository.licensedUnder(productIds.filter((id) => held.has(id)), assetId);
+  }
+
   /**
    * Downloads an asset for the customer behind the token: chooses the product, checks its
    * requirements, records the download and takes its payment atomically, and returns the signed
@@ -230,6 +239,7 @@ export class DownloadsService {
           downloaded_at: now.toISOString(),
           idempotency_key: key ?? null,
           request_fingerprint: key === undefined ? null : fingerprint,
+          source: request.source ?? 'api',
         },
         {
           credits: downloadCredits(chosen.type, asset),

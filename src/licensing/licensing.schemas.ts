@@ -184,7 +184,7 @@ export const HistoricalDownload = Type.Object(
     agreement_name: Nullable(S),
     product_id: I,
     download_details: Type.Object({ download_notes: Nullable(S), project_code: Nullable(S) }),
-    download_source: Type.String({ description: 'api: downloads made here are made through the API' }),
+    download_source: Type.String({ description: 'where the download was made: api (through the API), or the name (host) of the catalogue browser that made it' }),
     user: Type.Object({ username: S, first_name: Nullable(S), middle_name: Nullable(S), last_name: Nullable(S) }),
     size_name: Nullable(S),
     dimensions: Type.Object({ width: Nullable(I), height: Nullable(I), dpi: Nullable(I) }),

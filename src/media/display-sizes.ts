@@ -29,15 +29,18 @@ export interface Rendition {
   readonly longEdge: number;
   readonly format: RenditionFormat;
   readonly watermarked: boolean;
+  /** The small corner mark instead of the diagonal rows: for pictures shown many to a page, where the full mark hides them. */
+  readonly lightMark?: boolean;
   readonly contentType: string;
 }
 
-function rendition(file: string, longEdge: number, format: RenditionFormat, watermarked: boolean): Rendition {
+function rendition(file: string, longEdge: number, format: RenditionFormat, watermarked: boolean, lightMark = false): Rendition {
   return Object.freeze({
     file,
     longEdge,
     format,
     watermarked,
+    ...(lightMark ? { lightMark } : {}),
     contentType: format === 'jpeg' ? 'image/jpeg' : 'image/webp',
   });
 }
@@ -49,6 +52,13 @@ const HIGH_RES_COMP = rendition('high_res_comp.jpg', 2048, 'jpeg', true);
 const COMP_WEBP = rendition('comp.webp', 612, 'webp', true);
 const MID_RES_COMP_WEBP = rendition('mid_res_comp.webp', 1024, 'webp', true);
 const HIGH_RES_COMP_WEBP = rendition('high_res_comp.webp', 2048, 'webp', true);
+
+/**
+ * The catalogue browser's result grid: big enough for a justified row on a high-density screen,
+ * marked lightly in a corner as the large sites mark their grids. Not a display size of the API
+ * (its names are the spec's); comp and preview keep the full watermark.
+ */
+export const GRID_RENDITION = rendition('grid.jpg', 480, 'jpeg', true, true);
 
 /** Display-size name → the rendition file it is served from. */
 export const DISPLAY_SIZES: Readonly<Record<DisplaySizeName, Rendition>> = Object.freeze({
@@ -63,7 +73,7 @@ export const DISPLAY_SIZES: Readonly<Record<DisplaySizeName, Rendition>> = Objec
 });
 
 const RENDITIONS_BY_FILE: ReadonlyMap<string, Rendition> = new Map(
-  Object.values(DISPLAY_SIZES).map((entry) => [entry.file, entry]),
+  [...Object.values(DISPLAY_SIZES), GRID_RENDITION].map((entry) => [entry.file, entry]),
 );
 
 export function isDisplaySizeName(name: string): name is DisplaySizeName {

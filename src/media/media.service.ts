@@ -5,6 +5,7 @@ import {
   fitWithinLongEdge,
   isDisplaySizeName,
   renditionForFile,
+  GRID_RENDITION,
   type Rendition,
 } from './display-sizes.js';
 import {
@@ -138,6 +139,20 @@ export class MediaService {
       });
     }
     return sizes;
+  }
+
+  /**
+   * The catalogue browser's grid picture of an asset (lightly marked, see GRID_RENDITION): its
+   * signed URL and size, for an original of width × height; undefined without an original.
+   */
+  gridPicture(assetId: string, width: number, height: number): DisplaySize | undefined {
+    if (!(width > 0 && height > 0)) return undefined;
+    return {
+      name: 'grid',
+      ...fitWithinLongEdge(width, height, GRID_RENDITION.longEdge),
+      is_watermarked: true,
+      uri: this.signer.sign(displayPath(assetId, GRID_RENDITION.file)),
+    };
   }
 
   /**
@@ -342,7 +357,7 @@ async function renderRendition(original: Buffer, rendition: Rendition): Promise<
   const { width, height } = fitWithinLongEdge(metadata.autoOrient.width, metadata.autoOrient.height, rendition.longEdge);
   let image = sharp(original).autoOrient().resize(width, height, { fit: 'fill' });
   if (rendition.format === 'jpeg') image = image.flatten({ background: JPEG_BACKGROUND });
-  if (rendition.watermarked) image = applyWatermark(image, width, height);
+  if (rendition.watermarked) image = applyWatermark(image, width, height, rendition.lightMark === true);
   return rendition.format === 'jpeg'
     ? image.jpeg({ quality: JPEG_QUALITY, progressive: true }).toBuffer()
     : image.webp({ quality: WEBP_QUALITY }).toBuffer();

@@ -10,6 +10,8 @@ const MAX_FONT_SIZE = 110;
 /** Spacing in font sizes: the bold word is about 7 wide, so 10 leaves a gap; rows alternate by half a step like brickwork. */
 const WORD_STEP_EM = 10;
 const ROW_STEP_EM = 3.5;
+/** The light mark's font size as a share of the shorter edge. */
+const LIGHT_FONT_SHARE = 1 / 18;
 
 /**
  * An SVG of exactly width × height holding the watermark: the word repeated in
@@ -49,11 +51,31 @@ export function watermarkSvg(width: number, height: number): string {
 }
 
 /**
- * Adds the watermark to a sharp pipeline whose output is width × height.
- * sharp composites after resizing, so pass the rendition's final size.
+ * The light mark of a results grid: the word once, small, in the bottom-right corner, so a
+ * picture editor sees the whole composition and the source is still named.
  */
-export function applyWatermark(image: Sharp, width: number, height: number): Sharp {
-  return image.composite([{ input: Buffer.from(watermarkSvg(width, height)), top: 0, left: 0 }]);
+export function lightWatermarkSvg(width: number, height: number): string {
+  if (!(Number.isInteger(width) && Number.isInteger(height) && width > 0 && height > 0)) {
+    throw new RangeError(`watermark size must be positive whole pixels, got ${width}x${height}`);
+  }
+  const fontSize = Math.max(MIN_FONT_SIZE, Math.round(Math.min(width, height) * LIGHT_FONT_SHARE));
+  const margin = Math.round(fontSize * 0.6);
+  return [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">`,
+    `<text x="${width - margin}" y="${height - margin}" text-anchor="end" font-family="DejaVu Sans, Liberation Sans, Arial, Helvetica, sans-serif"`,
+    ` font-weight="bold" font-size="${fontSize}" fill="#ffffff" fill-opacity="0.55" stroke="#000000" stroke-opacity="0.25" stroke-width="${round(Math.max(0.4, fontSize / 30))}">`,
+    `${WATERMARK_TEXT}</text>`,
+    '</svg>',
+  ].join('');
+}
+
+/**
+ * Adds the watermark to a sharp pipeline whose output is width × height (the light corner
+ * mark when asked). sharp composites after resizing, so pass the rendition's final size.
+ */
+export function applyWatermark(image: Sharp, width: number, height: number, light = false): Sharp {
+  const svg = light ? lightWatermarkSvg(width, height) : watermarkSvg(width, height);
+  return image.composite([{ input: Buffer.from(svg), top: 0, left: 0 }]);
 }
 
 function round(value: number): number {

@@ -292,6 +292,18 @@ export class SearchService {
     return result;
   }
 
+  /**
+   * Suggestions as a person types a search: the text with its last word completed from the
+   * catalogue's vocabulary (the words its assets are found by), the commonest first. Nothing
+   * for a last word of fewer than two letters, or one inside quotes.
+   */
+  suggestions(text: string, limit = 8): string[] {
+    const match = /^(.*?)([\p{L}\p{N}]{2,})$/u.exec(text.trimStart());
+    if (!match || (match[1]!.split('"').length - 1) % 2 === 1) return [];
+    const [, head, last] = match;
+    return this.indexes.assets.completions(last!, limit).map((term) => `${head}${term}`);
+  }
+
   /** The asset's visual signature (current version), if it has one. */
   visualSignatureOf(assetId: string): Float32Array | undefined {
     const { image, video } = this.indexes.visual;

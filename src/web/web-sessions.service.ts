@@ -35,8 +35,15 @@ const SIGN_IN_MS = 60 * 60 * 1000;
 
 /** Where a sign-in may return: a path of this site, never another host (`//host`, `/\host`). */
 export function safeReturnPath(raw: string | undefined): string {
-  if (!raw || !raw.startsWith('/') || raw.startsWith('//') || raw.startsWith('/\\') || raw.length > 2000 || [...raw].some((character) => character.charCodeAt(0) < 0x20)) return '/';
-  return raw;
+  if (!raw || !raw.startsWith('/') || raw.startsWith('//') || raw.startsWith('/\\') || raw.length > 2000 || !wellFormed(raw)) return '/';
+  if ([...raw].some((character) => character.charCodeAt(0) < 0x20 || character === '\x7f')) return '/';
+  // A Location header takes ASCII only: anything else is percent-encoded as UTF-8, which the browser reads as the same path.
+  return raw.replace(/[^\x21-\x7e]/gu, (character) => encodeURIComponent(character));
+}
+
+/** No lone surrogate (which no URL can carry, and encodeURIComponent refuses). */
+function wellFormed(text: string): boolean {
+  return !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
 }
 
 /** base64url of SHA-256: the PKCE S256 challenge of a verifier (RFC 7636 §4.2). */

@@ -1,8 +1,9 @@
 import type { HistoricalDownload } from '../licensing/downloads.service.js';
+import { originalSizeName } from '../media/video/video-sizes.js';
 import { IMAGE_ORIENTATIONS, NUMBERS_OF_PEOPLE, VIDEO_LICENSE_MODELS, VIDEO_ORIENTATIONS } from '../search/params/search-values.js';
 import { html, type Html } from './web-html.js';
 import { browseUrl, endpointOf, familyOf, searchFor, sortOrdersOf, takes, type BrowseQuery, type ListParameter } from './web-search.js';
-import type { AssetCard, AssetPage, SearchPage } from './web.service.js';
+import { clipLength, type AssetCard, type AssetPage, type SearchPage } from './web.service.js';
 
 /*
  * The catalogue browser's pages: pure functions from what to show to HTML. Every page is whole
@@ -20,6 +21,8 @@ export interface Frame {
   path: string;
   stylesheet: string;
   script: string;
+  /** the site's icon, shown in the tab and beside its name in the header */
+  icon: string;
   language: string;
   /** the page's oEmbed answer, for consumers that discover it (an embeddable asset's page) */
   oembed?: string | undefined;
@@ -63,6 +66,13 @@ const LABELS: Readonly<Record<string, string>> = {
 
 const label = (value: string) => LABELS[value] ?? value;
 
+/** An API word in CamelCase as people write it: `PanoramicVertical` → "Panoramic vertical". */
+export function humanWords(value: string): string {
+  const words = value.replace(/([a-z0-9])([A-Z])/g, '$1 $2').split(/[\s_]+/).filter(Boolean);
+  return words.map((word, index) => (index === 0 ? word.charAt(0).toUpperCase() + word.slice(1) : /^[A-Z0-9]+$/.test(word) && word.length > 1 ? word : word.toLowerCase())).join(' ');
+}
+
+
 export function csrfField(token: string | undefined): Html {
   return html`<input type="hidden" name="csrf" value="${token ?? ''}">`;
 }
@@ -81,6 +91,7 @@ export function layout(frame: Frame, main: Html): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${frame.title} · Stockroom</title>
+<link rel="icon" type="image/svg+xml" href="${frame.icon}">
 <link rel="stylesheet" href="${frame.stylesheet}">
 <script src="${frame.script}" defer></script>
 ${frame.oembed ? html`<link rel="alternate" type="application/json+oembed" href="${frame.oembed}" title="${frame.title}">` : ''}
@@ -88,7 +99,7 @@ ${frame.oembed ? html`<link rel="alternate" type="application/json+oembed" href=
 <body>
 <a class="skip" href="#main">Skip to content</a>
 <header class="top">
-<a class="brand" href="/">Stockroom</a>
+<a class="brand" href="/"><img src="${frame.icon}" alt="" width="28" height="28">Stockroom</a>
 <nav class="account" aria-label="Account">${account}</nav>
 </header>
 <main id="main">
@@ -134,15 +145,45 @@ function addToBoard(assetId: string, boards: ReadonlyArray<{ id: string; name: s
   </form>`;
 }
 
-export function assetGrid(cards: readonly AssetCard[], options: { boards?: ReadonlyArray<{ id: string; name: string }>; csrfToken?: string | undefined; returnTo?: string; label: string }): Html {
-  return html`<ul class="grid" aria-label="${options.label}">${cards.map(
-    (card) => html`<li class="card">
+/** Aspect ratios of justified rows are rounded to twentieths, from 1:4 to 4:1; each has a class in the stylesheet. */
+const ASPECT_STEPS = 20;
+const ASPECT_MIN = 5;
+const ASPECT_MAX = 80;
+
+function aspectClass(picture: AssetCard['picture']): string {
+  const ratio = picture && picture.width > 0 && picture.height > 0 ? picture.width / picture.height : 3 / 2;
+  return `ar-${Math.min(ASPECT_MAX, Math.max(ASPECT_MIN, Math.round(ratio * ASPECT_STEPS)))}`;
+}
+
+/**
+ * The stylesheet rules of justified rows: a card grows in proportion to its picture's aspect
+ * ratio from a basis of that ratio times the row height, so every card of a row ends up the same
+ * height and every picture is shown whole. Classes, not inline styles: the page's policy allows none.
+ */
+export function justifiedRowRules(): string {
+  const rules: string[] = [];
+  for (let step = ASPECT_MIN; step <= ASPECT_MAX; step++) {
+    const ratio = step / ASPECT_STEPS;
+    rules.push(`.justified .ar-${step}{flex-grow:${ratio};flex-basis:calc(${ratio} * var(--row))}.justified .ar-${step} .frame{aspect-ratio:${step}/${ASPECT_STEPS}}`);
+  }
+  return `${rules.join('\n')}\n`;
+}
+
+export function assetGrid(
+  cards: readonly AssetCard[],
+  options: { boards?: ReadonlyArray<{ id: string; name: string }>; csrfToken?: string | undefined; returnTo?: string; label: string; captions?: boolean },
+): Html {
+  return html`<ul class="justified" aria-label="${options.label}">${cards.map(
+    (card) => html`<li class="card ${aspectClass(card.picture)}"${card.clip ? html` data-clip="${card.clip}"` : ''}${card.comp ? html` data-comp="${card.comp}"` : ''}>
       <a class="frame" href="/asset/${encodeURIComponent(card.id)}" tabindex="-1" aria-hidden="true">${
-        card.picture ? html`<img src="${card.picture.uri}" alt="" width="${card.picture.width}" height="${card.picture.height}" loading="lazy">` : ''
+        card.picture ? html`<img src="${card.picture.uri}" alt="" width="${card.picture.width}" height="${card.picture.height}" loading="lazy">` : html`<span class="no-picture">No preview</span>`
       }</a>
       <div class="body">
         <a class="title" href="/asset/${encodeURIComponent(card.id)}">${card.title}</a>
         <span class="meta">${[card.assetType === 'video' ? 'Video' : 'Image', card.family ? label(card.family) : null, card.artist].filter(Boolean).join(' · ')}</span>
+        ${card.facts.length > 0 ? html`<span class="facts">${card.facts.join(' · ')}</span>` : ''}
+        ${options.captions && card.caption ? html`<p class="caption">${card.caption}</p>` : ''}
+        ${card.picture ? html`<button type="button" class="link-button quick-look" data-quick-look hidden>Quick look<span class="visually-hidden-label">: ${card.title}</span></button>` : ''}
         ${
           options.boards
             ? html`<details><summary>Add to board</summary>${addToBoard(card.id, options.boards, options.csrfToken, options.returnTo ?? '/', 'card')}</details>`
@@ -216,7 +257,8 @@ export function searchPage(
   const main = html`<h1 class="visually-hidden-heading">Search the catalogue</h1>
     <form method="get" action="/" role="search" class="search-bar">
       <label for="phrase" class="visually-hidden-label">Search for</label>
-      <input type="search" id="phrase" name="phrase" value="${query.phrase}" placeholder="Search images and video" autocomplete="off">
+      <input type="search" id="phrase" name="phrase" value="${query.phrase}" placeholder="Search images and video" autocomplete="off" list="phrase-suggestions" data-suggest>
+      <datalist id="phrase-suggestions"></datalist>
       ${query.kind !== 'creative' ? html`<input type="hidden" name="kind" value="${query.kind}">` : ''}
       ${query.kind === 'video' && query.family !== 'creative' ? html`<input type="hidden" name="family" value="${query.family}">` : ''}
       <button type="submit">Search</button>
@@ -228,7 +270,13 @@ export function searchPage(
       </aside>
       <section aria-labelledby="results-heading">
         <h2 id="results-heading" class="summary">${page.total.toLocaleString('en')} result${page.total === 1 ? '' : 's'} · ${heading}</h2>
-        ${page.correction ? html`<p>Showing results for <a href="${browseUrl(query, { phrase: page.correction, page: 1 })}">${page.correction}</a>.</p>` : ''}
+        ${
+          page.correction
+            ? page.total === 0
+              ? html`<p class="did-you-mean">Did you mean <a href="${browseUrl(query, { phrase: page.correction, page: 1 })}">${page.correction}</a>?</p>`
+              : html`<p>Showing results for <a href="${browseUrl(query, { phrase: page.correction, page: 1 })}">${page.correction}</a>.</p>`
+            : ''
+        }
         ${chips(query, extras.eventNames)}
         ${page.cards.length === 0 ? html`<p>Nothing matches. Try fewer words or remove a refinement.</p>` : assetGrid(page.cards, { boards: extras.boards, csrfToken: frame.csrfToken, returnTo: extras.returnTo, label: 'Results' })}
         ${pager}
@@ -266,6 +314,11 @@ export function assetPage(frame: Frame, page: AssetPage, notice: string | undefi
       ? html`<p>None of your products licenses this ${record.asset_type}.</p>`
       : html`<form method="post" action="/asset/${encodeURIComponent(record.id)}/download" class="license">
           ${csrfField(frame.csrfToken)}
+          ${
+            page.licensing.some((size) => size.options.some((option) => option.alreadyLicensed))
+              ? html`<p class="already-licensed">You have licensed this ${record.asset_type} already: downloading it again under the same product costs nothing.</p>`
+              : ''
+          }
           ${page.licensing.map(
             (size, sizeIndex) => html`<fieldset><legend>${size.label}</legend>${size.options.map(
               (option, optionIndex) => html`<label class="option"><input type="radio" name="choice" value="${size.sizeValue}|${option.productId}|${option.productType}" required${sizeIndex === 0 && optionIndex === 0 ? html` checked` : ''}>
@@ -285,7 +338,34 @@ export function assetPage(frame: Frame, page: AssetPage, notice: string | undefi
           <p><button type="submit">Download</button></p>
         </form>`
     : html`<p><a class="button" href="/signin?return=${encodeURIComponent(frame.path)}">Sign in to license and download</a></p>`;
+  const { terms } = page;
+  const termsPanel = html`<section class="panel terms" aria-labelledby="terms-heading"><h2 id="terms-heading">Licence terms</h2>
+    ${terms.restrictions.length > 0 ? html`<ul class="restrictions" aria-label="Usage restrictions">${terms.restrictions.map((restriction) => html`<li>${restriction}</li>`)}</ul>` : ''}
+    <dl class="facts">
+      ${fact('Licence', terms.licenseModel)}
+      ${fact('Use', terms.use)}
+      ${fact('Releases', terms.release)}
+      ${fact('Copyright', terms.copyright)}
+      ${fact('Credit line', terms.creditLine)}
+    </dl>
+  </section>`;
+  const pricesPanel =
+    page.prices.length === 0
+      ? html`<p class="note">No product licenses this ${record.asset_type}.</p>`
+      : html`<h3 class="subheading">What licensing costs</h3><ul class="prices" aria-label="What each product charges">${page.prices.map(
+          (price) => html`<li><span class="product">${label(price.productType)}</span> <span class="cost">${price.cost}</span></li>`,
+        )}</ul>`;
+  const maxDimensions = detail.max_dimensions as { width?: unknown; height?: unknown } | undefined;
+  const largest = typeof maxDimensions?.width === 'number' && typeof maxDimensions.height === 'number' ? { width: maxDimensions.width, height: maxDimensions.height } : undefined;
+  const resolution = largest
+    ? record.asset_type === 'video'
+      ? `${originalSizeName(largest.width, largest.height)} (${largest.width} × ${largest.height})`
+      : `${largest.width} × ${largest.height} px`
+    : null;
+  // The terms that decide whether it can be used at all, under the title where a phone shows them first.
+  const headline = [...terms.restrictions, terms.licenseModel].filter((term): term is string => Boolean(term));
   const main = html`<h1>${page.title}</h1>
+    ${headline.length > 0 ? html`<p class="terms-line">${headline.map((term, index) => html`${index > 0 ? ' · ' : ''}<strong>${term}</strong>`)} · <a href="#terms-heading">Licence terms</a></p>` : ''}
     <div class="asset">
       <div class="stack">
         <div class="stage">${stage}</div>
@@ -293,7 +373,8 @@ export function assetPage(frame: Frame, page: AssetPage, notice: string | undefi
       </div>
       <div>
         ${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}
-        <section class="panel" aria-labelledby="license-heading"><h2 id="license-heading">License</h2>${license}</section>
+        ${termsPanel}
+        <section class="panel" aria-labelledby="license-heading"><h2 id="license-heading">License</h2>${license}${pricesPanel}</section>
         ${
           frame.userName
             ? html`<section class="panel" aria-labelledby="board-heading"><h2 id="board-heading">Add to a board</h2>${addToBoard(record.id, page.boards, frame.csrfToken, frame.path, 'asset')}</section>`
@@ -307,15 +388,15 @@ export function assetPage(frame: Frame, page: AssetPage, notice: string | undefi
             ${fact('Collection', typeof detail.collection_name === 'string' ? detail.collection_name : null)}
             ${fact('Created', date)}
             ${fact('Place', where || null)}
-            ${fact('Orientation', typeof detail.orientation === 'string' ? detail.orientation : null)}
-            ${fact('Length', typeof detail.clip_length === 'string' ? detail.clip_length : null)}
+            ${fact('Orientation', typeof detail.orientation === 'string' ? humanWords(detail.orientation) : null)}
+            ${fact('Length', typeof detail.clip_length === 'string' ? clipLength(detail.clip_length) : null)}
+            ${fact(record.asset_type === 'video' ? 'Resolution' : 'Largest size', resolution)}
             ${fact(
               'People',
               people.length > 0
                 ? html`${people.map((person, index) => html`${index > 0 ? ', ' : ''}<a href="${searchFor(kind === 'video' ? 'video' : 'editorial', 'editorial', { lists: { specific_people: [person] } })}">${person}</a>`)}`
                 : null,
             )}
-            ${fact('Credit', typeof detail.credit_line === 'string' ? detail.credit_line : null)}
             ${fact('Id', record.id)}
           </dl>
         </section>
@@ -400,9 +481,9 @@ export interface BoardView {
   invitationUrl: string | null;
 }
 
-function boardTiles(assets: readonly AssetCard[], label: string): Html {
+function boardTiles(assets: readonly AssetCard[], label: string, captions = false): Html {
   if (assets.length === 0) return html`<p>No assets yet. Add some from a search or an asset's page.</p>`;
-  return assetGrid(assets, { label });
+  return assetGrid(assets, { label, captions });
 }
 
 function linkField(id: string, title: string, url: string, kind: 'share' | 'invitation', boardId: string, csrfToken: string | undefined): Html {
@@ -450,7 +531,7 @@ export function sharedBoardPage(frame: Frame, board: { name: string; description
   const main = html`<h1>${board.name}</h1>
     <p class="note">A board shared with you (read-only).</p>
     ${board.description ? html`<p>${board.description}</p>` : ''}
-    ${boardTiles(board.assets, 'Assets on the board')}`;
+    ${boardTiles(board.assets, 'Assets on the board', true)}`;
   return layout(frame, main);
 }
 

@@ -16,6 +16,7 @@ import {
   downloadsPage,
   errorPage,
   invitationPage,
+  justifiedRowRules,
   searchPage,
   sharedBoardPage,
   type BoardView,
@@ -45,13 +46,15 @@ interface StaticFile {
   path: string;
 }
 
-function staticFile(name: string, contentType: string): StaticFile {
-  const body = fs.readFileSync(new URL(`./static/${name}`, import.meta.url));
+function staticFile(name: string, contentType: string, generated = ''): StaticFile {
+  const body = Buffer.concat([fs.readFileSync(new URL(`./static/${name}`, import.meta.url)), Buffer.from(generated)]);
   const version = createHash('sha256').update(body).digest('hex').slice(0, 12);
   return { body, contentType, path: `/static/${name}?v=${version}` };
 }
 
 const SESSION_DAYS = 30;
+/** The longest text the search field's suggestions are asked for (the search takes as long a phrase). */
+const MAX_SUGGESTION_INPUT = 500;
 
 /** Equal strings, compared in constant time (as digests, so the lengths do not show either). */
 function sameToken(a: string, b: string): boolean {
@@ -76,12 +79,17 @@ export async function webRoutes(app: FastifyInstance, options: WebRoutesOptions)
   // A Secure cookie may carry the __Host- prefix: the browser then refuses it from any subdomain or path.
   const cookieName = secure ? '__Host-stockroom-session' : 'stockroom-session';
   const publicOrigin = new URL(publicUrl).origin;
-  const css = staticFile('web.css', 'text/css; charset=utf-8');
+  // The download history's download_source for downloads made here: the site, by its host name (the API's are `api`).
+  const siteName = new URL(publicUrl).host;
+  const css = staticFile('web.css', 'text/css; charset=utf-8', justifiedRowRules());
   const script = staticFile('web.js', 'text/javascript; charset=utf-8');
+  const icon = staticFile('favicon.svg', 'image/svg+xml');
   const policy = [
     "default-src 'none'",
     "style-src 'self'",
     "script-src 'self'",
+    // The search field's suggestions are fetched from this site.
+    "connect-src 'self'",
     `img-src 'self' ${publicOrigin} data:`,
     `media-src 'self' ${publicOrigin}`,
     // A download's form is answered with a redirect to its delivery URL, which form-action governs too.
@@ -112,7 +120,7 @@ export async function webRoutes(app: FastifyInstance, options: WebRoutesOptions)
     return {
       session,
       reader: { language, user },
-      frame: { title, userName: name, csrfToken: session?.csrfToken, path: request.url, stylesheet: css.path, script: script.path, language },
+      frame: { title, userName: name, csrfToken: session?.csrfToken, path: request.url, stylesheet: css.path, script: script.path, icon: icon.path, language },
     };
   }
 
@@ -149,7 +157,7 @@ export async function webRoutes(app: FastifyInstance, options: WebRoutesOptions)
     const explained = known || status < 500;
     if (!explained || status >= 500) request.log.error({ err: error }, 'web page failed');
     const message = full ? STORAGE_FULL_MESSAGE : explained && error instanceof Error ? error.message : 'The server could not make this page. Try again in a moment.';
-    const frame: Frame = { title: 'Error', userName: undefined, csrfToken: undefined, path: '/', stylesheet: css.path, script: script.path, language: 'en' };
+    const frame: Frame = { title: 'Error', userName: undefined, csrfToken: undefined, path: '/', stylesheet: css.path, script: script.path, icon: icon.path, language: 'en' };
     return send(reply, status, errorPage(frame, status, message));
   });
 
@@ -182,6 +190,13 @@ export async function webRoutes(app: FastifyInstance, options: WebRoutesOptions)
   app.get(script.path.split('?')[0]!, hidden, async (_request, reply) =>
     reply.headers({ 'content-type': script.contentType, 'cache-control': 'public, max-age=31536000, immutable', 'x-content-type-options': 'nosniff' }).send(script.body),
   );
+  app.get(icon.path.split('?')[0]!, hidden, async (_request, reply) =>
+    reply.headers({ 'content-type': icon.contentType, 'cache-control': 'public, max-age=31536000, immutable', 'x-content-type-options': 'nosniff' }).send(icon.body),
+  );
+  // Browsers ask for /favicon.ico of every site whatever the page says: the same icon.
+  app.get('/favicon.ico', hidden, async (_request, reply) =>
+    reply.headers({ 'content-type': icon.contentType, 'cache-control': 'public, max-age=86400', 'x-content-type-options': 'nosniff' }).send(icon.body),
+  );
 
   app.get('/', hidden, async (request, reply) => {
     const query = parseBrowseQuery(request.query as Record<string, unknown>);
@@ -191,6 +206,22 @@ export async function webRoutes(app: FastifyInstance, options: WebRoutesOptions)
     for (const facet of page.facets) if (facet.parameter === 'event_ids') for (const value of facet.values) eventNames.set(`event:${value.value}`, value.label);
     const boardChoices = context.reader.user ? await web.boardChoices(context.reader.user.userId) : undefined;
     return send(reply, 200, searchPage(context.frame, query, page, { eventNames, boards: boardChoices, returnTo: request.url }));
+  });
+
+  /**
+   * Suggestions for the search field as a person types, as JSON for the page's script:
+   * `{"suggestions": [...]}`. The one answer of the site that is not a page.
+   */
+  app.get('/suggestions', hidden, async (request, reply) => {
+    const { phrase } = request.query as { phrase?: unknown };
+    const headers = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
+    if (typeof phrase !== 'string' || phrase.length > MAX_SUGGESTION_INPUT) {
+      return reply
+        .code(400)
+        .headers(headers)
+        .send({ code: 'InvalidParameterValue', message: `Give phrase once, at most ${MAX_SUGGESTION_INPUT} characters` });
+    }
+    return reply.headers(headers).send({ suggestions: web.suggestions(phrase) });
   });
 
   app.get('/asset/:id', hidden, async (request, reply) => {
@@ -211,7 +242,7 @@ export async function webRoutes(app: FastifyInstance, options: WebRoutesOptions)
     const { user, form } = await formUser(request);
     const [size, productId, productType] = (form.choice ?? '').split('|');
     if (!size || !productId || !/^[0-9]{1,15}$/.test(productId) || !productType) throw badRequest('InvalidChoice', 'Choose a size and a product to download with');
-    const uri = await web.download(user, { assetId: id, productId: Number(productId), productType, size, notes: form.notes, projectCode: form.project_code });
+    const uri = await web.download(user, { assetId: id, productId: Number(productId), productType, size, notes: form.notes, projectCode: form.project_code, source: siteName });
     return reply.redirect(uri, 303);
   });
 

@@ -3,9 +3,11 @@ import type { BoardsService } from '../boards/boards.service.js';
 import type { AssetRecord, AssetType, StoredKeyword } from '../catalog/catalog.records.js';
 import type { CatalogService } from '../catalog/catalog.service.js';
 import { IMAGE_FIELDS, VIDEO_FIELDS } from '../catalog/field-sets.js';
+import { originalSizeName } from '../media/video/video-sizes.js';
 import { localizedText } from '../catalog/localize.js';
 import type { DownloadsService } from '../licensing/downloads.service.js';
-import { downloadCredits, licensableAsset } from '../licensing/entitlements.js';
+import { downloadCredits, licensableAsset, paysWithCredits, standardCredits, typeLicenses } from '../licensing/entitlements.js';
+import { PRODUCT_CHOICE_ORDER } from '../licensing/licensing-policy.js';
 import type { ProductRecord, ProductsService } from '../licensing/products.service.js';
 import { notFound } from '../platform/http/errors.js';
 import { FieldSelector } from '../platform/http/fields.js';
@@ -33,6 +35,14 @@ export interface AssetCard {
   artist: string | null;
   /** the watermarked comp (612 px), or the thumb when there is no comp */
   picture: { uri: string; width: number; height: number } | undefined;
+  /** What a picture editor reads on the card: date and place; an editorial picture's event; a clip's length and best resolution. */
+  facts: string[];
+  /** a video's watermarked preview clip, played on hover or focus */
+  clip: string | undefined;
+  /** the comp (full watermark), which the quick look shows large */
+  comp: string | undefined;
+  /** the caption, which a shared board shows under each picture */
+  caption: string | null;
 }
 
 export interface FacetValue {
@@ -57,8 +67,10 @@ export interface LicenseOption {
   productType: string;
   productName: string;
   agreementName: string | null;
-  /** "3 credits", "1 of 12 downloads left this month", "Included" */
+  /** What downloading under it costs now, in words: "3 credits (37 left)", "1 download (49 of 50 left this month)", free again when already licensed */
   cost: string;
+  /** the asset is licensed under this product already: downloading it again costs nothing */
+  alreadyLicensed: boolean;
   /** the product asks for notes or a project code with each download */
   noteRequired: boolean;
   projectCodeRequired: boolean;
@@ -69,7 +81,29 @@ export interface DownloadSizeOption {
   /** what the download form sends: an image's height, a video's size name */
   sizeValue: string;
   label: string;
+  /** width × height (or bytes): the largest size is offered first and preselected */
+  area: number;
   options: LicenseOption[];
+}
+
+/** The licence terms an asset page states up front, signed in or not. */
+export interface LicenceTerms {
+  /** "Editorial use only", … (empty: none) */
+  restrictions: string[];
+  /** "Model and property released", "Not released. Editorial use only." */
+  release: string | null;
+  /** what the licence lets a customer do with it, in words */
+  use: string | null;
+  copyright: string | null;
+  creditLine: string | null;
+  /** "Royalty-free", "Rights-managed", "Rights-ready" */
+  licenseModel: string | null;
+}
+
+/** What one product type would charge to license the asset (shown signed out too). */
+export interface ProductPrice {
+  productType: string;
+  cost: string;
 }
 
 export interface AssetPage {
@@ -77,6 +111,8 @@ export interface AssetPage {
   detail: Record<string, unknown>;
   title: string;
   caption: string | null;
+  terms: LicenceTerms;
+  prices: ProductPrice[];
   keywords: Array<{ text: string; label: string }>;
   preview: { poster: string | undefined; clip: string | undefined; width: number; height: number };
   similar: AssetCard[];
@@ -86,6 +122,9 @@ export interface AssetPage {
   boards: Array<{ id: string; name: string }>;
 }
 
+/** A result card's picture: the signed URL and size of an asset's lightly marked grid rendition, for an original of width × height. */
+export type GridPicture = (assetId: string, width: number, height: number) => { uri: string; width: number; height: number } | undefined;
+
 export interface WebServiceDeps {
   search: SearchService;
   /** The search module's fact filter settings, so a page filters as the JSON search does. */
@@ -94,14 +133,33 @@ export interface WebServiceDeps {
   products: ProductsService;
   downloads: DownloadsService;
   boards: BoardsService;
+  gridPicture: GridPicture;
 }
 
-const CARD_FIELDS = ['id', 'title', 'artist', 'asset_family', 'comp', 'thumb'];
+const CARD_FIELDS = ['id', 'title', 'caption', 'object_name', 'artist', 'asset_family', 'comp', 'thumb', 'date_created', 'city', 'country', 'event_ids', 'max_dimensions'];
 const IMAGE_CARDS = new FieldSelector(IMAGE_FIELDS).select(CARD_FIELDS);
-const VIDEO_CARDS = new FieldSelector(VIDEO_FIELDS).select(CARD_FIELDS);
-const DETAIL_FIELDS = ['id', 'title', 'caption', 'artist', 'asset_family', 'license_model', 'collection_name', 'date_created', 'orientation', 'city', 'country', 'people', 'keywords', 'uri_oembed'];
-const IMAGE_DETAIL_FIELDS = [...DETAIL_FIELDS, 'credit_line', 'thumb', 'comp', 'mid_res_comp'];
-const VIDEO_DETAIL_FIELDS = [...DETAIL_FIELDS, 'clip_length', 'thumb', 'comp', 'preview'];
+const VIDEO_CARDS = new FieldSelector(VIDEO_FIELDS).select([...CARD_FIELDS, 'clip_length', 'preview']);
+const DETAIL_FIELDS = [
+  'id',
+  'title',
+  'caption',
+  'object_name',
+  'artist',
+  'asset_family',
+  'license_model',
+  'collection_name',
+  'date_created',
+  'orientation',
+  'city',
+  'country',
+  'people',
+  'keywords',
+  'uri_oembed',
+  'allowed_use',
+  'copyright',
+];
+const IMAGE_DETAIL_FIELDS = [...DETAIL_FIELDS, 'credit_line', 'max_dimensions', 'thumb', 'comp', 'mid_res_comp'];
+const VIDEO_DETAIL_FIELDS = [...DETAIL_FIELDS, 'clip_length', 'mastered_to', 'max_dimensions', 'thumb', 'comp', 'preview'];
 const IMAGE_DETAIL = new FieldSelector(IMAGE_FIELDS).select(IMAGE_DETAIL_FIELDS);
 const VIDEO_DETAIL = new FieldSelector(VIDEO_FIELDS).select(VIDEO_DETAIL_FIELDS);
 // Signed in, `downloads` gives the download sizes with the links of the person's products (the catalogue asks licensing).
@@ -109,6 +167,7 @@ const IMAGE_DETAIL_SIGNED_IN = new FieldSelector(IMAGE_FIELDS).select([...IMAGE_
 const VIDEO_DETAIL_SIGNED_IN = new FieldSelector(VIDEO_FIELDS).select([...VIDEO_DETAIL_FIELDS, 'downloads']);
 
 const RELATED_COUNT = 8;
+const SUGGESTION_COUNT = 8;
 const MONTHLY: Readonly<Record<string, string>> = { day: 'today', month: 'this month', year: 'this year' };
 
 /** The same seed the JSON search gives a query's random order: the query without what only shapes the page. */
@@ -133,8 +192,10 @@ export class WebService {
   private readonly products: ProductsService;
   private readonly downloads: DownloadsService;
   private readonly boards: BoardsService;
+  private readonly gridPicture: GridPicture;
 
   constructor(deps: WebServiceDeps) {
+    this.gridPicture = deps.gridPicture;
     this.search = deps.search;
     this.factRules = deps.factRules;
     this.catalog = deps.catalog;
@@ -173,12 +234,21 @@ export class WebService {
     };
   }
 
+  /** What the search field suggests as a person types: the text with its last word completed from the catalogue's vocabulary. */
+  suggestions(phrase: string): string[] {
+    return this.search.suggestions(phrase, SUGGESTION_COUNT);
+  }
+
   /** Cards for ids of one type, in their order (an id the catalogue no longer has is left out). */
   async cards(assetType: AssetType, ids: readonly string[], reader: Reader): Promise<AssetCard[]> {
     if (ids.length === 0) return [];
     const selection = assetType === 'image' ? IMAGE_CARDS : VIDEO_CARDS;
     const { assets } = await this.catalog.getAssets(assetType, ids, selection, { language: reader.language, authorized: false });
-    return assets.map((asset) => cardOf(asset as Record<string, unknown>, assetType));
+    const records = assets as Array<Record<string, unknown>>;
+    // Editorial cards name their event: one look-up for the events of the whole page.
+    const eventIds = [...new Set(records.flatMap((asset) => (asset.asset_family === 'editorial' && Array.isArray(asset.event_ids) ? (asset.event_ids as number[]) : [])))];
+    const events = new Map((eventIds.length > 0 ? await this.catalog.findEventRecords(eventIds) : []).map((event) => [event.id, event.name]));
+    return records.map((asset) => cardOf(asset, assetType, events, this.gridPicture));
   }
 
   /** A board's assets as cards, in the board's order (titles in the reader's language). */
@@ -222,8 +292,10 @@ export class WebService {
     return {
       record,
       detail,
-      title: text(detail.title) ?? record.id,
+      title: titleOf(detail, assetType),
       caption: text(detail.caption),
+      terms: termsOf(detail),
+      prices: pricesOf(record),
       keywords: storedKeywords.map((keyword) => ({ text: keyword.text, label: localizedText(keyword.text, keyword.translations, reader.language) })),
       preview: {
         poster: stillSize?.uri,
@@ -241,6 +313,7 @@ export class WebService {
   /** For each download size, the person's products that license it, with what each download costs. */
   private async licenseOptions(record: AssetRecord, detail: Record<string, unknown>, user: WebUser): Promise<DownloadSizeOption[]> {
     const products = new Map((await this.products.productsForToken(user.grant, { downloadRequirements: true })).map((product) => [product.id, product]));
+    const licensedUnder = await this.downloads.licensedUnder(user.grant, [...products.keys()], record.id);
     const asset = licensableAsset(record);
     const sizes = Array.isArray(detail.download_sizes) ? (detail.download_sizes as Array<Record<string, unknown>>) : [];
     return sizes.flatMap((size) => {
@@ -254,7 +327,8 @@ export class WebService {
             productType: product.type,
             productName: product.name,
             agreementName: link.agreement_name,
-            cost: costOf(product, downloadCredits(product.type, asset)),
+            cost: licensedUnder.has(product.id) ? 'Already licensed: downloading it again costs nothing' : costOf(product, downloadCredits(product.type, asset)),
+            alreadyLicensed: licensedUnder.has(product.id),
             noteRequired: product.download_requirements?.is_note_required ?? false,
             projectCodeRequired: product.download_requirements?.is_project_code_required ?? false,
             projectCodes: product.download_requirements?.project_codes ?? [],
@@ -263,8 +337,11 @@ export class WebService {
       });
       const sizeValue = record.asset_type === 'image' ? (typeof size.height === 'number' ? String(size.height) : '') : (text(size.name) ?? '');
       if (options.length === 0 || sizeValue === '') return [];
-      return [{ sizeValue, label: sizeLabel(size), options }];
-    });
+      // An option already licensed first: it is the one that costs nothing.
+      options.sort((a, b) => Number(b.alreadyLicensed) - Number(a.alreadyLicensed));
+      const area = (typeof size.width === 'number' && typeof size.height === 'number' ? size.width * size.height : 0) || (typeof size.bytes === 'number' ? size.bytes : 0);
+      return [{ sizeValue, label: sizeLabel(size), area, options }];
+    }).sort((a, b) => b.area - a.area);
   }
 
   /** The boards a person may add assets to (their own and those they were invited to), newest first. */
@@ -276,7 +353,16 @@ export class WebService {
   /** Downloads an asset under one product: the ledger and the delivery URL, exactly as POST /v3/downloads does. */
   async download(
     user: WebUser,
-    input: { assetId: string; productId: number; productType: string; size: string; notes?: string | undefined; projectCode?: string | undefined },
+    input: {
+      assetId: string;
+      productId: number;
+      productType: string;
+      size: string;
+      notes?: string | undefined;
+      projectCode?: string | undefined;
+      /** the download history's download_source: the site's name */
+      source: string;
+    },
   ): Promise<string> {
     const record = await this.findAsset(input.assetId);
     const result = await this.downloads.download({
@@ -287,6 +373,7 @@ export class WebService {
       productType: input.productType,
       ...(record.asset_type === 'image' ? { height: input.size } : { size: input.size }),
       useTeamCredits: false,
+      source: input.source,
       downloadNotes: input.notes || null,
       projectCode: input.projectCode || null,
     });
@@ -308,27 +395,130 @@ function costOf(product: ProductRecord, credits: number): string {
     const period = product.download_limit_duration ? (MONTHLY[product.download_limit_duration] ?? '') : '';
     return `1 download (${product.downloads_remaining} of ${product.download_limit} left${period ? ` ${period}` : ''})`;
   }
-  return 'Included in the product';
+  return 'No charge: included in the product';
 }
 
+/** Image download sizes by their catalogue names; a video's names ("HD 1080p", "4K") are words already. */
+const SIZE_NAMES: Readonly<Record<string, string>> = { 'x-small': 'Extra small', small: 'Small', medium: 'Medium', large: 'Large', 'x-large': 'Extra large (original)' };
+
 function sizeLabel(size: Record<string, unknown>): string {
-  const name = text(size.name) ?? 'Size';
+  const given = text(size.name);
+  const name = given ? (SIZE_NAMES[given] ?? given) : 'Size';
   const width = typeof size.width === 'number' ? size.width : undefined;
   const height = typeof size.height === 'number' ? size.height : undefined;
   return width && height ? `${name} — ${width} × ${height} px` : name;
+}
+
+/** What a product type charges for one download that licenses the asset, in words. */
+const PRICE_WORDS: Readonly<Record<string, string>> = {
+  premiumaccess: 'One download of the subscription’s allowance',
+  easyaccess: 'One download of the subscription’s allowance',
+  editorialsubscription: 'One download of the subscription’s allowance',
+  royaltyfreesubscription: 'One download of the subscription’s allowance',
+  imagepack: 'One image of the pack',
+};
+
+/** For each product type that licenses the asset, in the order a download chooses them, what it would charge. */
+function pricesOf(record: AssetRecord): ProductPrice[] {
+  const asset = licensableAsset(record);
+  return PRODUCT_CHOICE_ORDER.filter((type) => typeLicenses(type, asset)).map((type) => {
+    if (paysWithCredits(type)) {
+      const credits = standardCredits(asset);
+      return { productType: type, cost: `${credits} credit${credits === 1 ? '' : 's'}` };
+    }
+    return { productType: type, cost: PRICE_WORDS[type] ?? 'One download' };
+  });
+}
+
+function termsOf(detail: Record<string, unknown>): LicenceTerms {
+  const allowed = (detail.allowed_use ?? {}) as { how_can_i_use_it?: unknown; release_info?: unknown; usage_restrictions?: unknown };
+  const restrictions = Array.isArray(allowed.usage_restrictions) ? allowed.usage_restrictions.filter((item): item is string => typeof item === 'string' && item !== '') : [];
+  const model = text(detail.license_model);
+  return {
+    restrictions,
+    release: text(allowed.release_info),
+    use: text(allowed.how_can_i_use_it),
+    copyright: text(detail.copyright),
+    creditLine: text(detail.credit_line),
+    licenseModel: model === null ? null : (LICENSE_MODELS[model] ?? model),
+  };
+}
+
+const LICENSE_MODELS: Readonly<Record<string, string>> = { royaltyfree: 'Royalty-free', rightsmanaged: 'Rights-managed', rightsready: 'Rights-ready' };
+
+const TITLE_LENGTH = 90;
+
+/**
+ * What an asset is called on a page: its title; else its caption's first sentence (shortened
+ * at a word); else its file name (object_name); never its id, which says nothing to a person.
+ */
+export function titleOf(asset: Record<string, unknown>, assetType: AssetType): string {
+  const title = text(asset.title)?.trim();
+  if (title) return title;
+  const caption = text(asset.caption)?.trim();
+  if (caption) {
+    const sentence = /^(.+?[.!?])(\s|$)/.exec(caption)?.[1] ?? caption;
+    if (sentence.length <= TITLE_LENGTH) return sentence;
+    const cut = sentence.slice(0, TITLE_LENGTH);
+    return `${cut.slice(0, cut.lastIndexOf(' ') > 40 ? cut.lastIndexOf(' ') : TITLE_LENGTH).replace(/[\s,;:]+$/, '')}…`;
+  }
+  const file = text(asset.object_name)?.trim();
+  if (file) return file;
+  return assetType === 'video' ? 'Untitled video' : 'Untitled image';
 }
 
 function displaySizes(asset: Record<string, unknown>): Array<{ name: string; uri: string; width: number; height: number }> {
   return Array.isArray(asset.display_sizes) ? (asset.display_sizes as Array<{ name: string; uri: string; width: number; height: number }>) : [];
 }
 
-function cardOf(asset: Record<string, unknown>, assetType: AssetType): AssetCard {
+const DATE_FORMAT = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
+
+/** A date as a card shows it: "21 Aug 2019". */
+export function cardDate(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const time = Date.parse(value);
+  return Number.isNaN(time) ? null : DATE_FORMAT.format(time);
+}
+
+/** A clip's length as a player shows it: `00:00:04:08` (hours, minutes, seconds, frames) → "0:04", `01:02:03:00` → "1:02:03". */
+export function clipLength(value: string): string {
+  const parts = /^(\d{1,2}):(\d{2}):(\d{2})(?::\d{2})?$/.exec(value);
+  if (!parts) return value;
+  const [hours, minutes, seconds] = [Number(parts[1]), Number(parts[2]), parts[3]!];
+  return hours > 0 ? `${hours}:${String(minutes).padStart(2, '0')}:${seconds}` : `${minutes}:${seconds}`;
+}
+
+function cardFacts(asset: Record<string, unknown>, assetType: AssetType, events: ReadonlyMap<number, string>): string[] {
+  const date = cardDate(asset.date_created);
+  if (assetType === 'video') {
+    const length = text(asset.clip_length);
+    const largest = asset.max_dimensions as { width?: unknown; height?: unknown } | undefined;
+    const resolution = typeof largest?.width === 'number' && typeof largest.height === 'number' ? originalSizeName(largest.width, largest.height) : null;
+    return [length ? clipLength(length) : null, resolution, date].filter((fact): fact is string => fact !== null);
+  }
+  if (asset.asset_family === 'editorial') {
+    const event = Array.isArray(asset.event_ids) ? (asset.event_ids as number[]).map((id) => events.get(id)).find(Boolean) : undefined;
+    return [date, event ?? null].filter((fact): fact is string => fact !== null);
+  }
+  const place = [asset.city, asset.country].filter((part): part is string => typeof part === 'string' && part !== '').join(', ');
+  return [date, place || null].filter((fact): fact is string => fact !== null);
+}
+
+function cardOf(asset: Record<string, unknown>, assetType: AssetType, events: ReadonlyMap<number, string>, gridPicture: GridPicture): AssetCard {
   const sizes = displaySizes(asset);
-  const picture = sizes.find((size) => size.name === 'comp' && !/\.(mp4|webm)(\?|$)/i.test(size.uri)) ?? sizes.find((size) => size.name === 'thumb');
+  // The grid's own picture, lightly marked, where there is an original (the API lists display sizes only then).
+  const largest = asset.max_dimensions as { width?: unknown; height?: unknown } | undefined;
+  const grid =
+    sizes.length > 0 && typeof largest?.width === 'number' && typeof largest.height === 'number' ? gridPicture(String(asset.id), largest.width, largest.height) : undefined;
+  const picture = grid ?? sizes.find((size) => size.name === 'comp' && !/\.(mp4|webm)(\?|$)/i.test(size.uri)) ?? sizes.find((size) => size.name === 'thumb');
   return {
+    facts: cardFacts(asset, assetType, events),
+    caption: text(asset.caption),
+    comp: sizes.find((size) => size.name === 'comp' && !/\.(mp4|webm)(\?|$)/i.test(size.uri))?.uri,
+    clip: sizes.find((size) => size.name === 'preview' && /\.(mp4|webm)(\?|$)/i.test(size.uri))?.uri,
     id: String(asset.id),
     assetType,
-    title: text(asset.title) ?? String(asset.id),
+    title: titleOf(asset, assetType),
     family: text(asset.asset_family),
     artist: text(asset.artist),
     picture: picture ? { uri: picture.uri, width: picture.width, height: picture.height } : undefined,

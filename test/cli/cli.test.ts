@@ -1,5 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -62,6 +63,21 @@ describe('the stockroom command', () => {
     );
     expect(failure).toMatchObject({ code: 2 });
     expect((failure as { stderr: string }).stderr.trim().split('\n')).toEqual([expect.stringMatching(message)]);
+  });
+
+  it('serve stops with one line naming PORT, and status 2, when the port is busy', async () => {
+    const port = await freePort();
+    const holder = net.createServer();
+    await new Promise<void>((resolve) => holder.listen(port, '127.0.0.1', resolve));
+    try {
+      const failure = await run(process.execPath, [CLI, 'serve'], { env: { ...env, STOCKROOM_SEED_DEMO: 'false', HOST: '127.0.0.1', PORT: String(port) } }).catch(
+        (error: { code: number; stderr: string }) => error,
+      );
+      expect(failure).toMatchObject({ code: 2 });
+      expect((failure as { stderr: string }).stderr.trim().split('\n')).toEqual([`stockroom: PORT: ${port} is in use on 127.0.0.1`]);
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
   });
 
   it.each([

@@ -1,6 +1,7 @@
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { applyWatermark, watermarkSvg } from '../../src/media/watermark.js';
+import { applyWatermark, lightWatermarkSvg, watermarkSvg } from '../../src/media/watermark.js';
+import { DISPLAY_SIZES, GRID_RENDITION, renditionForFile } from '../../src/media/display-sizes.js';
 
 /** Mean absolute per-channel difference between two same-sized RGB images. */
 async function meanDifference(a: sharp.Sharp, b: sharp.Sharp): Promise<number> {
@@ -27,6 +28,22 @@ describe('watermark', () => {
   it('shows on light pictures too, thanks to the dark outline', async () => {
     const marked = await applyWatermark(plain(400, 300, '#ffffff'), 400, 300).png().toBuffer();
     expect(await meanDifference(sharp(marked), plain(400, 300, '#ffffff'))).toBeGreaterThan(1);
+  });
+
+  it('the light mark of a results grid is one small word in a corner: the centre untouched, far less covered than by the full mark', async () => {
+    const [width, height] = [480, 320];
+    const full = await applyWatermark(plain(width, height, '#4a7bb0'), width, height).png().toBuffer();
+    const light = await applyWatermark(plain(width, height, '#4a7bb0'), width, height, true).png().toBuffer();
+    const lightDifference = await meanDifference(sharp(light), plain(width, height, '#4a7bb0'));
+    expect(lightDifference).toBeGreaterThan(0.05); // marked…
+    expect(lightDifference * 5).toBeLessThan(await meanDifference(sharp(full), plain(width, height, '#4a7bb0'))); // …lightly
+    const centre = { left: width / 4, top: height / 4, width: width / 2, height: height / 2 };
+    expect(await meanDifference(sharp(light).extract(centre), plain(width, height, '#4a7bb0').extract(centre))).toBe(0);
+    expect(lightWatermarkSvg(width, height).match(/<text/g)).toHaveLength(1);
+    // The grid's file is the only lightly marked one: comp and preview keep the full mark.
+    expect(renditionForFile('grid.jpg')).toBe(GRID_RENDITION);
+    expect(GRID_RENDITION.lightMark).toBe(true);
+    expect(Object.values(DISPLAY_SIZES).some((rendition) => rendition.lightMark)).toBe(false);
   });
 
   it('works for any size down to 50px', async () => {

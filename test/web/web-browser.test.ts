@@ -203,6 +203,100 @@ describe.skipIf(!HAS_CHROMIUM)(`the catalogue browser in a real browser (${CHROM
     expect(await seriousViolations(page)).toEqual([]);
   });
 
+  it('search results: justified rows show every picture whole, desktop and phone; card facts; quick look by keyboard; a video card plays on hover', async () => {
+    for (const viewport of [
+      { width: 1280, height: 800 },
+      { width: 390, height: 844 },
+    ]) {
+      const shot = await newContext(viewport);
+      try {
+        const page = await shot.newPage();
+        await page.goto(`${origin}/?kind=editorial&phrase=marathon`);
+        await page.waitForLoadState('networkidle');
+        const boxes = await page.locator('.justified .card .frame img').evaluateAll((images) =>
+          images.map((element) => {
+            const image = element as unknown as { naturalWidth: number; naturalHeight: number; getBoundingClientRect(): { top: number; width: number; height: number }; parentElement: { getBoundingClientRect(): { width: number; height: number } } };
+            const box = image.getBoundingClientRect();
+            const frame = image.parentElement.getBoundingClientRect();
+            return { natural: image.naturalWidth / image.naturalHeight, shown: box.width / box.height, frame: frame.width / frame.height, top: Math.round(box.top), height: box.height };
+          }),
+        );
+        expect(boxes.length).toBeGreaterThan(1);
+        for (const box of boxes) {
+          // Whole: the frame has the picture's own proportions (to the rounding of its class), so nothing is cut off.
+          expect(Math.abs(box.frame - box.natural) / box.natural, JSON.stringify(box)).toBeLessThan(0.05);
+        }
+        // Justified: the pictures of one row are all of one height.
+        const rows = new Map<number, number[]>();
+        for (const box of boxes) rows.set(box.top, [...(rows.get(box.top) ?? []), box.height]);
+        for (const heights of rows.values()) expect(Math.max(...heights) - Math.min(...heights)).toBeLessThan(2);
+        expect(await page.locator('.card .facts').first().textContent()).toMatch(/\d{4}/);
+        // Nothing runs off the side of the screen.
+        expect(await page.evaluate(() => { const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement; return root.scrollWidth - root.clientWidth; })).toBe(0);
+        expect(await seriousViolations(page)).toEqual([]);
+      } finally {
+        await shot.close();
+      }
+    }
+
+    const page = await context.newPage();
+    await page.goto(`${origin}/?kind=editorial&phrase=marathon`);
+    const titles = await page.locator('.card .title').allTextContents();
+    await page.locator('[data-quick-look]').first().click();
+    const dialog = page.locator('dialog.lightbox');
+    await expect.poll(() => dialog.evaluate((element) => (element as unknown as { open: boolean }).open)).toBe(true);
+    expect(await dialog.locator('.about a').textContent()).toBe(titles[0]);
+    await page.keyboard.press('ArrowRight');
+    expect(await dialog.locator('.about a').textContent()).toBe(titles[1]);
+    await page.keyboard.press('ArrowLeft');
+    expect(await dialog.locator('.about a').textContent()).toBe(titles[0]);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.keyboard.press('Escape');
+    await expect.poll(() => dialog.evaluate((element) => (element as unknown as { open: boolean }).open)).toBe(false);
+    expect(await page.evaluate(() => (globalThis as unknown as { document: { activeElement: { hasAttribute(name: string): boolean } } }).document.activeElement.hasAttribute('data-quick-look'))).toBe(true);
+
+    // Suggestions as the field is typed in, from the catalogue's words.
+    await page.getByLabel('Search for').fill('marat');
+    await expect.poll(() => page.locator('#phrase-suggestions option').evaluateAll((options) => options.map((option) => (option as unknown as { value: string }).value))).toContain('marathon');
+
+    await page.goto(`${origin}/?kind=video`);
+    const videoCard = page.locator('.card[data-clip]').first();
+    await videoCard.hover();
+    await expect.poll(() => videoCard.locator('.frame video').count()).toBe(1);
+    expect(await videoCard.locator('.card .facts, .facts').first().textContent()).toMatch(/\d+:\d\d/);
+    await page.mouse.move(0, 0);
+    await expect.poll(() => videoCard.locator('.frame video').count()).toBe(0);
+  }, 120_000);
+
+  it('an asset page states its licence terms signed out, and passes axe with and without a picture file, signed out and in', async () => {
+    const stranger = await newContext();
+    try {
+      const page = await stranger.newPage();
+      for (const id of [f.editorialImage, f.video, f.withoutFile.captioned, f.withoutFile.bare]) {
+        await page.goto(`${origin}/asset/${encodeURIComponent(id)}`);
+        await expect.poll(() => page.locator('#terms-heading').count()).toBe(1);
+        expect(await seriousViolations(page), id).toEqual([]);
+      }
+      await page.goto(`${origin}/asset/${f.editorialImage}`);
+      expect(await page.locator('.restrictions').textContent()).toContain('Editorial use only');
+      expect(await page.locator('.prices li').count()).toBeGreaterThan(0);
+      // Signed in: the largest size is the one chosen.
+      await page.goto(`${origin}/signin?return=${encodeURIComponent(`/asset/${f.withoutFile.captioned}`)}`);
+      await page.getByLabel('Username').fill(f.username);
+      await page.getByLabel('Password').fill(f.password);
+      await page.getByRole('button', { name: 'Sign in and allow' }).click();
+      await page.waitForURL(`${origin}/asset/${f.withoutFile.captioned}`);
+      expect(await seriousViolations(page)).toEqual([]);
+      await page.goto(`${origin}/asset/${f.creativeImage}`);
+      const radios = page.locator('.license input[type=radio]');
+      expect(await radios.first().isChecked()).toBe(true);
+      expect(await page.locator('.license legend').first().textContent()).toContain('Extra large');
+      expect(await seriousViolations(page)).toEqual([]);
+    } finally {
+      await stranger.close();
+    }
+  }, 120_000);
+
   it('pages are photographed on a desktop and a phone', async () => {
     fs.mkdirSync(SCREENSHOTS, { recursive: true });
     // A signed-in desktop and phone: the pages as the walk above left them, with a fresh sign-in.
@@ -243,11 +337,25 @@ describe.skipIf(!HAS_CHROMIUM)(`the catalogue browser in a real browser (${CHROM
           }
           await page.screenshot({ path: path.join(SCREENSHOTS, `web-${name}-${device}.png`), fullPage: false });
         }
+        // The quick look over the results.
+        await page.goto(`${origin}${pages.get('search') ?? '/?phrase=marathon&kind=editorial'}`);
+        await page.locator('[data-quick-look]').first().click();
+        await page.locator('dialog.lightbox img').evaluate((image) => (image as unknown as { decode(): Promise<void> }).decode());
+        await page.screenshot({ path: path.join(SCREENSHOTS, `web-quick-look-${device}.png`) });
         const stranger = await newContext(viewport);
         const shared = await stranger.newPage();
         await shared.goto(shareUrl || `${origin}/`);
         await shared.waitForLoadState('networkidle');
         await shared.screenshot({ path: path.join(SCREENSHOTS, `web-shared-board-${device}.png`) });
+        // The API's docs page: its name and getting-started guide.
+        await shared.goto(`${origin}/docs`);
+        await expect.poll(() => shared.locator('.information-container h2').count(), { timeout: 20_000 }).toBeGreaterThan(0);
+        expect(await shared.title()).toBe('Stockroom API — docs');
+        await shared.screenshot({ path: path.join(SCREENSHOTS, `web-docs-${device}.png`) });
+        // Signed out, an asset page states its licence terms and prices.
+        await shared.goto(`${origin}/asset/${f.editorialImage}`);
+        await shared.waitForLoadState('networkidle');
+        await shared.screenshot({ path: path.join(SCREENSHOTS, `web-asset-signed-out-${device}.png`) });
         await stranger.close();
       } finally {
         await shot.close();

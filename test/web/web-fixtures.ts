@@ -1,4 +1,5 @@
 import { seedDemo } from '../../src/catalog/demo/demo-catalog.js';
+import { IngestService } from '../../src/catalog/ingest/ingest.service.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
 /** A small demo catalogue, a customer with two products, and an app ready to browse. */
@@ -10,6 +11,8 @@ export interface WebFixture {
   editorialImage: string;
   creativeImage: string;
   video: string;
+  /** images ingested from manifest lines without a file: one untitled with a caption, one with only a file name, one with neither */
+  withoutFile: { captioned: string; named: string; bare: string };
 }
 
 export async function webFixture(options: { publicUrl: string; databaseUrl?: string | undefined; listen?: number }): Promise<WebFixture> {
@@ -29,12 +32,17 @@ export async function webFixture(options: { publicUrl: string; databaseUrl?: str
     }
     throw new Error(`the demo has no ${family} ${type}`);
   };
-  return {
-    t,
-    username,
-    password,
-    editorialImage: await pick('image', 'editorial'),
-    creativeImage: await pick('image', 'creative'),
-    video: await pick('video', 'creative').catch(() => pick('video', 'editorial')),
-  };
+  const editorialImage = await pick('image', 'editorial');
+  const creativeImage = await pick('image', 'creative');
+  const video = await pick('video', 'creative').catch(() => pick('video', 'editorial'));
+  // Added after the picks above, so that those are always assets with files.
+  const ingest = new IngestService({ catalog: t.services.catalog, blobs: t.services.blobs });
+  const licensable = { asset_type: 'image', asset_family: 'creative', license_model: 'royaltyfree', product_types: ['premiumaccess', 'creditpack'] };
+  const withoutFile = { captioned: 'nofile-captioned', named: 'nofile-named', bare: 'nofile-bare' };
+  await ingest.ingestRecord({ ...licensable, id: withoutFile.captioned, caption: 'A quiet harbour at dawn. Fishing boats rest on still water while gulls circle overhead.' });
+  await ingest.ingestRecord({ ...licensable, id: withoutFile.named, object_name: 'harbour-dawn-0412.jpg' });
+  await ingest.ingestRecord({ ...licensable, id: withoutFile.bare });
+  await t.services.changeFeed.poll();
+  await t.services.search.settled();
+  return { t, username, password, editorialImage, creativeImage, video, withoutFile };
 }

@@ -1,7 +1,12 @@
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import type { StoredKeyword } from '../../src/catalog/catalog.records.js';
 import { STORES, createTestApp } from '../helpers/test-app.js';
+import { escapeText as escape } from '../../src/web/web-html.js';
+import { humanWords } from '../../src/web/web.pages.js';
+import { clipLength } from '../../src/web/web.service.js';
+import { safeReturnPath } from '../../src/web/web-sessions.service.js';
 import { webFixture, type WebFixture } from './web-fixtures.js';
 
 /*
@@ -94,6 +99,35 @@ describe.each(STORES)('catalogue browser pages on $name', ({ url }) => {
     expect(refined.body).toContain('Event: ');
   });
 
+  it('result cards show the lightly marked grid picture, whole; the quick look gets the comp with its full mark', async () => {
+    const page = (await get('/?kind=editorial&phrase=marathon')).body;
+    const card = /<li class="card ar-(\d+)"[^>]* data-comp="([^"]+)">\s*<a class="frame" href="\/asset\/([^"]+)"[^>]*><img src="([^"]+)" alt="" width="(\d+)" height="(\d+)"/.exec(page)!;
+    const [, aspect, comp, id, src, width, height] = card;
+    expect(src).toMatch(new RegExp(`/display/${id}/grid\\.jpg\\?`));
+    expect(comp).toMatch(new RegExp(`/display/${id}/comp\\.jpg\\?`));
+    expect(Math.max(Number(width), Number(height))).toBe(480);
+    expect(Math.abs(Number(aspect) / 20 - Number(width) / Number(height))).toBeLessThanOrEqual(0.025);
+    const file = await f.t.app.inject({ url: pathOf(src!.replaceAll('&amp;', '&')) });
+    expect(file.statusCode).toBe(200);
+    expect(file.headers['content-type']).toBe('image/jpeg');
+    // Against the same picture unmarked, the grid's differs in a corner only; the comp's across the picture.
+    const record = (await f.t.services.catalog.findAssets('image', [decodeURIComponent(id!)])).found[0]!;
+    const original = (await f.t.services.blobs.get(record.original!.key))!;
+    const [w, h] = [Number(width), Number(height)];
+    const plain = await sharp(original).resize(w, h, { fit: 'fill' }).flatten({ background: '#ffffff' }).raw().toBuffer();
+    const compBytes = (await f.t.app.inject({ url: pathOf(comp!.replaceAll('&amp;', '&')) })).rawPayload;
+    const changed = async (image: Buffer) => {
+      const pixels = await sharp(image).resize(w, h, { fit: 'fill' }).removeAlpha().raw().toBuffer();
+      let count = 0;
+      for (let i = 0; i < pixels.length; i += 3) if (Math.abs(pixels[i]! - plain[i]!) + Math.abs(pixels[i + 1]! - plain[i + 1]!) + Math.abs(pixels[i + 2]! - plain[i + 2]!) > 60) count++;
+      return count / (w * h);
+    };
+    const gridShare = await changed(file.rawPayload);
+    const compShare = await changed(compBytes);
+    expect(gridShare).toBeLessThan(0.03);
+    expect(compShare).toBeGreaterThan(gridShare * 3);
+  });
+
   it('an embeddable asset’s page lets oEmbed consumers discover its answer', async () => {
     const detail = await f.t.app.inject({ url: `/v3/images/${f.creativeImage}?fields=uri_oembed`, headers: { 'api-key': f.t.apiKey } });
     const uri = (detail.json() as { images: Array<{ uri_oembed: string | null }> }).images[0]!.uri_oembed;
@@ -165,6 +199,15 @@ describe.each(STORES)('catalogue browser pages on $name', ({ url }) => {
     expect(page.body).not.toMatch(/<script>|<style|style="|onclick=/);
     const script = /<script src="([^"]+)"/.exec(page.body)![1]!;
     expect((await get(script)).headers['content-type']).toBe('text/javascript; charset=utf-8');
+    // The site's icon and name head every page, the error pages too.
+    for (const body of [page.body, (await get('/')).body, (await get('/asset/no-such-asset')).body]) {
+      const icon = /<link rel="icon" type="image\/svg\+xml" href="([^"]+)">/.exec(body)![1]!;
+      expect(body).toContain(`<a class="brand" href="/"><img src="${icon}" alt="" width="28" height="28">Stockroom</a>`);
+      const served = await get(icon);
+      expect(served.statusCode).toBe(200);
+      expect(served.headers['content-type']).toBe('image/svg+xml');
+    }
+    expect((await get('/favicon.ico')).headers['content-type']).toBe('image/svg+xml');
   });
 
   it('the asset page is in the reader’s language where the data has it', async () => {
@@ -232,6 +275,58 @@ describe.each(STORES)('catalogue browser pages on $name', ({ url }) => {
     expect(cancelled.body).toContain('Sign-in was cancelled');
   });
 
+  it('a return path outside ASCII is percent-encoded into the Location header: a page, never a 500, and the sign-in completes', async () => {
+    const started = await get('/signin?return=/%C4%80');
+    expect(started.statusCode).toBe(303);
+    const { cookie, locations } = await signIn('/Ā?x=ü y');
+    expect(locations.at(-1)).toBe('/%C4%80?x=%C3%BC%20y');
+    const csrf = hiddenFields((await get('/boards', cookie)).body).csrf!;
+    const boardPath = (await post('/boards', { name: 'Unicode return', csrf }, cookie)).headers.location as string;
+    const added = await post('/boards/add', { csrf, board_id: boardPath.split('/').pop()!, asset_id: f.creativeImage, return: '/Ā' }, cookie);
+    expect(added.statusCode, added.body).toBe(303);
+    expect(added.headers.location).toBe('/%C4%80');
+    // What no URL can carry (a lone surrogate, a control character) goes home instead.
+    expect(safeReturnPath('/a\ud800b')).toBe('/');
+    expect(safeReturnPath('/a\u007fb')).toBe('/');
+    expect(safeReturnPath('/%C4%80')).toBe('/%C4%80');
+  });
+
+  it('the API docs at /docs may not be framed, as no other page may', async () => {
+    for (const path of ['/docs', '/docs/static/index.css', '/docs/static/oauth2-redirect.html']) {
+      const response = await get(path);
+      expect(response.statusCode, path).toBe(200);
+      expect(response.headers['x-frame-options'], path).toBe('DENY');
+      expect(response.headers['content-security-policy'], path).toContain("frame-ancestors 'none'");
+    }
+  });
+
+  it('the docs page is Stockroom’s: its name, a getting-started guide naming /v3/openapi.json, and OAuth2 with PKCE in its Authorize dialog', async () => {
+    const page = await get('/docs');
+    expect(page.body).toContain('<title>Stockroom API — docs</title>');
+    const initializer = (await get('/docs/static/swagger-initializer.js')).body;
+    expect(initializer).toContain('"usePkceWithAuthorizationCodeGrant":true');
+    expect(initializer).toContain('"layout":"BaseLayout"');
+    const document = (await get('/docs/json')).json() as {
+      info: { title: string; description: string };
+      components: { securitySchemes: Record<string, { type: string; flows?: { authorizationCode?: { authorizationUrl: string; tokenUrl: string } } }> };
+    };
+    expect(document.info.title).toContain('Stockroom');
+    for (const step of ['## Getting started', 'Api-Key', 'grant_type=password', '/v3/search/images/creative', '/v3/downloads/images/', `${PUBLIC_URL}/v3/openapi.json`]) {
+      expect(document.info.description).toContain(step);
+    }
+    const oauth = document.components.securitySchemes.OAuth2!;
+    expect(oauth.type).toBe('oauth2');
+    const { authorizationUrl, tokenUrl } = oauth.flows!.authorizationCode!;
+    expect(authorizationUrl).toMatch(new RegExp(`^${PUBLIC_URL}(/[a-z]+)?/oauth2/auth$`));
+    expect(tokenUrl).toBe(authorizationUrl.replace(/auth$/, 'token'));
+    // This server's own authorization endpoint: it answers there (a request without parameters is refused as a page).
+    expect((await get(pathOf(authorizationUrl))).statusCode).toBe(400);
+    // The API's own document at its address is the same, without the page's guide.
+    const published = (await get('/v3/openapi.json')).json() as { paths: object; info: { description: string } };
+    expect(Object.keys(published.paths)).toEqual(Object.keys((await get('/docs/json')).json().paths as object));
+    expect(published.info.description).not.toContain('## Getting started');
+  });
+
   it('every form needs the session’s CSRF token: without it, or with another’s, nothing is written', async () => {
     const { cookie } = await signIn();
     const other = await signIn();
@@ -270,6 +365,9 @@ describe.each(STORES)('catalogue browser pages on $name', ({ url }) => {
     expect(shared.statusCode).toBe(200);
     expect(shared.body).toContain('For the client');
     expect(shared.body).toContain(`href="/asset/${f.creativeImage}"`);
+    // The share page shows each asset's caption, for a client reading the board.
+    const caption = (await f.t.services.catalog.findAssets('image', [f.creativeImage])).found[0]!.fields.caption as string;
+    expect(shared.body).toContain(`<p class="caption">${escape(caption)}</p>`);
     expect(shared.body).not.toContain('method="post"');
 
     expect((await post('/signout', { csrf }, cookie)).statusCode).toBe(303);
@@ -294,6 +392,88 @@ describe.each(STORES)('catalogue browser pages on $name', ({ url }) => {
     expect(refused.statusCode).toBeGreaterThanOrEqual(400);
     expect(refused.statusCode).toBeLessThan(500);
     expect(refused.body).toContain('role="alert"');
+  });
+
+  it('the asset page states the licence terms and what each product type charges, signed out, as the API has them', async () => {
+    for (const id of [f.editorialImage, f.creativeImage]) {
+      const api = (
+        await f.t.app.inject({ url: `/v3/images/${id}?fields=allowed_use,copyright,credit_line,license_model,product_types`, headers: { 'api-key': f.t.apiKey } })
+      ).json() as { allowed_use: { usage_restrictions: string[]; release_info: string; how_can_i_use_it: string }; copyright: string; credit_line: string; license_model: string };
+      const page = (await get(`/asset/${id}`)).body;
+      const terms = /<section class="panel terms"[\s\S]*?<\/section>/.exec(page)![0];
+      for (const restriction of api.allowed_use.usage_restrictions) expect(terms).toContain(`<li>${restriction}</li>`);
+      for (const words of [api.allowed_use.release_info, api.allowed_use.how_can_i_use_it, api.copyright, api.credit_line]) expect(terms).toContain(escape(words));
+      expect(terms).toContain(api.license_model === 'royaltyfree' ? 'Royalty-free' : 'Rights-');
+    }
+    expect((await get(`/asset/${f.editorialImage}`)).body).toContain('<li>Editorial use only</li>');
+    // Prices: every product type that licenses the asset, in words; a credit pack says how many credits.
+    const creative = (await get(`/asset/${f.creativeImage}`)).body;
+    const prices = [...creative.matchAll(/<li><span class="product">([^<]+)<\/span> <span class="cost">([^<]+)<\/span><\/li>/g)].map((match) => [match[1], match[2]]);
+    expect(prices.length).toBeGreaterThan(0);
+    expect(prices).toContainEqual(['Credit Pack', expect.stringMatching(/^\d+ credits?$/)]);
+    const editorial = (await get(`/asset/${f.editorialImage}`)).body;
+    expect(editorial).not.toContain('<span class="product">Credit Pack</span>');
+    expect(editorial).toContain('<span class="product">Premium Access</span>');
+  });
+
+  it('signed in, the largest size is preselected; once licensed the page says so and the download again costs nothing; the download is recorded as the web site’s', async () => {
+    const { cookie } = await signIn();
+    const record = (await f.t.services.catalog.findAssets('image', [f.editorialImage])).found[0]!;
+    const largest = (record.fields.download_sizes as Array<{ height: number; width: number }>).reduce((best, size) => (size.width * size.height > best.width * best.height ? size : best));
+    const page = (await get(`/asset/${f.editorialImage}`, cookie)).body;
+    const checked = /name="choice" value="([^"]+)" required checked/.exec(page)![1]!.replaceAll('&#39;', "'");
+    expect(checked.split('|')[0]).toBe(String(largest.height));
+    expect(page).not.toContain('licensed this image already');
+    const csrf = hiddenFields(page).csrf!;
+    expect((await post(`/asset/${f.editorialImage}/download`, { csrf, choice: checked }, cookie)).statusCode).toBe(303);
+    const again = (await get(`/asset/${f.editorialImage}`, cookie)).body;
+    expect(again).toContain('You have licensed this image already');
+    const productId = checked.split('|')[1];
+    const option = new RegExp(`value="[^"|]+\\|${productId}\\|[^"]+"[^>]*>\\s*<span>[^<]*(?:<[^>]+>[^<]*)*?<span class="cost">([^<]+)</span>`).exec(again)!;
+    expect(option[1]).toBe('Already licensed: downloading it again costs nothing');
+    const source = await f.t.services.database.db.selectFrom('downloads').select('source').where('asset_id', '=', f.editorialImage).executeTakeFirstOrThrow();
+    expect(source.source).toBe(new URL(PUBLIC_URL).host);
+  });
+
+  it('an asset without a title is called by its caption or its file name, never its id; API words read as words', async () => {
+    const captioned = (await get(`/asset/${f.withoutFile.captioned}`)).body;
+    expect(captioned).toContain('<h1>A quiet harbour at dawn.</h1>');
+    expect((await get(`/asset/${f.withoutFile.named}`)).body).toContain('<h1>harbour-dawn-0412.jpg</h1>');
+    const bare = (await get(`/asset/${f.withoutFile.bare}`)).body;
+    expect(bare).toContain('<h1>Untitled image</h1>');
+    expect(bare).not.toContain(`<h1>${f.withoutFile.bare}`);
+    // The search's cards use the same names.
+    const search = (await get('/?phrase=harbour')).body;
+    expect(search).toContain('>A quiet harbour at dawn.</a>');
+    expect(humanWords('PanoramicVertical')).toBe('Panoramic vertical');
+    expect(humanWords('Horizontal')).toBe('Horizontal');
+    expect(clipLength('00:00:04:08')).toBe('0:04');
+    expect(clipLength('01:02:03:00')).toBe('1:02:03');
+    const video = (await get(`/asset/${f.video}`)).body;
+    expect(video).toMatch(/<dt>Length<\/dt><dd>\d+:\d\d<\/dd>/);
+    expect(video).toMatch(/<dt>Resolution<\/dt><dd>(4K|HD 1080p|HD 720p|SD) \(\d+ × \d+\)<\/dd>/);
+  });
+
+  it('suggestions complete the last word typed from the catalogue’s vocabulary; a search that finds nothing asks “did you mean”', async () => {
+    const ask = (phrase: string) => f.t.app.inject({ url: `/suggestions?phrase=${encodeURIComponent(phrase)}` });
+    const one = await ask('marat');
+    expect(one.statusCode).toBe(200);
+    expect(one.headers['content-type']).toMatch(/^application\/json/);
+    expect((one.json() as { suggestions: string[] }).suggestions).toContain('marathon');
+    const two = (await ask('Harbourside marat')).json() as { suggestions: string[] };
+    expect(two.suggestions).toContain('Harbourside marathon');
+    for (const suggestion of two.suggestions) expect(suggestion.startsWith('Harbourside marat')).toBe(true);
+    expect((await ask('m')).json()).toEqual({ suggestions: [] });
+    expect((await ask('')).json()).toEqual({ suggestions: [] });
+    expect((await ask('zzqqxx')).json()).toEqual({ suggestions: [] });
+    const tooLong = await ask('a'.repeat(501));
+    expect(tooLong.statusCode).toBe(400);
+    expect(tooLong.json()).toMatchObject({ code: 'InvalidParameterValue' });
+    expect((await f.t.app.inject({ url: '/suggestions?phrase=a&phrase=b' })).statusCode).toBe(400);
+
+    const nothing = await get('/?kind=editorial&phrase=marathn');
+    expect(nothing.body).toContain('0 results');
+    expect(nothing.body).toMatch(/Did you mean <a href="[^"]*phrase=marathon[^"]*">marathon<\/a>\?/);
   });
 
   it('sign-in through a disabled web client is a 503 page naming what to do; enabled again, it works', async () => {

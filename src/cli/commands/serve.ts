@@ -64,7 +64,7 @@ async function serve(): Promise<void> {
     });
     closed.then(
       () => {
-        log.info('shutdown: modules, store and Redis closed; exiting');
+        log.info(config.redisUrl ? 'shutdown: modules, store and Redis closed; exiting' : 'shutdown: modules and store closed; exiting');
         process.exit(0);
       },
       (error: unknown) => {

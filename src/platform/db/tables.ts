@@ -290,7 +290,7 @@ export interface DownloadsTable {
   download_notes: string | null;
   project_code: string | null;
   downloaded_at: string;
-  /** api: every download made here is made through the API. */
+  /** api: made through the API; otherwise the host of the catalogue browser that made it. */
   source: Generated<string>;
   /** 1: this download licensed the asset under its product (a purchase); 0: a free re-download. */
   new_license: number;

@@ -184,6 +184,62 @@ export async function registerOpenApiDocument(app: FastifyInstance, open: Fastif
   open.get('/v3/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }
 
-export async function registerDocsPage(app: FastifyInstance): Promise<void> {
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+/**
+ * The interactive docs at `/docs`. Like every other page of the server it may not be framed
+ * (no clickjacking of its Authorize dialog): its own context adds the frame headers to all it sends.
+ */
+export async function registerDocsPage(app: FastifyInstance, options: { publicUrl: string; authUrl: string }): Promise<void> {
+  await app.register(async (docs) => {
+    docs.addHook('onSend', async (_request, reply) => {
+      reply.header('x-frame-options', 'DENY');
+      reply.header('content-security-policy', "frame-ancestors 'none'");
+    });
+    await docs.register(swaggerUi, {
+      routePrefix: '/docs',
+      theme: { title: 'Stockroom API — docs' },
+      // The page's own copy names the document by its address, /v3/openapi.json (the same document).
+      transformSpecification: (document) => withDocsPageGuide(document as Record<string, unknown>, options),
+      // BaseLayout: no top bar, whose address field would name /docs/json; the guide names /v3/openapi.json.
+      uiConfig: { docExpansion: 'list', deepLinking: true, layout: 'BaseLayout' },
+      // Authorize → OAuth2: the authorization code grant with PKCE against this server; a
+      // local docs page is a local redirect, which a development client may use unregistered.
+      initOAuth: { usePkceWithAuthorizationCodeGrant: true, appName: 'Stockroom API docs' },
+    });
+  });
+}
+
+/**
+ * What the docs page shows on top of the document: where to start (a key, a token, a first
+ * search, a download), the document's own address, and an OAuth2 scheme for the Authorize
+ * dialog (the authorization code grant with PKCE, this server's endpoints).
+ */
+function withDocsPageGuide(document: Record<string, unknown>, options: { publicUrl: string; authUrl: string }): Record<string, unknown> {
+  const info = (document.info ?? {}) as Record<string, unknown>;
+  const components = (document.components ?? {}) as { securitySchemes?: Record<string, unknown> };
+  const api = `${options.publicUrl}/v3`;
+  const guide = [
+    '## Getting started',
+    '',
+    `1. **A key.** Every request sends \`Api-Key\`. A running server prints its demo key at start; an operator makes one with \`stockroom admin client create --name "My app"\` (it prints the key and the secret once).`,
+    `2. **A token**, for what needs a customer (downloads, \`download_sizes\`): \`curl -u KEY:SECRET -d grant_type=password -d username=U -d password=P ${options.authUrl}/oauth2/token\`, then send \`Authorization: Bearer <access_token>\`. Or press **Authorize** here and choose OAuth2: the authorization code grant with PKCE, with your key as client_id.`,
+    `3. **A first search:** \`curl -H 'Api-Key: KEY' '${api}/search/images/creative?phrase=harbour&fields=id,title,thumb'\`.`,
+    `4. **A download:** \`curl -X POST -H 'Api-Key: KEY' -H 'Authorization: Bearer TOKEN' '${api}/downloads/images/ID'\` answers the file's signed \`uri\`.`,
+    '',
+    `This document: [${api}/openapi.json](${api}/openapi.json).`,
+  ].join('\n');
+  return {
+    ...document,
+    info: { ...info, title: 'Stockroom — Stock Media Licensing API v3', description: `${String(info.description ?? '')}\n\n${guide}` },
+    components: {
+      ...components,
+      securitySchemes: {
+        ...components.securitySchemes,
+        OAuth2: {
+          type: 'oauth2',
+          description: 'A customer’s token: the authorization code grant with PKCE (S256) against this server. Your API key is the client_id; a local docs page needs no registered redirect.',
+          flows: { authorizationCode: { authorizationUrl: `${options.authUrl}/oauth2/auth`, tokenUrl: `${options.authUrl}/oauth2/token`, scopes: {} } },
+        },
+      },
+    },
+  };
 }

@@ -1243,6 +1243,11 @@ export class SearchIndex {
     return changed ? renderQuery(corrected) : undefined;
   }
 
+  /** Terms of the index that complete a prefix (lower-cased), the most documents first. */
+  completions(prefix: string, limit: number): string[] {
+    return this.vocabulary.completions(prefix.toLowerCase(), limit);
+  }
+
   /**
    * The vocabulary terms an unquoted query word matches in a mode (see Vocabulary.variantsOf):
    * for diagnostics, and for a reference engine that should find the same documents.

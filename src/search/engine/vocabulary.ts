@@ -178,8 +178,22 @@ export class Vocabulary {
     if (known === undefined || known < factor) variants.set(id, factor);
   }
 
-  /** The most frequent live terms starting with any of the prefixes (at most PREFIX_EXPANSION_CAP). */
-  private prefixTerms(prefixes: readonly string[]): number[] {
+  /**
+   * Completions of what a person is typing: the live terms that begin with the prefix, the most
+   * documents first (then string order), at most `limit`.
+   */
+  completions(prefix: string, limit: number): string[] {
+    if (prefix === '' || limit <= 0) return [];
+    const terms = this.terms;
+    const frequency = this.frequency;
+    return this.prefixTerms([prefix], Number.MAX_SAFE_INTEGER)
+      .sort((a, b) => frequency[b]! - frequency[a]! || compareStrings(terms[a]!, terms[b]!))
+      .slice(0, limit)
+      .map((id) => terms[id]!);
+  }
+
+  /** The most frequent live terms starting with any of the prefixes (at most `cap`). */
+  private prefixTerms(prefixes: readonly string[], cap = PREFIX_EXPANSION_CAP): number[] {
     this.mergeNewTerms(false);
     const terms = this.terms;
     const sorted = this.sorted;
@@ -205,9 +219,9 @@ export class Vocabulary {
     }
     const frequency = this.frequency;
     const live = [...found].filter((t) => frequency[t]! > 0);
-    if (live.length <= PREFIX_EXPANSION_CAP) return live;
+    if (live.length <= cap) return live;
     live.sort((a, b) => frequency[b]! - frequency[a]! || compareStrings(terms[a]!, terms[b]!));
-    return live.slice(0, PREFIX_EXPANSION_CAP);
+    return live.slice(0, cap);
   }
 
   /**
