@@ -170,13 +170,11 @@ export async function searchBenchmark(): Promise<void> {
     const catalogue = new SyntheticCatalogue(o.assets, o.seed);
     log(`writing ${count(o.assets)} assets into the store`);
     const writeBar = progressBar('Writing the catalogue');
-    const written = loadCatalogue(storeFile, catalogue, writeBar.update);
+    const written = loadCatalogue(storeFile, catalogue, { onProgress: writeBar.update });
     writeBar.stop();
     const fidelity = await checkAgainstRepository(catalogue, storeFile, path.join(tempDir, 'scratch'), Math.min(300, o.assets));
+    // (it throws, naming what differs, when the bulk loader and the repository disagree)
     fs.rmSync(path.join(tempDir, 'scratch'), { recursive: true, force: true });
-    if (fidelity.identical !== fidelity.sample) {
-      throw new Error(`the bulk loader and CatalogRepository.upsertAsset disagree on ${fidelity.sample - fidelity.identical} of ${fidelity.sample} records`);
-    }
     log(`store written in ${seconds(written.seconds)}`);
     const analyzeSeconds = o.analyze ? analyzeStore(storeFile) : undefined;
 

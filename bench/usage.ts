@@ -107,7 +107,7 @@ export async function usageBenchmark(): Promise<void> {
     const user = await services.users.create({ username: 'bench-reporter', password });
     await services.close();
     const bar = progressBar('Writing the catalogue');
-    loadCatalogue(file, new SyntheticCatalogue(ASSETS, 1), bar.update);
+    loadCatalogue(file, new SyntheticCatalogue(ASSETS, 1), { onProgress: bar.update });
     bar.stop();
     const reader = new SqliteDatabase(file, { readonly: true });
     const ids = (reader.prepare(`select id from assets where asset_type = 'image' order by id`).all() as Array<{ id: string }>).map((row) => row.id);

@@ -135,6 +135,8 @@ const ORIENTATIONS: ReadonlyArray<readonly [string, number, number, number]> = [
   ['PanoramicHorizontal', 2, 9000, 3000],
   ['PanoramicVertical', 1, 3000, 9000],
 ];
+/** The pixel sizes of the catalogue's pictures (max_dimensions), one for each orientation. */
+export const PICTURE_SIZES: ReadonlyArray<{ width: number; height: number }> = ORIENTATIONS.map(([, , width, height]) => ({ width, height }));
 const CREATIVE_STYLES: ReadonlyArray<readonly [string, number]> = [
   ['Photography', 80],
   ['Illustration', 10],
