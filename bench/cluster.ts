@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { audit, closeAgents, MixedLoad, percentile, startCluster, type Cluster, type Outcome } from '../test/operations/cluster.js';
 import { missingPrograms } from '../test/operations/infrastructure.js';
 import { table } from './harness.js';
+import { SMOKE } from './sizes.js';
 
 /**
  * `npm run bench -- cluster [--seconds 20] [--workers 8] [--soak-minutes 10] [--soak-interval 30]`
@@ -20,9 +21,10 @@ export async function clusterBenchmark(): Promise<void> {
   const { values } = parseArgs({
     args: process.argv.slice(3),
     options: {
-      seconds: { type: 'string', default: '20' },
-      workers: { type: 'string', default: '8' },
-      'soak-minutes': { type: 'string', default: '10' },
+      // a smoke run (BENCH_SMOKE=1): each phase a few seconds, two workers, no soak
+      seconds: { type: 'string', default: SMOKE ? '3' : '20' },
+      workers: { type: 'string', default: SMOKE ? '2' : '8' },
+      'soak-minutes': { type: 'string', default: SMOKE ? '0' : '10' },
       'soak-interval': { type: 'string', default: '30' },
     },
   });
@@ -34,8 +36,8 @@ export async function clusterBenchmark(): Promise<void> {
   if (missing.length > 0) throw new Error(`the cluster benchmark needs ${missing.join(', ')}`);
 
   process.stdout.write('Starting PostgreSQL, Redis, s3rver, three nodes and nginx…\n');
-  const cluster = await startCluster({ nodes: 3, credits: 60, assets: 120, generations: 10_000 });
-  const load = new MixedLoad(cluster, { maxGenerations: 60 });
+  const cluster = await startCluster({ nodes: 3, credits: 60, assets: SMOKE ? 30 : 120, generations: 10_000 });
+  const load = new MixedLoad(cluster, { maxGenerations: SMOKE ? 4 : 60 });
   const rows: string[][] = [];
   try {
     // The reference: the same load straight to node 0, no nginx, no TLS, no fault.

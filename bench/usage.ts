@@ -12,12 +12,13 @@ import { UsageRepository, type NewUsage } from '../src/reporting/usage.repositor
 import { serverEnvironment, startServer, stop, table } from './harness.js';
 import { SyntheticCatalogue } from './search/catalogue.js';
 import { loadCatalogue } from './search/store-loader.js';
+import { size } from './sizes.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 4);
-const ASSETS = Number(process.env.BENCH_ASSETS ?? 50_000);
+const SECONDS = size('BENCH_SECONDS', 5, 1);
+const ROUNDS = size('BENCH_ROUNDS', 3, 1);
+const CONNECTIONS = size('BENCH_CONNECTIONS', 4, 2);
+const ASSETS = size('BENCH_ASSETS', 50_000, 2_000);
 const ENTRIES = 1000;
 /** Distinct batch bodies the load rotates over (each sent under a new transaction id). */
 const BODIES = 64;
