@@ -73,7 +73,9 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
  */
 export async function startServer(command: string, args: readonly string[], env: NodeJS.ProcessEnv, probeUrl: string): Promise<ChildProcess> {
   const child = spawn(command, args, { env, stdio: ['ignore', 'ignore', 'inherit'] });
-  const deadline = Date.now() + 120_000;
+  // Generous: the server builds its search index before it listens, and a store of some hundred
+  // thousand assets on a busy two-core machine takes minutes; a server that fails exits anyway.
+  const deadline = Date.now() + 600_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited with ${child.exitCode}`);
     try {

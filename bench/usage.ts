@@ -11,7 +11,7 @@ import { openDatabase } from '../src/platform/db/database.js';
 import { UsageRepository, type NewUsage } from '../src/reporting/usage.repository.js';
 import { serverEnvironment, startServer, stop, table } from './harness.js';
 import { SyntheticCatalogue } from './search/catalogue.js';
-import { loadCatalogue } from './search/store-loader.js';
+import { checkAgainstRepository, loadCatalogue } from './search/store-loader.js';
 import { size } from './sizes.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -108,8 +108,11 @@ export async function usageBenchmark(): Promise<void> {
     const user = await services.users.create({ username: 'bench-reporter', password });
     await services.close();
     const bar = progressBar('Writing the catalogue');
-    loadCatalogue(file, new SyntheticCatalogue(ASSETS, 1), { onProgress: bar.update });
+    const catalogue = new SyntheticCatalogue(ASSETS, 1);
+    loadCatalogue(file, catalogue, { onProgress: bar.update });
     bar.stop();
+    await checkAgainstRepository(catalogue, file, path.join(dataDir, 'fidelity'), Math.min(50, ASSETS));
+    fs.rmSync(path.join(dataDir, 'fidelity'), { recursive: true, force: true });
     const reader = new SqliteDatabase(file, { readonly: true });
     const ids = (reader.prepare(`select id from assets where asset_type = 'image' order by id`).all() as Array<{ id: string }>).map((row) => row.id);
     reader.close();
