@@ -37,13 +37,21 @@ import {
 } from '../src/generation/engines/builtin/quality-set.js';
 import type { EngineImage } from '../src/generation/engines/engine.js';
 import { table } from './harness.js';
+import { size, SMOKE } from './sizes.js';
 
-const CUT_OUTS = Number(process.env.BENCH_CUT_OUTS ?? 20);
-const HOLES = Number(process.env.BENCH_HOLES ?? 10);
-const EXTENDS = Number(process.env.BENCH_EXTENDS ?? 10);
-const CAPTIONS = Number(process.env.BENCH_CAPTIONS ?? 5);
+const CUT_OUTS = size('BENCH_CUT_OUTS', 20, 2);
+const HOLES = size('BENCH_HOLES', 10, 1);
+const EXTENDS = size('BENCH_EXTENDS', 10, 1);
+const CAPTIONS = size('BENCH_CAPTIONS', 5, 1);
 /** Background removals and object removals queued at once on one engine (the issue's 50 and 50). */
-const QUEUED = Number(process.env.BENCH_QUEUED ?? 50);
+const QUEUED = size('BENCH_QUEUED', 50, 1);
+/** The hard cases' counts: holes beyond the working size, wide extends, transparent sources, checkerboard cell sizes. */
+const LARGE_HOLES = size('BENCH_LARGE_HOLES', 4, 1);
+const WIDE_EXTENDS = size('BENCH_WIDE_EXTENDS', 3, 1);
+const TRANSPARENT_HOLES = size('BENCH_TRANSPARENT_HOLES', 6, 1);
+const PATTERN_CELLS: readonly number[] = SMOKE ? [16] : [16, 24, 32, 40];
+/** The speed table's picture sizes: photograph sizes, or one small picture in a smoke run. */
+const SPEED_SIZES: ReadonlyArray<readonly [number, number]> = SMOKE ? [[320, 213]] : [[1024, 683], [2048, 1365]];
 
 const engine = new BuiltinEngine();
 
@@ -59,6 +67,7 @@ async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number 
 
 const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 const fixed = (value: number, digits = 2) => value.toFixed(digits);
+const cellRange = () => (PATTERN_CELLS.length === 1 ? String(PATTERN_CELLS[0]) : `${PATTERN_CELLS[0]}–${PATTERN_CELLS.at(-1)}`);
 const range = (values: readonly number[], digits = 2) => `${fixed(Math.min(...values), digits)}–${fixed(Math.max(...values), digits)}`;
 
 /** Pixels of `picture` over a grey checkerboard, as image editors show transparency. */
@@ -213,7 +222,7 @@ export async function builtinQualityBenchmark(): Promise<void> {
 /** Speed at photograph sizes, on demo pictures, one call at a time. */
 async function speedTable(docs: string | undefined): Promise<void> {
   const speedRows: string[][] = [];
-  for (const [width, height] of [[1024, 683], [2048, 1365]] as const) {
+  for (const [width, height] of SPEED_SIZES) {
     const picture = await demoPicture(0, width, height);
     const source = await png(picture);
     const cut = await timed(() => engine.run({ operation: 'remove_background', source }));
@@ -255,7 +264,7 @@ async function hardCaseRows(rows: string[][], save: (name: string, data: Buffer)
     const errors: number[] = [];
     const keptErrors: number[] = [];
     const times: number[] = [];
-    for (const [n, testCase] of hardCutOutCases(CUT_OUTS / 2, 320, 240, 6, [kind]).entries()) {
+    for (const [n, testCase] of hardCutOutCases(Math.ceil(CUT_OUTS / 2), 320, 240, 6, [kind]).entries()) {
       const source = await png(testCase.picture);
       const run = await timed(() => engine.run({ operation: 'remove_background', source }));
       const { alpha } = await alphaOf(run.value.pictures[0]!.data);
@@ -272,14 +281,14 @@ async function hardCaseRows(rows: string[][], save: (name: string, data: Buffer)
       }
     }
     const where = { hair: 'around the strands', 'cast shadow': 'in the shadow (background)', 'textured ground': 'at the feet, on the gravel' }[kind];
-    rows.push([`background removal, ${CUT_OUTS / 2} subjects with ${kind} (320×240)`, 'IoU with the true mask', `${fixed(mean(ious), 3)} (${range(ious, 3)})`, 'target ≥ 0.90', `${fixed(mean(times), 0)} ms`]);
+    rows.push([`background removal, ${Math.ceil(CUT_OUTS / 2)} subjects with ${kind} (320×240)`, 'IoU with the true mask', `${fixed(mean(ious), 3)} (${range(ious, 3)})`, 'target ≥ 0.90', `${fixed(mean(times), 0)} ms`]);
     rows.push(['', `alpha error ${where} (0–1)`, `${fixed(mean(errors), 3)} (${range(errors, 3)})`, `all kept ${fixed(mean(keptErrors), 3)}`, '']);
   }
 
   // Regular patterns with cells larger than a patch: the truth is known, so the error says whether the cells stay in step.
   const patternErrors: number[] = [];
   const patternNaive: number[] = [];
-  for (const [n, testCase] of patternHoleCases([16, 24, 32, 40]).entries()) {
+  for (const [n, testCase] of patternHoleCases(PATTERN_CELLS).entries()) {
     const { width, height } = testCase.picture;
     const source = await png(testCase.picture);
     const run = await engine.run({ operation: 'remove_object', source, mask: await png(maskRaster(testCase.mask, width, height)), seed: 0, count: 1 });
@@ -288,10 +297,10 @@ async function hardCaseRows(rows: string[][], save: (name: string, data: Buffer)
     await save(`pattern-hole-${n + 1}-before.png`, source.data);
     await save(`pattern-hole-${n + 1}-after.png`, run.pictures[0]!.data);
   }
-  rows.push(['object removal, checkerboards of 16–40 px cells, 64×60 hole', 'mean abs. error in the hole (0–255)', `${fixed(mean(patternErrors), 1)} (${range(patternErrors, 1)})`, `mean colour ${fixed(mean(patternNaive), 1)}; the grain alone 8.0`, '']);
+  rows.push([`object removal, checkerboards of ${cellRange()} px cells, 64×60 hole`, 'mean abs. error in the hole (0–255)', `${fixed(mean(patternErrors), 1)} (${range(patternErrors, 1)})`, `mean colour ${fixed(mean(patternNaive), 1)}; the grain alone 8.0`, '']);
   const extendErrors: number[] = [];
   const repeatErrors: number[] = [];
-  for (const [n, testCase] of patternExtendCases([16, 24, 32, 40]).entries()) {
+  for (const [n, testCase] of patternExtendCases(PATTERN_CELLS).entries()) {
     const { width, height } = testCase.picture;
     const source = await png(testCase.picture);
     const run = await engine.run({ operation: 'extend', source, margins: testCase.margins, seed: 3, count: 1 });
@@ -303,7 +312,7 @@ async function hardCaseRows(rows: string[][], save: (name: string, data: Buffer)
     await save(`pattern-extend-${n + 1}-after.png`, run.pictures[0]!.data);
     if (docs && n === 2) await fs.promises.writeFile(path.join(docs, 'extend-pattern.jpg'), await sideBySide([source.data, run.pictures[0]!.data], 200));
   }
-  rows.push(['extend, checkerboards of 16–40 px cells (192×160, 32 px each side)', 'mean abs. error in the margins (0–255)', `${fixed(mean(extendErrors), 1)} (${range(extendErrors, 1)})`, `edge repeat ${fixed(mean(repeatErrors), 1)}; the grain alone 8.0`, '']);
+  rows.push([`extend, checkerboards of ${cellRange()} px cells (192×160, 32 px each side)`, 'mean abs. error in the margins (0–255)', `${fixed(mean(extendErrors), 1)} (${range(extendErrors, 1)})`, `edge repeat ${fixed(mean(repeatErrors), 1)}; the grain alone 8.0`, '']);
 
   // Beyond the working size: filled at a reduced scale and carried up to full size.
   const largeErrors: number[] = [];
@@ -311,7 +320,7 @@ async function hardCaseRows(rows: string[][], save: (name: string, data: Buffer)
   const largeTelea: number[] = [];
   const largeDetails: number[] = [];
   const largeTimes: number[] = [];
-  for (const [n, testCase] of largeHoleCases(4).entries()) {
+  for (const [n, testCase] of largeHoleCases(LARGE_HOLES).entries()) {
     const { width, height } = testCase.picture;
     const source = await png(testCase.picture);
     const mask = await png(maskRaster(testCase.mask, width, height));
@@ -326,12 +335,12 @@ async function hardCaseRows(rows: string[][], save: (name: string, data: Buffer)
     await save(`large-hole-${n + 1}-after.png`, run.value.pictures[0]!.data);
     if (docs && n === 2) await fs.promises.writeFile(path.join(docs, 'remove-object-large.jpg'), await sideBySide([source.data, run.value.pictures[0]!.data], 240));
   }
-  rows.push(['object removal, 4 holes of 97,000 px (800×600)', 'mean abs. error in the hole (0–255)', `${fixed(mean(largeErrors), 1)} (${range(largeErrors, 1)})`, `mean colour ${fixed(mean(largeNaive), 1)}, Telea ${fixed(mean(largeTelea), 1)}`, `${fixed(mean(largeTimes), 0)} ms`]);
+  rows.push([`object removal, ${LARGE_HOLES} holes of 97,000 px (800×600)`, 'mean abs. error in the hole (0–255)', `${fixed(mean(largeErrors), 1)} (${range(largeErrors, 1)})`, `mean colour ${fixed(mean(largeNaive), 1)}, Telea ${fixed(mean(largeTelea), 1)}`, `${fixed(mean(largeTimes), 0)} ms`]);
   rows.push(['', 'detail in the hole / truth’s', `${fixed(mean(largeDetails))} (${range(largeDetails)})`, '', '']);
   const wideDetails: number[] = [];
   const wideRepeat: number[] = [];
   const wideTimes: number[] = [];
-  for (const testCase of extendCases(3, 480, 360, 120, 33)) {
+  for (const testCase of extendCases(WIDE_EXTENDS, 480, 360, 120, 33)) {
     const source = await png(testCase.picture);
     const run = await timed(() => engine.run({ operation: 'extend', source, margins: testCase.margins, seed: 1, count: 1 }));
     const extended = await decodeRgb(run.value.pictures[0]!.data);
@@ -340,12 +349,12 @@ async function hardCaseRows(rows: string[][], save: (name: string, data: Buffer)
     wideRepeat.push(detail(edgeRepeat(testCase.picture, testCase.margins), margins) / detail(testCase.truth, margins));
     wideTimes.push(run.ms);
   }
-  rows.push(['extend, 3 textures (480×360, 120 px each side: 259,200 new px)', 'detail in the margins / truth’s', `${fixed(mean(wideDetails))} (${range(wideDetails)})`, `edge repeat ${fixed(mean(wideRepeat))}`, `${fixed(mean(wideTimes), 0)} ms`]);
+  rows.push([`extend, ${WIDE_EXTENDS} textures (480×360, 120 px each side: 259,200 new px)`, 'detail in the margins / truth’s', `${fixed(mean(wideDetails))} (${range(wideDetails)})`, `edge repeat ${fixed(mean(wideRepeat))}`, `${fixed(mean(wideTimes), 0)} ms`]);
 
   // Transparent sources: the hole's alpha against the truth's.
   const transparentErrors: number[] = [];
   const flattenedErrors: number[] = [];
-  for (const [n, testCase] of transparentHoleCases(6).entries()) {
+  for (const [n, testCase] of transparentHoleCases(TRANSPARENT_HOLES).entries()) {
     const { width, height } = testCase.picture;
     const source = await png(testCase.picture);
     const run = await engine.run({ operation: 'remove_object', source, mask: await png(maskRaster(testCase.mask, width, height)), seed: 0, count: 1 });
@@ -365,7 +374,7 @@ async function hardCaseRows(rows: string[][], save: (name: string, data: Buffer)
     await save(`transparent-${n + 1}-after.png`, await overCheckerboard(run.pictures[0]!.data));
     if (docs && n === 0) await fs.promises.writeFile(path.join(docs, 'remove-object-transparent.jpg'), await sideBySide([await overCheckerboard(source.data), await overCheckerboard(run.pictures[0]!.data)], 200));
   }
-  rows.push(['object removal, 6 transparent cut-outs, a disc across the outline (256×256)', 'alpha error in the hole (0–255)', `${fixed(mean(transparentErrors), 1)} (${range(transparentErrors, 1)})`, `flattened (opaque) ${fixed(mean(flattenedErrors), 1)}`, '']);
+  rows.push([`object removal, ${TRANSPARENT_HOLES} transparent cut-outs, a disc across the outline (256×256)`, 'alpha error in the hole (0–255)', `${fixed(mean(transparentErrors), 1)} (${range(transparentErrors, 1)})`, `flattened (opaque) ${fixed(mean(flattenedErrors), 1)}`, '']);
 }
 
 /**

@@ -5,9 +5,11 @@ import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../src/config/config.js';
 import { createServices } from '../src/app.js';
 import { table } from './harness.js';
+import { size } from './sizes.js';
 
-const PENDING = Number(process.env.BENCH_PENDING ?? 100_000);
-const CYCLES = Number(process.env.BENCH_CYCLES ?? 20);
+// a creative channel's notices are half of them: PENDING ≥ 2 × 2,200 × CYCLES
+const PENDING = size('BENCH_PENDING', 100_000, 5_000);
+const CYCLES = size('BENCH_CYCLES', 20, 1);
 const BATCH = 2200;
 
 const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { audit, closeAgents, MixedLoad, percentile, startCluster, type Cluster, type Outcome } from '../test/operations/cluster.js';
 import { missingPrograms } from '../test/operations/infrastructure.js';
 import { table } from './harness.js';
+import { SMOKE } from './sizes.js';
 
 /**
  * `npm run bench -- cluster [--seconds 20] [--workers 8] [--soak-minutes 10] [--soak-interval 30]`
@@ -20,9 +21,10 @@ export async function clusterBenchmark(): Promise<void> {
   const { values } = parseArgs({
     args: process.argv.slice(3),
     options: {
-      seconds: { type: 'string', default: '20' },
-      workers: { type: 'string', default: '8' },
-      'soak-minutes': { type: 'string', default: '10' },
+      // a smoke run (BENCH_SMOKE=1): each phase a few seconds, two workers, no soak
+      seconds: { type: 'string', default: SMOKE ? '3' : '20' },
+      workers: { type: 'string', default: SMOKE ? '2' : '8' },
+      'soak-minutes': { type: 'string', default: SMOKE ? '0' : '10' },
       'soak-interval': { type: 'string', default: '30' },
     },
   });
@@ -33,9 +35,11 @@ export async function clusterBenchmark(): Promise<void> {
   const missing = missingPrograms(['nginx', 'openssl', 'postgres', 'redis']);
   if (missing.length > 0) throw new Error(`the cluster benchmark needs ${missing.join(', ')}`);
 
-  process.stdout.write('Starting PostgreSQL, Redis, s3rver, three nodes and nginx…\n');
-  const cluster = await startCluster({ nodes: 3, credits: 60, assets: 120, generations: 10_000 });
-  const load = new MixedLoad(cluster, { maxGenerations: 60 });
+  process.stdout.write('Starting PostgreSQL, Redis, s3rver, the nodes and nginx…\n');
+  // a smoke run: two nodes (one to kill, one to serve meanwhile) and a single generation job
+  const nodes = SMOKE ? 2 : 3;
+  const cluster = await startCluster({ nodes, credits: 60, assets: SMOKE ? 30 : 120, generations: 10_000 });
+  const load = new MixedLoad(cluster, { maxGenerations: SMOKE ? 1 : 60 });
   const rows: string[][] = [];
   try {
     // The reference: the same load straight to node 0, no nginx, no TLS, no fault.
@@ -54,7 +58,7 @@ export async function clusterBenchmark(): Promise<void> {
       rows.push(row(name, load.outcomes.filter((outcome) => outcome.at >= from), (load.now() - from) / 1000));
       load.outcomes.splice(0);
     };
-    await phase('steady, 3 nodes through nginx (TLS)', async () => undefined);
+    await phase(`steady, ${nodes} nodes through nginx (TLS)`, async () => undefined);
     await phase('node 1 killed (kill -9)', async () => void (await cluster.kill(1)));
     // A generation job that ends while PostgreSQL is down waits out its lease (60 s) before it runs
     // again: the jobs end before the restart so the phases stay comparable, and the rest makes no more.
@@ -129,7 +133,7 @@ function readStatus(pid: number): string | undefined {
 
 async function soak(cluster: Cluster, load: MixedLoad, minutes: number, intervalSeconds: number): Promise<void> {
   process.stdout.write(`\nSoak: ${minutes} min, a line every ${intervalSeconds} s\n`);
-  const header = ['minute', 'requests', 'req/s', '5xx or none', 'p50 ms', 'p99 ms', 'RSS node 0 MB', 'node 1', 'node 2'];
+  const header = ['minute', 'requests', 'req/s', '5xx or none', 'p50 ms', 'p99 ms', ...cluster.nodes.map((_, n) => (n === 0 ? 'RSS node 0 MB' : `node ${n}`))];
   const lines: string[][] = [];
   const end = Date.now() + minutes * 60_000;
   while (Date.now() < end) {

@@ -1,28 +1,51 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import SqliteDatabase from 'better-sqlite3';
+import sharp from 'sharp';
+import type { AssetInput, OriginalFile } from '../src/catalog/catalog.records.js';
+import type { BlobStore } from '../src/platform/blobs/blob-store.js';
 import { loadConfig } from '../src/config/config.js';
 import { createServices } from '../src/app.js';
 import { progressBar } from '../src/cli/progress.js';
 import { load, serverEnvironment, startServer, stop, table, type LoadResult } from './harness.js';
-import { SyntheticCatalogue } from './search/catalogue.js';
-import { loadCatalogue } from './search/store-loader.js';
+import { PICTURE_SIZES, SyntheticCatalogue } from './search/catalogue.js';
+import { checkAgainstRepository, loadCatalogue } from './search/store-loader.js';
+import { size } from './sizes.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
-const ASSETS = Number(process.env.BENCH_ASSETS ?? 200_000);
+const SECONDS = size('BENCH_SECONDS', 5, 1);
+const ROUNDS = size('BENCH_ROUNDS', 3, 1);
+const CONNECTIONS = size('BENCH_CONNECTIONS', 10, 2);
+const ASSETS = size('BENCH_ASSETS', 200_000, 2_000);
+
+/**
+ * One real JPEG of each picture size the catalogue uses, in the blob store: every image names
+ * the one of its size as its original, so that it can be licensed (an image without a file is
+ * refused before any payment). The benchmark signs delivery URLs; it does not fetch them.
+ */
+async function storeOriginals(blobs: BlobStore): Promise<Map<string, OriginalFile>> {
+  const originals = new Map<string, OriginalFile>();
+  for (const { width, height } of PICTURE_SIZES) {
+    const jpeg = await sharp({ create: { width, height, channels: 3, background: { r: 120, g: 140, b: 160 } } })
+      .jpeg({ quality: 60 })
+      .toBuffer();
+    const key = `originals/${createHash('sha256').update(jpeg).digest('hex')}.jpg`;
+    await blobs.put(key, jpeg);
+    originals.set(`${width}x${height}`, { key, media_type: 'image/jpeg', width, height, dpi: 300, bytes: jpeg.length });
+  }
+  return originals;
+}
 
 /**
  * POST /v3/downloads/images/{id} through HTTP — the bearer token checked, the product chosen,
  * the download allowance debited with its ledger row and download record in one transaction,
  * a signed delivery URL made — beside GET /v3/images/{id} on the same server, in the same run.
  *
- * The store holds BENCH_ASSETS synthetic images (metadata only: no file is delivered, the URL
- * is the product); the customer holds a premiumaccess product with a download limit the run
+ * The store holds BENCH_ASSETS synthetic images, each naming a stored original of its size
+ * (storeOriginals: no file is delivered, the URL is the product); the customer holds a premiumaccess product with a download limit the run
  * cannot reach, so every download pays. Downloads walk the licensable images in order, none
  * twice, so that none is a free download again under the same product.
  */
@@ -44,10 +67,18 @@ export async function downloadsBenchmark(): Promise<void> {
     const password = 'bench-password-1';
     const user = await services.users.create({ username: 'bench-customer', password });
     const product = await services.products.grant({ userId: user.id, type: 'premiumaccess', downloads: 100_000_000, period: 'year' });
+    const originals = await storeOriginals(services.blobs);
     await services.close();
     const bar = progressBar('Writing the catalogue');
-    loadCatalogue(path.join(dataDir, 'stockroom.sqlite'), new SyntheticCatalogue(ASSETS, 1), bar.update);
+    const catalogue = new SyntheticCatalogue(ASSETS, 1);
+    const originalOf = (input: AssetInput) => {
+      const { width, height } = input.fields.max_dimensions as { width: number; height: number };
+      return originals.get(`${width}x${height}`);
+    };
+    loadCatalogue(path.join(dataDir, 'stockroom.sqlite'), catalogue, { onProgress: bar.update, originalOf });
     bar.stop();
+    await checkAgainstRepository(catalogue, path.join(dataDir, 'stockroom.sqlite'), path.join(dataDir, 'fidelity'), Math.min(50, ASSETS), { originalOf });
+    fs.rmSync(path.join(dataDir, 'fidelity'), { recursive: true, force: true });
     const store = new SqliteDatabase(path.join(dataDir, 'stockroom.sqlite'), { readonly: true });
     const licensable = (
       store.prepare(`select id from assets where asset_type = 'image' and details like '%"premiumaccess"%' order by id`).all() as Array<{ id: string }>

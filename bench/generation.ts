@@ -19,12 +19,13 @@ import type { EngineRequest } from '../src/generation/engines/engine.js';
 import { downloadSizesFor } from '../src/media/image-probe.js';
 import { openDatabase } from '../src/platform/db/database.js';
 import { serverEnvironment, startServer, stop, table } from './harness.js';
+import { size } from './sizes.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const JOBS = Number(process.env.BENCH_JOBS ?? 50);
-const PICTURES = Number(process.env.BENCH_PICTURES ?? 10);
-const WIDTH = Number(process.env.BENCH_WIDTH ?? 768);
-const HEIGHT = Number(process.env.BENCH_HEIGHT ?? 512);
+const JOBS = size('BENCH_JOBS', 50, 1);
+const PICTURES = size('BENCH_PICTURES', 10, 1);
+const WIDTH = size('BENCH_WIDTH', 768, 256);
+const HEIGHT = size('BENCH_HEIGHT', 512, 192);
 
 interface Case {
   operation: 'remove_background' | 'remove_object';

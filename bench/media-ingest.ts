@@ -9,6 +9,7 @@ import { IngestService } from '../src/catalog/ingest/ingest.service.js';
 import { loadConfig } from '../src/config/config.js';
 import { NudityClassifier } from '../src/media/nudity-classifier.js';
 import { table } from './harness.js';
+import { size } from './sizes.js';
 
 /*
  * `npm run bench -- media-ingest`: `stockroom ingest ./folder` of generated pictures (1,000 by
@@ -17,7 +18,7 @@ import { table } from './harness.js';
  * ingest decodes each picture fully) and the classifier alone on them.
  */
 
-const IMAGES = Number(process.env.BENCH_IMAGES ?? 1000);
+const IMAGES = size('BENCH_IMAGES', 1000, 3);
 const WIDTH = 1600;
 const HEIGHT = 1067;
 

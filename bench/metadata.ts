@@ -4,14 +4,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config/config.js';
 import { createServices } from '../src/app.js';
-import { DEFAULT_DEMO, seedDemo } from '../src/catalog/demo/demo-catalog.js';
+import { seedDemo } from '../src/catalog/demo/demo-catalog.js';
 import { progressBar } from '../src/cli/progress.js';
-import { load, serverEnvironment, startProcess, startServer, stop, table, type LoadResult } from './harness.js';
+import { BENCH_DEMO, load, serverEnvironment, startProcess, startServer, stop, table, type LoadResult } from './harness.js';
+import { size } from './sizes.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const SECONDS = size('BENCH_SECONDS', 5, 1);
+const ROUNDS = size('BENCH_ROUNDS', 3, 1);
+const CONNECTIONS = size('BENCH_CONNECTIONS', 50, 4);
 
 
 /**
@@ -25,7 +26,7 @@ export async function metadataBenchmark(): Promise<void> {
     // 1. A seeded store and a client whose limits the load cannot reach.
     const services = await createServices(loadConfig(env));
     const bar = progressBar('Seeding');
-    await seedDemo({ catalog: services.catalog, blobs: services.blobs }, { ...DEFAULT_DEMO, onProgress: bar.update });
+    await seedDemo({ catalog: services.catalog, blobs: services.blobs }, { ...BENCH_DEMO, onProgress: bar.update });
     bar.stop();
     const { apiKey } = await services.clients.create({ name: 'bench', queriesPerSecond: 1_000_000_000, queriesPerDay: 1_000_000_000 });
     const imageIds = (

@@ -11,13 +11,14 @@ import { openDatabase } from '../src/platform/db/database.js';
 import { UsageRepository, type NewUsage } from '../src/reporting/usage.repository.js';
 import { serverEnvironment, startServer, stop, table } from './harness.js';
 import { SyntheticCatalogue } from './search/catalogue.js';
-import { loadCatalogue } from './search/store-loader.js';
+import { checkAgainstRepository, loadCatalogue } from './search/store-loader.js';
+import { size } from './sizes.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 4);
-const ASSETS = Number(process.env.BENCH_ASSETS ?? 50_000);
+const SECONDS = size('BENCH_SECONDS', 5, 1);
+const ROUNDS = size('BENCH_ROUNDS', 3, 1);
+const CONNECTIONS = size('BENCH_CONNECTIONS', 4, 2);
+const ASSETS = size('BENCH_ASSETS', 50_000, 2_000);
 const ENTRIES = 1000;
 /** Distinct batch bodies the load rotates over (each sent under a new transaction id). */
 const BODIES = 64;
@@ -107,8 +108,11 @@ export async function usageBenchmark(): Promise<void> {
     const user = await services.users.create({ username: 'bench-reporter', password });
     await services.close();
     const bar = progressBar('Writing the catalogue');
-    loadCatalogue(file, new SyntheticCatalogue(ASSETS, 1), bar.update);
+    const catalogue = new SyntheticCatalogue(ASSETS, 1);
+    loadCatalogue(file, catalogue, { onProgress: bar.update });
     bar.stop();
+    await checkAgainstRepository(catalogue, file, path.join(dataDir, 'fidelity'), Math.min(50, ASSETS));
+    fs.rmSync(path.join(dataDir, 'fidelity'), { recursive: true, force: true });
     const reader = new SqliteDatabase(file, { readonly: true });
     const ids = (reader.prepare(`select id from assets where asset_type = 'image' order by id`).all() as Array<{ id: string }>).map((row) => row.id);
     reader.close();

@@ -9,6 +9,7 @@ import { probeVideo } from '../src/media/video/video-probe.js';
 import { keyFrames, posterStill } from '../src/media/video/video-renders.js';
 import { VideoTools } from '../src/media/video/video-tools.js';
 import { table } from './harness.js';
+import { size } from './sizes.js';
 
 /*
  * `npm run bench -- video-ingest`: `stockroom ingest` of a manifest naming 20 one-minute clips
@@ -18,8 +19,8 @@ import { table } from './harness.js';
  * which decode the whole clip: the bulk of the work).
  */
 
-const VIDEOS = Number(process.env.BENCH_VIDEOS ?? 20);
-const SECONDS = Number(process.env.BENCH_VIDEO_SECONDS ?? 60);
+const VIDEOS = size('BENCH_VIDEOS', 20, 1);
+const SECONDS = size('BENCH_VIDEO_SECONDS', 60, 3);
 const WIDTH = 1280;
 const HEIGHT = 720;
 

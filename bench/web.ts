@@ -1,13 +1,14 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { buildApp } from '../src/app.js';
-import { DEFAULT_DEMO, seedDemo } from '../src/catalog/demo/demo-catalog.js';
+import { seedDemo } from '../src/catalog/demo/demo-catalog.js';
 import { progressBar } from '../src/cli/progress.js';
 import { loadConfig } from '../src/config/config.js';
-import { serverEnvironment, table } from './harness.js';
+import { BENCH_DEMO, serverEnvironment, table } from './harness.js';
+import { size } from './sizes.js';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1500);
-const WARM_UP = 200;
+const ROUNDS = size('BENCH_ROUNDS', 1500, 5);
+const WARM_UP = size('BENCH_WARM_UP', 200, 2);
 
 /** The searches both sides run: the page's URL and the JSON search it wraps, with the same parameters, facets and fields. */
 const PHRASES = ['', 'city', 'harbour', 'marathon', 'festival', 'coffee', 'summit', 'mountain lake', 'people working', 'night'];
@@ -55,7 +56,7 @@ export async function webBenchmark(): Promise<void> {
   const { app, services } = await buildApp(loadConfig(env), { logger: false });
   try {
     const bar = progressBar('Seeding');
-    await seedDemo({ catalog: services.catalog, blobs: services.blobs }, { ...DEFAULT_DEMO, onProgress: bar.update });
+    await seedDemo({ catalog: services.catalog, blobs: services.blobs }, { ...BENCH_DEMO, onProgress: bar.update });
     bar.stop();
     await services.changeFeed.poll();
     await services.search.settled();
@@ -117,7 +118,7 @@ export async function webBenchmark(): Promise<void> {
     };
     process.stdout.write(
       `\nSearch page vs the JSON search it wraps: ${list.length} searches (creative and editorial, ${PHRASES.length} phrases, facets, 30 results), ` +
-        `${ROUNDS} of each, alternating, in one process through app.inject; ${DEFAULT_DEMO.images} images, ${DEFAULT_DEMO.videos} videos.\n\n`,
+        `${ROUNDS} of each, alternating, in one process through app.inject; ${BENCH_DEMO.images} images, ${BENCH_DEMO.videos} videos.\n\n`,
     );
     process.stdout.write(
       `${table(

@@ -1,5 +1,5 @@
 import { downloadSizesFor } from '../../src/media/image-probe.js';
-import type { AssetInput, AssetRecord, EventInput, KeywordInput, StoredKeyword } from '../../src/catalog/catalog.records.js';
+import type { AssetInput, EventInput, KeywordInput } from '../../src/catalog/catalog.records.js';
 import { seededRandom } from '../../src/platform/seeded-random.js';
 import { syntheticVocabulary } from '../../src/search/engine/synthetic.js';
 
@@ -135,6 +135,8 @@ const ORIENTATIONS: ReadonlyArray<readonly [string, number, number, number]> = [
   ['PanoramicHorizontal', 2, 9000, 3000],
   ['PanoramicVertical', 1, 3000, 9000],
 ];
+/** The pixel sizes of the catalogue's pictures (max_dimensions), one for each orientation. */
+export const PICTURE_SIZES: ReadonlyArray<{ width: number; height: number }> = ORIENTATIONS.map(([, , width, height]) => ({ width, height }));
 const CREATIVE_STYLES: ReadonlyArray<readonly [string, number]> = [
   ['Photography', 80],
   ['Illustration', 10],
@@ -327,50 +329,4 @@ export class SyntheticCatalogue {
       yield { asset_type: 'image', id, fields };
     }
   }
-}
-
-/**
- * The record CatalogRepository reads back for an asset written by upsertAsset (its hydrate):
- * the fields kept in `details`, then the columns and joined values, keywords as stored.
- */
-export function storedRecord(input: AssetInput, detailsOf: (fields: Record<string, unknown>) => Record<string, unknown>): AssetRecord {
-  const f = input.fields;
-  const dimensions = f.max_dimensions as { width: number; height: number };
-  const keywords: StoredKeyword[] = (f.keywords as KeywordInput[]).map((k) => ({
-    keyword_id: String(k.keyword_id),
-    text: k.text,
-    type: k.type ?? null,
-    relevance: k.relevance ?? null,
-    entity_uris: [],
-    entity_types: [],
-    translations: {},
-  }));
-  const fields: Record<string, unknown> = {
-    ...detailsOf(f),
-    asset_family: f.asset_family,
-    title: f.title,
-    caption: f.caption,
-    license_model: f.license_model,
-    orientation: f.orientation,
-    quality_rank: f.quality_rank,
-    date_created: f.date_created,
-    date_submitted: f.date_submitted,
-    max_dimensions: { height: dimensions.height, width: dimensions.width },
-    artist: f.artist,
-    collection_id: f.collection_id,
-    collection_code: f.collection_code,
-    collection_name: f.collection_name,
-    keywords,
-    event_ids: [...((f.event_ids as number[] | undefined) ?? [])].sort((a, b) => a - b),
-  };
-  return {
-    id: input.id,
-    asset_type: input.asset_type,
-    fields,
-    width: dimensions.width,
-    height: dimensions.height,
-    original: null,
-    visual_signature: null,
-    downloads: 0,
-  };
 }

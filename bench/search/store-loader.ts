@@ -1,34 +1,65 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import type { AssetInput, AssetRecord, KeywordInput } from '../../src/catalog/catalog.records.js';
-import { CatalogRepository } from '../../src/catalog/catalog.repository.js';
+import type { AssetInput, AssetRecord, KeywordInput, OriginalFile, StoredKeyword } from '../../src/catalog/catalog.records.js';
+import { assetColumns, assetRecord, CatalogRepository, eventColumns } from '../../src/catalog/catalog.repository.js';
+import { changeEntry } from '../../src/platform/db/change-log.js';
 import { migrateToLatest, openDatabase } from '../../src/platform/db/database.js';
-import { COLLECTIONS, KEYWORD_IDS, storedRecord, type SyntheticCatalogue } from './catalogue.js';
-import { NOT_IN_DETAILS } from '../../src/catalog/catalog.repository.js';
+import { COLLECTIONS, KEYWORD_IDS, type SyntheticCatalogue } from './catalogue.js';
 
 /*
  * Writes the synthetic catalogue into a store that the real code created and migrated, with
  * better-sqlite3 prepared statements in large transactions: the rows CatalogRepository.upsertAsset
  * would write (assets with their `details` JSON, artists, collections, keywords, asset_keywords,
  * asset_events, events, and one change-log entry per write), at a small fraction of its cost.
+ * The asset, event and change-log rows are made by the repository's own functions (assetColumns,
+ * eventColumns, changeEntry), so a column the write path gains is written here too.
  * checkAgainstRepository() proves the point on a sample: the same records written one by one
- * through the repository read back identical.
+ * through the repository give the same rows and read back identical.
  */
 
+const COLLECTION_OF = new Map(COLLECTIONS.map((c) => [c.id, c]));
 
-/** The `details` object upsertAsset stores for these fields. */
-export function detailsOf(fields: Record<string, unknown>): Record<string, unknown> {
-  const details: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(fields)) {
-    if (!NOT_IN_DETAILS.has(name) && value !== undefined) details[name] = value;
+/** The record the repository reads back for an asset of the synthetic catalogue, as loadCatalogue writes it. */
+export function recordOf(input: AssetInput): AssetRecord {
+  const f = input.fields;
+  const collection = COLLECTION_OF.get(f.collection_id as number);
+  const columns = assetColumns(input, null, collection?.id ?? null, '');
+  const keywords: StoredKeyword[] = [];
+  const seen = new Set<string>();
+  for (const k of (f.keywords as KeywordInput[] | undefined) ?? []) {
+    const id = String(k.keyword_id);
+    if (seen.has(id)) continue;
+    seen.add(id);
+    keywords.push({ keyword_id: id, text: k.text, type: k.type ?? null, relevance: k.relevance ?? null, entity_uris: [], entity_types: [], translations: {} });
   }
-  return details;
+  const eventIds = [...new Set((f.event_ids as number[] | undefined) ?? [])].sort((a, b) => a - b);
+  return assetRecord(
+    {
+      id: input.id,
+      ...columns,
+      media_facts: (columns as { media_facts?: string | null }).media_facts ?? null,
+      download_count: 0,
+      artist: (f.artist as string | undefined) ?? null,
+      collection_id: collection?.id ?? null,
+      collection_code: collection?.code ?? null,
+      collection_name: collection?.name ?? null,
+    },
+    keywords,
+    eventIds,
+  );
 }
 
-/** The record the repository reads back for an asset of the synthetic catalogue. */
-export function recordOf(input: AssetInput): AssetRecord {
-  return storedRecord(input, detailsOf);
+export interface LoadOptions {
+  onProgress?: (done: number, total: number) => void;
+  /** The original file each asset names (the catalogue itself is metadata only). */
+  originalOf?: (input: AssetInput) => OriginalFile | undefined;
+}
+
+/** The inputs as loadCatalogue writes them: the catalogue's, with their originals when `originalOf` gives them. */
+export function* inputsOf(catalogue: SyntheticCatalogue, options: LoadOptions = {}): Generator<AssetInput> {
+  const { originalOf } = options;
+  for (const input of catalogue.assets()) yield originalOf ? { ...input, original: originalOf(input) } : input;
 }
 
 export interface LoadReport {
@@ -78,8 +109,37 @@ class RowBuffer {
   }
 }
 
+/**
+ * Single-row inserts into one table of rows given as objects (column → value): one prepared
+ * statement per set of columns, as the repository's functions leave a column out when they
+ * have nothing to say of it (media facts an input does not give).
+ */
+class RowInserts {
+  private readonly statements = new Map<string, SqliteDatabase.Statement>();
+
+  constructor(
+    private readonly db: SqliteDatabase.Database,
+    private readonly table: string,
+  ) {}
+
+  run(row: Record<string, unknown>): SqliteDatabase.RunResult {
+    const columns = Object.keys(row);
+    const key = columns.join(',');
+    let statement = this.statements.get(key);
+    if (!statement) {
+      statement = this.db.prepare(`insert into ${this.table} (${columns.map((c) => `"${c}"`).join(', ')}) values (${columns.map(() => '?').join(', ')})`);
+      this.statements.set(key, statement);
+    }
+    return statement.run(Object.values(row));
+  }
+}
+
+/** The change-log columns, in changeEntry's order. */
+const CHANGE_COLUMNS = Object.keys(changeEntry('image', '', 'insert', null, ''));
+
 /** Bulk-loads the catalogue into the SQLite store at `file` (created and migrated, no server running on it). */
-export function loadCatalogue(file: string, catalogue: SyntheticCatalogue, onProgress?: (done: number, total: number) => void): LoadReport {
+export function loadCatalogue(file: string, catalogue: SyntheticCatalogue, options: LoadOptions = {}): LoadReport {
+  const { onProgress } = options;
   const started = performance.now();
   const db = new SqliteDatabase(file);
   // One writer and a scratch store: no journal while loading; WAL again (as openDatabase sets it) afterwards.
@@ -99,55 +159,37 @@ export function loadCatalogue(file: string, catalogue: SyntheticCatalogue, onPro
     .all() as Array<{ name: string; sql: string }>;
   for (const index of indexes) db.exec(`drop index "${index.name}"`);
   const now = () => new Date().toISOString();
-  const logChange = db.prepare('insert into change_log (entity_type, entity_id, operation, changed_at) values (?, ?, ?, ?)');
-  const changes = new RowBuffer(db, 'insert into change_log (entity_type, entity_id, operation, changed_at)', 4);
+  const changeHead = `insert into change_log (${CHANGE_COLUMNS.join(', ')})`;
+  const logChange = db.prepare(`${changeHead} values (${CHANGE_COLUMNS.map(() => '?').join(', ')})`);
+  const changes = new RowBuffer(db, changeHead, CHANGE_COLUMNS.length);
   const insertCollection = db.prepare(
     'insert into collections (id, code, name, asset_family, license_model, product_types) values (?, ?, ?, ?, ?, ?)',
   );
-  const insertEvent = db.prepare(
-    `insert into events (id, name, start_date, parent_id, type, editorial_segments, hero_image_id, city, country, state_province, venue, keywords, updated_at)
-     values (?, ?, ?, null, ?, ?, null, ?, ?, ?, ?, ?, ?)`,
-  );
+  const events = new RowInserts(db, 'events');
   const insertArtist = db.prepare('insert into artists (name) values (?)');
   const insertKeyword = db.prepare(
     `insert into keywords (id, text, type, entity_uris, entity_types, translations) values (?, ?, ?, '[]', '[]', '{}')`,
   );
-  const insertAsset = db.prepare(
-    `insert into assets (id, asset_type, asset_family, title, caption, artist_id, collection_id, license_model, orientation,
-       max_width, max_height, quality_rank, date_created, date_submitted, details, original_key, original_media_type,
-       visual_signature, updated_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, null, null, null, ?)`,
-  );
+  const assetRows = new RowInserts(db, 'assets');
   const assetKeywordRows = new RowBuffer(db, 'insert into asset_keywords (asset_id, keyword_id, relevance, position)', 4);
   const insertAssetEvent = db.prepare('insert into asset_events (asset_id, event_id) values (?, ?)');
 
-  const events = catalogue.events();
+  const eventInputs = catalogue.events();
   db.transaction(() => {
     const at = now();
     for (const c of COLLECTIONS) {
       insertCollection.run(c.id, c.code, c.name, c.asset_family, c.license_model, JSON.stringify(c.product_types));
-      logChange.run('collection', String(c.id), 'insert', at);
+      logChange.run(Object.values(changeEntry('collection', String(c.id), 'insert', null, at)));
     }
-    for (const e of events) {
-      insertEvent.run(
-        e.id,
-        e.name,
-        e.start_date ?? null,
-        e.type ?? null,
-        JSON.stringify(e.editorial_segments ?? []),
-        e.location?.city ?? null,
-        e.location?.country ?? null,
-        e.location?.state_province ?? null,
-        e.location?.venue ?? null,
-        JSON.stringify(e.keywords ?? []),
-        at,
-      );
-      logChange.run('event', String(e.id), 'insert', at);
+    for (const e of eventInputs) {
+      events.run({ id: e.id, ...eventColumns(e, at) });
+      logChange.run(Object.values(changeEntry('event', String(e.id), 'insert', null, at)));
     }
   })();
 
   const artistIds = new Map<string, number>();
-  const keywordSeen = new Uint8Array(KEYWORD_IDS.limit);
+  // the asset (its ordinal + 1) a keyword was last linked to; 0: not written yet
+  const linkedTo = new Uint32Array(KEYWORD_IDS.limit);
   let keywords = 0;
   let assetKeywords = 0;
   let assets = 0;
@@ -161,39 +203,24 @@ export function loadCatalogue(file: string, catalogue: SyntheticCatalogue, onPro
         artistId = Number(insertArtist.run(artist).lastInsertRowid);
         artistIds.set(artist, artistId);
       }
-      const dimensions = f.max_dimensions as { width: number; height: number };
-      insertAsset.run(
-        input.id,
-        input.asset_type,
-        f.asset_family as string,
-        f.title as string,
-        f.caption as string,
-        artistId,
-        f.collection_id as number,
-        f.license_model as string,
-        f.orientation as string,
-        dimensions.width,
-        dimensions.height,
-        f.quality_rank as number,
-        f.date_created as string,
-        f.date_submitted as string,
-        JSON.stringify(detailsOf(f)),
-        at,
-      );
+      assetRows.run({ id: input.id, ...assetColumns(input, artistId, f.collection_id as number, at) });
+      // As upsertAsset: a keyword listed twice is linked once, at its first position.
       const list = f.keywords as KeywordInput[];
       for (let position = 0; position < list.length; position++) {
         const k = list[position]!;
-        const keywordId = k.keyword_id as number;
-        if (keywordSeen[keywordId] === 0) {
-          keywordSeen[keywordId] = 1;
+        const keywordId = Number(k.keyword_id);
+        const linked = linkedTo[keywordId]!;
+        if (linked === assets + 1) continue;
+        if (linked === 0) {
           insertKeyword.run(keywordId, k.text, k.type ?? null);
           keywords++;
         }
+        linkedTo[keywordId] = assets + 1;
         assetKeywordRows.push(input.id, keywordId, k.relevance ?? null, position);
         assetKeywords++;
       }
-      for (const eventId of (f.event_ids as number[] | undefined) ?? []) insertAssetEvent.run(input.id, eventId);
-      changes.push(input.asset_type, input.id, 'insert', at);
+      for (const eventId of new Set((f.event_ids as number[] | undefined) ?? [])) insertAssetEvent.run(input.id, eventId);
+      changes.push(...Object.values(changeEntry(input.asset_type, input.id, 'insert', (f.asset_family as string | undefined) ?? null, at)));
       assets++;
     }
     assetKeywordRows.flush();
@@ -201,7 +228,7 @@ export function loadCatalogue(file: string, catalogue: SyntheticCatalogue, onPro
   });
 
   let batch: AssetInput[] = [];
-  for (const input of catalogue.assets()) {
+  for (const input of inputsOf(catalogue, options)) {
     batch.push(input);
     if (batch.length === BATCH) {
       writeBatch(batch);
@@ -219,7 +246,7 @@ export function loadCatalogue(file: string, catalogue: SyntheticCatalogue, onPro
     assetKeywords,
     keywords,
     artists: artistIds.size,
-    events: events.length,
+    events: eventInputs.length,
     seconds: (performance.now() - started) / 1000,
     bytes: fs.statSync(file).size,
   };
@@ -241,39 +268,127 @@ export interface FidelityReport {
   repositoryAssetsPerSecond: number;
 }
 
+/** Rows of one table, keyed by their identity, with the columns that differ by nature (numbers drawn, times) left out. */
+type Rows = Map<string, string>;
+
 /**
- * Writes the first `sample` assets one by one through CatalogRepository.upsertAsset into a
- * scratch store, then reads them back from it and from the bulk-loaded store: both must equal
- * the record the benchmark indexes (storedRecord).
+ * The rows the sample's writes left in a store: its assets (the artist by name), their keyword
+ * links, event links, keywords and events, and their change-log entries.
  */
-export async function checkAgainstRepository(catalogue: SyntheticCatalogue, storeFile: string, scratchDir: string, sample: number): Promise<FidelityReport> {
+function sampleRows(file: string, ids: readonly string[], eventIds: readonly number[]): Record<string, Rows> {
+  const db = new SqliteDatabase(file, { readonly: true });
+  try {
+    const list = (n: number) => Array.from({ length: n }, () => '?').join(', ');
+    const rows = (sql: string, params: readonly unknown[], key: (row: Record<string, unknown>) => string, drop: readonly string[] = []): Rows => {
+      const found: Rows = new Map();
+      for (const row of db.prepare(sql).all(...params) as Array<Record<string, unknown>>) {
+        const id = key(row);
+        for (const column of drop) delete row[column];
+        found.set(id, canonical(row));
+      }
+      return found;
+    };
+    const keywordIds = (db.prepare(`select distinct keyword_id from asset_keywords where asset_id in (${list(ids.length)})`).all(...ids) as Array<{ keyword_id: number }>).map(
+      (r) => r.keyword_id,
+    );
+    return {
+      assets: rows(
+        `select assets.*, artists.name as artist_name from assets left join artists on artists.id = assets.artist_id where assets.id in (${list(ids.length)})`,
+        ids,
+        (r) => String(r.id),
+        ['artist_id', 'updated_at'],
+      ),
+      asset_keywords: rows(`select * from asset_keywords where asset_id in (${list(ids.length)})`, ids, (r) => `${r.asset_id} ${r.keyword_id}`),
+      asset_events: rows(`select * from asset_events where asset_id in (${list(ids.length)})`, ids, (r) => `${r.asset_id} ${r.event_id}`),
+      keywords: rows(`select * from keywords where id in (${list(keywordIds.length)})`, keywordIds, (r) => String(r.id)),
+      events: rows(`select * from events where id in (${list(eventIds.length)})`, eventIds, (r) => String(r.id), ['updated_at']),
+      change_log: rows(
+        `select * from change_log where entity_type in ('image', 'video') and entity_id in (${list(ids.length)})`,
+        ids,
+        (r) => `${r.entity_type} ${r.entity_id} ${r.operation}`,
+        ['seq', 'changed_at'],
+      ),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+/** What differs between the rows the repository wrote and the rows the bulk loader wrote, a line each. */
+function rowDifferences(viaRepository: Record<string, Rows>, viaBulk: Record<string, Rows>): string[] {
+  const differences: string[] = [];
+  for (const [table, expected] of Object.entries(viaRepository)) {
+    const actual = viaBulk[table]!;
+    for (const key of new Set([...expected.keys(), ...actual.keys()])) {
+      const want = expected.get(key);
+      const got = actual.get(key);
+      if (want === got) continue;
+      if (want === undefined || got === undefined) {
+        differences.push(`${table} ${key}: ${want === undefined ? 'only the bulk loader writes it' : 'the bulk loader does not write it'}`);
+        continue;
+      }
+      const a = JSON.parse(want) as Record<string, unknown>;
+      const b = JSON.parse(got) as Record<string, unknown>;
+      const columns = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((c) => canonical(a[c]) !== canonical(b[c]));
+      differences.push(`${table} ${key}: ${columns.map((c) => `${c} is ${canonical(b[c])} in bulk, ${canonical(a[c])} through the repository`).join('; ')}`);
+    }
+  }
+  return differences;
+}
+
+/**
+ * Writes the first `sample` assets (and the events they belong to) one by one through
+ * CatalogRepository into a scratch store, then compares: the rows each store holds for them
+ * (every column but ids drawn and times), and the records read back from each, which must
+ * also equal the record the benchmark indexes (recordOf). Throws, naming what differs, unless
+ * all agree; `options` must be the ones the store was loaded with.
+ */
+export async function checkAgainstRepository(
+  catalogue: SyntheticCatalogue,
+  storeFile: string,
+  scratchDir: string,
+  sample: number,
+  options: LoadOptions = {},
+): Promise<FidelityReport> {
   const inputs: AssetInput[] = [];
-  for (const input of catalogue.assets()) {
+  for (const input of inputsOf(catalogue, options)) {
     if (inputs.length === sample) break;
     inputs.push(input);
   }
+  const eventIds = new Set(inputs.flatMap((input) => (input.fields.event_ids as number[] | undefined) ?? []));
   fs.mkdirSync(scratchDir, { recursive: true });
-  const scratch = await openDatabase({ sqliteFile: path.join(scratchDir, 'stockroom.sqlite') });
+  const scratchFile = path.join(scratchDir, 'stockroom.sqlite');
+  const scratch = await openDatabase({ sqliteFile: scratchFile });
   const bulk = await openDatabase({ sqliteFile: storeFile });
+  const ids = inputs.map((i) => i.id);
+  let identical = 0;
+  let seconds: number;
+  const differences: string[] = [];
   try {
     await migrateToLatest(scratch);
     const repository = new CatalogRepository(scratch.db, 'sqlite');
+    for (const event of catalogue.events()) if (eventIds.has(event.id)) await repository.upsertEvent(event);
     const started = performance.now();
     for (const input of inputs) await repository.upsertAsset(input);
-    const seconds = (performance.now() - started) / 1000;
-    const ids = inputs.map((i) => i.id);
+    seconds = (performance.now() - started) / 1000;
     const viaRepository = new Map((await repository.findAssets('image', ids)).map((r) => [r.id, canonical(r)]));
     const viaBulk = new Map((await new CatalogRepository(bulk.db, 'sqlite').findAssets('image', ids)).map((r) => [r.id, canonical(r)]));
-    let identical = 0;
     for (const input of inputs) {
       const expected = canonical(recordOf(input));
       if (viaRepository.get(input.id) === expected && viaBulk.get(input.id) === expected) identical++;
+      else if (differences.length < 3) {
+        differences.push(`record ${input.id}:\n  indexed     ${expected}\n  repository  ${viaRepository.get(input.id)}\n  bulk loader ${viaBulk.get(input.id)}`);
+      }
     }
-    return { sample: inputs.length, identical, repositoryAssetsPerSecond: inputs.length / seconds };
   } finally {
     await scratch.close();
     await bulk.close();
   }
+  differences.unshift(...rowDifferences(sampleRows(scratchFile, ids, [...eventIds]), sampleRows(storeFile, ids, [...eventIds])).slice(0, 10));
+  if (identical !== inputs.length || differences.length > 0) {
+    throw new Error(`the bulk loader and CatalogRepository disagree: ${inputs.length - identical} of ${inputs.length} records differ\n${differences.join('\n')}`);
+  }
+  return { sample: inputs.length, identical, repositoryAssetsPerSecond: inputs.length / seconds };
 }
 
 /**

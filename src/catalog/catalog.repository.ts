@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { SqlDialect } from '../platform/db/database.js';
-import type { Tables } from '../platform/db/tables.js';
+import type { AssetsTable, Tables } from '../platform/db/tables.js';
 import { recordChange } from '../platform/db/change-log.js';
 import { nudityScore, parseStoredFacts, type MediaFacts } from '../media/media-facts.js';
 import type {
@@ -76,32 +76,7 @@ export class CatalogRepository {
       }
       const artistId = typeof f.artist === 'string' && f.artist ? await this.artistId(trx, f.artist) : null;
       const collectionId = await this.collectionIdFor(trx, f);
-      const details: Record<string, unknown> = {};
-      for (const [name, value] of Object.entries(f)) {
-        if (!NOT_IN_DETAILS.has(name) && value !== undefined) details[name] = value;
-      }
-      const dimensions = f.max_dimensions as { width: number; height: number } | undefined;
-      const row = {
-        asset_type: input.asset_type,
-        asset_family: nullable(f.asset_family as string | undefined),
-        title: nullable(f.title as string | undefined),
-        caption: nullable(f.caption as string | undefined),
-        artist_id: artistId,
-        collection_id: collectionId,
-        license_model: nullable(f.license_model as string | undefined),
-        orientation: nullable(f.orientation as string | undefined),
-        max_width: input.original?.width ?? dimensions?.width ?? null,
-        max_height: input.original?.height ?? dimensions?.height ?? null,
-        quality_rank: nullable(f.quality_rank as number | undefined),
-        date_created: nullable(f.date_created as string | undefined),
-        date_submitted: nullable(f.date_submitted as string | undefined),
-        details: JSON.stringify(details),
-        original_key: input.original?.key ?? null,
-        original_media_type: input.original?.media_type ?? null,
-        visual_signature: input.visual_signature ?? null,
-        updated_at: new Date().toISOString(),
-        ...(input.media_facts === undefined ? {} : mediaFactsColumns(input.media_facts)),
-      };
+      const row = assetColumns(input, artistId, collectionId, new Date().toISOString());
       if (existing) {
         await trx.updateTable('assets').set(row).where('id', '=', input.id).execute();
         await trx.deleteFrom('asset_keywords').where('asset_id', '=', input.id).execute();
@@ -234,20 +209,7 @@ export class CatalogRepository {
         const stored = await trx.selectFrom('keywords').select('type').where('id', '=', id).executeTakeFirst();
         keywords.push({ keyword_id: String(id), text: keyword.text, type: keyword.type ?? stored?.type ?? null });
       }
-      const row = {
-        name: input.name,
-        start_date: input.start_date ?? null,
-        parent_id: input.parent_id ?? null,
-        type: input.type ?? null,
-        editorial_segments: JSON.stringify(input.editorial_segments ?? []),
-        hero_image_id: input.hero_image_id ?? null,
-        city: input.location?.city ?? null,
-        country: input.location?.country ?? null,
-        state_province: input.location?.state_province ?? null,
-        venue: input.location?.venue ?? null,
-        keywords: JSON.stringify(keywords),
-        updated_at: new Date().toISOString(),
-      };
+      const row = eventColumns({ ...input, keywords }, new Date().toISOString());
       if (existing) await trx.updateTable('events').set(row).where('id', '=', input.id).execute();
       else await trx.insertInto('events').values({ id: input.id, ...row }).execute();
       const operation = existing ? 'update' : 'insert';
@@ -466,41 +428,7 @@ export class CatalogRepository {
       list.push(e.event_id);
       eventsOf.set(e.asset_id, list);
     }
-    return rows.map((r) => {
-      const facts = parseStoredFacts(r.media_facts) ?? null;
-      const details = parseJson<Record<string, unknown>>(r.details, {});
-      // A colour type the record does not give is the one detected from the pixels.
-      if (details.color_type === undefined && facts !== null) details.color_type = facts.color_type;
-      const fields: Record<string, unknown> = {
-        ...details,
-        asset_family: r.asset_family,
-        title: r.title,
-        caption: r.caption,
-        license_model: r.license_model,
-        orientation: r.orientation,
-        quality_rank: r.quality_rank,
-        date_created: r.date_created,
-        date_submitted: r.date_submitted,
-        max_dimensions: r.max_width !== null && r.max_height !== null ? { height: r.max_height, width: r.max_width } : null,
-        artist: r.artist,
-        collection_id: r.collection_id,
-        collection_code: r.collection_code,
-        collection_name: r.collection_name,
-        keywords: keywordsOf.get(r.id) ?? [],
-        event_ids: eventsOf.get(r.id) ?? [],
-      };
-      return {
-        id: r.id,
-        asset_type: r.asset_type as AssetType,
-        fields,
-        width: r.max_width,
-        height: r.max_height,
-        original: r.original_key ? { key: r.original_key, media_type: r.original_media_type ?? 'image/jpeg' } : null,
-        visual_signature: r.visual_signature,
-        downloads: r.download_count,
-        media_facts: facts,
-      };
-    });
+    return rows.map((r) => assetRecord(r, keywordsOf.get(r.id) ?? [], eventsOf.get(r.id) ?? []));
   }
 
   /**
@@ -592,6 +520,126 @@ export class CatalogRepository {
     const row = await this.db.selectFrom('assets').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
     return Number(row?.n ?? 0);
   }
+}
+
+/** The `details` JSON of an asset: every field of its record that has no column or table of its own. */
+export function assetDetails(fields: Record<string, unknown>): Record<string, unknown> {
+  const details: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(fields)) {
+    if (!NOT_IN_DETAILS.has(name) && value !== undefined) details[name] = value;
+  }
+  return details;
+}
+
+/**
+ * The `assets` row upsertAsset writes for an input (all but its id), given the ids of its
+ * artist and collection. Exported so that the benchmarks' bulk loader writes the very same
+ * columns (bench/search/store-loader.ts).
+ */
+export function assetColumns(input: AssetInput, artistId: number | null, collectionId: number | null, updatedAt: string) {
+  const f = input.fields;
+  const dimensions = f.max_dimensions as { width: number; height: number } | undefined;
+  return {
+    asset_type: input.asset_type,
+    asset_family: nullable(f.asset_family as string | undefined),
+    title: nullable(f.title as string | undefined),
+    caption: nullable(f.caption as string | undefined),
+    artist_id: artistId,
+    collection_id: collectionId,
+    license_model: nullable(f.license_model as string | undefined),
+    orientation: nullable(f.orientation as string | undefined),
+    max_width: input.original?.width ?? dimensions?.width ?? null,
+    max_height: input.original?.height ?? dimensions?.height ?? null,
+    quality_rank: nullable(f.quality_rank as number | undefined),
+    date_created: nullable(f.date_created as string | undefined),
+    date_submitted: nullable(f.date_submitted as string | undefined),
+    details: JSON.stringify(assetDetails(f)),
+    original_key: input.original?.key ?? null,
+    original_media_type: input.original?.media_type ?? null,
+    visual_signature: input.visual_signature ?? null,
+    updated_at: updatedAt,
+    ...(input.media_facts === undefined ? {} : mediaFactsColumns(input.media_facts)),
+  };
+}
+
+/** The `events` row upsertEvent writes for an input (all but its id); exported for the benchmarks' bulk loader. */
+export function eventColumns(input: EventInput, updatedAt: string) {
+  return {
+    name: input.name,
+    start_date: input.start_date ?? null,
+    parent_id: input.parent_id ?? null,
+    type: input.type ?? null,
+    editorial_segments: JSON.stringify(input.editorial_segments ?? []),
+    hero_image_id: input.hero_image_id ?? null,
+    city: input.location?.city ?? null,
+    country: input.location?.country ?? null,
+    state_province: input.location?.state_province ?? null,
+    venue: input.location?.venue ?? null,
+    keywords: JSON.stringify((input.keywords ?? []).map((k) => ({ keyword_id: k.keyword_id ?? null, text: k.text, type: k.type ?? null }))),
+    updated_at: updatedAt,
+  };
+}
+
+/** An asset row as the catalogue's reads select it: its own columns with its artist's name and its collection's. */
+export type AssetRow = Pick<
+  AssetsTable,
+  | 'id'
+  | 'asset_type'
+  | 'asset_family'
+  | 'title'
+  | 'caption'
+  | 'license_model'
+  | 'orientation'
+  | 'max_width'
+  | 'max_height'
+  | 'quality_rank'
+  | 'date_created'
+  | 'date_submitted'
+  | 'details'
+  | 'original_key'
+  | 'original_media_type'
+  | 'visual_signature'
+  | 'media_facts'
+> & { download_count: number; artist: string | null; collection_id: number | null; collection_code: string | null; collection_name: string | null };
+
+/**
+ * The record of an asset row with its keywords (in order) and event ids (ascending). Exported so
+ * that the benchmarks index exactly what the repository would read back.
+ */
+export function assetRecord(r: AssetRow, keywords: StoredKeyword[], eventIds: number[]): AssetRecord {
+  const facts = parseStoredFacts(r.media_facts) ?? null;
+  const details = parseJson<Record<string, unknown>>(r.details, {});
+  // A colour type the record does not give is the one detected from the pixels.
+  if (details.color_type === undefined && facts !== null) details.color_type = facts.color_type;
+  const fields: Record<string, unknown> = {
+    ...details,
+    asset_family: r.asset_family,
+    title: r.title,
+    caption: r.caption,
+    license_model: r.license_model,
+    orientation: r.orientation,
+    quality_rank: r.quality_rank,
+    date_created: r.date_created,
+    date_submitted: r.date_submitted,
+    max_dimensions: r.max_width !== null && r.max_height !== null ? { height: r.max_height, width: r.max_width } : null,
+    artist: r.artist,
+    collection_id: r.collection_id,
+    collection_code: r.collection_code,
+    collection_name: r.collection_name,
+    keywords,
+    event_ids: eventIds,
+  };
+  return {
+    id: r.id,
+    asset_type: r.asset_type as AssetType,
+    fields,
+    width: r.max_width,
+    height: r.max_height,
+    original: r.original_key ? { key: r.original_key, media_type: r.original_media_type ?? 'image/jpeg' } : null,
+    visual_signature: r.visual_signature,
+    downloads: r.download_count,
+    media_facts: facts,
+  };
 }
 
 /** The columns media facts are stored in: the whole as JSON, its version (the backfill's marker) and the nudity score search compares. */
