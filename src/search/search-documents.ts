@@ -12,7 +12,7 @@ import { IMAGE_TECHNIQUES, VIEWPOINTS } from './params/search-values.js';
  * Raise it whenever assetDocument or eventDocument change what they produce: snapshots made
  * with other documents are then rebuilt rather than loaded.
  */
-export const SEARCH_DOCUMENT_VERSION = 6;
+export const SEARCH_DOCUMENT_VERSION = 7;
 
 export const ASSET_INDEX_SCHEMA: IndexSchema = {
   // A word in the title says more about a picture than one in its caption.
@@ -82,6 +82,8 @@ const KEYWORD_TYPE_ATTRIBUTES: Readonly<Record<string, string>> = {
   age: 'age_of_people',
   ageofpeople: 'age_of_people',
   imagetechnique: 'image_technique',
+  // the shorter name some libraries' keyword vocabularies use
+  technique: 'image_technique',
   viewpoint: 'viewpoint',
 };
 

@@ -562,7 +562,7 @@ function planVideos(count: number, events: PlannedEvent[]): DemoAsset[] {
         ...keywordsFor(random, theme, place, people, event, monochrome),
         ...factKeywords(order, { ages: 7, ethnicities: 3, compositions: 4, mood: false }),
         keyword(VIEWPOINT_KEYWORDS[order % VIEWPOINT_KEYWORDS.length]!, 'Viewpoint', 3),
-        ...(order % 4 === 1 ? [keyword(TECHNIQUE_KEYWORDS[Math.floor(order / 4) % TECHNIQUE_KEYWORDS.length]!, 'Technique', 3)] : []),
+        ...(order % 4 === 1 ? [keyword(TECHNIQUE_KEYWORDS[Math.floor(order / 4) % TECHNIQUE_KEYWORDS.length]!, 'ImageTechnique', 3)] : []),
       ],
       referral_destinations: [
         { site_name: 'stockroom', uri: `https://www.stockroom.example/videos/${slug(baseTitle)}/${id}` },
@@ -580,6 +580,8 @@ function planVideos(count: number, events: PlannedEvent[]): DemoAsset[] {
       record.editorial_segments = event ? eventSegments(event) : [...theme.segments];
       record.people = people;
       record.source = collection.name;
+      // Raw footage and produced (edited) stories in turn (editorial_video_types).
+      record.editorial_video_type = order % 2 === 0 ? 'raw' : 'produced';
       if (event) record.event_ids = [event.id];
       editorialCount += 1;
     } else {
@@ -734,7 +736,7 @@ function keywordsFor(
     entity_types: ['city'],
   });
   keywords.push(keyword(place.country, 'Location', 2));
-  if (monochrome) keywords.push(keyword('black and white', 'Technique', 3));
+  if (monochrome) keywords.push(keyword('black and white', 'ImageTechnique', 3));
   return keywords;
 }
 
