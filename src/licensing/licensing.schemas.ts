@@ -119,7 +119,7 @@ const downloadQuery = {
 export const ImageDownloadQuery = Type.Object(
   {
     auto_download: Type.Optional(FlagParameter('true (default): 303 to the file; false: 200 with its uri.')),
-    file_type: Type.Optional(Type.Union([Type.Literal('jpg'), Type.Literal('eps')], { description: 'jpg; eps is not available' })),
+    file_type: Type.Optional(Type.Union([Type.Literal('jpg'), Type.Literal('eps')], { description: 'jpg (default), or eps: the image’s EPS file (download size `vector`)' })),
     height: Type.Optional(Type.String({ maxLength: 10, description: 'Pixel height of a download size (image metadata); blank: the largest the product allows.' })),
     ...downloadQuery,
   },
@@ -300,7 +300,7 @@ const documentedDownloadQuery = {
 
 export const DocumentedImageDownloadQuery = Type.Object({
   auto_download: Type.Optional(FlagText('true (default): 303 to the file; false: 200 with its uri.')),
-  file_type: Type.Optional(Choice(['jpg', 'eps'], 'jpg; eps is not available (400).')),
+  file_type: Type.Optional(Choice(['jpg', 'eps'], 'jpg (default): a JPEG of the size; eps: the image’s EPS (vector) file, listed in download_sizes as `vector` with media_type application/postscript; on an image without one 400 FileTypeNotAvailable.')),
   height: Type.Optional(Type.String({ pattern: '^[0-9]{1,10}$', description: 'Pixel height of one of the image’s download sizes (image metadata); other heights: 400. Blank: the largest the product allows.' })),
   ...documentedDownloadQuery,
 });
