@@ -80,6 +80,7 @@ async function composeStockroom(config: Config, overrides: ServiceOverrides): Pr
       originals: {
         // A prepared download of a generated image is delivered as catalogue originals are.
         findOriginal: async (assetId) => (await generation.exports.generationDownloads.preparedFile(assetId)) ?? catalog.exports.catalog.findOriginal(assetId),
+        findEpsOriginal: (assetId) => catalog.exports.catalog.findEpsOriginal(assetId),
       },
     });
     built.push(media);

@@ -13,6 +13,8 @@ import type {
   StoredKeyword,
 } from './catalog.records.js';
 import { localizedText } from './localize.js';
+import { epsOriginalOf } from './eps-original.js';
+import { EPS_MEDIA_TYPE } from '../media/eps-file.js';
 import type { MediaFacts } from '../media/media-facts.js';
 
 /** What the caller is: the language it reads and whether a valid bearer token came with the request. */
@@ -190,6 +192,13 @@ export class CatalogService {
   async findOriginal(assetId: string): Promise<{ originalKey: string } | undefined> {
     const key = await this.repository.findOriginalKey(assetId);
     return key ? { originalKey: key } : undefined;
+  }
+
+  /** Where an image's EPS (vector) original is in the blob store, if it has one (media delivers it). */
+  async findEpsOriginal(assetId: string): Promise<{ key: string } | undefined> {
+    const record = (await this.findAssets('image', [assetId])).found[0];
+    const eps = record === undefined ? undefined : epsOriginalOf(record.fields);
+    return eps === undefined ? undefined : { key: eps.key };
   }
 
   // ── reads ─────────────────────────────────────────────────────────────────
@@ -453,5 +462,7 @@ function withoutDownloads(size: Record<string, unknown>): Record<string, unknown
 
 function largest(sizes: Array<Record<string, unknown>>): Record<string, unknown> {
   const area = (size: Record<string, unknown>) => Number(size.width ?? 0) * Number(size.height ?? 0) || Number(size.bytes ?? 0);
-  return sizes.reduce((best, size) => (area(size) > area(best) ? size : best));
+  // The largest raster size: an EPS's bounding box is in points, not pixels, and it has a link of its own.
+  const raster = sizes.filter((size) => size.media_type !== EPS_MEDIA_TYPE);
+  return (raster.length > 0 ? raster : sizes).reduce((best, size) => (area(size) > area(best) ? size : best));
 }

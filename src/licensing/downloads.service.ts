@@ -6,9 +6,11 @@ import { ApiError, badRequest, invalidParameter, notFound } from '../platform/ht
 import { requireDownloadToken, type CustomerGrant } from './customer-access.js';
 import {
   allowsSize,
+  allowsVector,
   choiceOrder,
   downloadCredits,
   downloadSizeOf,
+  isVectorSize,
   largestSize,
   licensableAsset,
   partnerLicensesOf,
@@ -188,15 +190,24 @@ export class DownloadsService {
     }
 
     const asset = await this.licensableAsset(request.assetType, request.assetId);
-    if (request.fileType === 'eps') throw invalidParameter('file_type', `no eps file exists for image ${asset.id}; jpg is available`);
-    const wanted = this.wantedSize(asset, request);
+    const eps = request.fileType === 'eps';
+    if (eps) checkEpsRequest(asset, request);
+    const wanted = eps ? undefined : this.wantedSize(asset, request);
     if (request.useTeamCredits && (customer.team === null || !customer.partnerCredit)) {
       throw new ApiError(403, 'TeamCreditsNotAvailable', 'use_team_credits needs a partner-credit user who belongs to a team');
     }
 
     const candidates = await this.candidates(customer, asset, request, now);
     const sizeFor = (product: Product): DownloadSize | undefined =>
-      wanted !== undefined ? (allowsSize(product, wanted) ? wanted : undefined) : largestSize(asset.sizes.filter((size) => allowsSize(product, size)));
+      eps
+        ? allowsVector(product, asset)
+          ? asset.vector
+          : undefined
+        : wanted !== undefined
+          ? allowsSize(product, wanted)
+            ? wanted
+            : undefined
+          : largestSize(asset.sizes.filter((size) => allowsSize(product, size)));
     const sized = candidates.filter((product) => sizeFor(product) !== undefined);
     if (sized.length === 0) {
       throw new ApiError(403, 'UnauthorizedDownloadSize', `Your products do not license ${asset.assetType} ${asset.id} at that size (imagepack_resolution)`);
@@ -216,7 +227,7 @@ export class DownloadsService {
     if (problem) throw problem;
 
     const size = sizeFor(chosen)!;
-    const fileType = request.fileType === 'jpg' ? 'jpg' : undefined;
+    const fileType = request.fileType;
     try {
       const recorded = await this.repository.record(
         {
@@ -293,7 +304,7 @@ export class DownloadsService {
     }
     const size: DownloadSize = { name: earlier.size_name, width: earlier.width, height: earlier.height, dpi: earlier.dpi, bytes: earlier.bytes };
     const uri = this.deliveryUri(
-      deliverySpec(earlier.id, earlier.asset_id, earlier.asset_type as AssetKind, size, earlier.file_type === 'jpg' ? 'jpg' : undefined),
+      deliverySpec(earlier.id, earlier.asset_id, earlier.asset_type as AssetKind, size, earlier.file_type === 'jpg' || earlier.file_type === 'eps' ? earlier.file_type : undefined),
     );
     await this.repository.updateDelivery(earlier.id, uri, now.toISOString());
     return { uri, downloadId: earlier.id, replayed: true };
@@ -511,12 +522,14 @@ export class DownloadsService {
       linksFor: (record, rawSize): DownloadLink[] => {
         const entry = licensing(record);
         const size = downloadSizeOf(rawSize);
+        const vector = isVectorSize(rawSize);
+        const { asset } = entry;
         return entry.products
-          .filter((product) => allowsSize(product, size))
+          .filter((product) => (vector ? allowsVector(product, asset) : allowsSize(product, size)))
           .map((product) => ({
             product_id: String(product.id),
             product_type: product.type,
-            uri: this.linkUri(entry.asset.assetType, record.id, size, product.id, product.type),
+            uri: this.linkUri(asset.assetType, record.id, size, product.id, product.type, vector),
             agreement_name: product.agreementName,
           }));
       },
@@ -535,9 +548,11 @@ export class DownloadsService {
     size: Pick<DownloadSize, 'name' | 'height'>,
     productId: number,
     productType: string,
+    vector = false,
   ): string {
     const query = new URLSearchParams();
-    if (assetType === 'image' && size.height !== null) query.set('height', String(size.height));
+    if (vector) query.set('file_type', 'eps');
+    else if (assetType === 'image' && size.height !== null) query.set('height', String(size.height));
     if (assetType === 'video' && size.name !== null) query.set('size', size.name);
     query.set('product_id', String(productId));
     query.set('product_type', productType);
@@ -575,7 +590,7 @@ function requirementProblem(product: Product, request: DownloadRequest): ApiErro
   return undefined;
 }
 
-function deliverySpec(downloadId: number, assetId: string, assetType: AssetKind, size: DownloadSize, fileType: 'jpg' | undefined): DeliverySpec {
+function deliverySpec(downloadId: number, assetId: string, assetType: AssetKind, size: DownloadSize, fileType: 'jpg' | 'eps' | undefined): DeliverySpec {
   const spec: DeliverySpec = { downloadId, assetId, assetType, sizeName: size.name ?? (assetType === 'image' ? `${size.height}px` : 'video') };
   if (assetType === 'image') {
     if (size.height !== null) spec.height = size.height;
@@ -583,6 +598,17 @@ function deliverySpec(downloadId: number, assetId: string, assetType: AssetKind,
     if (fileType !== undefined) spec.fileType = fileType;
   }
   return spec;
+}
+
+/**
+ * A download of an image's EPS: the image must have one (400 FileTypeNotAvailable, before any
+ * payment), and the EPS has one size, so a height is not for it.
+ */
+function checkEpsRequest(asset: LicensableAsset, request: DownloadRequest): void {
+  if (asset.assetType !== 'image' || asset.vector === undefined) {
+    throw badRequest('FileTypeNotAvailable', `Invalid value for parameter 'file_type': ${asset.assetType} ${asset.id} has no EPS file; jpg is available`);
+  }
+  if (request.height?.trim()) throw invalidParameter('height', 'an EPS file has one size: leave height out with file_type=eps');
 }
 
 /** What a download request asks for, independent of how it wants the answer (auto_download) or which path form it used. */

@@ -16,6 +16,7 @@ import {
   type DownloadLimitDuration,
 } from './licensing-policy.js';
 import type { ProductType } from './product-types.js';
+import { EPS_MEDIA_TYPE } from '../media/eps-file.js';
 
 /** What the rules need to know of a product a customer holds. */
 export interface Entitlement {
@@ -44,7 +45,10 @@ export interface LicensableAsset {
   productTypes: readonly string[];
   partnerCollection: string | null;
   partnerLicenses: ReadonlyArray<{ license_type?: unknown; credits?: unknown }>;
+  /** The sizes delivered as JPEG (an image's raster sizes; a video's sizes). */
   sizes: readonly DownloadSize[];
+  /** An image's EPS (vector) original, the download size named `vector` (file_type=eps); its box in points. */
+  vector?: DownloadSize | undefined;
 }
 
 /** One downloadable size of an asset, as the catalogue lists it. */
@@ -70,6 +74,7 @@ function whole(value: unknown): number | null {
 export function licensableAsset(record: AssetRecord): LicensableAsset {
   const fields = record.fields;
   const sizes = Array.isArray(fields.download_sizes) ? (fields.download_sizes as Array<Record<string, unknown>>) : [];
+  const vector = sizes.find(isVectorSize);
   return {
     id: record.id,
     assetType: record.asset_type,
@@ -78,8 +83,23 @@ export function licensableAsset(record: AssetRecord): LicensableAsset {
     productTypes: Array.isArray(fields.product_types) ? (fields.product_types as string[]) : [],
     partnerCollection: text(fields.partner_collection),
     partnerLicenses: Array.isArray(fields.partner_licenses) ? (fields.partner_licenses as LicensableAsset['partnerLicenses']) : [],
-    sizes: sizes.map(downloadSizeOf),
+    sizes: sizes.filter((size) => !isVectorSize(size)).map(downloadSizeOf),
+    vector: vector === undefined ? undefined : downloadSizeOf(vector),
   };
+}
+
+/** The entry of an image's download_sizes that is its EPS file (media type application/postscript). */
+export function isVectorSize(size: Record<string, unknown>): boolean {
+  return size.media_type === EPS_MEDIA_TYPE;
+}
+
+/**
+ * A product licenses an asset's EPS when it licenses the asset's largest raster size: a vector
+ * scales to any size, so a product limited to smaller pictures (imagepack_resolution) does not.
+ */
+export function allowsVector(product: Pick<Entitlement, 'imagepackResolution'>, asset: Pick<LicensableAsset, 'sizes'>): boolean {
+  const largest = largestSize(asset.sizes);
+  return largest !== undefined && allowsSize(product, largest);
 }
 
 /** One entry of an asset's download_sizes, as the rules read it. */

@@ -99,7 +99,7 @@ const downloadQuery = {
 export const ImageDownloadQuery = Type.Object(
   {
     auto_download: Type.Optional(Flag('true (default): 303 to the file; false: 200 with its uri.')),
-    file_type: Type.Optional(Choice(['jpg', 'eps'], 'jpg; eps is not available (400).')),
+    file_type: Type.Optional(Choice(['jpg', 'eps'], 'jpg (default), or eps: the image’s EPS file (download size `vector`).')),
     height: Type.Optional(
       Text('Pixel height of one of the image’s download sizes (image metadata); other heights: 400. Blank: the largest the product allows.', {
         pattern: '^[0-9]{1,10}$',

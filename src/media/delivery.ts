@@ -8,8 +8,9 @@
  *
  *   /delivery/<downloadId>/<assetId>/stockroom-<assetId>-<width>x<height>.jpg   (image, resized or the original)
  *   /delivery/<downloadId>/<assetId>/stockroom-<assetId>-<sizeName>             (video: the stored original)
+ *   /delivery/<downloadId>/<assetId>/stockroom-<assetId>-vector.eps             (image: its EPS original, as stored)
  *
- * An image name always ends in `.jpg`; a video name never holds a dot (its extension is
+ * An image name always ends in `.jpg` or `.eps`; a video name never holds a dot (its extension is
  * added to the Content-Disposition name once the stored file's type is known), so the
  * two can never be mistaken for each other. The URL is opaque to clients; they take the
  * name, size and type from the response headers.
@@ -34,13 +35,14 @@ export interface DeliverySpec {
   width?: number;
   /** the licensed size's name as listed in download_sizes (e.g. "high_res", "1080p"); goes into the file name */
   sizeName: string;
-  /** images: 'jpg' (only jpg is produced; eps is refused by the licensing side) */
-  fileType?: 'jpg';
+  /** images: 'jpg' (a JPEG of the licensed size), or 'eps' (the image's EPS original; width and height unused) */
+  fileType?: 'jpg' | 'eps';
 }
 
 /** What a delivery URL's file name asks for, read back from the (signed) name. */
 export type DeliveryTarget =
   | { kind: 'image'; width: number; height: number; fileName: string }
+  | { kind: 'eps'; fileName: string }
   | { kind: 'video'; baseName: string };
 
 /** One file ready to be sent, whole or in part. */
@@ -62,6 +64,8 @@ export interface ByteRange {
   end: number;
 }
 
+/** The end of the name of an image's EPS delivery. */
+const EPS_FILE_PART = 'vector.eps';
 /** Brand-neutral prefix of every delivered file's name. */
 const NAME_PREFIX = 'stockroom';
 /** The longest asset id or size name kept in a file name. */
@@ -98,8 +102,9 @@ export function deliveryFileName(spec: DeliverySpec): string {
   const base = `${NAME_PREFIX}-${namePart(spec.assetId)}-`;
   if (spec.assetType === 'video') return `${base}${namePart(spec.sizeName) || 'video'}`;
   if (spec.assetType !== 'image') throw new RangeError(`assetType must be 'image' or 'video', got '${String(spec.assetType)}'`);
+  if (spec.fileType === 'eps') return `${base}${EPS_FILE_PART}`;
   if (spec.fileType !== undefined && spec.fileType !== 'jpg') {
-    throw new RangeError(`only jpg files are delivered for images, got '${String(spec.fileType)}'`);
+    throw new RangeError(`only jpg and eps files are delivered for images, got '${String(spec.fileType)}'`);
   }
   if (!isEdge(spec.height) || !isEdge(spec.width)) {
     throw new RangeError(
@@ -114,6 +119,7 @@ export function parseDeliveryFileName(assetId: string, fileName: string): Delive
   const base = `${NAME_PREFIX}-${namePart(assetId)}-`;
   if (!fileName.startsWith(base)) return undefined;
   const rest = fileName.slice(base.length);
+  if (rest === EPS_FILE_PART) return { kind: 'eps', fileName };
   const image = /^([1-9]\d{0,4})x([1-9]\d{0,4})\.jpg$/.exec(rest);
   if (image) {
     const width = Number(image[1]);
@@ -271,6 +277,7 @@ const TYPES_BY_EXTENSION: Readonly<Record<string, MediaTypeInfo>> = {
   mov: { contentType: 'video/quicktime', extension: 'mov' },
   webm: { contentType: 'video/webm', extension: 'webm' },
   mxf: { contentType: 'application/mxf', extension: 'mxf' },
+  eps: { contentType: 'application/postscript', extension: 'eps' },
 };
 
 const UNKNOWN_TYPE: MediaTypeInfo = { contentType: 'application/octet-stream', extension: 'bin' };

@@ -19,7 +19,11 @@ export interface MediaExports {
 
 export interface MediaNeeds {
   /** Where an asset's original file is kept (the catalogue knows). */
-  originals: { findOriginal(assetId: string): Promise<{ originalKey: string } | undefined> };
+  originals: {
+    findOriginal(assetId: string): Promise<{ originalKey: string } | undefined>;
+    /** An image's EPS (vector) original, if it has one. */
+    findEpsOriginal(assetId: string): Promise<{ key: string } | undefined>;
+  };
 }
 
 /** Display renditions and licensed files behind signed, expiring URLs (`/display/…`, `/delivery/…`). */
@@ -45,7 +49,14 @@ export async function mediaModule(platform: Platform, needs: MediaNeeds): Promis
     now: platform.clock,
   });
   const video = new VideoMedia({ blobs, repository: transcodes, runner, waitMs: config.video.transcodeWaitMs, now: platform.clock });
-  const media = new MediaService({ blobs, signer, deliverySigner, video, findOriginal: (assetId) => needs.originals.findOriginal(assetId) });
+  const media = new MediaService({
+    blobs,
+    signer,
+    deliverySigner,
+    video,
+    findOriginal: (assetId) => needs.originals.findOriginal(assetId),
+    findEpsOriginal: (assetId) => needs.originals.findEpsOriginal(assetId),
+  });
   return {
     name: 'media',
     exports: { media, signer, videoTools },

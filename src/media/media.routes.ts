@@ -136,7 +136,7 @@ export async function mediaRoutes(app: FastifyInstance, options: MediaRoutesOpti
       response: {
         200: {
           description: 'The file',
-          content: { 'image/jpeg': binaryImage, 'application/octet-stream': binaryImage },
+          content: { 'image/jpeg': binaryImage, 'application/postscript': binaryImage, 'application/octet-stream': binaryImage },
         },
         206: { description: 'The requested byte range of the file (Content-Range)', content: { 'application/octet-stream': binaryImage } },
         304: { description: 'Not modified (If-None-Match matched the ETag)', type: 'null' },

@@ -49,6 +49,8 @@ export interface MediaServiceDeps {
   signer: UrlSigner;
   /** Where the asset's original file sits in the blob store; undefined for an unknown asset. */
   findOriginal: (assetId: string) => Promise<{ originalKey: string } | undefined>;
+  /** Where an image's EPS (vector) original sits in the blob store; undefined when it has none. */
+  findEpsOriginal?: ((assetId: string) => Promise<{ key: string } | undefined>) | undefined;
   /**
    * Signs and checks the download (delivery) URLs, with their own lifetime. Without it
    * deliveryUri throws and every /delivery URL is refused as invalid.
@@ -95,6 +97,7 @@ export class MediaService {
   private readonly blobs: BlobStore;
   private readonly signer: UrlSigner;
   private readonly findOriginal: MediaServiceDeps['findOriginal'];
+  private readonly findEpsOriginal: MediaServiceDeps['findEpsOriginal'];
   private readonly deliverySigner: UrlSigner | undefined;
   private readonly video: VideoMedia | undefined;
   /** Renders under way, by cache key, so simultaneous first requests share one render. */
@@ -104,6 +107,7 @@ export class MediaService {
     this.blobs = deps.blobs;
     this.signer = deps.signer;
     this.findOriginal = deps.findOriginal;
+    this.findEpsOriginal = deps.findEpsOriginal;
     this.deliverySigner = deps.deliverySigner;
     this.video = deps.video;
   }
@@ -240,10 +244,15 @@ export class MediaService {
   /**
    * The file of a delivery: for an image, the original resized to the named size (cached in
    * the blob store, so it is rendered once) or, at full height, the original JPEG as it is;
-   * for a video, the stored original as it is, streamed. Undefined for an unknown asset or an
-   * original missing from the store.
+   * for a video, the stored original as it is, streamed; for an image's EPS, its EPS original as
+   * it is, streamed. Undefined for an unknown asset or an original missing from the store.
    */
   async deliver(assetId: string, target: DeliveryTarget): Promise<DeliveredFile | undefined> {
+    if (target.kind === 'eps') {
+      const eps = await this.findEpsOriginal?.(assetId);
+      // The key ends in .eps: the name gets that extension back, and the type application/postscript.
+      return eps === undefined ? undefined : this.storedFile(eps.key, target.fileName.replace(/\.eps$/, ''));
+    }
     const original = await this.findOriginal(assetId);
     if (original === undefined) return undefined;
     if (target.kind === 'video') return this.deliverVideo(assetId, original.originalKey, target.baseName);

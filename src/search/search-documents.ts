@@ -2,6 +2,7 @@ import type { AssetRecord, EventRecord, StoredKeyword } from '../catalog/catalog
 import type { IndexDocument, IndexSchema } from './engine/types.js';
 import { dominantColourCells, nudityScore } from '../media/media-facts.js';
 import { IMAGE_TECHNIQUES, VIEWPOINTS } from './params/search-values.js';
+import { epsOriginalOf } from '../catalog/eps-original.js';
 
 /*
  * How catalogue records become search documents: which text is searched with what weight,
@@ -12,7 +13,7 @@ import { IMAGE_TECHNIQUES, VIEWPOINTS } from './params/search-values.js';
  * Raise it whenever assetDocument or eventDocument change what they produce: snapshots made
  * with other documents are then rebuilt rather than loaded.
  */
-export const SEARCH_DOCUMENT_VERSION = 6;
+export const SEARCH_DOCUMENT_VERSION = 7;
 
 export const ASSET_INDEX_SCHEMA: IndexSchema = {
   // A word in the title says more about a picture than one in its caption.
@@ -41,6 +42,7 @@ export const ASSET_INDEX_SCHEMA: IndexSchema = {
     'age_of_people',
     'aspect_ratio',
     'prestige',
+    // 'eps' when the image has an EPS (vector) original (file_types)
     'file_type',
     // cells of the colour grid (media-facts.ts) holding the picture's dominant colours
     'color',
@@ -82,6 +84,8 @@ const KEYWORD_TYPE_ATTRIBUTES: Readonly<Record<string, string>> = {
   age: 'age_of_people',
   ageofpeople: 'age_of_people',
   imagetechnique: 'image_technique',
+  // the shorter name some libraries' keyword vocabularies use
+  technique: 'image_technique',
   viewpoint: 'viewpoint',
 };
 
@@ -295,6 +299,7 @@ export function assetDocument(record: AssetRecord): IndexDocument {
       video_format: record.asset_type === 'video' ? videoFormatsOf(f.download_sizes) : [],
       frame_rate: record.asset_type === 'video' ? frameRatesOf(f.download_sizes) : [],
       prestige: f.prestige === true ? ['true'] : [],
+      file_type: epsOriginalOf(f) !== undefined ? ['eps'] : [],
       // The embed module's rule (src/embed): not withdrawn by the ingest field, and a comp to show.
       embeddable: f.embeddable !== false && record.original !== null ? ['true'] : [],
       color: dominantColourCells(record.media_facts?.colors ?? []).map(String),

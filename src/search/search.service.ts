@@ -313,7 +313,8 @@ export class SearchService {
   /**
    * Search by image: the assets of one type that pass the query's phrase and filters, nearest
    * to the signature first (ties by id). Only assets with a signature take part, so
-   * result_count counts those. Facets are counted over the same set.
+   * result_count counts those, and the facets are counted over exactly that set: never the
+   * source asset of a search by asset id, nor an asset without a signature.
    */
   searchVisual(request: VisualSearchRequest): SearchResult {
     const started = performance.now();
@@ -336,14 +337,16 @@ export class SearchService {
       return { total, ids: neighbours.slice(offset).map((n) => n.id), facets: {} };
     }
     // Every passing asset, as ids: the set the neighbours are chosen from.
-    const matched = assets.search({ ...request.query, sort: 'newest', offset: 0, limit: assets.size });
+    const { facets: facetRequests = [], ...withoutFacets } = request.query;
+    const matched = assets.search({ ...withoutFacets, sort: 'newest', offset: 0, limit: assets.size });
     const admissible = new Set<string>();
     for (const id of matched.ids) if (id !== request.excludeId && nearest.has(id)) admissible.add(id);
     const neighbours = nearest.nearest(request.signature, offset + limit, { filter: (id) => admissible.has(id), ...(exclude ? { exclude } : {}) });
     const result: SearchResult = {
       total: admissible.size,
       ids: neighbours.slice(offset).map((n) => n.id),
-      facets: matched.facets,
+      // Counted over the results themselves, not the match set the query found.
+      facets: assets.facetsOf(admissible, facetRequests),
     };
     if (matched.corrections) result.corrections = matched.corrections;
     return result;

@@ -50,7 +50,8 @@ const ONE_SOURCE: RuleBeyondTheSchema[] = [
 ];
 const DOWNLOAD_SIZE: RuleBeyondTheSchema[] = [
   { code: 'InvalidParameterValue', message: /parameter '(height|size)': .* has no download size/, why: "the asset's own download sizes: data, not form" },
-  { code: 'InvalidParameterValue', message: /parameter 'file_type': no eps file exists/, why: 'eps is in the contract, but no asset has one' },
+  { code: 'FileTypeNotAvailable', message: /parameter 'file_type': image \S+ has no EPS file/, why: "whether the image has an EPS file: data, not form" },
+  { code: 'InvalidParameterValue', message: /parameter 'height': an EPS file has one size/, why: 'height and file_type=eps: two parameters that do not go together' },
 ];
 
 const OAUTH_GRANTS: RuleBeyondTheSchema[] = ['invalid_client', 'invalid_grant', 'unauthorized_client'].map((code) => ({

@@ -163,7 +163,7 @@ describe('delivery of licensed downloads', () => {
       expect(() => media.deliveryUri({ ...image, width: undefined })).toThrow(/needs the licensed size's width and height/);
       expect(() => media.deliveryUri({ ...image, height: undefined })).toThrow(RangeError);
       expect(() => media.deliveryUri({ ...image, height: 68.5 })).toThrow(RangeError);
-      expect(() => media.deliveryUri({ ...image, fileType: 'eps' as 'jpg' })).toThrow(/only jpg/);
+      expect(() => media.deliveryUri({ ...image, fileType: 'png' as 'jpg' })).toThrow(/only jpg and eps/);
       expect(() => media.deliveryUri({ ...image, downloadId: 0 })).toThrow(/downloadId/);
       expect(() => media.deliveryUri({ ...image, assetId: '' })).toThrow(/assetId/);
       const unsigned = new MediaService({ blobs, signer: testApp.services.signer, findOriginal: async () => undefined });

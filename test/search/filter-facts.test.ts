@@ -69,6 +69,11 @@ describe('the video filters’ attributes', () => {
     expect(document.keywords.entity_uri).toEqual(['https://entities.example.org/Q243']);
   });
 
+  it('take keywords of type Technique, the shorter name, as ImageTechnique ones', () => {
+    const document = assetDocument(record('video', { keywords: [keyword('Animation', 'Technique'), keyword('Selective focus', 'technique')] }));
+    expect([...document.keywords.image_technique!].sort()).toEqual(['animation', 'selective_focus']);
+  });
+
   it('are a video’s only: an image carries none of them', () => {
     const document = assetDocument(
       record('image', { asset_family: 'creative', color_type: 'color', allowed_use: { release_info: 'Model and property released' } }),

@@ -179,6 +179,18 @@ describe('search by image, similar and same series', () => {
       expect(Object.keys(onlyArtists.facets)).toEqual(['artists']);
     });
 
+    it('counts facets over exactly the results: never the source asset, nor an asset without a picture', async () => {
+      const body = (await byImage('asset_id=vl-dusk&include_facets=true&page_size=100&fields=artist')).json();
+      expect(body.images).toHaveLength(body.result_count);
+      const artists = [...new Set((body.images as Item[]).map((image) => image.artist))].sort();
+      expect((body.facets.artists as Array<{ name: string }>).map((value) => value.name).sort()).toEqual(artists);
+      // Creative and passing every filter, but without a picture: not a result, so not counted.
+      expect(body.facets.artists).not.toContainEqual({ name: 'Someone Else' });
+      // Only the source matches the phrase: nothing is found, so no facet has a value.
+      const sourceAlone = (await byImage('asset_id=vl-stripes&phrase=zebrawave&include_facets=true')).json();
+      expect(sourceAlone).toMatchObject({ result_count: 0, images: [], facets: { artists: [], locations: [] } });
+    });
+
     it('answers 404 AssetNotFound for an unknown asset_id', async () => {
       for (const id of ['no-such-asset', 'bad id!']) {
         const response = await byImage(`asset_id=${encodeURIComponent(id)}`);

@@ -3,6 +3,7 @@ import { seededRandom } from '../../platform/seeded-random.js';
 import type { BlobStore } from '../../platform/blobs/blob-store.js';
 import type { NudityScorer } from '../../media/media-facts.js';
 import { drawDemoImage, type DemoImageRequest } from '../../media/draw-demo-image.js';
+import { drawDemoEps, type DemoEpsRequest } from '../../media/draw-demo-eps.js';
 import { ffmpegRate, makeDemoClip, PAN_MARGIN } from '../../media/video/demo-clip.js';
 import { withScratch } from '../../media/video/video-renders.js';
 import { originalSizeName } from '../../media/video/video-sizes.js';
@@ -132,6 +133,8 @@ export interface DemoAsset {
   picture: DemoImageRequest;
   /** A video's clip: made at seed time from `picture` and a second scene. */
   clip?: DemoClipPlan;
+  /** A vector picture's EPS original (the record's `eps_file`), written at seed time. */
+  eps?: DemoEpsRequest;
 }
 
 /** A demo video's file: a few seconds panning across two drawn scenes, cut between them. */
@@ -169,7 +172,7 @@ export async function seedDemo(
     options.onProgress?.(done, total);
   };
   await renderAndStoreInOrder([...plan.images, ...plan.videos], async (asset, picture) => {
-    if (asset.clip === undefined) await ingest.ingestRecord(asset.record, picture);
+    if (asset.clip === undefined) await ingest.ingestRecord(asset.record, picture, asset.eps === undefined ? undefined : drawDemoEps(asset.eps));
     else {
       const { clip } = asset;
       const secondScene = await drawDemoImage(clip.secondScene);
@@ -473,16 +476,12 @@ function planImages(count: number, events: PlannedEvent[]): DemoAsset[] {
     if (index % 7 === 5) record.alternative_ids = [{ Key: 'original_filename', Value: `DSC_${String(1000 + ((index * 37) % 9000))}.jpg` }];
     const planned = pick(random, PICTURE_SIZES[ORIENTATION_CYCLE[index % ORIENTATION_CYCLE.length]!]);
     const [width, height] = SPECIAL_PICTURE_SIZES[index] ?? planned;
-    assets.push({
-      record,
-      picture: {
-        seed: hashSeed('picture', index),
-        width,
-        height,
-        title,
-        palette: [...(monochrome ? MONOCHROME_PALETTE : pick(random, theme.palettes))],
-      },
-    });
+    const palette = [...(monochrome ? MONOCHROME_PALETTE : pick(random, theme.palettes))];
+    // A vector picture comes with its EPS original (file_types=eps, downloads with file_type=eps),
+    // its bounding box the picture's size in points.
+    const eps = record.graphical_style === 'Vector' ? { seed: hashSeed('eps', index), width, height, title, palette } : undefined;
+    if (eps) record.eps_file = `${id}.eps`;
+    assets.push({ record, picture: { seed: hashSeed('picture', index), width, height, title, palette }, ...(eps ? { eps } : {}) });
   }
   return assets;
 }
@@ -562,7 +561,7 @@ function planVideos(count: number, events: PlannedEvent[]): DemoAsset[] {
         ...keywordsFor(random, theme, place, people, event, monochrome),
         ...factKeywords(order, { ages: 7, ethnicities: 3, compositions: 4, mood: false }),
         keyword(VIEWPOINT_KEYWORDS[order % VIEWPOINT_KEYWORDS.length]!, 'Viewpoint', 3),
-        ...(order % 4 === 1 ? [keyword(TECHNIQUE_KEYWORDS[Math.floor(order / 4) % TECHNIQUE_KEYWORDS.length]!, 'Technique', 3)] : []),
+        ...(order % 4 === 1 ? [keyword(TECHNIQUE_KEYWORDS[Math.floor(order / 4) % TECHNIQUE_KEYWORDS.length]!, 'ImageTechnique', 3)] : []),
       ],
       referral_destinations: [
         { site_name: 'stockroom', uri: `https://www.stockroom.example/videos/${slug(baseTitle)}/${id}` },
@@ -580,6 +579,8 @@ function planVideos(count: number, events: PlannedEvent[]): DemoAsset[] {
       record.editorial_segments = event ? eventSegments(event) : [...theme.segments];
       record.people = people;
       record.source = collection.name;
+      // Raw footage and produced (edited) stories in turn (editorial_video_types).
+      record.editorial_video_type = order % 2 === 0 ? 'raw' : 'produced';
       if (event) record.event_ids = [event.id];
       editorialCount += 1;
     } else {
@@ -734,7 +735,7 @@ function keywordsFor(
     entity_types: ['city'],
   });
   keywords.push(keyword(place.country, 'Location', 2));
-  if (monochrome) keywords.push(keyword('black and white', 'Technique', 3));
+  if (monochrome) keywords.push(keyword('black and white', 'ImageTechnique', 3));
   return keywords;
 }
 

@@ -271,6 +271,8 @@ export const ImageLine = Type.Object(
     date_camera_shot: Type.Optional(IsoDate()),
     download_sizes: Type.Optional(Type.Array(ImageDownloadSize)),
     editorial_source: Type.Optional(EditorialSource),
+    /** the image's EPS (vector) original, beside the raster `file`: file_types=eps, downloads with file_type=eps */
+    eps_file: Type.Optional(Type.String({ minLength: 1, hint: "a path, relative to the media folder, of the image's EPS (vector) file" })),
     graphical_style: Type.Optional(Enum(GRAPHICAL_STYLES)),
     license_model: Type.Optional(Enum(['royaltyfree', 'rightsmanaged'] as const)),
     links: Type.Optional(Type.Array(Link)),

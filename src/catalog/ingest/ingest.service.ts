@@ -17,6 +17,7 @@ import { VideoTools } from '../../media/video/video-tools.js';
 import { unfitProductTypes, type UnfitProductType } from './product-type-fit.js';
 import { assetChanges, eventChanges, withStoredEventFields, withStoredFields, type FieldChange } from './stored-fields.js';
 import { UnwrittenBlobStore } from './unwritten-blob-store.js';
+import { EpsLineError, withEpsOriginal, type EpsChange } from './eps-original.js';
 import { buildVideoInput, headOfFile, isStillPicture, isVideoFile, VIDEO_FACT_FIELDS, withStoredVideo, withVideoBytes, type VideoFile } from './video-ingest.js';
 
 export interface IngestReport {
@@ -156,19 +157,22 @@ export class IngestService {
   /**
    * Stores one record given as a value rather than a manifest line (the demo seeder uses
    * this): validated exactly like a line, its file handed in as bytes, or a video as a local
-   * file, instead of a path in a media folder. Throws IngestLineError when the record is refused.
+   * file, instead of a path in a media folder; an image's EPS file (`eps_file`) as bytes too.
+   * Throws IngestLineError when the record is refused.
    */
-  async ingestRecord(value: unknown, file?: Buffer | VideoFile): Promise<'insert' | 'update'> {
-    return (await this.applyRecord(value, file)).operation;
+  async ingestRecord(value: unknown, file?: Buffer | VideoFile, epsFile?: Buffer): Promise<'insert' | 'update'> {
+    return (await this.applyRecord(value, file, {}, epsFile)).operation;
   }
 
   /** ingestRecord, saying what it changed (or on a dry run would change) and what to warn of. */
-  async applyRecord(value: unknown, file?: Buffer | VideoFile, options: RecordOptions = {}): Promise<RecordOutcome> {
+  async applyRecord(value: unknown, file?: Buffer | VideoFile, options: RecordOptions = {}, epsFile?: Buffer): Promise<RecordOutcome> {
     const record = parse(value);
     if (record.asset_type !== 'event' && record.file !== undefined && file === undefined) {
       throw new IngestLineError(`file '${record.file}' is named but no file content was given`);
     }
-    return this.store(record, file, namedFields(value), options);
+    const epsName = record.asset_type === 'image' ? record.eps_file : undefined;
+    if (epsName !== undefined && epsFile === undefined) throw new IngestLineError(`eps_file '${epsName}' is named but no file content was given`);
+    return this.store(record, file, namedFields(value), options, epsFile);
   }
 
   private async ingestLine(line: string, media: MediaFolder, options: WriteOptions): Promise<RecordOutcome> {
@@ -185,7 +189,8 @@ export class IngestService {
       const videoPath = record.asset_type === 'video' ? await media.resolve(record.file) : undefined;
       file = videoPath !== undefined && !isStillPicture(await headOfFile(videoPath)) ? { videoPath } : await media.read(record.file);
     }
-    return this.store(record, file, namedFields(value), options);
+    const epsFile = record.asset_type === 'image' && record.eps_file !== undefined ? await media.read(record.eps_file) : undefined;
+    return this.store(record, file, namedFields(value), options, epsFile);
   }
 
   /**
@@ -193,7 +198,13 @@ export class IngestService {
    * their values) unless `replace`; nothing at all on a dry run. `named` is every field the raw
    * record names, those given as null included.
    */
-  private async store(record: ManifestRecord, file: Buffer | VideoFile | undefined, named: ReadonlySet<string>, options: RecordOptions): Promise<RecordOutcome> {
+  private async store(
+    record: ManifestRecord,
+    file: Buffer | VideoFile | undefined,
+    named: ReadonlySet<string>,
+    options: RecordOptions,
+    epsFile?: Buffer,
+  ): Promise<RecordOutcome> {
     if (record.asset_type === 'event') return this.storeEvent(record, named, options);
     const stored = (await this.deps.catalog.findAssets(record.asset_type, [record.id])).found[0];
     const blobs = options.dryRun ? new UnwrittenBlobStore(this.deps.blobs) : this.deps.blobs;
@@ -206,6 +217,16 @@ export class IngestService {
       // derived again from the stored bytes, exactly as if the file had been given.
       const source = file ?? (await this.storedOriginal(record.asset_type, record.id));
       input = await buildAssetInput(complete(derivedFromPicture(record.asset_type, file, source, stored)), source, blobs, this.deps.classifier);
+    }
+    if (input.asset_type === 'image') {
+      const change: EpsChange =
+        epsFile !== undefined ? { give: epsFile, name: (record as { eps_file?: string }).eps_file ?? '(given)' } : named.has('eps_file') || options.replace ? 'clear' : 'keep';
+      try {
+        input = await withEpsOriginal(input, change, stored, blobs);
+      } catch (error) {
+        if (error instanceof EpsLineError) throw error.unreadable ? new UnreadableFileError(error.message) : new IngestLineError(error.message);
+        throw error;
+      }
     }
     const title = input.fields.title;
     let titledFromFileName: string | undefined;
@@ -353,7 +374,9 @@ export async function buildAssetInput(
   blobs: BlobStore,
   classifier?: NudityScorer,
 ): Promise<AssetInput> {
-  const { asset_type: assetType, id, file: fileName, nudity_scores: givenNudity, ...given } = record;
+  // eps_file is stored apart (eps-original.ts), after the raster original is.
+  const { asset_type: assetType, id, file: fileName, nudity_scores: givenNudity, ...rest } = record;
+  const { eps_file: _epsFile, ...given } = rest as typeof rest & { eps_file?: string };
   if (givenNudity !== undefined && source === undefined) {
     throw new IngestLineError('nudity_scores must come with a file (or a stored original): they are scores of its picture');
   }

@@ -15,7 +15,7 @@ const LINE_FIELDS: Readonly<Record<'image' | 'video', ReadonlySet<string>>> = {
 };
 
 /** A record's identity, not a field to carry over. */
-const IDENTITY = new Set(['asset_type', 'id', 'file']);
+const IDENTITY = new Set(['asset_type', 'id', 'file', 'eps_file']);
 
 /**
  * The three fields that name one collection: they are kept or replaced together, since a

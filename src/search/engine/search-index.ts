@@ -993,6 +993,28 @@ export class SearchIndex {
   }
 
   /**
+   * Facet counts over exactly the listed documents (ids not in the index are skipped): for a
+   * result set chosen outside the index, such as the nearest neighbours of a search by image.
+   */
+  facetsOf(ids: Iterable<string>, requests: ReadonlyArray<{ attribute: string; limit: number }>): Record<string, FacetCount[]> {
+    this.indexPending();
+    const facets: Record<string, FacetCount[]> = {};
+    if (requests.length === 0) return facets;
+    const found: number[] = [];
+    for (const id of ids) {
+      const ordinal = this.ordinalOf.get(id);
+      if (ordinal !== undefined && this.isLive(ordinal)) found.push(ordinal);
+    }
+    const ordinals = Uint32Array.from(found).sort();
+    for (const request of requests) {
+      const column = this.columnByName.get(request.attribute);
+      if (column === undefined) throw new RangeError(`search index: ${request.attribute} is not a keyword attribute`);
+      facets[request.attribute] = column.topValues(ordinals, ordinals.length, wholeNumber(request.limit, 0), false);
+    }
+    return facets;
+  }
+
+  /**
    * Whether a token's lists are short enough to start from as a list (listFromPlan): a
    * bitmap pass costs a word per 32 documents; one list, or a few short ones to sort, cost
    * their length.

@@ -210,7 +210,7 @@ const EXCLUDE_KEYWORD_IDS: SearchParameter = {
   description: 'Keyword ids, comma-separated: only assets NOT tagged with them.',
 };
 const EXCLUDE_NUDITY = flag('exclude_nudity', false, 'Leave out assets showing nudity.');
-const FILE_TYPES_PARAM = enumList('file_types', FILE_TYPES, 'File types.');
+const FILE_TYPES_PARAM = enumList('file_types', FILE_TYPES, 'File types: eps keeps the images that have an EPS (vector) file.');
 const FORMAT_AVAILABLE: SearchParameter = {
   name: 'format_available',
   type: 'enum',
