@@ -1,4 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { isStoreUnavailable } from '../platform/http/error-handler.js';
+import { isStorageFull, STORAGE_FULL_MESSAGE } from '../platform/http/storage-full.js';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, REALM } from '../platform/http/errors.js';
 import { FORM_BODY_LIMIT_BYTES, FORM_CONTENT_TYPE, decodeFormComponent, parseForm, withoutEmptyValues, type ParsedForm } from './form-body.js';
@@ -253,6 +255,11 @@ function sendTokenError(error: FastifyError | OAuthError, request: FastifyReques
   if (status !== undefined && status >= 400 && status < 500) {
     return reply.code(400).send(errorBody('invalid_request', readProblem(error)));
   }
+  if (isStorageFull(error) || isStoreUnavailable(error)) {
+    // Nothing was issued (the token's transaction rolled back): the client may try again later.
+    request.log.warn({ err: error }, 'token request could not be saved');
+    return reply.code(503).header('retry-after', '1').send(errorBody('temporarily_unavailable', isStorageFull(error) ? 'The server has run out of disk space; nothing was issued. Try again later' : 'The service is briefly unavailable; try again shortly'));
+  }
   request.log.error({ err: error }, 'token request failed');
   return reply.code(500).send(SERVER_ERROR);
 }
@@ -278,6 +285,7 @@ async function authorizationEndpoint(app: FastifyInstance, { oauth, bases }: Aut
     if (status !== undefined && status >= 400 && status < 500) {
       return sendErrorPage(reply, 400, `${readProblem(error)}. Start again from the application.`);
     }
+    if (isStorageFull(error)) return sendErrorPage(reply, 507, STORAGE_FULL_MESSAGE);
     request.log.error({ err: error }, 'authorization request failed');
     return sendErrorPage(reply, 500, 'Something went wrong on our side. Try again in a moment.');
   });

@@ -156,4 +156,26 @@ describe.skipIf(!POSTGRES_URL)('a full disk on PostgreSQL (the store answers 531
     expect(after.downloads).toBe(before.downloads + 1);
     expect(after.ledger).toBeLessThan(before.ledger);
   });
+
+  it('the token endpoint answers 503 temporarily_unavailable (RFC 6749) when the token cannot be saved, and issues one once there is room', async () => {
+    const db = t.services.database.db;
+    const { apiKey, apiSecret } = await t.services.clients.create({ name: 'Full disk', grantTypes: ['client_credentials'], confidential: true });
+    const tokenRequest = () =>
+      t.app.inject({
+        method: 'POST',
+        url: '/oauth2/token',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: `grant_type=client_credentials&client_id=${apiKey}&client_secret=${apiSecret}`,
+      });
+    await sql`create or replace function disk_is_full() returns trigger language plpgsql as $$ begin raise exception 'could not extend file: No space left on device' using errcode = 'disk_full'; end $$`.execute(db);
+    await sql`create trigger disk_is_full before insert on access_tokens for each row execute function disk_is_full()`.execute(db);
+    const refused = await tokenRequest();
+    expect(refused.statusCode, refused.body).toBe(503);
+    expect(refused.headers['retry-after']).toBe('1');
+    expect(refused.json()).toEqual({ error: 'temporarily_unavailable', error_description: expect.stringContaining('nothing was issued') });
+    await sql`drop trigger disk_is_full on access_tokens`.execute(db);
+    const issued = await tokenRequest();
+    expect(issued.statusCode, issued.body).toBe(200);
+    expect(issued.json()).toMatchObject({ token_type: 'Bearer' });
+  });
 });
