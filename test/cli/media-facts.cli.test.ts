@@ -37,12 +37,14 @@ describe('stockroom ingest <folder> and stockroom backfill', () => {
   it('ingests a folder with a summary of created, updated and skipped, and the same ids when run again', async () => {
     const off = { STOCKROOM_NUDITY_CLASSIFIER: 'false' };
     const first = await stockroom(off, 'ingest', folder, '--family', 'creative', '--product-types', 'premiumaccess', '--artist', 'Sam Lee');
-    expect(first.stdout).toBe('2 created, 0 updated, 1 skipped (1 not an image or video)\n');
+    // The summary is the last line; the lines before it say which titles came from file names.
+    expect(first.stdout.trimEnd().split('\n').at(-1)).toBe('2 created, 0 updated (0 changed), 0 failed, 1 skipped (1 not an image or video)');
+    expect(first.stdout).toContain('red.jpg: the file names no title, so it is titled "Red" from its file name');
     expect(first.stderr).toContain('readme.txt: skipped: not an image or video (.txt)');
     // Off a terminal, progress is plain lines: no escape sequences.
     expect(first.stderr).not.toContain(String.fromCharCode(27));
     const second = await stockroom(off, 'ingest', folder, '--family', 'creative', '--product-types', 'premiumaccess');
-    expect(second.stdout).toBe('0 created, 2 updated, 1 skipped (1 not an image or video)\n');
+    expect(second.stdout.trimEnd().split('\n').at(-1)).toMatch(/^0 created, 2 updated \(\d+ changed\), 0 failed, 1 skipped \(1 not an image or video\)$/);
     const ids = await readStoreIn(env.STOCKROOM_DATA_DIR!, (database) => database.db.selectFrom('assets').select('id').orderBy('id').execute());
     expect(ids.map((row) => row.id)).toEqual(pictures.map(contentId).sort());
   });

@@ -398,7 +398,7 @@ describe.each(STORES)('catalogue browser pages on $name', ({ url }) => {
     for (const id of [f.editorialImage, f.creativeImage]) {
       const api = (
         await f.t.app.inject({ url: `/v3/images/${id}?fields=allowed_use,copyright,credit_line,license_model,product_types`, headers: { 'api-key': f.t.apiKey } })
-      ).json() as { allowed_use: { usage_restrictions: string[]; release_info: string; how_can_i_use_it: string }; copyright: string; credit_line: string; license_model: string };
+      ).json<{ images: Array<{ allowed_use: { usage_restrictions: string[]; release_info: string; how_can_i_use_it: string }; copyright: string; credit_line: string; license_model: string }> }>().images[0]!;
       const page = (await get(`/asset/${id}`)).body;
       const terms = /<section class="panel terms"[\s\S]*?<\/section>/.exec(page)![0];
       for (const restriction of api.allowed_use.usage_restrictions) expect(terms).toContain(`<li>${restriction}</li>`);
