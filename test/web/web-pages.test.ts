@@ -243,6 +243,11 @@ describe.each(STORES)('catalogue browser pages on $name', ({ url }) => {
     expect(location.searchParams.get('response_type')).toBe('code');
     const set = cookieOf(start, COOKIE)!;
     expect(set).toMatchObject({ httpOnly: true, secure: true, sameSite: 'Lax', path: '/' });
+    // The site's own sign-in page: its header, and no third-party consent wording for its own client.
+    const own = await get(pathOf(start.headers.location as string));
+    expect(own.body).toContain('<h1>Sign in to Stockroom</h1>');
+    expect(own.body).toContain('class="brand" href="/"');
+    expect(own.body).not.toMatch(/to allow|Sign in and allow|Stockroom web/);
 
     const { cookie, locations } = await signIn('/downloads');
     expect(locations.at(-1)).toBe('/downloads');
@@ -257,6 +262,17 @@ describe.each(STORES)('catalogue browser pages on $name', ({ url }) => {
     expect(rows.length).toBeGreaterThan(0);
     const client = await f.t.services.database.db.selectFrom('api_clients').select('id').where('name', '=', 'Stockroom web').executeTakeFirstOrThrow();
     for (const row of rows) expect((await f.t.services.tokens.verify(row.access_token!, client.id)).valid).toBe(false);
+  });
+
+  it('a third-party client keeps the consent screen on the same sign-in page', async () => {
+    const redirect = 'https://lightbox.example.test/callback';
+    const third = await f.t.services.clients.create({ name: 'Lightbox Pro', confidential: false, redirectUris: [redirect], grantTypes: ['authorization_code'] });
+    const query = new URLSearchParams({ client_id: third.apiKey, redirect_uri: redirect, response_type: 'code', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' });
+    const consent = await get(`/oauth2/auth?${query}`);
+    expect(consent.statusCode).toBe(200);
+    expect(consent.body).toContain('<h1>Sign in to allow Lightbox Pro to use your account</h1>');
+    expect(consent.body).toContain('Sign in and allow');
+    expect(consent.body).toContain('class="brand" href="/"');
   });
 
   it('sign-in refuses a state of another browser, a replayed callback, and a return to another host', async () => {
