@@ -107,11 +107,11 @@ export interface SignInPageView {
 
 const PROBLEM_ID = 'sign-in-problem';
 
-/**
- * The site's header on every page here, as the catalogue browser's pages have it: the icon
- * (served by this server, the one thing a page loads) and the name, linking home.
- */
-export const SITE_HEADER = '<header class="top"><a class="brand" href="/"><img src="/favicon.ico" alt="" width="28" height="28">Stockroom</a></header>';
+/** The site's icon (src/web/static/favicon.svg), inline: the page's policy loads nothing but its own style. */
+const SITE_ICON = 'data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciIHZpZXdCb3g9IjAgMCAzMiAzMiI+PHJlY3Qgd2lkdGg9IjMyIiBoZWlnaHQ9IjMyIiByeD0iNiIgZmlsbD0iIzFkNGVkOCIvPjxyZWN0IHg9IjYiIHk9IjgiIHdpZHRoPSIyMCIgaGVpZ2h0PSIxNiIgcng9IjIiIGZpbGw9IiNmZmYiLz48cGF0aCBkPSJNOCAyMmw2LTcgNCA0IDMtMyAzIDZ6IiBmaWxsPSIjMWQ0ZWQ4Ii8+PGNpcmNsZSBjeD0iMjEiIGN5PSIxMi41IiByPSIyIiBmaWxsPSIjZjU5ZTBiIi8+PC9zdmc+';
+
+/** The site's header on every page here, as the catalogue browser's pages have it: the icon and the name, linking home. */
+export const SITE_HEADER = `<header class="top"><a class="brand" href="/"><img src="${SITE_ICON}" alt="" width="28" height="28">Stockroom</a></header>`;
 
 /** The sign-in and consent page: who asks, what allowing means, the form. */
 export function renderSignInPage(view: SignInPageView): string {

@@ -145,10 +145,10 @@ describe('renderSignInPage', () => {
     expect(html).toMatch(/<input id="username"[^>]* value="ana">/);
   });
 
-  it('loads nothing but the site’s icon from this server: no script, no external resource, no inline style attribute', () => {
+  it('loads nothing: the site’s icon is inline; no script, no external resource, no inline style attribute', () => {
     const html = renderSignInPage({ ...VIEW, problem: { message: 'x', fields: ['username', 'password'] } });
     expect(html).toContain(SITE_HEADER);
-    expect(SITE_HEADER).toMatch(/<img src="\/favicon\.ico"/);
+    expect(SITE_HEADER).toMatch(/<img src="data:image\/svg\+xml;base64,/);
     expect(html.replace(SITE_HEADER, '')).not.toMatch(/<script|<link|<img|\bsrc=|\bhref=|\bstyle=|@import|url\(/);
   });
 });

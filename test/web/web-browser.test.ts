@@ -343,6 +343,8 @@ describe.skipIf(!HAS_CHROMIUM)(`the catalogue browser in a real browser (${CHROM
         const page = await shot.newPage();
         await page.goto(`${origin}/signin?return=/`);
         await page.waitForURL(/\/oauth2\/auth\?/);
+        // The site's icon in its header is loaded (from this server, as the page's policy allows).
+        await page.locator('header .brand img').evaluate((image) => (image as unknown as { decode(): Promise<void> }).decode());
         await page.screenshot({ path: path.join(SCREENSHOTS, `web-signin-${device}.png`) });
         await page.getByLabel('Username').fill(f.username);
         await page.getByLabel('Password').fill(f.password);
