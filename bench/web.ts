@@ -1,13 +1,18 @@
 import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { buildApp } from '../src/app.js';
 import { seedDemo } from '../src/catalog/demo/demo-catalog.js';
 import { progressBar } from '../src/cli/progress.js';
 import { loadConfig } from '../src/config/config.js';
-import { BENCH_DEMO, serverEnvironment, table } from './harness.js';
+import { BENCH_DEMO, freePort, serverEnvironment, startServer, stop, table } from './harness.js';
 import { size } from './sizes.js';
 
 const ROUNDS = size('BENCH_ROUNDS', 1500, 5);
+/** Fresh servers started for the cold first page, each on its own copy of the seeded store. */
+const COLD_RUNS = size('BENCH_COLD_RUNS', 8, 1);
+/** A browser opens at most six connections to one host over HTTP/1.1. */
+const BROWSER_CONNECTIONS = 6;
 const WARM_UP = size('BENCH_WARM_UP', 200, 2);
 
 /** The searches both sides run: the page's URL and the JSON search it wraps, with the same parameters, facets and fields. */
@@ -56,7 +61,8 @@ export async function webBenchmark(): Promise<void> {
   const { app, services } = await buildApp(loadConfig(env), { logger: false });
   try {
     const bar = progressBar('Seeding');
-    await seedDemo({ catalog: services.catalog, blobs: services.blobs }, { ...BENCH_DEMO, onProgress: bar.update });
+    // As `stockroom seed-demo` and `stockroom ingest` do: each original's display files are made as it is stored.
+    await seedDemo({ catalog: services.catalog, blobs: services.blobs, displayFiles: services.media }, { ...BENCH_DEMO, onProgress: bar.update });
     bar.stop();
     await services.changeFeed.poll();
     await services.search.settled();
@@ -138,6 +144,97 @@ export async function webBenchmark(): Promise<void> {
     );
   } finally {
     await app.close();
+  }
+  try {
+    await coldFirstPage(dataDir, env);
+  } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+interface PageLoad {
+  ms: number;
+  pictures: number;
+}
+
+/**
+ * The first search page as a browser loads it from a server that has just started: a fresh
+ * `stockroom serve` process on a fresh copy of the seeded store, then GET / and every picture
+ * the page shows, over at most six connections, until the last byte of the last picture. Then
+ * the same page again on that server (warm). Once with the display files made at ingest, and
+ * once with them removed from the copy, as a store ingested before they were made at ingest
+ * is (each made on its first request).
+ */
+async function coldFirstPage(seededDir: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const root = path.resolve(import.meta.dirname, '..');
+  const results = { ingest: [] as PageLoad[], warm: [] as PageLoad[], onRequest: [] as PageLoad[] };
+  const bar = progressBar('Cold servers');
+  const total = COLD_RUNS * 2;
+  for (let run = 0; run < total; run++) {
+    const prepared = run % 2 === 0;
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stockroom-bench-web-cold-'));
+    try {
+      fs.cpSync(seededDir, dataDir, { recursive: true });
+      if (!prepared) fs.rmSync(path.join(dataDir, 'blobs', 'renditions'), { recursive: true, force: true });
+      const port = await freePort();
+      const base = `http://127.0.0.1:${port}`;
+      const server = await startServer(
+        process.execPath,
+        [path.join(root, 'bin/stockroom.js'), 'serve'],
+        { ...env, STOCKROOM_DATA_DIR: dataDir, PORT: String(port), STOCKROOM_PUBLIC_URL: base },
+        `${base}/healthz`,
+      );
+      try {
+        (prepared ? results.ingest : results.onRequest).push(await loadPage(base));
+        if (prepared) results.warm.push(await loadPage(base));
+      } finally {
+        await stop(server);
+      }
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+    bar.update(run + 1, total);
+  }
+  bar.stop();
+  const row = (name: string, loads: readonly PageLoad[]) => {
+    const sorted = loads.map((load) => load.ms).sort((x, y) => x - y);
+    return [name, String(loads.length), String(loads[0]?.pictures ?? 0), percentile(sorted, 50).toFixed(0), percentile(sorted, 95).toFixed(0), sorted.at(-1)!.toFixed(0)];
+  };
+  process.stdout.write(
+    `\nThe first search page (GET /) and all its pictures, as a browser loads them (${BROWSER_CONNECTIONS} connections), ` +
+      `from a server process started a moment before on a fresh copy of the seeded store; ${COLD_RUNS} servers each.\n\n`,
+  );
+  process.stdout.write(
+    `${table(
+      ['first page', 'n', 'pictures', 'p50 ms', 'p95 ms', 'max ms'],
+      [
+        row('cold server, display files made at ingest', results.ingest),
+        row('warm: the same page again on that server', results.warm),
+        row('cold server, each picture made on its first request', results.onRequest),
+      ],
+    )}\n`,
+  );
+}
+
+/** GET / and then every picture it shows (its `<img src>` under /display/), BROWSER_CONNECTIONS at a time; the time to the last byte. */
+async function loadPage(base: string): Promise<PageLoad> {
+  const start = process.hrtime.bigint();
+  const page = await fetch(`${base}/`);
+  const html = await page.text();
+  if (page.status !== 200) throw new Error(`GET / answered ${page.status}`);
+  const pictures = [...html.matchAll(/<img[^>]*\ssrc="([^"]+)"/g)]
+    .map((match) => match[1]!.replaceAll('&amp;', '&'))
+    .filter((src) => src.includes('/display/'))
+    .map((src) => new URL(src, base));
+  let next = 0;
+  const fetchNext = async (): Promise<void> => {
+    while (next < pictures.length) {
+      const url = pictures[next++]!;
+      const response = await fetch(`${base}${url.pathname}${url.search}`);
+      await response.arrayBuffer();
+      if (response.status !== 200) throw new Error(`${url.pathname} answered ${response.status}`);
+    }
+  };
+  await Promise.all(Array.from({ length: BROWSER_CONNECTIONS }, fetchNext));
+  return { ms: Number(process.hrtime.bigint() - start) / 1e6, pictures: pictures.length };
 }

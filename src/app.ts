@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Config } from './config/config.js';
 import type { Database } from './platform/db/database.js';
@@ -18,7 +18,7 @@ import { validatorsByPart } from './platform/http/validators.js';
 import { redactedUrl } from './platform/http/redacted-url.js';
 import { registerOpenCors } from './platform/http/cors.js';
 import { registerApiAuth } from './platform/http/api-auth.js';
-import { registerDocsPage, registerOpenApi, registerOpenApiDocument } from './platform/http/openapi.js';
+import { docsRedirectUri, registerDocsPage, registerOpenApi, registerOpenApiDocument } from './platform/http/openapi.js';
 import { apiIndexRoutes } from './platform/http/api-index.js';
 import { healthRoutes, metricsRoute, type Readiness } from './platform/http/health.js';
 import type { Metrics } from './platform/metrics/metrics.js';
@@ -162,6 +162,20 @@ async function composeStockroom(config: Config, overrides: ServiceOverrides): Pr
   } catch (error) {
     await closeStockroom(platform, built);
     throw error;
+  }
+}
+
+/**
+ * The docs page's own OAuth client, prefilled in its Authorize dialog: public, held to the page's
+ * redirect exactly. Undefined (the dialog asks for a client_id) when the public URL may have no
+ * redirect (neither https nor local).
+ */
+async function docsClientId(services: Services, log: FastifyBaseLogger): Promise<string | undefined> {
+  try {
+    return await services.firstPartyClients.keyOf({ name: 'Stockroom API docs', redirectUri: docsRedirectUri(services.config.publicUrl) }, 'docs_client');
+  } catch (error) {
+    log.warn({ err: error }, 'the docs page has no OAuth client of its own: STOCKROOM_PUBLIC_URL is neither https nor local');
+    return undefined;
   }
 }
 
@@ -339,7 +353,7 @@ export async function buildApp(
   // Behind a token only: without STOCKROOM_METRICS_TOKEN there is no /metrics on the API's port.
   if (config.metricsToken) await app.register(metricsRoute, { metrics: services.metrics, token: config.metricsToken });
   // The API's docs stay at /docs; `/` is the catalogue browser (the web module's root routes).
-  await registerDocsPage(app, { publicUrl: config.publicUrl, authUrl: config.authUrl });
+  await registerDocsPage(app, { publicUrl: config.publicUrl, authUrl: config.authUrl, oauthClientId: await docsClientId(services, app.log) });
 
   return { app, services };
 }

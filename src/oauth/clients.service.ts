@@ -21,8 +21,11 @@ export interface ApiClient {
   redirectUris: readonly string[];
   /**
    * A redirect_uri must be one of redirectUris exactly: no unregistered local URI, no added
-   * query parameter. The catalogue browser's own client is held to this: a page on the user's
-   * machine must not receive its codes. Third-party clients keep the local exemption (development).
+   * query parameter. The server's own clients (the catalogue browser's, the docs page's) are held
+   * to this: a page on the user's machine must not receive their codes. Third-party clients keep
+   * the local exemption (development), and the consent screen: only a client held to exact
+   * redirects signs people in on the site's own page (AuthorizationRequest.firstParty), and no
+   * command registers one.
    */
   exactRedirects: boolean;
   /** The grants it may use (its own list, or the defaults of its kind). */

@@ -9,6 +9,7 @@ import { OAuthStore } from './oauth.store.js';
 import { OAuthService } from './oauth.service.js';
 import { SignInGuard } from './sign-in-guard.js';
 import { oauthRoutes } from './oauth.routes.js';
+import { FirstPartyClients } from './first-party-clients.js';
 
 export interface OAuthExports {
   /** Applications and their API keys. */
@@ -19,11 +20,13 @@ export interface OAuthExports {
   users: UsersService;
   /** The rules of the OAuth endpoints (token, authorization, sign-in). */
   oauth: OAuthService;
+  /** The server's own clients (the docs page's), registered once for every node. */
+  firstPartyClients: FirstPartyClients;
 }
 
 /** OAuth 2.0: clients, users, tokens, and the token and authorization endpoints of every family. */
 export function oauthModule(platform: Platform): StockroomModule<OAuthExports> {
-  const { config, database, redis, clock } = platform;
+  const { config, database, redis, clock, log } = platform;
   const clients = new ClientsService(new ClientsRepository(database.db));
   const store = new OAuthStore(database.db);
   const tokens = new TokensService(store, clock);
@@ -38,7 +41,7 @@ export function oauthModule(platform: Platform): StockroomModule<OAuthExports> {
   });
   return {
     name: 'oauth',
-    exports: { clients, tokens, users, oauth },
+    exports: { clients, tokens, users, oauth, firstPartyClients: new FirstPartyClients(database.db, clients, log) },
     routes: {
       async root(root) {
         await root.register(oauthRoutes, { oauth, publicUrl: config.publicUrl, authUrl: config.authUrl });

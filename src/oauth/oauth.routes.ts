@@ -381,6 +381,7 @@ interface SignInPageState {
 function sendSignInPage(reply: FastifyReply, status: number, state: SignInPageState): FastifyReply {
   const html = renderSignInPage({
     clientName: state.request.clientName,
+    firstParty: state.request.firstParty,
     redirectUri: state.request.redirectUri,
     action: state.action,
     parameters: Object.entries(state.parameters),

@@ -192,7 +192,7 @@ export class OAuthService implements OAuthEndpoints {
     return {
       kind: 'ok',
       client,
-      request: { clientId, clientName: client.name, responseType: responseType.responseType, redirectUri, state, codeChallenge },
+      request: { clientId, clientName: client.name, firstParty: client.exactRedirects, responseType: responseType.responseType, redirectUri, state, codeChallenge },
     };
   }
 }

@@ -61,6 +61,12 @@ export interface AuthorizationRequest {
   clientId: string;
   /** Display name of the client, for the consent text. */
   clientName: string;
+  /**
+   * This server's own client (the catalogue browser's, the docs page's): the person signs in to
+   * the site itself, on its own sign-in page without the third-party consent wording. Known by
+   * its exact redirects, which only the server's own registrations ask for.
+   */
+  firstParty: boolean;
   /** `code` (the spec's `authorization_code` is accepted as a synonym) or `token` (implicit). */
   responseType: 'code' | 'token';
   /** Exactly as the client sent it (it may carry extra, unregistered query parameters). */

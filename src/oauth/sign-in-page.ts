@@ -24,6 +24,11 @@ export const PAGE_STYLE = [
   'button{flex:1 1 10rem;min-height:2.75rem;padding:.625rem 1rem;border:2px solid #1d4ed8;border-radius:.25rem;background:#1d4ed8;color:#fff;font:inherit;font-weight:600;cursor:pointer}',
   'button.secondary{background:#fff;color:#1d4ed8}',
   ':focus-visible{outline:3px solid #18181b;outline-offset:2px}',
+  // The site's header, as the catalogue browser's pages have it (src/web/static/web.css).
+  '.top{display:flex;align-items:center;padding:.5rem 1rem;background:#18181b;color:#fff}',
+  '.brand{display:inline-flex;align-items:center;gap:.5rem;min-height:2.75rem;color:#fff;font-weight:700;font-size:1.125rem;text-decoration:none}',
+  '.brand img{display:block;width:1.75rem;height:1.75rem}',
+  '.top :focus-visible{outline-color:#fff}',
   '@media (max-width:32rem){main{margin:0;border:0;border-radius:0;padding:1rem}}',
 ].join('\n');
 
@@ -85,6 +90,8 @@ export type SignInField = 'username' | 'password';
 export interface SignInPageView {
   /** The application's display name. */
   clientName: string;
+  /** The site's own client: signing in to the site, no third-party consent wording. */
+  firstParty?: boolean;
   /** Where the browser goes afterwards; its host is named on the page. */
   redirectUri: string;
   /** The form's action, relative to the page (the endpoint's own path). */
@@ -100,6 +107,12 @@ export interface SignInPageView {
 
 const PROBLEM_ID = 'sign-in-problem';
 
+/** The site's icon (src/web/static/favicon.svg), inline: the page's policy loads nothing but its own style. */
+const SITE_ICON = 'data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciIHZpZXdCb3g9IjAgMCAzMiAzMiI+PHJlY3Qgd2lkdGg9IjMyIiBoZWlnaHQ9IjMyIiByeD0iNiIgZmlsbD0iIzFkNGVkOCIvPjxyZWN0IHg9IjYiIHk9IjgiIHdpZHRoPSIyMCIgaGVpZ2h0PSIxNiIgcng9IjIiIGZpbGw9IiNmZmYiLz48cGF0aCBkPSJNOCAyMmw2LTcgNCA0IDMtMyAzIDZ6IiBmaWxsPSIjMWQ0ZWQ4Ii8+PGNpcmNsZSBjeD0iMjEiIGN5PSIxMi41IiByPSIyIiBmaWxsPSIjZjU5ZTBiIi8+PC9zdmc+';
+
+/** The site's header on every page here, as the catalogue browser's pages have it: the icon and the name, linking home. */
+export const SITE_HEADER = `<header class="top"><a class="brand" href="/"><img src="${SITE_ICON}" alt="" width="28" height="28">Stockroom</a></header>`;
+
 /** The sign-in and consent page: who asks, what allowing means, the form. */
 export function renderSignInPage(view: SignInPageView): string {
   const name = escapeHtml(view.clientName);
@@ -108,12 +121,17 @@ export function renderSignInPage(view: SignInPageView): string {
   const hidden = [...view.parameters, ['csrf_token', view.csrfToken] as const]
     .map(([field, value]) => `<input type="hidden" name="${escapeHtml(field)}" value="${escapeHtml(value)}">`)
     .join('\n');
+  const introduction = view.firstParty
+    ? ['<h1>Sign in to Stockroom</h1>', '<p>Sign in with your Stockroom account to license and download assets and to keep boards.</p>']
+    : [
+        `<h1>Sign in to allow ${name} to use your account</h1>`,
+        `<p>If you allow it, ${name} gets a token that lets it act for you: search the catalogue and license assets with your account.</p>`,
+        `<p class="note">Only allow applications you trust. Afterwards you go back to ${escapeHtml(destinationOf(view.redirectUri))}.</p>`,
+      ];
   return page(
-    `Sign in to allow ${view.clientName}`,
+    view.firstParty ? 'Sign in' : `Sign in to allow ${view.clientName}`,
     [
-      `<h1>Sign in to allow ${name} to use your account</h1>`,
-      `<p>If you allow it, ${name} gets a token that lets it act for you: search the catalogue and license assets with your account.</p>`,
-      `<p class="note">Only allow applications you trust. Afterwards you go back to ${escapeHtml(destinationOf(view.redirectUri))}.</p>`,
+      ...introduction,
       view.problem ? `<p id="${PROBLEM_ID}" class="problem" role="alert">${escapeHtml(view.problem.message)}</p>` : '',
       `<form method="post" action="${escapeHtml(view.action)}">`,
       hidden,
@@ -122,8 +140,8 @@ export function renderSignInPage(view: SignInPageView): string {
       '<label for="password">Password</label>',
       `<input id="password" name="password" type="password" autocomplete="current-password" required${marks('password')}>`,
       '<div class="actions">',
-      '<button type="submit" name="decision" value="allow">Sign in and allow</button>',
-      '<button type="submit" name="decision" value="deny" class="secondary" formnovalidate>Deny</button>',
+      `<button type="submit" name="decision" value="allow">${view.firstParty ? 'Sign in' : 'Sign in and allow'}</button>`,
+      `<button type="submit" name="decision" value="deny" class="secondary" formnovalidate>${view.firstParty ? 'Cancel' : 'Deny'}</button>`,
       '</div>',
       '</form>',
     ],
@@ -150,6 +168,7 @@ function page(title: string, body: readonly string[]): string {
     `<style>${PAGE_STYLE}</style>`,
     '</head>',
     '<body>',
+    SITE_HEADER,
     '<main>',
     ...body.filter((line) => line !== ''),
     '</main>',

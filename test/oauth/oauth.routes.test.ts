@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fast
 import swagger from '@fastify/swagger';
 import { afterEach, describe, expect, it } from 'vitest';
 import { oauthRoutes, type OAuthRoutesOptions } from '../../src/oauth/oauth.routes.js';
+import { SITE_HEADER } from '../../src/oauth/sign-in-page.js';
 import {
   OAuthError,
   type AuthorizationCheck,
@@ -19,6 +20,7 @@ const REDIRECT_URI = 'https://client.example.test:8443/callback?tenant=7';
 const CHECKED: AuthorizationRequest = {
   clientId: 'key-abc',
   clientName: 'Lightbox Pro',
+  firstParty: false,
   responseType: 'code',
   redirectUri: REDIRECT_URI,
   state: 'xyz',
@@ -488,7 +490,8 @@ describe('authorization endpoint, GET', () => {
     expect(body).not.toContain('name="scope"');
     expect(body).toContain('Lightbox Pro');
     expect(body).toContain('client.example.test:8443');
-    expect(body).not.toMatch(/<script|\bsrc=|https?:\/\/(?!client\.example)/);
+    // Nothing loaded but the site's own icon (in its header), from this server.
+    expect(body.replace(SITE_HEADER, '')).not.toMatch(/<script|\bsrc=|https?:\/\/(?!client\.example)/);
   });
 
   it('escapes a hostile client name and state', async () => {

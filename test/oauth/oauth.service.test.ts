@@ -486,7 +486,15 @@ describe.each(STORES)('the OAuth rules on $name', ({ url }) => {
     it('takes the spec’s response_type authorization_code as code', async () => {
       const c = await confidentialClient();
       const check = await oauth.checkAuthorization({ client_id: c.apiKey, redirect_uri: REDIRECT, response_type: 'authorization_code' });
-      expect(ok(check)).toEqual({ clientId: c.apiKey, clientName: 'Web app', responseType: 'code', redirectUri: REDIRECT, state: undefined, codeChallenge: undefined });
+      expect(ok(check)).toEqual({ clientId: c.apiKey, clientName: 'Web app', firstParty: false, responseType: 'code', redirectUri: REDIRECT, state: undefined, codeChallenge: undefined });
+    });
+
+    it('knows the server’s own client (held to exact redirects) as first-party, and a third-party client as not', async () => {
+      const own = await t.services.clients.create({ name: 'Own site', confidential: false, redirectUris: [REDIRECT], exactRedirects: true, grantTypes: ['authorization_code'] });
+      const third = await t.services.clients.create({ name: 'Third party', confidential: false, redirectUris: [REDIRECT], grantTypes: ['authorization_code'] });
+      const query = { redirect_uri: REDIRECT, response_type: 'code', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' };
+      expect(ok(await oauth.checkAuthorization({ ...query, client_id: own.apiKey })).firstParty).toBe(true);
+      expect(ok(await oauth.checkAuthorization({ ...query, client_id: third.apiKey })).firstParty).toBe(false);
     });
 
     it('answers unauthorized_client for a response_type whose grant the client may not use', async () => {

@@ -8,6 +8,7 @@ import {
   htmlPageHeaders,
   renderErrorPage,
   renderSignInPage,
+  SITE_HEADER,
   type SignInPageView,
 } from '../../src/oauth/sign-in-page.js';
 
@@ -89,6 +90,21 @@ describe('renderSignInPage', () => {
     expect(html).toContain('<main>');
   });
 
+  it('the site’s own client signs in to the site: the site’s header, no third-party consent wording', () => {
+    const html = renderSignInPage({ ...VIEW, clientName: 'Stockroom web', firstParty: true });
+    expect(html).toContain('<h1>Sign in to Stockroom</h1>');
+    expect(html).toContain('<header class="top"><a class="brand" href="/">');
+    expect(html).toContain('>Sign in</button>');
+    expect(html).toContain('>Cancel</button>');
+    expect(html).not.toMatch(/to allow|and allow|applications you trust|Stockroom web/);
+    expect(html).toMatch(/<title>Sign in · Stockroom<\/title>/);
+    // A third-party client's page keeps the consent wording, under the same header.
+    const consent = renderSignInPage(VIEW);
+    expect(consent).toContain('<header class="top">');
+    expect(consent).toContain('Only allow applications you trust');
+    expect(consent).toContain('>Sign in and allow</button>');
+  });
+
   it('escapes every interpolated value', () => {
     const hostile = `"><script>alert('x')</script>`;
     const html = renderSignInPage({
@@ -101,7 +117,7 @@ describe('renderSignInPage', () => {
       problem: { message: hostile, fields: ['username'] },
     });
     expect(html).not.toContain('<script');
-    expect(html).not.toContain(`"><`);
+    expect(html.replace(SITE_HEADER, '')).not.toContain(`"><`);
     expect(html).toContain('&quot;&gt;&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;');
   });
 
@@ -129,9 +145,11 @@ describe('renderSignInPage', () => {
     expect(html).toMatch(/<input id="username"[^>]* value="ana">/);
   });
 
-  it('loads nothing: no script, no external resource, no inline style attribute', () => {
+  it('loads nothing: the site’s icon is inline; no script, no external resource, no inline style attribute', () => {
     const html = renderSignInPage({ ...VIEW, problem: { message: 'x', fields: ['username', 'password'] } });
-    expect(html).not.toMatch(/<script|<link|<img|\bsrc=|\bhref=|\bstyle=|@import|url\(/);
+    expect(html).toContain(SITE_HEADER);
+    expect(SITE_HEADER).toMatch(/<img src="data:image\/svg\+xml;base64,/);
+    expect(html.replace(SITE_HEADER, '')).not.toMatch(/<script|<link|<img|\bsrc=|\bhref=|\bstyle=|@import|url\(/);
   });
 });
 

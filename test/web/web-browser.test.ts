@@ -111,9 +111,13 @@ describe.skipIf(!HAS_CHROMIUM)(`the catalogue browser in a real browser (${CHROM
     await page.waitForURL(/\/oauth2\/auth\?/);
     expect(page.url()).not.toMatch(/access_token|refresh_token/);
     await check(page, 'sign-in');
+    // The site's own sign-in page: its header, no third-party consent wording for its own client.
+    expect(await page.locator('h1').textContent()).toBe('Sign in to Stockroom');
+    expect(await page.locator('header .brand').textContent()).toBe('Stockroom');
+    expect(await page.locator('main').textContent()).not.toMatch(/allow|Stockroom web/);
     await page.getByLabel('Username').fill(f.username);
     await page.getByLabel('Password').fill(f.password);
-    await page.getByRole('button', { name: 'Sign in and allow' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.waitForURL(`${origin}${assetPath}`);
     await expect.poll(() => page.locator('.who').textContent()).toContain('Ana Lima');
     // The session is a cookie the page's script cannot read; no token is in the page.
@@ -284,7 +288,7 @@ describe.skipIf(!HAS_CHROMIUM)(`the catalogue browser in a real browser (${CHROM
       await page.goto(`${origin}/signin?return=${encodeURIComponent(`/asset/${f.withoutFile.captioned}`)}`);
       await page.getByLabel('Username').fill(f.username);
       await page.getByLabel('Password').fill(f.password);
-      await page.getByRole('button', { name: 'Sign in and allow' }).click();
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
       await page.waitForURL(`${origin}/asset/${f.withoutFile.captioned}`);
       expect(await seriousViolations(page)).toEqual([]);
       await page.goto(`${origin}/asset/${f.creativeImage}`);
@@ -297,6 +301,36 @@ describe.skipIf(!HAS_CHROMIUM)(`the catalogue browser in a real browser (${CHROM
     }
   }, 120_000);
 
+  it('the docs page’s Authorize dialog signs in with the page’s own client (authorization code with PKCE), and names the document’s own address', async () => {
+    const context = await newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(`${origin}/docs`);
+      const information = page.locator('.information-container');
+      await expect.poll(() => information.textContent(), { timeout: 20_000 }).toContain(`${origin}/v3/openapi.json`);
+      expect(await information.textContent()).not.toContain('/docs/json');
+      await page.locator('.auth-wrapper .authorize').click();
+      const clientId = page.locator('#client_id_authorizationCode');
+      expect(await clientId.inputValue()).not.toBe('');
+      // The OAuth2 scheme is the dialog's last: its Authorize opens the server's sign-in page.
+      const [popup] = await Promise.all([page.waitForEvent('popup'), page.locator('.auth-container').last().locator('button.authorize').click()]);
+      await popup.waitForURL(/\/oauth2\/auth\?/);
+      expect(await popup.locator('h1').textContent()).toBe('Sign in to Stockroom');
+      expect(popup.url()).toContain('code_challenge_method=S256');
+      await popup.getByLabel('Username').fill(f.username);
+      await popup.getByLabel('Password').fill(f.password);
+      const token = page.waitForResponse((response) => new URL(response.url()).pathname.endsWith('/oauth2/token'));
+      await popup.getByRole('button', { name: 'Sign in', exact: true }).click();
+      expect((await token).status()).toBe(200);
+      // Back on the docs page, the code is exchanged for a token: the OAuth2 scheme is authorized.
+      const oauth2 = page.locator('.auth-container').last();
+      await expect.poll(() => oauth2.textContent(), { timeout: 20_000 }).toContain('Authorized');
+      expect(await oauth2.textContent()).toContain('Logout');
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+
   it('pages are photographed on a desktop and a phone', async () => {
     fs.mkdirSync(SCREENSHOTS, { recursive: true });
     // A signed-in desktop and phone: the pages as the walk above left them, with a fresh sign-in.
@@ -308,9 +342,13 @@ describe.skipIf(!HAS_CHROMIUM)(`the catalogue browser in a real browser (${CHROM
       try {
         const page = await shot.newPage();
         await page.goto(`${origin}/signin?return=/`);
+        await page.waitForURL(/\/oauth2\/auth\?/);
+        // The site's icon in its header is loaded (from this server, as the page's policy allows).
+        await page.locator('header .brand img').evaluate((image) => (image as unknown as { decode(): Promise<void> }).decode());
+        await page.screenshot({ path: path.join(SCREENSHOTS, `web-signin-${device}.png`) });
         await page.getByLabel('Username').fill(f.username);
         await page.getByLabel('Password').fill(f.password);
-        await page.getByRole('button', { name: 'Sign in and allow' }).click();
+        await page.getByRole('button', { name: 'Sign in', exact: true }).click();
         await page.waitForURL(`${origin}/`);
         for (const [name, where] of [
           ['search', pages.get('search') ?? '/?phrase=marathon&kind=editorial'],

@@ -243,6 +243,11 @@ describe.each(STORES)('catalogue browser pages on $name', ({ url }) => {
     expect(location.searchParams.get('response_type')).toBe('code');
     const set = cookieOf(start, COOKIE)!;
     expect(set).toMatchObject({ httpOnly: true, secure: true, sameSite: 'Lax', path: '/' });
+    // The site's own sign-in page: its header, and no third-party consent wording for its own client.
+    const own = await get(pathOf(start.headers.location as string));
+    expect(own.body).toContain('<h1>Sign in to Stockroom</h1>');
+    expect(own.body).toContain('class="brand" href="/"');
+    expect(own.body).not.toMatch(/to allow|Sign in and allow|Stockroom web/);
 
     const { cookie, locations } = await signIn('/downloads');
     expect(locations.at(-1)).toBe('/downloads');
@@ -257,6 +262,17 @@ describe.each(STORES)('catalogue browser pages on $name', ({ url }) => {
     expect(rows.length).toBeGreaterThan(0);
     const client = await f.t.services.database.db.selectFrom('api_clients').select('id').where('name', '=', 'Stockroom web').executeTakeFirstOrThrow();
     for (const row of rows) expect((await f.t.services.tokens.verify(row.access_token!, client.id)).valid).toBe(false);
+  });
+
+  it('a third-party client keeps the consent screen on the same sign-in page', async () => {
+    const redirect = 'https://lightbox.example.test/callback';
+    const third = await f.t.services.clients.create({ name: 'Lightbox Pro', confidential: false, redirectUris: [redirect], grantTypes: ['authorization_code'] });
+    const query = new URLSearchParams({ client_id: third.apiKey, redirect_uri: redirect, response_type: 'code', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' });
+    const consent = await get(`/oauth2/auth?${query}`);
+    expect(consent.statusCode).toBe(200);
+    expect(consent.body).toContain('<h1>Sign in to allow Lightbox Pro to use your account</h1>');
+    expect(consent.body).toContain('Sign in and allow');
+    expect(consent.body).toContain('class="brand" href="/"');
   });
 
   it('sign-in refuses a state of another browser, a replayed callback, and a return to another host', async () => {
@@ -325,6 +341,30 @@ describe.each(STORES)('catalogue browser pages on $name', ({ url }) => {
     const published = (await get('/v3/openapi.json')).json() as { paths: object; info: { description: string } };
     expect(Object.keys(published.paths)).toEqual(Object.keys((await get('/docs/json')).json().paths as object));
     expect(published.info.description).not.toContain('## Getting started');
+  });
+
+  it('the docs page has an OAuth client of its own, prefilled, held to the page’s redirect, signing in on the site’s page; it shows the document’s own address', async () => {
+    const initializer = (await get('/docs/static/swagger-initializer.js')).body;
+    expect(initializer).toContain(`"documentAddress":"${PUBLIC_URL}/v3/openapi.json"`);
+    expect(initializer).toContain('SwaggerUIBundle.plugins.DownloadUrl');
+    // Swagger UI's own redirect: the page's folder, static/oauth2-redirect.html.
+    expect(initializer).toContain("oauth2RedirectUrl: resolveUrl('./static/oauth2-redirect.html')");
+    const clientId = /"clientId":"([^"]+)"/.exec(initializer)?.[1];
+    expect(clientId).toBeDefined();
+    const client = (await f.t.services.clients.find(clientId))!;
+    expect(client).toMatchObject({ name: 'Stockroom API docs', confidential: false, exactRedirects: true, redirectUris: [`${PUBLIC_URL}/docs/static/oauth2-redirect.html`] });
+    expect([...client.grantTypes].sort()).toEqual(['authorization_code', 'refresh_token']);
+    // Swagger UI's request: the code with PKCE, back to the docs page; the site's own sign-in page answers.
+    const query = (redirect: string) =>
+      new URLSearchParams({ client_id: clientId!, redirect_uri: redirect, response_type: 'code', state: 's', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' });
+    const signIn = await get(`/oauth2/auth?${query(`${PUBLIC_URL}/docs/static/oauth2-redirect.html`)}`);
+    expect(signIn.statusCode).toBe(200);
+    expect(signIn.body).toContain('<h1>Sign in to Stockroom</h1>');
+    // Held to it exactly: a page on the user's machine gets no code of it.
+    expect((await get(`/oauth2/auth?${query('http://127.0.0.1:8080/docs/static/oauth2-redirect.html')}`)).statusCode).toBe(400);
+    // Built again (another node, a restart), the server keeps the one client.
+    const again = await f.t.services.firstPartyClients.keyOf({ name: 'Stockroom API docs', redirectUri: `${PUBLIC_URL}/docs/static/oauth2-redirect.html` }, 'docs_client');
+    expect(again).toBe(clientId);
   });
 
   it('every form needs the session’s CSRF token: without it, or with another’s, nothing is written', async () => {

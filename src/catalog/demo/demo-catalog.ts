@@ -1,15 +1,12 @@
 import path from 'node:path';
 import { seededRandom } from '../../platform/seeded-random.js';
-import type { BlobStore } from '../../platform/blobs/blob-store.js';
-import type { NudityScorer } from '../../media/media-facts.js';
 import { drawDemoImage, type DemoImageRequest } from '../../media/draw-demo-image.js';
 import { drawDemoEps, type DemoEpsRequest } from '../../media/draw-demo-eps.js';
 import { ffmpegRate, makeDemoClip, PAN_MARGIN } from '../../media/video/demo-clip.js';
 import { withScratch } from '../../media/video/video-renders.js';
 import { originalSizeName } from '../../media/video/video-sizes.js';
 import { VideoTools } from '../../media/video/video-tools.js';
-import type { CatalogService } from '../catalog.service.js';
-import { IngestService } from '../ingest/ingest.service.js';
+import { IngestService, type IngestDeps } from '../ingest/ingest.service.js';
 import {
   AGE_KEYWORDS,
   ARTISTS,
@@ -159,7 +156,7 @@ export interface DemoPlan {
  * except the few whose records carry the library's own scores (MODERATED_IMAGES).
  */
 export async function seedDemo(
-  deps: { catalog: CatalogService; blobs: BlobStore; videoTools?: VideoTools | undefined; classifier?: NudityScorer | undefined },
+  deps: Pick<IngestDeps, 'catalog' | 'blobs' | 'videoTools' | 'classifier' | 'displayFiles'>,
   options: DemoOptions,
 ): Promise<DemoCounts> {
   const plan = planDemoCatalog(options);

@@ -82,6 +82,12 @@ export interface IngestDeps {
   classifier?: NudityScorer | undefined;
   /** ffmpeg and ffprobe for video files; absent: as STOCKROOM_FFMPEG_PATH / STOCKROOM_FFPROBE_PATH say, else the packaged ones. */
   videoTools?: VideoTools | undefined;
+  /**
+   * Makes an original's display files (media's grid, thumb and comp) as it is stored, so that
+   * a cold server's first results page is not waiting for them; without it each is made on its
+   * first request.
+   */
+  displayFiles?: { prepareDisplayFiles(originalKey: string): Promise<unknown> } | undefined;
 }
 
 /** Why one record was refused; its message is the reason reported for the line. */
@@ -235,6 +241,7 @@ export class IngestService {
       input.fields.title = titledFromFileName;
     }
     const operation = options.dryRun ? await this.plannedOperation(input.asset_type, input.id, stored) : await this.deps.catalog.upsertAsset(input);
+    if (!options.dryRun && input.original !== undefined) await this.deps.displayFiles?.prepareDisplayFiles(input.original.key);
     const productTypes = Array.isArray(input.fields.product_types) ? (input.fields.product_types as string[]) : [];
     const text = (value: unknown) => (typeof value === 'string' ? value : null);
     return {

@@ -43,7 +43,7 @@ export function addIngestCommand(program: Command): void {
       if (isFolder && options.media !== undefined) throw new InvalidArgumentError('--media applies to a manifest; a folder is its own media');
       await withServices(async (services, config) => {
         const classifier = config.mediaFacts.classifyNudity ? new NudityClassifier() : undefined;
-        const ingest = new IngestService({ catalog: services.catalog, blobs: services.blobs, classifier, videoTools: services.videoTools });
+        const ingest = new IngestService({ catalog: services.catalog, blobs: services.blobs, classifier, videoTools: services.videoTools, displayFiles: services.media });
         try {
           if (isFolder) await runFolder(ingest, source, options);
           else await runManifest(ingest, source, options);

@@ -21,7 +21,7 @@ export async function seedDemoCatalogue(services: Services, amounts: { images: n
   const classifier = services.config.mediaFacts.classifyNudity ? new NudityClassifier() : undefined;
   try {
     return await seedDemo(
-      { catalog: services.catalog, blobs: services.blobs, videoTools: services.videoTools, classifier },
+      { catalog: services.catalog, blobs: services.blobs, videoTools: services.videoTools, classifier, displayFiles: services.media },
       { ...amounts, onProgress: bar.update },
     );
   } finally {

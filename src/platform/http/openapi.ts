@@ -184,11 +184,45 @@ export async function registerOpenApiDocument(app: FastifyInstance, open: Fastif
   open.get('/v3/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }
 
+/** Where Swagger UI sends the browser back after an OAuth2 sign-in from the docs page (its own `oauth2RedirectUrl`). */
+export function docsRedirectUri(publicUrl: string): string {
+  return `${publicUrl}/docs/static/oauth2-redirect.html`;
+}
+
+interface DocsPageOptions {
+  publicUrl: string;
+  authUrl: string;
+  /** The docs page's own OAuth client, registered for docsRedirectUri; absent: the Authorize dialog asks for one. */
+  oauthClientId?: string | undefined;
+}
+
+/**
+ * A Swagger UI plugin: the address under the title is the document's own (`documentAddress` of
+ * the UI's config), not `/docs/json`, which the page loads only to add its guide. Sent to the
+ * browser as its source text, so it refers to nothing outside itself.
+ */
+function showDocumentAddress() {
+  return {
+    statePlugins: {
+      spec: {
+        wrapSelectors: {
+          url: (_original: unknown, system: { getConfigs: () => { documentAddress: string } }) => () => system.getConfigs().documentAddress,
+        },
+      },
+    },
+  };
+}
+
+/** Swagger UI's own plugin that loads the document, which a config's `plugins` would otherwise replace. */
+function downloadUrl(system: unknown) {
+  return (globalThis as unknown as { SwaggerUIBundle: { plugins: { DownloadUrl: (system: unknown) => unknown } } }).SwaggerUIBundle.plugins.DownloadUrl(system);
+}
+
 /**
  * The interactive docs at `/docs`. Like every other page of the server it may not be framed
  * (no clickjacking of its Authorize dialog): its own context adds the frame headers to all it sends.
  */
-export async function registerDocsPage(app: FastifyInstance, options: { publicUrl: string; authUrl: string }): Promise<void> {
+export async function registerDocsPage(app: FastifyInstance, options: DocsPageOptions): Promise<void> {
   await app.register(async (docs) => {
     docs.addHook('onSend', async (_request, reply) => {
       reply.header('x-frame-options', 'DENY');
@@ -199,11 +233,22 @@ export async function registerDocsPage(app: FastifyInstance, options: { publicUr
       theme: { title: 'Stockroom API — docs' },
       // The page's own copy names the document by its address, /v3/openapi.json (the same document).
       transformSpecification: (document) => withDocsPageGuide(document as Record<string, unknown>, options),
-      // BaseLayout: no top bar, whose address field would name /docs/json; the guide names /v3/openapi.json.
-      uiConfig: { docExpansion: 'list', deepLinking: true, layout: 'BaseLayout' },
-      // Authorize → OAuth2: the authorization code grant with PKCE against this server; a
-      // local docs page is a local redirect, which a development client may use unregistered.
-      initOAuth: { usePkceWithAuthorizationCodeGrant: true, appName: 'Stockroom API docs' },
+      // BaseLayout: no top bar, whose address field would name /docs/json; under the title the
+      // document's own address (showDocumentAddress).
+      uiConfig: {
+        docExpansion: 'list',
+        deepLinking: true,
+        layout: 'BaseLayout',
+        documentAddress: `${options.publicUrl}/v3/openapi.json`,
+        plugins: [downloadUrl, showDocumentAddress],
+      } as Record<string, unknown>,
+      // Authorize → OAuth2: the authorization code grant with PKCE against this server, as the
+      // docs page's own client (its redirect is this page's), prefilled.
+      initOAuth: {
+        usePkceWithAuthorizationCodeGrant: true,
+        appName: 'Stockroom API docs',
+        ...(options.oauthClientId !== undefined ? { clientId: options.oauthClientId } : {}),
+      },
     });
   });
 }
@@ -213,7 +258,7 @@ export async function registerDocsPage(app: FastifyInstance, options: { publicUr
  * search, a download), the document's own address, and an OAuth2 scheme for the Authorize
  * dialog (the authorization code grant with PKCE, this server's endpoints).
  */
-function withDocsPageGuide(document: Record<string, unknown>, options: { publicUrl: string; authUrl: string }): Record<string, unknown> {
+function withDocsPageGuide(document: Record<string, unknown>, options: DocsPageOptions): Record<string, unknown> {
   const info = (document.info ?? {}) as Record<string, unknown>;
   const components = (document.components ?? {}) as { securitySchemes?: Record<string, unknown> };
   const api = `${options.publicUrl}/v3`;
@@ -221,7 +266,7 @@ function withDocsPageGuide(document: Record<string, unknown>, options: { publicU
     '## Getting started',
     '',
     `1. **A key.** Every request sends \`Api-Key\`. A running server prints its demo key at start; an operator makes one with \`stockroom admin client create --name "My app"\` (it prints the key and the secret once).`,
-    `2. **A token**, for what needs a customer (downloads, \`download_sizes\`): \`curl -u KEY:SECRET -d grant_type=password -d username=U -d password=P ${options.authUrl}/oauth2/token\`, then send \`Authorization: Bearer <access_token>\`. Or press **Authorize** here and choose OAuth2: the authorization code grant with PKCE, with your key as client_id.`,
+    `2. **A token**, for what needs a customer (downloads, \`download_sizes\`): \`curl -u KEY:SECRET -d grant_type=password -d username=U -d password=P ${options.authUrl}/oauth2/token\`, then send \`Authorization: Bearer <access_token>\`. Or press **Authorize** here and choose OAuth2: the authorization code grant with PKCE, as this page's own client (prefilled), signing in on this server.`,
     `3. **A first search:** \`curl -H 'Api-Key: KEY' '${api}/search/images/creative?phrase=harbour&fields=id,title,thumb'\`.`,
     `4. **A download:** \`curl -X POST -H 'Api-Key: KEY' -H 'Authorization: Bearer TOKEN' '${api}/downloads/images/ID'\` answers the file's signed \`uri\`.`,
     '',
@@ -236,7 +281,7 @@ function withDocsPageGuide(document: Record<string, unknown>, options: { publicU
         ...components.securitySchemes,
         OAuth2: {
           type: 'oauth2',
-          description: 'A customer’s token: the authorization code grant with PKCE (S256) against this server. Your API key is the client_id; a local docs page needs no registered redirect.',
+          description: 'A customer’s token: the authorization code grant with PKCE (S256) against this server. The client_id is this page’s own client (prefilled), registered for this page’s redirect.',
           flows: { authorizationCode: { authorizationUrl: `${options.authUrl}/oauth2/auth`, tokenUrl: `${options.authUrl}/oauth2/token`, scopes: {} } },
         },
       },
