@@ -108,7 +108,7 @@ export const PageNumber = (description: string, options: Common<number> & { maxi
 export const PageSize = (description: string, options: Common<number> & { sizes?: readonly number[]; maximum?: number } = {}) =>
   options.sizes
     ? Type.Unsafe<number>({ type: 'integer', enum: [...options.sizes], description, ...common(options) })
-    : Type.Integer({ minimum: 1, maximum: options.maximum ?? 100, description, ...common(options) });
+    : Type.Integer({ minimum: 1, maximum: options.maximum ?? 100, description, ...common(options), ...(options.code ? annotate({ code: options.code }) : {}) });
 
 /**
  * A comma-separated list (`a,b`; repeating the parameter works too). The document describes it
