@@ -113,7 +113,7 @@ export function registerErrorHandler(app: FastifyInstance): void {
       const issues: readonly ValidationIssue[] = fastifyError.validation;
       const first = issues[0];
       const issue = issues.find((candidate) => candidate.keyword === 'anyOf' && candidate.instancePath === first?.instancePath) ?? first;
-      const parameter = parameterOf(issue);
+      const parameter = readingOf(issue?.parentSchema)?.name ?? parameterOf(issue);
       const isMissing = issue?.keyword === 'required';
       const isUnknown = issue?.keyword === 'additionalProperties';
       if (fastifyError.validationContext === 'body' && issue?.instancePath === '' && issue.data === undefined) {

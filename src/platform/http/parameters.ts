@@ -30,6 +30,8 @@ export interface Reading {
   readonly codeFor?: readonly string[];
   /** Read in lower case (a pattern that is written in lower case). */
   readonly lowerCase?: boolean;
+  /** The parameter's name in messages, where the contract names it otherwise than the route's key (a path's `{file-name}`). */
+  readonly name?: string;
 }
 
 type Annotated = { [READING]?: Reading };
