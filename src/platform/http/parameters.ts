@@ -119,14 +119,14 @@ export const PageSize = (description: string, options: Common<number> & { sizes?
 export const CommaList = <T extends TSchema>(
   items: T,
   description: string,
-  options: { minItems?: number; maxItems?: number; deprecated?: boolean; code?: string } = {},
+  options: { minItems?: number; maxItems?: number; deprecated?: boolean; code?: string; codeFor?: readonly string[] } = {},
 ) =>
   Type.Array(items, {
     description,
     ...(options.minItems !== undefined ? { minItems: options.minItems } : {}),
     ...(options.maxItems !== undefined ? { maxItems: options.maxItems } : {}),
     ...(options.deprecated ? { deprecated: true } : {}),
-    ...annotate({ list: true, code: options.code }),
+    ...annotate({ list: true, code: options.code, ...(options.codeFor ? { codeFor: [...options.codeFor] } : {}) }),
   });
 
 /** A product id: a whole number from 1 to 999,999,999. */
@@ -291,4 +291,13 @@ export function registerParameterReading(app: FastifyInstance): void {
 export interface TypeBoxTypeProvider extends FastifyTypeProvider {
   validator: this['schema'] extends TSchema ? Static<this['schema']> : unknown;
   serializer: this['schema'] extends TSchema ? Static<this['schema']> : unknown;
+}
+
+/**
+ * The same provider for the request only: for routes whose answers are built field by field
+ * (a caller's `fields` choose them), which the response schema serialises but cannot type.
+ */
+export interface TypeBoxRequestTypeProvider extends FastifyTypeProvider {
+  validator: this['schema'] extends TSchema ? Static<this['schema']> : unknown;
+  serializer: unknown;
 }
