@@ -89,14 +89,10 @@ describe('the one parameter model', () => {
  * the parameter model has not reached them yet. The list may only shrink.
  */
 const NOT_YET_ONE_SCHEMA: readonly string[] = [
-  'DELETE /boards/:board_id/assets',
-  'DELETE /boards/:board_id/links/:link',
   'GET /auth/oauth2/auth',
-  'GET /boards',
   'GET /oauth2/auth',
   'GET /v4/oauth2/auth',
   'HEAD /auth/oauth2/auth',
-  'HEAD /boards',
   'HEAD /oauth2/auth',
   'HEAD /v4/oauth2/auth',
   'POST /ai/file-registrations',
@@ -111,7 +107,6 @@ const NOT_YET_ONE_SCHEMA: readonly string[] = [
   'POST /ai/redownloads',
   'POST /auth/oauth2/auth',
   'POST /auth/oauth2/token',
-  'POST /boards/:board_id/sends',
   'POST /oauth2/auth',
   'POST /oauth2/token',
   'POST /v4/oauth2/auth',
