@@ -95,7 +95,6 @@ const NOT_YET_ONE_SCHEMA: readonly string[] = [
   'HEAD /auth/oauth2/auth',
   'HEAD /oauth2/auth',
   'HEAD /v4/oauth2/auth',
-  'POST /ai/file-registrations',
   'POST /ai/image-generations',
   'POST /ai/image-generations/background-generations',
   'POST /ai/image-generations/background-removal',
@@ -104,14 +103,12 @@ const NOT_YET_ONE_SCHEMA: readonly string[] = [
   'POST /ai/image-generations/influence-composition-by-image',
   'POST /ai/image-generations/object-removal',
   'POST /ai/image-generations/refine',
-  'POST /ai/redownloads',
   'POST /auth/oauth2/auth',
   'POST /auth/oauth2/token',
   'POST /oauth2/auth',
   'POST /oauth2/token',
   'POST /v4/oauth2/auth',
   'POST /v4/oauth2/token',
-  'PUT /ai/image-generations/:generationRequestId/images/:index/download',
 ];
 
 describe('every route validates with exactly the schema it documents', () => {
