@@ -1,53 +1,21 @@
-import type { Static } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../platform/http/errors.js';
-import { MAX_BATCH_SIZE, MAX_REGISTRATION_IDS, type AssetChangesService } from './asset-changes.service.js';
-import {
-  AssetChanges,
-  ChangeSetParams,
-  ChangeSetQuery,
-  Channels,
-  DocumentedChangeSetParams,
-  DocumentedChangeSetQuery,
-  errors,
-  MAX_CHANNEL_ID,
-  LooseRegistrationBody,
-  Registration,
-  RegistrationBody,
-} from './asset-changes.schemas.js';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { TypeBoxTypeProvider } from '../platform/http/parameters.js';
+import { MAX_BATCH_SIZE, type AssetChangesService } from './asset-changes.service.js';
+import { AssetChanges, ChangeSetParams, ChangeSetQuery, Channels, errors, Registration, RegistrationBody } from './asset-changes.schemas.js';
 
 export interface AssetChangesRoutesOptions {
   assetChanges: AssetChangesService;
 }
 
 const security = [{ ApiKey: [], Bearer: [] }];
-const WHOLE_NUMBER = /^[0-9]{1,16}$/;
-
-/** A whole number from 1 to `maximum` as the query or path wrote it; undefined otherwise. */
-function wholeNumber(text: string | undefined, maximum: number): number | undefined {
-  const trimmed = text?.trim() ?? '';
-  if (!WHOLE_NUMBER.test(trimmed)) return undefined;
-  const value = Number(trimmed);
-  return value >= 1 && value <= maximum ? value : undefined;
-}
-
-/** The body's asset_ids: a list of 1 to 1,000 ids, each text of 1 to 200 characters. */
-function assetIds(value: unknown): string[] {
-  const invalid = (why: string) => new ApiError(400, 'InvalidRequest', `Invalid value for 'asset_ids': ${why}`);
-  if (value === undefined) throw new ApiError(400, 'InvalidRequest', "Missing required property 'asset_ids'");
-  if (!Array.isArray(value)) throw invalid('it must be a list of asset ids');
-  if (value.length === 0 || value.length > MAX_REGISTRATION_IDS) throw invalid(`it must name 1 to ${MAX_REGISTRATION_IDS} assets, not ${value.length}`);
-  const index = value.findIndex((id) => typeof id !== 'string' || id.length === 0 || id.length > 200);
-  if (index >= 0) throw invalid(`entry ${index} is not an asset id (text of 1 to 200 characters)`);
-  return value as string[];
-}
 
 const AUTH =
   'Needs the API key of the partner client the channel was set up for and a bearer token issued to that client ' +
   '(any grant, client credentials included).';
 
 /** The asset-change feed (channels, change sets) and asset registrations. */
-export async function assetChangesRoutes(app: FastifyInstance, options: AssetChangesRoutesOptions): Promise<void> {
+export async function assetChangesRoutes(fastify: FastifyInstance, options: AssetChangesRoutesOptions): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { assetChanges } = options;
 
   // Every route here needs a token: its 401 comes before any complaint about the query or body.
@@ -86,26 +54,19 @@ export async function assetChangesRoutes(app: FastifyInstance, options: AssetCha
           `UnauthorizedToAccessResource for another client's.`,
         security,
         querystring: ChangeSetQuery,
-        documented: {
-          querystring: DocumentedChangeSetQuery,
-          response: { 200: { ...AssetChanges, description: 'The open change set, handed out again; or, with nothing to hand out, an empty body' } },
+        response: {
+          200: { ...AssetChanges, description: 'The open change set, handed out again; or, with nothing to hand out, an empty body' },
+          201: AssetChanges,
+          ...errors,
         },
-        response: { 200: AssetChanges, 201: AssetChanges, ...errors },
       },
     },
     async (request, reply) => {
-      const query = request.query as Static<typeof ChangeSetQuery>;
       const grant = await request.requireBearer();
-      const channelId = wholeNumber(query.channel_id, MAX_CHANNEL_ID);
-      if (channelId === undefined) {
-        throw new ApiError(
-          400,
-          'InvalidChannelIdException',
-          query.channel_id === undefined ? "Missing required parameter 'channel_id'" : `Invalid value for parameter 'channel_id': '${query.channel_id}' is not a channel id`,
-        );
-      }
-      const set = await assetChanges.handOut(grant.clientId, channelId, query.batch_size ?? MAX_BATCH_SIZE);
-      if (set === undefined) return reply.code(200).send();
+      const query = request.query;
+      const set = await assetChanges.handOut(grant.clientId, query.channel_id, query.batch_size ?? MAX_BATCH_SIZE);
+      // Nothing to hand out: an empty body, which the 200's schema (a change set) does not type.
+      if (set === undefined) return (reply as FastifyReply).code(200).send();
       return reply.code(set.created ? 201 : 200).send({ change_set_id: set.change_set_id, changed_assets: set.changed_assets });
     },
   );
@@ -122,16 +83,12 @@ export async function assetChangesRoutes(app: FastifyInstance, options: AssetCha
           `an unknown one (or one confirmed more than 60 days ago), 403 UnauthorizedToAccessResource for another client's.`,
         security,
         params: ChangeSetParams,
-        documented: { params: DocumentedChangeSetParams },
         response: { 200: { description: 'Confirmed', type: 'null' }, ...errors },
       },
     },
     async (request, reply) => {
-      const { change_set_id: text } = request.params as Static<typeof ChangeSetParams>;
       const grant = await request.requireBearer();
-      const changeSetId = wholeNumber(text, Number.MAX_SAFE_INTEGER);
-      if (changeSetId === undefined) throw new ApiError(400, 'InvalidChangeSetId', `Invalid value for parameter 'change_set_id': '${text}' is not a change set id`);
-      await assetChanges.confirm(grant.clientId, changeSetId);
+      await assetChanges.confirm(grant.clientId, request.params.change_set_id);
       return reply.code(200).send();
     },
   );
@@ -149,15 +106,13 @@ export async function assetChangesRoutes(app: FastifyInstance, options: AssetCha
           `(as every withdrawal does). Registering an asset again changes nothing; ids the catalogue does not hold are ` +
           `answered in invalid_assets and not registered.`,
         security,
-        body: LooseRegistrationBody,
-        documented: { body: RegistrationBody },
+        body: RegistrationBody,
         response: { 200: Registration, ...errors },
       },
     },
     async (request) => {
-      const body = request.body as Static<typeof LooseRegistrationBody>;
       const grant = await request.requireBearer();
-      return assetChanges.register(grant.clientId, assetIds(body.asset_ids));
+      return assetChanges.register(grant.clientId, request.body.asset_ids);
     },
   );
 }

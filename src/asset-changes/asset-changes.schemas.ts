@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { NumericId, READING } from '../platform/http/parameters.js';
 import { ErrorBody, Nullable } from '../platform/http/schema-types.js';
 import { MAX_BATCH_SIZE, MAX_REGISTRATION_IDS } from './asset-changes.service.js';
 
@@ -30,21 +31,9 @@ export const Channels = Type.Array(Channel);
 
 export const ChangeSetQuery = Type.Object(
   {
-    // Checked by the handler, so that a bad one answers the contract's InvalidChannelIdException.
-    channel_id: Type.Optional(Type.String({ description: 'ChannelId from GET /v3/asset-changes/channels.' })),
-    batch_size: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: MAX_BATCH_SIZE, description: `Notices in a new change set: at most ${MAX_BATCH_SIZE}, the default.` }),
-    ),
-  },
-  { additionalProperties: false },
-);
-
-export const DocumentedChangeSetQuery = Type.Object(
-  {
-    channel_id: Type.Integer({
-      minimum: 1,
+    channel_id: NumericId('ChannelId from GET /v3/asset-changes/channels; missing or not a whole number: 400 InvalidChannelIdException.', {
       maximum: MAX_CHANNEL_ID,
-      description: 'ChannelId from GET /v3/asset-changes/channels; missing or not a whole number: 400 InvalidChannelIdException.',
+      code: 'InvalidChannelIdException',
     }),
     batch_size: Type.Optional(
       Type.Integer({
@@ -71,29 +60,25 @@ export const AssetChanges = Type.Object({
 });
 
 export const ChangeSetParams = Type.Object({
-  change_set_id: Type.String({ description: 'change_set_id from PUT /v3/asset-changes/change-sets.' }),
-});
-
-export const DocumentedChangeSetParams = Type.Object({
-  change_set_id: Type.Integer({
-    minimum: 1,
+  change_set_id: NumericId('change_set_id from PUT /v3/asset-changes/change-sets; not a whole number: 400 InvalidChangeSetId.', {
     maximum: Number.MAX_SAFE_INTEGER,
-    description: 'change_set_id from PUT /v3/asset-changes/change-sets; not a whole number: 400 InvalidChangeSetId.',
+    code: 'InvalidChangeSetId',
   }),
 });
 
-/** What validation takes: the handler checks asset_ids itself, so that a wrong one answers InvalidRequest naming it (and nothing is coerced into a list). */
-export const LooseRegistrationBody = Type.Object({ asset_ids: Type.Optional(Type.Unknown()) }, { additionalProperties: false });
+/** Every failure of the registration body answers the contract's InvalidRequest. */
+const INVALID_REQUEST = { [READING]: { code: 'InvalidRequest' } };
 
 export const RegistrationBody = Type.Object(
   {
-    asset_ids: Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+    asset_ids: Type.Array(Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', ...INVALID_REQUEST }), {
       minItems: 1,
       maxItems: MAX_REGISTRATION_IDS,
       description: `Ids of images or videos the customer keeps copies of: 1 to ${MAX_REGISTRATION_IDS}.`,
+      ...INVALID_REQUEST,
     }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, ...INVALID_REQUEST },
 );
 
 export const Registration = Type.Object({

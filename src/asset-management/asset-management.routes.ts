@@ -1,10 +1,11 @@
-import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '../platform/http/parameters.js';
 import { ErrorBody } from '../platform/http/schema-types.js';
 import type { AssetSendsService } from './asset-sends.service.js';
-import { DocumentedSendEventsQuery, SendEvents, SendEventsQuery } from './asset-management.schemas.js';
+import { SendEvents, SendEventsQuery } from './asset-management.schemas.js';
 
-export async function assetManagementRoutes(app: FastifyInstance, options: { sends: AssetSendsService }): Promise<void> {
+export async function assetManagementRoutes(fastify: FastifyInstance, options: { sends: AssetSendsService }): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { sends } = options;
   app.get(
     '/asset-management/assets/send-events',
@@ -17,10 +18,9 @@ export async function assetManagementRoutes(app: FastifyInstance, options: { sen
           '(POST /v3/boards/{board_id}/sends), one event an asset, oldest first. Stockroom sends no mail itself: a send ' +
           'records that the board was addressed to that person, and its answer holds the read-only link to pass on.',
         querystring: SendEventsQuery,
-        documented: { querystring: DocumentedSendEventsQuery },
         response: { 200: SendEvents, 400: { ...ErrorBody, description: 'EventCountOutOfRange; InvalidParameterValue: last_offset is not a date-time with a zone' } },
       },
     },
-    async (request) => sends.feed(request.apiClient.id, request.query as Static<typeof SendEventsQuery>),
+    async (request) => sends.feed(request.apiClient.id, request.query),
   );
 }

@@ -1,4 +1,5 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
+import { PageSize, READING } from '../platform/http/parameters.js';
 import { Nullable } from '../platform/http/schema-types.js';
 import { EVENT_COUNT } from './asset-sends.service.js';
 
@@ -6,22 +7,19 @@ const OFFSET_DESCRIPTION =
   'A date-time with a zone (RFC 3339): events after it are returned. Give the `last_offset` of the previous answer; without it the feed starts at the oldest event.';
 const COUNT_DESCRIPTION = `How many events, from 1 to ${EVENT_COUNT.max}; default ${EVENT_COUNT.default}. Anything else: 400 EventCountOutOfRange.`;
 
-/** Validation is loose so that the service can answer with the contract's named codes. */
+/** A date-time with a zone, as the one date reader reads it: the feed's offsets are instants, never a local time. */
+const OFFSET_EXPECTED = 'a date-time with a zone (such as 2026-03-09T10:00:00.000000Z)';
+
 export const SendEventsQuery = Type.Object(
   {
-    last_offset: Type.Optional(Type.String({ description: OFFSET_DESCRIPTION })),
-    event_count: Type.Optional(Type.String({ description: COUNT_DESCRIPTION })),
+    last_offset: Type.Optional(
+      Type.String({ format: 'date-time', pattern: '[Tt][0-9:.]+(?:[Zz]|[+-][0-9]{2}(?::?[0-9]{2})?)$', description: OFFSET_DESCRIPTION, [READING]: { expected: OFFSET_EXPECTED } }),
+    ),
+    event_count: Type.Optional(PageSize(COUNT_DESCRIPTION, { maximum: EVENT_COUNT.max, default: EVENT_COUNT.default, code: 'EventCountOutOfRange' })),
   },
   { additionalProperties: false },
 );
-
-export const DocumentedSendEventsQuery = Type.Object(
-  {
-    last_offset: Type.Optional(Type.String({ format: 'date-time', description: OFFSET_DESCRIPTION })),
-    event_count: Type.Optional(Type.Integer({ minimum: 1, maximum: EVENT_COUNT.max, default: EVENT_COUNT.default, description: COUNT_DESCRIPTION })),
-  },
-  { additionalProperties: false },
-);
+export type SendEventsQuery = Static<typeof SendEventsQuery>;
 
 export const SendEvents = Type.Object(
   {

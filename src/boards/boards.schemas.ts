@@ -1,7 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { invalidParameter } from '../platform/http/errors.js';
-import { Choice, ListOf } from '../platform/http/openapi.js';
-import { CsvParameter } from '../platform/http/schema-types.js';
+import { Choice, CommaList, READING } from '../platform/http/parameters.js';
 import { BOARD_LINK_KINDS } from './board-links.js';
 import { BOARD_LIMITS } from './boards.policy.js';
 import { EMAIL_ADDRESS_PATTERN, MAX_EMAIL_ADDRESS_LENGTH } from '../platform/http/email-address.js';
@@ -42,10 +40,6 @@ export const BoardCommentParams = Type.Object({
 });
 export const BoardLinkParams = Type.Object({
   board_id: BoardParams.properties.board_id,
-  link: Type.String({ maxLength: 20, description: 'invitation or share' }),
-});
-export const DocumentedBoardLinkParams = Type.Object({
-  board_id: BoardParams.properties.board_id,
   link: Choice(BOARD_LINK_KINDS, 'invitation or share'),
 });
 export const InvitationParams = Type.Object({
@@ -66,15 +60,6 @@ export const BoardListQuery = Type.Object(
     page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, description: 'Page number, from 1.' })),
     pageSize: pageSize('Boards per page, 1 to 100; default 30 (the contract’s camelCase name).'),
     page_size: pageSize('Same as pageSize.'),
-    board_relationship: Type.Optional(Type.String({ maxLength: 100, description: 'owned or invited; without it, both.' })),
-    sort_order: Type.Optional(Type.String({ maxLength: 100, description: 'The order of the boards; default date_last_updated_descending.' })),
-  },
-  { additionalProperties: false },
-);
-
-export const DocumentedBoardListQuery = Type.Object(
-  {
-    ...BoardListQuery.properties,
     board_relationship: Type.Optional(Choice(BOARD_RELATIONSHIPS, 'owned or invited (as an editor); without it, both.')),
     sort_order: Type.Optional(
       Choice(BOARD_SORT_ORDERS, 'default date_last_updated_descending; name_decending (the contract’s spelling) is name_descending.'),
@@ -83,31 +68,16 @@ export const DocumentedBoardListQuery = Type.Object(
   { additionalProperties: false },
 );
 
-/** A word of a fixed list, in any letter case; blank means the default. */
-function word<T extends string>(parameter: string, value: string | undefined, allowed: readonly T[]): T | undefined {
-  const text = value?.trim().toLowerCase();
-  if (!text) return undefined;
-  if (!(allowed as readonly string[]).includes(text)) throw invalidParameter(parameter, `'${value}' is not one of ${allowed.join(', ')}`);
-  return text as T;
-}
-
-export function boardRelationship(value: string | undefined): BoardRelationship | undefined {
-  return word('board_relationship', value, BOARD_RELATIONSHIPS);
-}
-
-export function boardSort(value: string | undefined): BoardSort {
-  const sort = word('sort_order', value, BOARD_SORT_ORDERS) ?? 'date_last_updated_descending';
+/** The order a list asks for: the default when none, and the contract's misspelt name_decending as name_descending. */
+export function boardSort(value: (typeof BOARD_SORT_ORDERS)[number] | undefined): BoardSort {
+  const sort = value ?? 'date_last_updated_descending';
   return sort === 'name_decending' ? 'name_descending' : sort;
 }
 
 export const RemoveAssetsQuery = Type.Object(
-  { asset_ids: Type.Optional(CsvParameter('Assets to remove: repeated or comma-separated.')) },
-  { additionalProperties: false },
-);
-export const DocumentedRemoveAssetsQuery = Type.Object(
   {
     asset_ids: Type.Optional(
-      ListOf(Type.String({ minLength: 1, maxLength: 64 }), `Assets to remove, at most ${BOARD_LIMITS.assetsPerRequest}: repeated or comma-separated.`, {
+      CommaList(Type.String({ minLength: 1, maxLength: 64 }), `Assets to remove, at most ${BOARD_LIMITS.assetsPerRequest}: repeated or comma-separated.`, {
         maxItems: BOARD_LIMITS.assetsPerRequest,
       }),
     ),
@@ -146,14 +116,6 @@ export const CommentRequest = Type.Object(
   },
   { additionalProperties: false },
 );
-
-export { strictBody } from '../platform/http/strict-body.js';
-
-/** The items of a list parameter as sent, blanks included: what its documented maxItems counts. */
-export function itemsSent(values: readonly string[] | string | undefined): number {
-  if (values === undefined) return 0;
-  return (typeof values === 'string' ? [values] : values).reduce((count, value) => count + value.split(',').length, 0);
-}
 
 // ── answers ─────────────────────────────────────────────────────────────────
 
@@ -196,11 +158,15 @@ export const Created = Type.Object({ id: S });
 
 const SEND_TO = 'Whom the board is sent to; the send is recorded for each of its assets (GET /v3/asset-management/assets/send-events).';
 
-/** Validated loosely: the service says "not an email address" rather than quoting the pattern. */
-export const SendBoardBody = Type.Object({ email_address: Type.String({ description: SEND_TO }) }, { additionalProperties: false });
-
-export const DocumentedSendBoardBody = Type.Object(
-  { email_address: Type.String({ pattern: EMAIL_ADDRESS_PATTERN, maxLength: MAX_EMAIL_ADDRESS_LENGTH, description: SEND_TO }) },
+export const SendBoardBody = Type.Object(
+  {
+    email_address: Type.String({
+      pattern: EMAIL_ADDRESS_PATTERN,
+      maxLength: MAX_EMAIL_ADDRESS_LENGTH,
+      description: SEND_TO,
+      [READING]: { expected: 'an email address' },
+    }),
+  },
   { additionalProperties: false },
 );
 

@@ -1,9 +1,8 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { badRequest, invalidParameter } from '../platform/http/errors.js';
 import { FieldSelector, type FieldCatalog } from '../platform/http/fields.js';
-import { Choice, ListOf } from '../platform/http/openapi.js';
-import { CsvParameter, ErrorBody, splitCsv } from '../platform/http/schema-types.js';
+import { Choice, CommaList, type TypeBoxRequestTypeProvider } from '../platform/http/parameters.js';
+import { ErrorBody } from '../platform/http/schema-types.js';
 import type { AssetType } from './catalog.records.js';
 import type { CatalogService } from './catalog.service.js';
 import { paginate, PaginationQuery } from './pagination.js';
@@ -36,15 +35,15 @@ export interface AssetEndpoints {
 /** GET /{plural}?ids=… and GET /{plural}/{id}: the metadata endpoints of one asset type. */
 export function assetRoutes(endpoints: AssetEndpoints) {
   const { assetType, plural } = endpoints;
-  return async function routes(app: FastifyInstance, options: { catalog: CatalogService }): Promise<void> {
+  return async function routes(fastify: FastifyInstance, options: { catalog: CatalogService }): Promise<void> {
+    const app = fastify.withTypeProvider<TypeBoxRequestTypeProvider>();
     const { catalog } = options;
     const selector = new FieldSelector(endpoints.fields);
     const fieldsDescription =
       `Field sets or field names, comma-separated; default ${endpoints.fields.defaults.join(', ')}. ` +
       `${endpoints.fields.tokenFields.join(', ')} need a bearer token.`;
-    const fieldsParameter = CsvParameter(fieldsDescription);
-    const documentedFields = ListOf(Choice(selector.allowedNames(), 'A field set, field or display size.'), fieldsDescription);
-    const idsDescription = `${assetType} ids, comma-separated; at least one, at most ${MAX_IDS}.`;
+    const fieldsParameter = CommaList(Choice(selector.allowedNames(), 'A field set, field or display size.'), fieldsDescription);
+    const idsDescription = `${assetType} ids, comma-separated; at least one, at most ${MAX_IDS}. None: 400 ${endpoints.idsRequiredCode}.`;
 
     app.get(
       `/${plural}`,
@@ -54,27 +53,23 @@ export function assetRoutes(endpoints: AssetEndpoints) {
           summary: `Metadata of several ${plural}`,
           querystring: Type.Object(
             {
-              ids: Type.Optional(CsvParameter(idsDescription)),
+              ids: CommaList(Type.String({ pattern: ID_PATTERN }), idsDescription, {
+                minItems: 1,
+                maxItems: MAX_IDS,
+                code: endpoints.idsRequiredCode,
+                codeFor: ['required', 'minItems'],
+              }),
               fields: Type.Optional(fieldsParameter),
               ...PaginationQuery,
             },
             { additionalProperties: false },
           ),
-          documented: {
-            querystring: Type.Object({
-              ids: ListOf(Type.String({ pattern: ID_PATTERN }), idsDescription, { minItems: 1, maxItems: MAX_IDS }),
-              fields: Type.Optional(documentedFields),
-              ...PaginationQuery,
-            }),
-          },
           response: { 200: endpoints.list, ...errors },
         },
       },
       async (request) => {
-        const query = request.query as { ids?: string[]; fields?: string[]; page?: number; page_size?: number; pageSize?: number };
-        const ids = splitCsv(query.ids);
-        if (ids.length === 0) throw badRequest(endpoints.idsRequiredCode, `At least one ${assetType} id must be specified in ids`);
-        if (ids.length > MAX_IDS) throw invalidParameter('ids', `at most ${MAX_IDS} ids may be requested at once, got ${ids.length}`);
+        const query = request.query;
+        const ids = query.ids;
         const selection = selector.select(query.fields);
         const context = await readContext(request, selection);
         const { assets, notFound } = await catalog.getAssets(assetType, paginate(ids, query), selection, context);
@@ -90,14 +85,12 @@ export function assetRoutes(endpoints: AssetEndpoints) {
           summary: `Metadata of one ${assetType}`,
           params: Type.Object({ id: Type.String({ minLength: 1 }) }),
           querystring: Type.Object({ fields: Type.Optional(fieldsParameter) }, { additionalProperties: false }),
-          documented: { querystring: Type.Object({ fields: Type.Optional(documentedFields) }) },
           response: { 200: endpoints.single === 'wrapped' ? endpoints.list : endpoints.item, ...errors },
         },
       },
       async (request) => {
-        const { id } = request.params as { id: string };
-        const { fields } = request.query as { fields?: string[] };
-        const selection = selector.select(fields);
+        const { id } = request.params;
+        const selection = selector.select(request.query.fields);
         // An unknown id stays a 404 naming it in both shapes, as the spec and the contract say.
         const asset = await catalog.getAsset(assetType, id, selection, await readContext(request, selection));
         return endpoints.single === 'wrapped' ? { [plural]: [asset], [`${plural}_not_found`]: [] } : asset;

@@ -170,8 +170,9 @@ const REQUIRED_FIELDS: Readonly<Record<string, TSchema>> = {
   noise_level: Type.Number({ minimum: 0, maximum: 1, description: '0 to 1; higher is less like the reference.' }),
   influence_level: Type.Number({ minimum: 0, maximum: 1, description: '0 to 1; higher is more like the reference.' }),
   url: Type.String({ minLength: 1, pattern: '\\S', description: 'The URL of an upload of the user’s own, sent with this API key and the user’s token (PUT /v3/search/by-image/uploads/{file-name}).' }),
-  rights_claimed: Type.Literal(true, { description: 'You own the file or licensed it.' }),
-  size_name: Type.Union([Type.Literal('1k'), Type.Literal('4k')], { description: '1k or 4k (GET …/download-sizes).' }),
+  // enum rather than const: the document's converter writes a const as a one-value enum.
+  rights_claimed: Type.Unsafe<true>({ type: 'boolean', enum: [true], description: 'You own the file or licensed it.' }),
+  size_name: Choice(['1k', '4k'], '1k or 4k (GET …/download-sizes).'),
   generated_asset_id: Type.String({ minLength: 1, pattern: '\\S', description: 'From GET /v3/downloads.' }),
   product_id: Type.Integer({ description: 'The AI generation product to download under (GET /v3/products).' }),
 };

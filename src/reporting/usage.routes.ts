@@ -1,14 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../platform/http/errors.js';
+import type { TypeBoxTypeProvider } from '../platform/http/parameters.js';
 import type { UsageService } from './usage.service.js';
-import { DocumentedUsageBatchBody, DocumentedUsageBatchParams, UsageBatchBody, UsageBatchParams, UsageBatchResponse, usageErrors } from './usage.schemas.js';
+import { UsageBatchBody, UsageBatchParams, UsageBatchResponse, usageErrors } from './usage.schemas.js';
 
 /** PUT /usage-batches/{id}: a partner reports how it used licensed assets. */
-export async function usageRoutes(app: FastifyInstance, options: { usage: UsageService }): Promise<void> {
+export async function usageRoutes(fastify: FastifyInstance, options: { usage: UsageService }): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { usage } = options;
-  // The token is checked before the body, so a caller without one learns that first.
+  // The token and the client's permission are checked before the body, so a caller who may not report learns that first.
   app.addHook('onRequest', async (request) => {
-    if (request.method !== 'OPTIONS') await request.requireBearer();
+    if (request.method !== 'OPTIONS') await usage.requireReporter(await request.requireBearer());
   });
   // The contract's code for malformed JSON here is InvalidRequest.
   app.removeContentTypeParser('application/json');
@@ -35,13 +37,11 @@ export async function usageRoutes(app: FastifyInstance, options: { usage: UsageS
         security: [{ ApiKey: [], Bearer: [] }],
         params: UsageBatchParams,
         body: UsageBatchBody,
-        documented: { params: DocumentedUsageBatchParams, body: DocumentedUsageBatchBody },
         response: { 201: UsageBatchResponse, ...usageErrors },
       },
     },
     async (request, reply) => {
-      const { id } = request.params as { id: string };
-      const result = await usage.report({ grant: await request.requireBearer(), transactionId: id, body: request.body });
+      const result = await usage.report({ grant: await request.requireBearer(), transactionId: request.params.id, body: request.body });
       return reply.code(201).send(result);
     },
   );

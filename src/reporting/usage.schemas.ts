@@ -1,41 +1,49 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
+import { READING } from '../platform/http/parameters.js';
 import { ErrorBody } from '../platform/http/schema-types.js';
 
 /*
  * The usage batch endpoint in the contract's names (report_usage_batch_request and _response).
- * The body is checked by the service, so that a refusal names the entry at fault and the
- * client's permission is checked before its body; the document gives the whole rule.
+ * The route validates with these schemas, which are also what the document says; every refusal
+ * of them is the contract's 400 InvalidRequest (the `code` of each part's reading). What a schema
+ * cannot say, the many written forms of a usage date and "not in the future", the service reads.
  */
 
-/** Checked by the service (400 InvalidRequest, after the client's permission); the document states the rule. */
-export const UsageBatchParams = Type.Object({ id: Type.String() });
+/** Every failure of the batch's schemas answers the contract's InvalidRequest. */
+const INVALID_REQUEST = { [READING]: { code: 'InvalidRequest' } };
 
-export const DocumentedUsageBatchParams = Type.Object({
-  id: Type.String({ pattern: '^[!-~]{1,100}$', description: "The client's own unique id of the batch (its transaction id): 1 to 100 visible ASCII characters." }),
-});
-
-/** Validated by the service (UsageService.report): any JSON reaches it. */
-export const UsageBatchBody = Type.Unknown();
+export const UsageBatchParams = Type.Object(
+  {
+    id: Type.String({
+      pattern: '^[!-~]{1,100}$',
+      description: "The client's own unique id of the batch (its transaction id): 1 to 100 visible ASCII characters.",
+      [READING]: { code: 'InvalidRequest', expected: '1 to 100 visible ASCII characters' },
+    }),
+  },
+  { additionalProperties: false },
+);
 
 const AssetUsage = Type.Object(
   {
-    asset_id: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'An image or video id of the catalogue.' }),
-    quantity: Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'How many times the asset was used that day.' }),
+    asset_id: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'An image or video id of the catalogue.', ...INVALID_REQUEST }),
+    quantity: Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'How many times the asset was used that day.', ...INVALID_REQUEST }),
     usage_date: Type.String({
       minLength: 1,
       description:
         'The day of the use, not in the future: an ISO 8601 date (2024-03-09) or date-time (2024-03-09T10:00:00Z), or another form ' +
         'that names one day (9 March 2024, March 9, 2024, 2024/03/09, 13/03/2024). A numeric day and month that read either way ' +
         '(03/04/2024) and two-digit years are refused. A date-time counts as the day written in it.',
+      ...INVALID_REQUEST,
     }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, ...INVALID_REQUEST },
 );
 
-export const DocumentedUsageBatchBody = Type.Object(
-  { asset_usages: Type.Array(AssetUsage, { minItems: 1, maxItems: 1000, description: '1 to 1,000 usages.' }) },
-  { additionalProperties: false, description: 'report_usage_batch_request' },
+export const UsageBatchBody = Type.Object(
+  { asset_usages: Type.Array(AssetUsage, { minItems: 1, maxItems: 1000, description: '1 to 1,000 usages.', ...INVALID_REQUEST }) },
+  { additionalProperties: false, description: 'report_usage_batch_request', ...INVALID_REQUEST },
 );
+export type UsageBatch = Static<typeof UsageBatchBody>;
 
 export const UsageBatchResponse = Type.Object(
   {

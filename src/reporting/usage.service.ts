@@ -4,12 +4,8 @@ import { isUniqueViolation } from '../platform/db/unique-violation.js';
 import { customerIdOf, type CustomerGrant } from '../licensing/customer-access.js';
 import type { NewUsage, UsageRepository } from './usage.repository.js';
 import { parseUsageDate } from './usage-dates.js';
+import type { UsageBatch } from './usage.schemas.js';
 
-export const MAX_USAGES_PER_BATCH = 1000;
-/** A transaction id: what a client's own systems name a batch by. */
-const TRANSACTION_ID = /^[\x21-\x7e]{1,100}$/;
-const MAX_ASSET_ID_LENGTH = 200;
-const MAX_QUANTITY = 2_147_483_647;
 
 /** The API clients (oauth's clients service). */
 export interface UsageClients {
@@ -40,8 +36,8 @@ export interface UsageServiceDeps {
 export interface ReportBatchRequest {
   grant: CustomerGrant;
   transactionId: string;
-  /** The request body as sent: checked here, so that every problem is named by its entry. */
-  body: unknown;
+  /** The batch, as the route's schema took it (UsageBatchBody). */
+  body: UsageBatch;
 }
 
 export interface ReportBatchResult {
@@ -90,20 +86,26 @@ export class UsageService {
   }
 
   /**
+   * The customer of a grant whose client may report usage (403 UnauthorizedToReportUsage, or
+   * UserTokenRequired for a token of no customer). The route asks it before the body is read.
+   */
+  async requireReporter(grant: CustomerGrant): Promise<number> {
+    const userId = customerIdOf(grant);
+    const client = await this.deps.clients.byId(grant.clientId);
+    if (!client?.usageReporting) {
+      throw new ApiError(403, 'UnauthorizedToReportUsage', 'This API client is not enabled for usage reporting; ask the operator to enable it');
+    }
+    return userId;
+  }
+
+  /**
    * Records a batch: a user token of a client enabled for usage reporting, 1 to 1,000 entries,
    * each with a known asset, a positive quantity and a usage date that has come. Any unknown
    * asset: nothing is stored and the answer lists them (the transaction id stays unused).
    */
   async report(request: ReportBatchRequest): Promise<ReportBatchResult> {
-    const userId = customerIdOf(request.grant);
-    const client = await this.deps.clients.byId(request.grant.clientId);
-    if (!client?.usageReporting) {
-      throw new ApiError(403, 'UnauthorizedToReportUsage', 'This API client is not enabled for usage reporting; ask the operator to enable it');
-    }
+    const userId = await this.requireReporter(request.grant);
     const transactionId = request.transactionId;
-    if (!TRANSACTION_ID.test(transactionId)) {
-      throw invalidRequest('The batch id (the transaction id) must be 1 to 100 visible ASCII characters');
-    }
     const now = this.now();
     const entries = checkedEntries(request.body, now);
     if (await this.deps.repository.hasBatch(request.grant.clientId, transactionId)) throw duplicated(transactionId);
@@ -207,32 +209,15 @@ function duplicated(transactionId: string): ApiError {
   return new ApiError(409, 'TransactionIdDuplicated', `A usage batch with the transaction id '${transactionId}' was already reported; each batch needs its own id`);
 }
 
-/** The entries of a batch body, each checked; 400 InvalidRequest naming the first entry at fault. */
-function checkedEntries(body: unknown, now: Date): Array<Omit<NewUsage, 'assetType'>> {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw invalidRequest('The body must be a JSON object: {"asset_usages": [{"asset_id", "quantity", "usage_date"}, …]}');
-  }
-  const unknownField = Object.keys(body).find((key) => key !== 'asset_usages');
-  if (unknownField !== undefined) throw invalidRequest(`Unknown field '${unknownField}': the body has asset_usages only`);
-  const list = (body as { asset_usages?: unknown }).asset_usages;
-  if (!Array.isArray(list)) throw invalidRequest('asset_usages must be a list of 1 to 1,000 usages');
-  if (list.length === 0) throw invalidRequest('asset_usages is empty: a batch reports 1 to 1,000 usages');
-  if (list.length > MAX_USAGES_PER_BATCH) throw invalidRequest(`asset_usages has ${list.length} usages: a batch reports at most 1,000`);
-  return list.map((entry: unknown, n) => {
-    const at = `asset_usages[${n}]`;
-    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) throw invalidRequest(`${at} must be an object {asset_id, quantity, usage_date}`);
-    const { asset_id: assetId, quantity, usage_date: usageDate, ...rest } = entry as Record<string, unknown>;
-    const extra = Object.keys(rest)[0];
-    if (extra !== undefined) throw invalidRequest(`${at} has an unknown field '${extra}' (asset_id, quantity, usage_date)`);
-    if (typeof assetId !== 'string' || assetId.trim() === '' || assetId.length > MAX_ASSET_ID_LENGTH) {
-      throw invalidRequest(`${at}.asset_id must be an asset id (text of 1 to ${MAX_ASSET_ID_LENGTH} characters)`);
-    }
-    if (typeof quantity !== 'number' || !Number.isInteger(quantity) || quantity < 1 || quantity > MAX_QUANTITY) {
-      throw invalidRequest(`${at}.quantity must be a whole number from 1 to ${MAX_QUANTITY}`);
-    }
-    if (typeof usageDate !== 'string') throw invalidRequest(`${at}.usage_date must be a date such as 2024-03-09`);
-    const parsed = parseUsageDate(usageDate, now);
-    if (!parsed.ok) throw invalidRequest(`${at}.usage_date ${parsed.problem}`);
-    return { assetId: assetId.trim(), quantity, usageDate: parsed.date.day };
+/**
+ * The entries of a batch, as stored: its shape is the route's schema (UsageBatchBody); what the
+ * schema cannot say, a usage date in one of its written forms and not in the future, is read
+ * here. 400 InvalidRequest names the first entry at fault.
+ */
+function checkedEntries(body: UsageBatch, now: Date): Array<Omit<NewUsage, 'assetType'>> {
+  return body.asset_usages.map((entry, n) => {
+    const parsed = parseUsageDate(entry.usage_date, now);
+    if (!parsed.ok) throw invalidRequest(`asset_usages[${n}].usage_date ${parsed.problem}`);
+    return { assetId: entry.asset_id.trim(), quantity: entry.quantity, usageDate: parsed.date.day };
   });
 }

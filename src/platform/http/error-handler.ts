@@ -113,18 +113,19 @@ export function registerErrorHandler(app: FastifyInstance): void {
       const issues: readonly ValidationIssue[] = fastifyError.validation;
       const first = issues[0];
       const issue = issues.find((candidate) => candidate.keyword === 'anyOf' && candidate.instancePath === first?.instancePath) ?? first;
-      const parameter = parameterOf(issue);
+      const parameter = readingOf(issue?.parentSchema)?.name ?? parameterOf(issue);
       const isMissing = issue?.keyword === 'required';
       const isUnknown = issue?.keyword === 'additionalProperties';
       if (fastifyError.validationContext === 'body' && issue?.instancePath === '' && issue.data === undefined) {
-        return reply.code(400).send({ message: 'This request needs a JSON body', code: 'InvalidParameterValue' });
+        return reply.code(400).send({ message: 'This request needs a JSON body', code: readingOf(issue.parentSchema)?.code ?? 'InvalidParameterValue' });
       }
       const message = isMissing
         ? `Missing required parameter '${parameter}'`
         : isUnknown
           ? `Unknown parameter '${parameter}'`
           : `Invalid value for parameter '${parameter}': ${detailOf(issue, fastifyError.validationContext)}`;
-      const code = isUnknown ? 'MalformedRequest' : codeOf(issue, parameter);
+      // An unknown parameter is MalformedRequest, unless the object it was sent in names its own code.
+      const code = isUnknown ? (readingOf(issue?.parentSchema)?.code ?? 'MalformedRequest') : codeOf(issue, parameter);
       return reply.code(400).send({ message, code });
     }
     const status = fastifyError.statusCode ?? 500;

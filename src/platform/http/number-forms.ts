@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import { badRequest } from './errors.js';
+import { readingOf } from './parameters.js';
 
 /*
  * Numbers in a URL are read as written, on every route. The schema's coercion would take
@@ -16,6 +17,9 @@ const DECIMAL_NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 export const PAGING_CODES: Readonly<Record<string, string>> = { page: 'InvalidPage', page_size: 'InvalidPageSize', pageSize: 'InvalidPageSize' };
 
 type NumberKind = 'integer' | 'number';
+
+/** A number parameter: its name, its kind, and the code its kind names for a bad value, if any. */
+type NumberParameter = readonly [string, NumberKind, string | undefined];
 
 interface JsonSchemaLike {
   type?: string | string[];
@@ -38,11 +42,13 @@ function numberKindOf(schema: JsonSchemaLike | undefined): NumberKind | undefine
   return kinds.includes('number') ? 'number' : undefined;
 }
 
-function numberParameters(schema: unknown): Array<[string, NumberKind]> {
+function numberParameters(schema: unknown): NumberParameter[] {
   const properties = (schema as JsonSchemaLike | undefined)?.properties ?? {};
   return Object.entries(properties).flatMap(([name, property]) => {
     const kind = numberKindOf(property);
-    return kind ? [[name, kind] as [string, NumberKind]] : [];
+    const reading = readingOf(property);
+    const code = reading?.codeFor === undefined || reading.codeFor.includes('type') ? reading?.code : undefined;
+    return kind ? [[name, kind, code] as const] : [];
   });
 }
 
@@ -51,28 +57,28 @@ function shown(value: string): string {
 }
 
 /** Throws 400 naming the parameter when a value is not written as its kind of number. */
-export function checkNumberForm(name: string, kind: NumberKind, value: string): void {
+export function checkNumberForm(name: string, kind: NumberKind, value: string, code?: string): void {
   const text = value.trim();
   const fine = kind === 'integer' ? WHOLE_NUMBER.test(text) : DECIMAL_NUMBER.test(text) && Number.isFinite(Number(text));
   if (fine) return;
   throw badRequest(
-    PAGING_CODES[name] ?? 'InvalidParameterValue',
+    code ?? PAGING_CODES[name] ?? 'InvalidParameterValue',
     `Invalid value for parameter '${name}': ${shown(value)} is not ${kind === 'integer' ? 'a whole number' : 'a number'}`,
   );
 }
 
-function checkerFor(query: Array<[string, NumberKind]>, params: Array<[string, NumberKind]>) {
+function checkerFor(query: readonly NumberParameter[], params: readonly NumberParameter[]) {
   return async (request: FastifyRequest): Promise<void> => {
     for (const [source, list] of [
       [request.query, query],
       [request.params, params],
     ] as const) {
       const values = source as Record<string, unknown>;
-      for (const [name, kind] of list) {
+      for (const [name, kind, code] of list) {
         const raw = values[name];
         for (const value of Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]) {
           // Blank values are the schema's to judge; numbers already (never from a URL) are numbers.
-          if (typeof value === 'string' && value.trim() !== '') checkNumberForm(name, kind, value);
+          if (typeof value === 'string' && value.trim() !== '') checkNumberForm(name, kind, value, code);
         }
       }
     }

@@ -1,16 +1,16 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import { ErrorBody } from './schema-types.js';
 
 /*
- * The OpenAPI 3.1 document, generated from the route schemas. Where a route validates loosely
- * on purpose (so that its handler can answer with a message naming the parameter and the
- * value, or take both letter cases), `schema.documented` gives the document the whole rule,
- * built from the same definitions the handler checks against. The conformance fuzzer
- * (test/conformance) drives the server with requests generated from this document and holds
- * the two together.
+ * The OpenAPI 3.1 document, generated from the route schemas: a route's schema is what it
+ * validates with and what the document states (the parameter kinds of parameters.ts). The few
+ * routes not yet on that model (the generative operations' bodies, the OAuth endpoints, listed
+ * in test/platform/parameters.test.ts) give the document their whole rule in `schema.documented`.
+ * The conformance fuzzer (test/conformance) drives the server with requests generated from this
+ * document and holds the two together.
  */
 
 /** What the document says of a route instead of its validation schema: same keys, stricter content. */
@@ -37,23 +37,6 @@ export const OAuthErrorBody = Type.Object(
   },
   { $id: 'OAuthError', description: 'RFC 6749 §5.2: a named error and a description for people.' },
 );
-
-/** A yes/no query parameter: exactly `true` or `false` in the document (the server also takes other letter cases). */
-export const FlagText = (description: string) => Type.Unsafe<string>({ type: 'string', enum: ['true', 'false'], description });
-
-/** One of a fixed list of words. */
-export const Choice = (values: readonly string[], description: string) => Type.Unsafe<string>({ type: 'string', enum: [...values], description });
-
-/**
- * A comma-separated list in the query string. The document describes it the OpenAPI way
- * (an array, `style: form`, `explode: false`: `a,b`); repeating the parameter works too.
- */
-export const ListOf = (items: TSchema, description: string, options: { minItems?: number; maxItems?: number } = {}) =>
-  Type.Array(items, { description, ...options });
-
-/** Whole numbers as the document writes a page number: from 1, at most `maximum` when given. */
-export const PageNumber = (description: string, maximum?: number) =>
-  Type.Integer({ minimum: 1, ...(maximum !== undefined ? { maximum } : {}), description });
 
 /** A redirect answer: no body, the target in Location. */
 export const Redirect = (description: string) => ({

@@ -30,6 +30,8 @@ export interface Reading {
   readonly codeFor?: readonly string[];
   /** Read in lower case (a pattern that is written in lower case). */
   readonly lowerCase?: boolean;
+  /** The parameter's name in messages, where the contract names it otherwise than the route's key (a path's `{file-name}`). */
+  readonly name?: string;
 }
 
 type Annotated = { [READING]?: Reading };
@@ -108,7 +110,7 @@ export const PageNumber = (description: string, options: Common<number> & { maxi
 export const PageSize = (description: string, options: Common<number> & { sizes?: readonly number[]; maximum?: number } = {}) =>
   options.sizes
     ? Type.Unsafe<number>({ type: 'integer', enum: [...options.sizes], description, ...common(options) })
-    : Type.Integer({ minimum: 1, maximum: options.maximum ?? 100, description, ...common(options) });
+    : Type.Integer({ minimum: 1, maximum: options.maximum ?? 100, description, ...common(options), ...(options.code ? annotate({ code: options.code }) : {}) });
 
 /**
  * A comma-separated list (`a,b`; repeating the parameter works too). The document describes it
@@ -117,14 +119,14 @@ export const PageSize = (description: string, options: Common<number> & { sizes?
 export const CommaList = <T extends TSchema>(
   items: T,
   description: string,
-  options: { minItems?: number; maxItems?: number; deprecated?: boolean; code?: string } = {},
+  options: { minItems?: number; maxItems?: number; deprecated?: boolean; code?: string; codeFor?: readonly string[] } = {},
 ) =>
   Type.Array(items, {
     description,
     ...(options.minItems !== undefined ? { minItems: options.minItems } : {}),
     ...(options.maxItems !== undefined ? { maxItems: options.maxItems } : {}),
     ...(options.deprecated ? { deprecated: true } : {}),
-    ...annotate({ list: true, code: options.code }),
+    ...annotate({ list: true, code: options.code, ...(options.codeFor ? { codeFor: [...options.codeFor] } : {}) }),
   });
 
 /** A product id: a whole number from 1 to 999,999,999. */
@@ -289,4 +291,13 @@ export function registerParameterReading(app: FastifyInstance): void {
 export interface TypeBoxTypeProvider extends FastifyTypeProvider {
   validator: this['schema'] extends TSchema ? Static<this['schema']> : unknown;
   serializer: this['schema'] extends TSchema ? Static<this['schema']> : unknown;
+}
+
+/**
+ * The same provider for the request only: for routes whose answers are built field by field
+ * (a caller's `fields` choose them), which the response schema serialises but cannot type.
+ */
+export interface TypeBoxRequestTypeProvider extends FastifyTypeProvider {
+  validator: this['schema'] extends TSchema ? Static<this['schema']> : unknown;
+  serializer: unknown;
 }

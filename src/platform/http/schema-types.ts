@@ -18,13 +18,7 @@ export const ErrorBody = Type.Object(
   { $id: 'Error', description: 'Every error: a message for people and a named code for programs.' },
 );
 
-/**
- * A comma-separated list in the query string (`fields=a,b`), also accepted as a repeated
- * parameter; the query parser coerces a single value into a one-item array.
- */
-export const CsvParameter = (description: string) => Type.Array(Type.String(), { description });
-
-/** Splits the values of a CsvParameter into trimmed, non-empty items. */
+/** Splits comma-separated values (a list, or one text) into trimmed, non-empty items. */
 export function splitCsv(values: readonly string[] | string | undefined): string[] {
   if (values === undefined) return [];
   const list = typeof values === 'string' ? [values] : values;

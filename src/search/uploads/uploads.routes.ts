@@ -1,16 +1,17 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import type { FastifyError, FastifyInstance } from 'fastify';
+import { READING, type TypeBoxTypeProvider } from '../../platform/http/parameters.js';
 import { ErrorBody } from '../../platform/http/schema-types.js';
 import { FILE_NAME, MAX_UPLOAD_BYTES, UPLOAD_MEDIA_TYPES, fileTooLarge, unsupportedContentType, type UploadsService } from './uploads.service.js';
 
+/** The contract's {file-name}: its name in messages, as the route cannot spell it. */
 const UploadParams = Type.Object({
   fileName: Type.String({
+    pattern: FILE_NAME.source,
     description: 'The file-name: 1–200 letters, digits, dots, underscores or hyphens, not starting with a dot',
+    [READING]: { name: 'file-name', expected: 'a file name: 1 to 200 characters among letters, digits, dot, underscore and hyphen, not starting with a dot' },
   }),
 });
-
-const fileNameRule = 'The file-name: 1–200 letters, digits, dots, underscores or hyphens, not starting with a dot';
-const DocumentedUploadParams = Type.Object({ fileName: Type.String({ pattern: FILE_NAME.source, description: fileNameRule }) });
 
 const UploadReceipt = Type.Object({
   url: Type.String({ description: 'Pass this URL as image_url to a by-image search (same user, or the same API key without a token)' }),
@@ -22,7 +23,8 @@ const UploadReceipt = Type.Object({
 const rawFile = { schema: { description: 'The raw bytes of the file (binary)' } };
 
 /** `PUT /search/by-image/uploads/:fileName`: a JPEG or PNG stored for search by image. */
-export async function uploadsRoutes(app: FastifyInstance, options: { uploads: UploadsService }): Promise<void> {
+export async function uploadsRoutes(fastify: FastifyInstance, options: { uploads: UploadsService }): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { uploads } = options;
 
   // This plugin's routes take raw image bytes and nothing else (not the inherited JSON and
@@ -40,7 +42,7 @@ export async function uploadsRoutes(app: FastifyInstance, options: { uploads: Up
     throw error;
   });
 
-  app.put<{ Params: Static<typeof UploadParams> }>(
+  app.put(
     '/search/by-image/uploads/:fileName',
     {
       bodyLimit: MAX_UPLOAD_BYTES,
@@ -53,7 +55,6 @@ export async function uploadsRoutes(app: FastifyInstance, options: { uploads: Up
           'At most 10 MB; the file expires 24 h after upload. Pass the returned url as image_url to a by-image search (or as a mask or registration url) sent the same way. ' +
           '429 UploadQuotaExceeded past the files or bytes a key or a user may keep; 503 ImageDecodersBusy when the server decodes as many pictures as it may.',
         params: UploadParams,
-        documented: { params: DocumentedUploadParams },
         body: { content: { 'image/jpeg': rawFile, 'image/png': rawFile } },
         response: { 200: UploadReceipt, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody, 503: ErrorBody },
       },
