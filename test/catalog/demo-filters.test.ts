@@ -119,7 +119,7 @@ function baselineOf(path: string): Record<string, string> {
 /** The values to try of one filter of one endpoint. */
 function valuesOf(path: string, parameter: DocumentParameter): string[] {
   const { schema, name } = parameter;
-  if (schema.enum?.length === 2 && schema.enum.includes('true') && schema.enum.includes('false')) return ['true'];
+  if (schema.type === 'boolean' || (schema.enum?.length === 2 && schema.enum.includes('true') && schema.enum.includes('false'))) return ['true'];
   if (schema.enum) return schema.enum.map(String);
   if (schema.items?.enum) return schema.items.enum.map(String);
   if (schema.type === 'integer' && schema.minimum !== undefined && schema.maximum !== undefined && schema.maximum - schema.minimum < 10) {
