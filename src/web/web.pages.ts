@@ -518,7 +518,7 @@ function boardCardControls(board: BoardView, csrfToken: string | undefined): (ca
     const focusUp = focus !== undefined && !first && (focus === 'up' || last);
     const focusDown = focus !== undefined && !last && !focusUp;
     const moveButton = (direction: 'up' | 'down', disabled: boolean, autofocus: boolean) =>
-      html`<button type="submit" class="secondary" name="move" value="${direction}"${disabled ? html` disabled` : ''}${autofocus ? html` autofocus` : ''}>${direction === 'up' ? 'Move up' : 'Move down'}<span class="visually-hidden-label">: ${card.title}</span></button>`;
+      html`<button type="submit" class="secondary" name="move" value="${direction}"${disabled ? html` disabled` : ''}${autofocus ? html` autofocus` : ''}><span aria-hidden="true">${direction === 'up' ? '↑ Up' : '↓ Down'}</span><span class="visually-hidden-label">${direction === 'up' ? 'Move up' : 'Move down'}: ${card.title}</span></button>`;
     return html`${note ? html`<p class="asset-note"><strong>Note:</strong> ${note}</p>` : ''}
       ${
         board.canArrange

@@ -402,7 +402,8 @@ export async function webRoutes(app: FastifyInstance, options: WebRoutesOptions)
     else throw badRequest('InvalidChoice', 'Say where the asset goes: up, down, or a place on the board');
     await boards.moveAsset(user.userId, id, form.asset_id, move);
     const query = new URLSearchParams({ moved: form.asset_id, ...(typeof move === 'string' ? { dir: move } : {}) });
-    return reply.redirect(`/boards/${encodeURIComponent(id)}?${query.toString()}#asset-${encodeURIComponent(form.asset_id)}`, 303);
+    // No fragment: a page whose address targets an element runs no autofocus, and the moved card's button takes the focus.
+    return reply.redirect(`/boards/${encodeURIComponent(id)}?${query.toString()}`, 303);
   });
 
   app.post('/boards/:id/notes', hidden, async (request, reply) => {

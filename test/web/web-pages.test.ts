@@ -516,11 +516,11 @@ describe.each(STORES)('catalogue browser pages on $name', ({ url }) => {
     // Without script or mouse: the card's own button, and the focus comes back to it on the page that follows.
     const down = await post(`${boardPath}/order`, { csrf, asset_id: a, move: 'down' }, cookie);
     expect(down.statusCode, down.body).toBe(303);
-    expect(down.headers.location).toBe(`${boardPath}?moved=${a}&dir=down#asset-${a}`);
+    expect(down.headers.location).toBe(`${boardPath}?moved=${a}&dir=down`);
     const after = (await get(pathOf(down.headers.location as string), cookie)).body;
     expect(orderOf(after)).toEqual([b, a, c]);
     const movedCard = new RegExp(`id="asset-${a}"[\\s\\S]*?</li>`).exec(after)![0];
-    expect(movedCard).toMatch(/value="down" autofocus>Move down/);
+    expect(movedCard).toMatch(/value="down" autofocus>.*Move down/);
     // What the script sends after a drag: a place from 0.
     expect((await post(`${boardPath}/order`, { csrf, asset_id: c, to: '0' }, cookie)).statusCode).toBe(303);
     expect(orderOf((await get(boardPath, cookie)).body)).toEqual([c, b, a]);
