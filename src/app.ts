@@ -23,6 +23,7 @@ import { apiIndexRoutes } from './platform/http/api-index.js';
 import { healthRoutes, metricsRoute, type Readiness } from './platform/http/health.js';
 import type { Metrics } from './platform/metrics/metrics.js';
 import { mediaModule, type MediaExports } from './media/media.module.js';
+import { deliveryFileName, parseDeliveryFileName } from './media/delivery.js';
 import { oauthModule, type OAuthExports } from './oauth/oauth.module.js';
 import { catalogModule, type CatalogExports } from './catalog/catalog.module.js';
 import { licensingModule, type LicensingExports } from './licensing/licensing.module.js';
@@ -137,6 +138,12 @@ async function composeStockroom(config: Config, overrides: ServiceOverrides): Pr
       tokens: oauth.exports.tokens,
       people: oauth.exports.users,
       gridPicture: (assetId, width, height) => media.exports.media.gridPicture(assetId, width, height),
+      // A licensed size's file as its delivery URL would serve it (the URL's download id plays no part in the file).
+      licensedFile: async ({ assetId, assetType, width, height, sizeName }) => {
+        const fileName = deliveryFileName({ downloadId: 1, assetId, assetType, sizeName, ...(width !== null && height !== null ? { width, height } : {}) });
+        const target = parseDeliveryFileName(assetId, fileName);
+        return target === undefined ? undefined : media.exports.media.deliver(assetId, target);
+      },
     });
     built.push(web);
     const embed = embedModule(platform, { catalog: catalog.exports.catalog, displaySizes: media.exports.media, signer: media.exports.signer });

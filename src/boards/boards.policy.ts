@@ -17,11 +17,30 @@ export type BoardAction =
   | 'remove_assets'
   | 'comment'
   /** delete any comment; an author may always delete their own */
-  | 'delete_any_comment';
+  | 'delete_any_comment'
+  /** put the assets in an order (the owner's order) */
+  | 'arrange'
+  /** write the note on an asset of the board */
+  | 'annotate'
+  /** choose whether the page the share link opens shows the comments */
+  | 'share_comments';
 
 export const ROLE_ACTIONS: Readonly<Record<BoardRole, ReadonlySet<BoardAction>>> = {
-  owner: new Set<BoardAction>(['rename', 'describe', 'delete_board', 'invite', 'share', 'add_assets', 'remove_assets', 'comment', 'delete_any_comment']),
-  editor: new Set<BoardAction>(['add_assets', 'remove_assets', 'comment']),
+  owner: new Set<BoardAction>([
+    'rename',
+    'describe',
+    'delete_board',
+    'invite',
+    'share',
+    'add_assets',
+    'remove_assets',
+    'comment',
+    'delete_any_comment',
+    'arrange',
+    'annotate',
+    'share_comments',
+  ]),
+  editor: new Set<BoardAction>(['add_assets', 'remove_assets', 'comment', 'annotate']),
 };
 
 export function may(role: BoardRole, action: BoardAction): boolean {
@@ -53,6 +72,7 @@ export interface BoardLimits {
   readonly nameLength: number;
   readonly descriptionLength: number;
   readonly commentLength: number;
+  readonly noteLength: number;
 }
 
 /** Bounds a real service keeps: each is stated in the OpenAPI document and docs/boards.md. */
@@ -66,4 +86,6 @@ export const BOARD_LIMITS: BoardLimits = {
   nameLength: 100,
   descriptionLength: 1000,
   commentLength: 1000,
+  /** A note on one asset of a board (the web pages' own; the API has no field for it). */
+  noteLength: 500,
 };

@@ -16,6 +16,8 @@ export interface BoardAssetRow {
   asset_id: string;
   asset_type: 'image' | 'video';
   date_added: string;
+  note: string | null;
+  position: number | null;
 }
 
 export interface CommentRow {
@@ -84,7 +86,7 @@ export class BoardsRepository {
   }
 
   /** Stores a new board unless its owner already has `maxBoards`; false then. */
-  async createBoard(board: Omit<BoardRow, 'asset_count' | 'comment_count'>, maxBoards: number): Promise<boolean> {
+  async createBoard(board: Omit<BoardRow, 'asset_count' | 'comment_count' | 'share_comments'>, maxBoards: number): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
       // Two creations at once must not both pass the count.
       if (this.dialect === 'postgres') {
@@ -169,16 +171,54 @@ export class BoardsRepository {
 
   // ── assets ────────────────────────────────────────────────────────────────
 
-  /** Every asset of a board, the most recently added first. */
-  async boardAssets(boardId: string): Promise<BoardAssetRow[]> {
-    const rows = await this.db
+  /**
+   * Every asset of a board in its order: those added since the owner last ordered it first,
+   * the most recently added first, then the owner's order.
+   */
+  async boardAssets(boardId: string, db: Db = this.db): Promise<BoardAssetRow[]> {
+    const rows = await db
       .selectFrom('board_assets')
       .selectAll()
       .where('board_id', '=', boardId)
+      .orderBy(sql`case when position is null then 0 else 1 end`)
+      .orderBy('position')
       .orderBy('date_added', 'desc')
       .orderBy('asset_id', 'desc')
       .execute();
     return rows as BoardAssetRow[];
+  }
+
+  /**
+   * Puts the board's assets in a new order under the board's lock: `arrange` gets the ids in
+   * their order now and returns them in the new one (undefined: no change). Each asset's
+   * position is then its index. Undefined when the board is gone; else whether anything moved.
+   */
+  async reorder(boardId: string, arrange: (ids: string[]) => string[] | undefined, now: string): Promise<boolean | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      if (!(await this.lockBoard(trx, boardId))) return undefined;
+      const rows = await this.boardAssets(boardId, trx);
+      const order = arrange(rows.map((row) => row.asset_id));
+      if (order === undefined) return false;
+      const before = new Map(rows.map((row) => [row.asset_id, row.position]));
+      for (const [position, assetId] of order.entries()) {
+        if (before.get(assetId) === position) continue;
+        await trx.updateTable('board_assets').set({ position }).where('board_id', '=', boardId).where('asset_id', '=', assetId).execute();
+      }
+      await trx.updateTable('boards').set({ date_last_updated: now }).where('id', '=', boardId).execute();
+      return true;
+    });
+  }
+
+  /** Writes (or, with null, clears) the note on one asset of the board; false when the asset is not on it. */
+  async setNote(boardId: string, assetId: string, note: string | null): Promise<boolean> {
+    const result = await this.db.updateTable('board_assets').set({ note }).where('board_id', '=', boardId).where('asset_id', '=', assetId).executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  /** Whether the page the share link opens shows the board's comments. */
+  async setShareComments(boardId: string, show: boolean): Promise<boolean> {
+    const result = await this.db.updateTable('boards').set({ share_comments: show ? 1 : 0 }).where('id', '=', boardId).executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
   }
 
   /** The most recently added asset of each board that has one, in one query. */
@@ -193,13 +233,15 @@ export class BoardsRepository {
             'asset_id',
             'asset_type',
             'date_added',
-            sql<number>`row_number() over (partition by board_id order by date_added desc, asset_id desc)`.as('position'),
+            'note',
+            'position',
+            sql<number>`row_number() over (partition by board_id order by date_added desc, asset_id desc)`.as('recency'),
           ])
           .where('board_id', 'in', boardIds)
           .as('ranked'),
       )
-      .select(['board_id', 'asset_id', 'asset_type', 'date_added'])
-      .where('position', '=', 1)
+      .select(['board_id', 'asset_id', 'asset_type', 'date_added', 'note', 'position'])
+      .where('recency', '=', 1)
       .execute();
     return rows as BoardAssetRow[];
   }

@@ -180,7 +180,7 @@ export const BoardDetail = Type.Object(
   {
     id: S,
     asset_count: I,
-    assets: Type.Array(Asset, { description: 'The most recently added first' }),
+    assets: Type.Array(Asset, { description: 'In the owner’s order: assets added since the owner last ordered the board first, the most recently added first' }),
     date_created: DateTime,
     date_last_updated: DateTime,
     description: NullableText,

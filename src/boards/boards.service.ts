@@ -52,6 +52,23 @@ export interface BoardAssetView {
   display_sizes: Array<{ name: string; uri: string }>;
 }
 
+/** Where an asset moves in the board's order: a place up or down, or to an index from 0 (clamped to the board). */
+export type BoardMove = 'up' | 'down' | { to: number };
+
+/**
+ * What the catalogue browser shows of a board beyond the API's BoardDetail, which has no field
+ * for it: the notes on its assets, whether the share link shows the comments, and what the
+ * person may change of these.
+ */
+export interface BoardArrangement {
+  /** asset id → its note */
+  notes: ReadonlyMap<string, string>;
+  shareComments: boolean;
+  canArrange: boolean;
+  canAnnotate: boolean;
+  canChooseShareComments: boolean;
+}
+
 export interface BoardListQuery {
   page: number;
   pageSize: number;
@@ -91,10 +108,17 @@ const ACTION_WORDS: Readonly<Record<BoardAction, string>> = {
   remove_assets: 'remove assets',
   comment: 'comment',
   delete_any_comment: 'delete another person’s comment',
+  arrange: 'change the order of the board’s assets',
+  annotate: 'write a note on an asset',
+  share_comments: 'choose whether the share link shows the comments',
 };
 
 function insufficientAccess(action: BoardAction): ApiError {
   return new ApiError(403, 'InsufficientAccess', `Only the board’s owner may ${ACTION_WORDS[action]}`);
+}
+
+function assetNotOnBoard(assetId: string): ApiError {
+  return notFound('AssetNotOnBoard', `Asset ${assetId} is not on this board`);
 }
 
 function overLimit(message: string): ApiError {
@@ -274,6 +298,90 @@ export class BoardsService {
     if ((await this.repository.removeAssets(board.id, ids, this.now().toISOString())) === undefined) throw boardNotFound();
   }
 
+  // ── arrangement ───────────────────────────────────────────────────────────
+
+  /**
+   * Moves one asset in the board's order (the owner's). Every asset then has its place, so an
+   * asset added later comes first until the owner moves it. 404 AssetNotOnBoard for an asset the
+   * board does not hold; a move past either end changes nothing.
+   */
+  async moveAsset(userId: number, boardId: string, assetId: string, move: BoardMove): Promise<void> {
+    if (typeof move === 'object' && !(Number.isSafeInteger(move.to) && move.to >= 0)) {
+      throw new ApiError(400, 'InvalidParameterValue', "Invalid value for parameter 'to': a place in the board from 0");
+    }
+    const { board, role } = await this.access(boardId, userId);
+    this.require(role, 'arrange');
+    let onBoard = true;
+    const moved = await this.repository.reorder(
+      board.id,
+      (ids) => {
+        const from = ids.indexOf(assetId);
+        if (from < 0) {
+          onBoard = false;
+          return undefined;
+        }
+        const wanted = move === 'up' ? from - 1 : move === 'down' ? from + 1 : move.to;
+        const to = Math.min(ids.length - 1, Math.max(0, wanted));
+        const order = ids.filter((id) => id !== assetId);
+        order.splice(to, 0, assetId);
+        return order;
+      },
+      this.now().toISOString(),
+    );
+    if (moved === undefined) throw boardNotFound();
+    if (!onBoard) throw assetNotOnBoard(assetId);
+  }
+
+  /** Writes the note on one asset of the board; a blank note clears it. 404 AssetNotOnBoard for an asset the board does not hold. */
+  async setNote(userId: number, boardId: string, assetId: string, note: string): Promise<void> {
+    const text = note.trim();
+    if (text.length > this.limits.noteLength) {
+      throw new ApiError(400, 'InvalidParameterValue', `Invalid value for parameter 'note': at most ${this.limits.noteLength} characters`);
+    }
+    const { board, role } = await this.access(boardId, userId);
+    this.require(role, 'annotate');
+    if (!(await this.repository.setNote(board.id, assetId, text === '' ? null : text))) throw assetNotOnBoard(assetId);
+  }
+
+  /** The owner's choice: whether the page the share link opens shows the board's comments. */
+  async setShareComments(userId: number, boardId: string, show: boolean): Promise<void> {
+    const { board, role } = await this.access(boardId, userId);
+    this.require(role, 'share_comments');
+    if (!(await this.repository.setShareComments(board.id, show))) throw boardNotFound();
+  }
+
+  /** The notes, the share setting and what the person may change of them (the API's BoardDetail has no field for these). */
+  async arrangement(userId: number, boardId: string): Promise<BoardArrangement> {
+    const { board, role } = await this.access(boardId, userId);
+    const rows = await this.repository.boardAssets(board.id);
+    return {
+      notes: new Map(rows.filter((row) => row.note !== null).map((row) => [row.asset_id, row.note!])),
+      shareComments: board.share_comments === 1,
+      canArrange: may(role, 'arrange'),
+      canAnnotate: may(role, 'annotate'),
+      canChooseShareComments: may(role, 'share_comments'),
+    };
+  }
+
+  /**
+   * The comments of a shared board, oldest first, when its owner chose to show them with the
+   * share link; undefined otherwise. Each names its author by first name only: the page is
+   * open to whoever holds the link.
+   */
+  async sharedComments(token: string): Promise<Array<{ text: string; author: string | null; date_created: string }> | undefined> {
+    const hash = this.links.hashOf(token);
+    const board = hash === undefined ? undefined : await this.repository.findByLink('share', hash);
+    if (!board) throw notFound('BoardNotFound', 'This shared board does not exist, or its link was revoked');
+    if (board.share_comments !== 1) return undefined;
+    const rows = await this.repository.comments(board.id);
+    const authors = await this.people.findByIds([...new Set(rows.map((row) => row.author_id).filter((id): id is number => id !== null))]);
+    return rows.map((row) => ({
+      text: row.text,
+      author: (row.author_id === null ? undefined : authors.get(row.author_id)?.first_name) ?? null,
+      date_created: utcDateTime(row.date_created),
+    }));
+  }
+
   /** Assets withdrawn from the catalogue leave every board (the change feed calls it). */
   async withdrawAssets(assetIds: readonly string[]): Promise<void> {
     for (const boardId of await this.repository.boardsHolding(assetIds)) {
@@ -436,7 +544,7 @@ export class BoardsService {
   }
 
   /**
-   * A board's assets as shown, the most recently added first. Assets withdrawn from the catalogue
+   * A board's assets as shown, in the board's order (see BoardsRepository.boardAssets). Assets withdrawn from the catalogue
    * while no node followed the change log are found here and leave the board.
    */
   private async currentAssets(boardId: string): Promise<{ assets: BoardAssetView[]; withdrawn: number }> {

@@ -12,7 +12,7 @@ import type { StockroomModule } from '../platform/module.js';
 import type { Platform } from '../platform/platform.js';
 import type { SearchService } from '../search/search.service.js';
 import { webRoutes, type WebPeople } from './web.routes.js';
-import { WebService, type GridPicture } from './web.service.js';
+import { WebService, type GridPicture, type LicensedFile } from './web.service.js';
 import { WebSessionsRepository } from './web-sessions.repository.js';
 import { Sealer, WebSessions, type WebOAuth } from './web-sessions.service.js';
 import type { FactFilterRules } from '../search/search-query.js';
@@ -32,6 +32,8 @@ export interface WebNeeds {
   people: WebPeople;
   /** The media module's lightly marked grid picture of an asset (MediaService.gridPicture). */
   gridPicture: GridPicture;
+  /** The file of a size a person licensed, as its delivery URL serves it (media's deliver): a board's zip holds these. */
+  licensedFile: LicensedFile;
 }
 
 /** The catalogue browser's exports: its page models, for whatever else shows the catalogue to people. */

@@ -171,10 +171,20 @@ export function justifiedRowRules(): string {
 
 export function assetGrid(
   cards: readonly AssetCard[],
-  options: { boards?: ReadonlyArray<{ id: string; name: string }>; csrfToken?: string | undefined; returnTo?: string; label: string; captions?: boolean },
+  options: {
+    boards?: ReadonlyArray<{ id: string; name: string }>;
+    csrfToken?: string | undefined;
+    returnTo?: string;
+    label: string;
+    captions?: boolean;
+    /** a board's own part of each card: its note, and the controls to move it and write the note */
+    extra?: (card: AssetCard, index: number) => Html;
+    /** the cards can be dragged into a new order (the board's owner; the script does the dragging) */
+    draggable?: boolean;
+  },
 ): Html {
-  return html`<ul class="justified" aria-label="${options.label}">${cards.map(
-    (card) => html`<li class="card ${aspectClass(card.picture)}"${card.clip ? html` data-clip="${card.clip}"` : ''}${card.comp ? html` data-comp="${card.comp}"` : ''}>
+  return html`<ul class="justified"${options.draggable ? html` data-board-order` : ''} aria-label="${options.label}">${cards.map(
+    (card, index) => html`<li class="card ${aspectClass(card.picture)}"${options.extra ? html` id="asset-${card.id}"` : ''}${options.draggable ? html` draggable="true" data-asset-id="${card.id}"` : ''}${card.clip ? html` data-clip="${card.clip}"` : ''}${card.comp ? html` data-comp="${card.comp}"` : ''}>
       <a class="frame" href="/asset/${encodeURIComponent(card.id)}" tabindex="-1" aria-hidden="true">${
         card.picture ? html`<img src="${card.picture.uri}" alt="" width="${card.picture.width}" height="${card.picture.height}" loading="lazy">` : html`<span class="no-picture">No preview</span>`
       }</a>
@@ -183,6 +193,7 @@ export function assetGrid(
         <span class="meta">${[card.assetType === 'video' ? 'Video' : 'Image', card.family ? label(card.family) : null, card.artist].filter(Boolean).join(' · ')}</span>
         ${card.facts.length > 0 ? html`<span class="facts">${card.facts.join(' · ')}</span>` : ''}
         ${options.captions && card.caption ? html`<p class="caption">${card.caption}</p>` : ''}
+        ${options.extra ? options.extra(card, index) : ''}
         ${card.picture ? html`<button type="button" class="link-button quick-look" data-quick-look hidden>Quick look<span class="visually-hidden-label">: ${card.title}</span></button>` : ''}
         ${
           options.boards
@@ -479,11 +490,53 @@ export interface BoardView {
   canComment: boolean;
   shareUrl: string | null;
   invitationUrl: string | null;
+  /** asset id → its note */
+  notes: ReadonlyMap<string, string>;
+  canArrange: boolean;
+  canAnnotate: boolean;
+  /** whether the share link's page shows the comments; null: the person may not choose */
+  shareComments: boolean | null;
+  /** the asset just moved and which way, so its button keeps the focus on the page that follows */
+  moved: { assetId: string; direction: 'up' | 'down' | undefined } | undefined;
 }
 
 function boardTiles(assets: readonly AssetCard[], label: string, captions = false): Html {
   if (assets.length === 0) return html`<p>No assets yet. Add some from a search or an asset's page.</p>`;
   return assetGrid(assets, { label, captions });
+}
+
+/** A board card's own part: its place, its note, buttons to move it a place (no mouse needed) and a form for the note. */
+function boardCardControls(board: BoardView, csrfToken: string | undefined): (card: AssetCard, index: number) => Html {
+  const count = board.assets.length;
+  return (card, index) => {
+    const note = board.notes.get(card.id);
+    const boardPath = `/boards/${encodeURIComponent(board.id)}`;
+    const focus = board.moved?.assetId === card.id ? (board.moved.direction ?? 'up') : undefined;
+    const first = index === 0;
+    const last = index === count - 1;
+    // The button pressed keeps the focus after the page reloads; at an end, its neighbour takes it.
+    const focusUp = focus !== undefined && !first && (focus === 'up' || last);
+    const focusDown = focus !== undefined && !last && !focusUp;
+    const moveButton = (direction: 'up' | 'down', disabled: boolean, autofocus: boolean) =>
+      html`<button type="submit" class="secondary" name="move" value="${direction}"${disabled ? html` disabled` : ''}${autofocus ? html` autofocus` : ''}><span aria-hidden="true">${direction === 'up' ? '↑ Up' : '↓ Down'}</span><span class="visually-hidden-label">${direction === 'up' ? 'Move up' : 'Move down'}: ${card.title}</span></button>`;
+    return html`${note ? html`<p class="asset-note"><strong>Note:</strong> ${note}</p>` : ''}
+      ${
+        board.canArrange
+          ? html`<form class="inline-form move" method="post" action="${boardPath}/order">${csrfField(csrfToken)}<input type="hidden" name="asset_id" value="${card.id}">
+              <span class="place">${index + 1} of ${count}</span>${moveButton('up', first, focusUp)}${moveButton('down', last, focusDown)}</form>`
+          : ''
+      }
+      ${
+        board.canAnnotate
+          ? html`<details><summary>${note ? 'Edit the note' : 'Add a note'}</summary>
+              <form class="stack" method="post" action="${boardPath}/notes">${csrfField(csrfToken)}<input type="hidden" name="asset_id" value="${card.id}">
+                <label class="block" for="note-${index}">Note on ${card.title}</label>
+                <textarea id="note-${index}" name="note" maxlength="500">${note ?? ''}</textarea>
+                <button type="submit" class="secondary">Save the note</button>
+              </form></details>`
+          : ''
+      }`;
+  };
 }
 
 function linkField(id: string, title: string, url: string, kind: 'share' | 'invitation', boardId: string, csrfToken: string | undefined): Html {
@@ -498,12 +551,35 @@ export function boardPage(frame: Frame, board: BoardView, problem: string | unde
   const main = html`<h1>${board.name}</h1>
     ${board.description ? html`<p>${board.description}</p>` : ''}
     ${problem ? html`<p class="problem" role="alert">${problem}</p>` : ''}
-    ${boardTiles(board.assets, 'Assets on the board')}
+    ${
+      board.assets.length > 0
+        ? html`<p class="board-actions"><a class="button secondary" href="/boards/${encodeURIComponent(board.id)}/download" download>Download my licensed assets (zip)</a>
+            <span class="note">The assets you have licensed, each at the size you licensed, with a list of their credit lines. Assets you have not licensed are listed but left out.</span></p>`
+        : ''
+    }
+    ${board.canArrange && board.assets.length > 1 ? html`<p class="note">Move an asset with its buttons, or drag it to its place.</p>` : ''}
+    ${
+      board.assets.length === 0
+        ? boardTiles(board.assets, 'Assets on the board')
+        : assetGrid(board.assets, { label: 'Assets on the board', extra: boardCardControls(board, frame.csrfToken), draggable: board.canArrange })
+    }
+    ${
+      board.canArrange
+        ? html`<form id="board-move" method="post" action="/boards/${encodeURIComponent(board.id)}/order" hidden>${csrfField(frame.csrfToken)}<input type="hidden" name="asset_id" value=""><input type="hidden" name="to" value=""></form>`
+        : ''
+    }
     ${
       board.shareUrl || board.invitationUrl
         ? html`<section class="panel links-panel" aria-labelledby="links-heading"><h2 id="links-heading">Links</h2>
             ${board.shareUrl ? linkField('share-link', 'Share link: anyone with it sees the board, read-only, without signing in', board.shareUrl, 'share', board.id, frame.csrfToken) : ''}
             ${board.invitationUrl ? linkField('invitation-link', 'Invitation link: a signed-in person who opens it can add to the board', board.invitationUrl, 'invitation', board.id, frame.csrfToken) : ''}
+            ${
+              board.shareComments !== null
+                ? html`<form method="post" action="/boards/${encodeURIComponent(board.id)}/share-comments" class="stack">${csrfField(frame.csrfToken)}
+                    <p class="share-comments-state">${board.shareComments ? 'The share link shows the comments below, with their authors’ first names.' : 'The share link shows the assets and their captions, not the comments.'}</p>
+                    <button type="submit" class="secondary" name="show" value="${board.shareComments ? '0' : '1'}">${board.shareComments ? 'Hide the comments from the share link' : 'Show the comments with the share link'}</button></form>`
+                : ''
+            }
           </section>`
         : ''
     }
@@ -527,11 +603,23 @@ export function boardPage(frame: Frame, board: BoardView, problem: string | unde
   return layout(frame, main);
 }
 
-export function sharedBoardPage(frame: Frame, board: { name: string; description: string | null; assets: BoardView['assets'] }): string {
+export function sharedBoardPage(
+  frame: Frame,
+  board: { name: string; description: string | null; assets: BoardView['assets']; comments: Array<{ text: string; author: string | null; date: string }> | undefined },
+): string {
   const main = html`<h1>${board.name}</h1>
     <p class="note">A board shared with you (read-only).</p>
     ${board.description ? html`<p>${board.description}</p>` : ''}
-    ${boardTiles(board.assets, 'Assets on the board', true)}`;
+    ${boardTiles(board.assets, 'Assets on the board', true)}
+    ${
+      board.comments
+        ? html`<section aria-labelledby="comments-heading"><h2 id="comments-heading">Comments</h2>${
+            board.comments.length === 0
+              ? html`<p>No comments yet.</p>`
+              : html`<ul class="comments">${board.comments.map((comment) => html`<li><p>${comment.text}</p><p class="by">${comment.author ?? 'Someone'} · ${comment.date.replace('T', ' ').slice(0, 16)} UTC</p></li>`)}</ul>`
+          }</section>`
+        : ''
+    }`;
   return layout(frame, main);
 }
 

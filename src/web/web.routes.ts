@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
+import { Readable } from 'node:stream';
 import cookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { BoardsService } from '../boards/boards.service.js';
@@ -7,6 +8,7 @@ import { FORM_BODY_LIMIT_BYTES, FORM_CONTENT_TYPE, parseForm } from '../oauth/fo
 import { ApiError, badRequest } from '../platform/http/errors.js';
 import { preferredLanguage } from '../platform/http/language.js';
 import { isStorageFull, STORAGE_FULL_MESSAGE } from '../platform/http/storage-full.js';
+import { zipStream } from '../platform/zip-stream.js';
 import { parseBrowseQuery } from './web-search.js';
 import { safeReturnPath, type WebSession, type WebSessions } from './web-sessions.service.js';
 import {
@@ -331,7 +333,8 @@ export async function webRoutes(app: FastifyInstance, options: WebRoutesOptions)
     const board = await boards.shared(token);
     context.frame.title = board.name;
     const assets = await web.boardCards(board.assets, context.reader);
-    return send(reply, 200, sharedBoardPage(context.frame, { name: board.name, description: board.description, assets }));
+    const comments = (await boards.sharedComments(token))?.map((comment) => ({ text: comment.text, author: comment.author, date: comment.date_created }));
+    return send(reply, 200, sharedBoardPage(context.frame, { name: board.name, description: board.description, assets, comments }));
   });
 
   app.get('/boards/invitations/:token', hidden, async (request, reply) => {
@@ -354,6 +357,8 @@ export async function webRoutes(app: FastifyInstance, options: WebRoutesOptions)
     if (!user) return reply;
     const board = await boards.get(user.userId, id);
     const comments = await boards.comments(user.userId, id);
+    const arrangement = await boards.arrangement(user.userId, id);
+    const { moved, dir } = request.query as { moved?: unknown; dir?: unknown };
     context.frame.title = board.name;
     const shareToken = tokenOf(board.links.share);
     const invitationToken = tokenOf(board.links.invitation);
@@ -370,6 +375,11 @@ export async function webRoutes(app: FastifyInstance, options: WebRoutesOptions)
       canComment: comments.permissions.can_add_comment,
       shareUrl: shareToken ? `${publicUrl}/boards/shared/${shareToken}` : null,
       invitationUrl: invitationToken ? `${publicUrl}/boards/invitations/${invitationToken}` : null,
+      notes: arrangement.notes,
+      canArrange: arrangement.canArrange,
+      canAnnotate: arrangement.canAnnotate,
+      shareComments: arrangement.canChooseShareComments ? arrangement.shareComments : null,
+      moved: typeof moved === 'string' ? { assetId: moved, direction: dir === 'up' || dir === 'down' ? dir : undefined } : undefined,
     };
     return send(reply, 200, boardPage(context.frame, view, undefined));
   });
@@ -379,6 +389,57 @@ export async function webRoutes(app: FastifyInstance, options: WebRoutesOptions)
     const { user, form } = await formUser(request);
     await boards.addComment(user.userId, id, { text: form.text ?? '' });
     return reply.redirect(`/boards/${encodeURIComponent(id)}#comments-heading`, 303);
+  });
+
+  /** The owner's order: a place up or down (the card's buttons), or to an index from 0 (the script, after a drag). */
+  app.post('/boards/:id/order', hidden, async (request, reply) => {
+    const { id } = request.params as { id: string };
+    const { user, form } = await formUser(request);
+    if (!form.asset_id) throw badRequest('InvalidChoice', 'Choose an asset to move');
+    let move: 'up' | 'down' | { to: number };
+    if (form.move === 'up' || form.move === 'down') move = form.move;
+    else if (form.to !== undefined && /^[0-9]{1,6}$/.test(form.to)) move = { to: Number(form.to) };
+    else throw badRequest('InvalidChoice', 'Say where the asset goes: up, down, or a place on the board');
+    await boards.moveAsset(user.userId, id, form.asset_id, move);
+    const query = new URLSearchParams({ moved: form.asset_id, ...(typeof move === 'string' ? { dir: move } : {}) });
+    // No fragment: a page whose address targets an element runs no autofocus, and the moved card's button takes the focus.
+    return reply.redirect(`/boards/${encodeURIComponent(id)}?${query.toString()}`, 303);
+  });
+
+  app.post('/boards/:id/notes', hidden, async (request, reply) => {
+    const { id } = request.params as { id: string };
+    const { user, form } = await formUser(request);
+    if (!form.asset_id) throw badRequest('InvalidChoice', 'Choose an asset to write the note on');
+    await boards.setNote(user.userId, id, form.asset_id, form.note ?? '');
+    return reply.redirect(`/boards/${encodeURIComponent(id)}#asset-${encodeURIComponent(form.asset_id)}`, 303);
+  });
+
+  app.post('/boards/:id/share-comments', hidden, async (request, reply) => {
+    const { id } = request.params as { id: string };
+    const { user, form } = await formUser(request);
+    if (form.show !== '1' && form.show !== '0') throw badRequest('InvalidChoice', 'Say whether the share link shows the comments');
+    await boards.setShareComments(user.userId, id, form.show === '1');
+    return reply.redirect(`/boards/${encodeURIComponent(id)}#links-heading`, 303);
+  });
+
+  /** The board's assets the person licensed, as one zip with a manifest of credit lines; a GET, since it changes nothing. */
+  app.get('/boards/:id/download', hidden, async (request, reply) => {
+    const { id } = request.params as { id: string };
+    const context = await contextOf(request, 'Board');
+    const user = requireUser(context, reply, `/boards/${encodeURIComponent(id)}/download`);
+    if (!user) return reply;
+    const zip = await web.boardZip(user, id, context.reader);
+    const body = Readable.from(zipStream(zip.entries));
+    // Past the first byte the status is sent: a failure then cuts the zip short, and the log says why.
+    body.on('error', (error) => request.log.error({ err: error, board: id }, 'board zip failed'));
+    return reply
+      .headers({
+        'content-type': 'application/zip',
+        'content-disposition': `attachment; filename="${zip.fileName}"`,
+        'cache-control': 'no-store',
+        'x-content-type-options': 'nosniff',
+      })
+      .send(body);
   });
 
   app.post('/boards/:id/links/:kind', hidden, async (request, reply) => {

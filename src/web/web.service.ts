@@ -9,7 +9,9 @@ import type { DownloadsService } from '../licensing/downloads.service.js';
 import { downloadCredits, licensableAsset, paysWithCredits, standardCredits, typeLicenses } from '../licensing/entitlements.js';
 import { PRODUCT_CHOICE_ORDER } from '../licensing/licensing-policy.js';
 import type { ProductRecord, ProductsService } from '../licensing/products.service.js';
+import type { DeliveredFile } from '../media/delivery.js';
 import { notFound } from '../platform/http/errors.js';
+import { ZIP_MAX_BYTES, type ZipEntry } from '../platform/zip-stream.js';
 import { FieldSelector } from '../platform/http/fields.js';
 import type { SearchFilter } from '../search/engine/types.js';
 import { normalizeSearchParameters, type RawSearchQuery } from '../search/params/normalize.js';
@@ -125,6 +127,23 @@ export interface AssetPage {
 /** A result card's picture: the signed URL and size of an asset's lightly marked grid rendition, for an original of width × height. */
 export type GridPicture = (assetId: string, width: number, height: number) => { uri: string; width: number; height: number } | undefined;
 
+/** The file of a size of an asset a person licensed, as the delivery URL serves it (media's deliver); undefined when the asset has no file. */
+export type LicensedFile = (spec: { assetId: string; assetType: AssetType; width: number | null; height: number | null; sizeName: string }) => Promise<DeliveredFile | undefined>;
+
+/** One line of a board zip's manifest: an asset, its credit, and its file or why it was left out. */
+export interface ManifestLine {
+  assetId: string;
+  title: string;
+  creditLine: string | null;
+  copyright: string | null;
+  licenseModel: string | null;
+  /** the product type and size the person licensed it under */
+  licensed: string | null;
+  /** its name in the zip; null when left out */
+  file: string | null;
+  leftOut: string | null;
+}
+
 export interface WebServiceDeps {
   search: SearchService;
   /** The search module's fact filter settings, so a page filters as the JSON search does. */
@@ -134,6 +153,7 @@ export interface WebServiceDeps {
   downloads: DownloadsService;
   boards: BoardsService;
   gridPicture: GridPicture;
+  licensedFile: LicensedFile;
 }
 
 const CARD_FIELDS = ['id', 'title', 'caption', 'object_name', 'artist', 'asset_family', 'comp', 'thumb', 'date_created', 'city', 'country', 'event_ids', 'max_dimensions'];
@@ -166,6 +186,10 @@ const VIDEO_DETAIL = new FieldSelector(VIDEO_FIELDS).select(VIDEO_DETAIL_FIELDS)
 const IMAGE_DETAIL_SIGNED_IN = new FieldSelector(IMAGE_FIELDS).select([...IMAGE_DETAIL_FIELDS, 'downloads']);
 const VIDEO_DETAIL_SIGNED_IN = new FieldSelector(VIDEO_FIELDS).select([...VIDEO_DETAIL_FIELDS, 'downloads']);
 
+const CREDIT_FIELDS = ['id', 'title', 'caption', 'object_name', 'artist', 'copyright', 'license_model'];
+const IMAGE_CREDITS = new FieldSelector(IMAGE_FIELDS).select([...CREDIT_FIELDS, 'credit_line']);
+const VIDEO_CREDITS = new FieldSelector(VIDEO_FIELDS).select(CREDIT_FIELDS);
+
 const RELATED_COUNT = 8;
 const SUGGESTION_COUNT = 8;
 const MONTHLY: Readonly<Record<string, string>> = { day: 'today', month: 'this month', year: 'this year' };
@@ -193,9 +217,11 @@ export class WebService {
   private readonly downloads: DownloadsService;
   private readonly boards: BoardsService;
   private readonly gridPicture: GridPicture;
+  private readonly licensedFile: LicensedFile;
 
   constructor(deps: WebServiceDeps) {
     this.gridPicture = deps.gridPicture;
+    this.licensedFile = deps.licensedFile;
     this.search = deps.search;
     this.factRules = deps.factRules;
     this.catalog = deps.catalog;
@@ -380,9 +406,104 @@ export class WebService {
     return result.uri;
   }
 
+  /**
+   * A board's licensed assets as one zip, in the board's order, with `manifest.csv`: each
+   * asset's id, title, credit line, copyright and licence, and its file or why it was left out.
+   * Only assets the person has downloaded (licensed) go in, each at the largest size they
+   * downloaded it, as its delivery URL would serve it; nothing is charged or recorded. The
+   * entries are read one at a time, so memory holds one file (an image) or one chunk (a video).
+   */
+  async boardZip(user: WebUser, boardId: string, reader: Reader): Promise<{ fileName: string; entries: AsyncIterable<ZipEntry> }> {
+    const board = await this.boards.get(user.userId, boardId);
+    const credits = new Map<string, Record<string, unknown>>();
+    for (const assetType of ['image', 'video'] as const) {
+      const ids = board.assets.filter((asset) => asset.asset_type === assetType).map((asset) => asset.id);
+      if (ids.length === 0) continue;
+      const { assets } = await this.catalog.getAssets(assetType, ids, assetType === 'image' ? IMAGE_CREDITS : VIDEO_CREDITS, { language: reader.language, authorized: false });
+      for (const asset of assets as Array<Record<string, unknown>>) credits.set(String(asset.id), asset);
+    }
+    const downloads = this.downloads;
+    const licensedFile = this.licensedFile;
+    const modified = new Date();
+    async function* entries(): AsyncGenerator<ZipEntry> {
+      const lines: ManifestLine[] = [];
+      const names = new Set<string>();
+      let total = 0;
+      for (const asset of board.assets) {
+        const detail = credits.get(asset.id) ?? {};
+        const line: ManifestLine = {
+          assetId: asset.id,
+          title: titleOf(detail, asset.asset_type),
+          creditLine: text(detail.credit_line) ?? (asset.asset_type === 'video' ? text(detail.artist) : null),
+          copyright: text(detail.copyright),
+          licenseModel: licenseModelWords(text(detail.license_model)),
+          licensed: null,
+          file: null,
+          leftOut: null,
+        };
+        lines.push(line);
+        const history = await downloads.assetHistory(user.grant, asset.asset_type, asset.id, false);
+        const largest = [...history.downloads].sort((a, b) => area(b.dimensions) - area(a.dimensions))[0];
+        if (!largest) {
+          line.leftOut = 'Not licensed by you yet: download it from its page first.';
+          continue;
+        }
+        const sizeName = largest.size_name ?? 'original';
+        const size = largest.dimensions.width && largest.dimensions.height ? `${largest.dimensions.width} × ${largest.dimensions.height} px` : sizeName;
+        line.licensed = `${largest.product_type}, ${size}`;
+        let file: DeliveredFile | undefined;
+        try {
+          file = await licensedFile({ assetId: asset.id, assetType: asset.asset_type, width: largest.dimensions.width, height: largest.dimensions.height, sizeName });
+        } catch (error) {
+          // A video size still being made, or a size that can no longer be made: say so, and go on with the others.
+          line.leftOut = `Its file could not be made now (${error instanceof Error ? error.message : String(error)}): try again later, or download it from its page.`;
+          continue;
+        }
+        if (file === undefined) {
+          line.leftOut = 'The server holds no file for it.';
+          continue;
+        }
+        // Room for this entry's header, descriptor and central record, and the manifest after it.
+        if (total + file.size + 1024 * 1024 > ZIP_MAX_BYTES) {
+          line.leftOut = 'The zip would pass 4 GiB: download it from its page.';
+          continue;
+        }
+        let name = file.fileName;
+        for (let copy = 2; names.has(name); copy++) name = `${copy}-${file.fileName}`;
+        names.add(name);
+        total += file.size + 200;
+        line.file = name;
+        const body = await file.read(0, file.size - 1);
+        yield { name, modified, data: Buffer.isBuffer(body) ? body : (body as AsyncIterable<Buffer>) };
+      }
+      yield { name: 'manifest.csv', modified, data: Buffer.from(manifestCsv(lines), 'utf8') };
+    }
+    return { fileName: `${board.name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60) || 'board'}.zip`, entries: entries() };
+  }
+
   myDownloads(user: WebUser, page: number) {
     return this.downloads.history(user.grant, { page, pageSize: 30 });
   }
+}
+
+function area(dimensions: { width: number | null; height: number | null }): number {
+  return (dimensions.width ?? 0) * (dimensions.height ?? 0);
+}
+
+/** A CSV field (RFC 4180), and never a formula to a spreadsheet that opens it. */
+function csvField(value: string | null): string {
+  const textValue = value ?? '';
+  const safe = /^[=+\-@\t\r]/.test(textValue) ? `'${textValue}` : textValue;
+  return `"${safe.replace(/"/g, '""')}"`;
+}
+
+/** The manifest of a board zip: a header line, then one line an asset, in the board's order. */
+export function manifestCsv(lines: readonly ManifestLine[]): string {
+  const header = ['asset_id', 'title', 'credit_line', 'copyright', 'license_model', 'licensed_as', 'file', 'left_out_because'];
+  const rows = lines.map((line) =>
+    [line.assetId, line.title, line.creditLine, line.copyright, line.licenseModel, line.licensed, line.file, line.leftOut].map(csvField).join(','),
+  );
+  return `${[header.join(','), ...rows].join('\r\n')}\r\n`;
 }
 
 /** What one download under a product costs, in words. */
@@ -445,6 +566,8 @@ function termsOf(detail: Record<string, unknown>): LicenceTerms {
 }
 
 const LICENSE_MODELS: Readonly<Record<string, string>> = { royaltyfree: 'Royalty-free', rightsmanaged: 'Rights-managed', rightsready: 'Rights-ready' };
+
+const licenseModelWords = (model: string | null) => (model === null ? null : (LICENSE_MODELS[model] ?? model));
 
 const TITLE_LENGTH = 90;
 

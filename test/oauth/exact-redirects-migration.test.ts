@@ -18,7 +18,8 @@ describe.each(STORES)('migration 0019 on an existing install ($name)', ({ url })
     const database: Database = await openDatabase(url ? { url, pgSchema: schema } : { sqliteFile: ':memory:' });
     try {
       // The install as it was before 0019.
-      const { '0019-exact-redirects': _upgrade, ...before } = stockroomMigrations(database.dialect);
+      // (Later migrations too are left out: the migrator applies migrations in order only.)
+      const before = Object.fromEntries(Object.entries(stockroomMigrations(database.dialect)).filter(([name]) => name < '0019'));
       const migrationTableSchema = url ? schema : undefined;
       const { error } = await new Migrator({ db: database.db, provider: { getMigrations: async () => before }, ...(migrationTableSchema ? { migrationTableSchema } : {}) }).migrateToLatest();
       expect(error).toBeUndefined();

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -156,14 +157,65 @@ describe.skipIf(!HAS_CHROMIUM)(`the catalogue browser in a real browser (${CHROM
       await page.waitForURL(refinedUrl);
     }
 
+    // And a creative picture from its page, so the board has an order to change.
+    await page.goto(`${origin}/asset/${f.creativeImage}`);
+    await page.locator('#asset-board-' + f.creativeImage).selectOption({ label: 'Marathon shortlist' });
+    await page.locator('.panel').filter({ hasText: 'Add to a board' }).getByRole('button', { name: 'Add' }).click();
+    await expect.poll(() => page.locator('.notice').textContent()).toContain('Marathon shortlist');
+
     await page.goto(`${origin}/boards`);
     await check(page, 'boards');
     await page.getByRole('link', { name: 'Marathon shortlist' }).first().click();
     await page.waitForURL(/\/boards\/[A-Za-z0-9_-]+$/);
+    const boardUrl = page.url();
     expect(await page.locator(`.card .title[href="/asset/${assetId}"]`).count()).toBe(1);
+
+    // The owner's order by keyboard: the first card's "Move down", pressed with Enter, takes it a
+    // place down, and the focus stays on that card's buttons on the page that follows.
+    const order = () => page.locator('[data-board-order] > li').evaluateAll((cards) => cards.map((card) => card.getAttribute('data-asset-id')));
+    const before = await order();
+    expect(before.length).toBeGreaterThanOrEqual(2);
+    await page.locator('[data-board-order] > li').first().getByRole('button', { name: /^Move down/ }).focus();
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\?moved=/);
+    const after = await order();
+    expect(after.slice(0, 2)).toEqual([before[1], before[0]]);
+    const focused = () =>
+      page.evaluate(() => {
+        const active = (globalThis as unknown as { document: { activeElement: { textContent: string | null; closest(selector: string): { getAttribute(name: string): string | null } | null } | null } }).document.activeElement;
+        return [active?.closest('li')?.getAttribute('data-asset-id') ?? null, active?.textContent ?? null];
+      });
+    await expect.poll(async () => (await focused())[0]).toBe(before[0]);
+    // The focus is on its buttons: Shift+Tab and Tab move between them, and Enter on "Move up" takes it back.
+    const [, label] = await focused();
+    if (label?.includes('Move down')) await page.keyboard.press('Shift+Tab');
+    expect((await focused())[1]).toContain('Move up');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/dir=up/);
+    expect(await order()).toEqual(before);
+    await expect.poll(async () => (await focused())[1]).toContain('Move down');
+
+    // A note on the first asset, written from its card.
+    const firstCard = page.locator('[data-board-order] > li').first();
+    await firstCard.locator('summary', { hasText: 'Add a note' }).click();
+    await firstCard.getByLabel(/^Note on/).fill('Lead picture for page one.');
+    await firstCard.getByRole('button', { name: 'Save the note' }).click();
+    await expect.poll(() => page.locator('.asset-note').first().textContent()).toContain('Lead picture for page one.');
+
+    // The owner lets the share link show the comments.
+    await page.getByRole('button', { name: 'Show the comments with the share link' }).click();
+    await expect.poll(() => page.locator('.share-comments-state').textContent()).toContain('shows the comments');
     await page.getByLabel('Add a comment').fill('The finish line one, please.');
     await page.getByRole('button', { name: 'Post comment' }).click();
     await expect.poll(() => page.locator('.comments').textContent()).toContain('The finish line one, please.');
+
+    // The licensed assets as one zip (the asset downloaded above is in it; the creative one is not licensed).
+    const [zip] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download my licensed assets (zip)' }).click()]);
+    expect(zip.suggestedFilename()).toBe('Marathon-shortlist.zip');
+    const listing = execFileSync('python3', ['-c', 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); assert z.testzip() is None; print("\\n".join(z.namelist()))', (await zip.path())!], { encoding: 'utf8' });
+    expect(listing.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^stockroom-${assetId}-\\d+x\\d+\\.jpg$`)), 'manifest.csv']);
+
+    await page.goto(boardUrl);
     await check(page, 'board');
     shareUrl = await page.locator('#share-link').inputValue();
     expect(shareUrl).toMatch(new RegExp(`^${origin}/boards/shared/[A-Za-z0-9_-]{43}$`));
@@ -177,6 +229,8 @@ describe.skipIf(!HAS_CHROMIUM)(`the catalogue browser in a real browser (${CHROM
       expect(await shared.locator(`a[href="/asset/${assetId}"] img`).count()).toBe(1);
       expect(await shared.locator('.who').count()).toBe(0);
       expect(await shared.locator('form[method=post]').count()).toBe(0);
+      // The comments, as the owner chose, each by its author's first name.
+      expect(await shared.locator('.comments').textContent()).toContain('The finish line one, please.');
       await check(shared, 'shared board');
     } finally {
       await stranger.close();
@@ -384,7 +438,8 @@ describe.skipIf(!HAS_CHROMIUM)(`the catalogue browser in a real browser (${CHROM
         const shared = await stranger.newPage();
         await shared.goto(shareUrl || `${origin}/`);
         await shared.waitForLoadState('networkidle');
-        await shared.screenshot({ path: path.join(SCREENSHOTS, `web-shared-board-${device}.png`) });
+        // The whole page: the captions and, below them, the comments the owner chose to show.
+        await shared.screenshot({ path: path.join(SCREENSHOTS, `web-shared-board-${device}.png`), fullPage: true });
         // The API's docs page: its name and getting-started guide.
         await shared.goto(`${origin}/docs`);
         await expect.poll(() => shared.locator('.information-container h2').count(), { timeout: 20_000 }).toBeGreaterThan(0);

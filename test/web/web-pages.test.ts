@@ -1,3 +1,7 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
@@ -525,6 +529,146 @@ describe.each(STORES)('catalogue browser pages on $name', ({ url }) => {
     await f.t.services.clients.enable(String(client.id));
     const { cookie } = await signIn('/downloads');
     expect((await get('/downloads', cookie)).statusCode).toBe(200);
+  });
+
+  /** A new board of the signed-in person holding these assets; its path. */
+  async function boardWith(cookie: string, name: string, assetIds: readonly string[]): Promise<string> {
+    const csrf = hiddenFields((await get('/boards', cookie)).body).csrf!;
+    const boardPath = (await post('/boards', { name, csrf }, cookie)).headers.location as string;
+    const boardId = boardPath.split('/').pop()!;
+    for (const assetId of assetIds) {
+      const added = await post('/boards/add', { csrf, board_id: boardId, asset_id: assetId, return: boardPath }, cookie);
+      expect(added.statusCode, added.body).toBe(303);
+    }
+    return boardPath;
+  }
+  const orderOf = (page: string) => [...page.matchAll(/<li class="card [^"]*" id="asset-([^"]+)"/g)].map((match) => match[1]!);
+
+  it('a board keeps the owner’s order (buttons a place at a time, or to a place) and a note on each asset; the API lists the same order and no note', async () => {
+    const { cookie } = await signIn();
+    const boardPath = await boardWith(cookie, 'Front page', [f.creativeImage, f.editorialImage, f.withoutFile.captioned]);
+    const boardId = boardPath.split('/').pop()!;
+    const page = (await get(boardPath, cookie)).body;
+    const [a, b, c] = orderOf(page) as [string, string, string];
+    expect(new Set([a, b, c])).toEqual(new Set([f.creativeImage, f.editorialImage, f.withoutFile.captioned]));
+    expect(page).toContain('1 of 3');
+    const csrf = hiddenFields(page).csrf!;
+    // Without script or mouse: the card's own button, and the focus comes back to it on the page that follows.
+    const down = await post(`${boardPath}/order`, { csrf, asset_id: a, move: 'down' }, cookie);
+    expect(down.statusCode, down.body).toBe(303);
+    expect(down.headers.location).toBe(`${boardPath}?moved=${a}&dir=down`);
+    const after = (await get(pathOf(down.headers.location as string), cookie)).body;
+    expect(orderOf(after)).toEqual([b, a, c]);
+    const movedCard = new RegExp(`id="asset-${a}"[\\s\\S]*?</li>`).exec(after)![0];
+    expect(movedCard).toMatch(/value="down" autofocus>.*Move down/);
+    // What the script sends after a drag: a place from 0.
+    expect((await post(`${boardPath}/order`, { csrf, asset_id: c, to: '0' }, cookie)).statusCode).toBe(303);
+    expect(orderOf((await get(boardPath, cookie)).body)).toEqual([c, b, a]);
+    // A move past the end changes nothing; an asset not on the board, or no place, is a page that says so.
+    expect((await post(`${boardPath}/order`, { csrf, asset_id: c, move: 'up' }, cookie)).statusCode).toBe(303);
+    expect(orderOf((await get(boardPath, cookie)).body)).toEqual([c, b, a]);
+    const notOn = await post(`${boardPath}/order`, { csrf, asset_id: f.video, move: 'up' }, cookie);
+    expect(notOn.statusCode).toBe(404);
+    expect(notOn.body).toContain(`Asset ${f.video} is not on this board`);
+    expect((await post(`${boardPath}/order`, { csrf, asset_id: c, to: 'first' }, cookie)).statusCode).toBe(400);
+    // The API's BoardDetail lists the assets in the same order, with the contract's fields only.
+    const user = await f.t.services.database.db.selectFrom('users').select('id').where('username', '=', f.username).executeTakeFirstOrThrow();
+    const detail = await f.t.services.boards.get(user.id, boardId);
+    expect(detail.assets.map((asset) => asset.id)).toEqual([c, b, a]);
+    for (const asset of detail.assets) expect(Object.keys(asset).sort()).toEqual(['asset_type', 'date_added', 'display_sizes', 'id']);
+
+    // A note: shown on its card; too long is refused; blank clears it.
+    const noted = await post(`${boardPath}/notes`, { csrf, asset_id: b, note: '  Cover candidate <b>first</b>  ' }, cookie);
+    expect(noted.statusCode).toBe(303);
+    const withNote = (await get(boardPath, cookie)).body;
+    expect(new RegExp(`id="asset-${b}"[\\s\\S]*?</li>`).exec(withNote)![0]).toContain('<p class="asset-note"><strong>Note:</strong> Cover candidate &lt;b&gt;first&lt;/b&gt;</p>');
+    expect((await post(`${boardPath}/notes`, { csrf, asset_id: b, note: 'x'.repeat(501) }, cookie)).statusCode).toBe(400);
+    expect((await post(`${boardPath}/notes`, { csrf, asset_id: b, note: ' ' }, cookie)).statusCode).toBe(303);
+    expect((await get(boardPath, cookie)).body).not.toContain('class="asset-note"');
+    // Without the form's token nothing is written.
+    expect((await post(`${boardPath}/order`, { asset_id: a, move: 'up' }, cookie)).statusCode).toBe(403);
+
+    // An editor may write notes, not reorder nor choose what the share link shows.
+    const editor = await f.t.services.users.create({ username: `ed-${boardId}`, password: 'a long enough passphrase', first_name: 'Ed', last_name: 'Itor', email: `ed-${boardId}@example.com` });
+    const invitation = detail.links.invitation!;
+    await f.t.services.boards.acceptInvitation(editor.id, invitation.slice(invitation.lastIndexOf('/') + 1));
+    await f.t.services.boards.setNote(editor.id, boardId, a, 'Ask for the wider crop');
+    await expect(f.t.services.boards.moveAsset(editor.id, boardId, a, 'up')).rejects.toMatchObject({ statusCode: 403, code: 'InsufficientAccess' });
+    await expect(f.t.services.boards.setShareComments(editor.id, boardId, true)).rejects.toMatchObject({ statusCode: 403 });
+    expect((await f.t.services.boards.arrangement(editor.id, boardId)).notes.get(a)).toBe('Ask for the wider crop');
+  });
+
+  it('the share link shows the comments only when the owner chooses so, each by its author’s first name', async () => {
+    const { cookie } = await signIn();
+    const boardPath = await boardWith(cookie, 'For the client', [f.creativeImage]);
+    const page = (await get(boardPath, cookie)).body;
+    const csrf = hiddenFields(page).csrf!;
+    expect(page).toContain('The share link shows the assets and their captions, not the comments.');
+    await post(`${boardPath}/comments`, { csrf, text: 'Second from the left, please.' }, cookie);
+    const shared = pathOf(/id="share-link" value="([^"]+)"/.exec(page)![1]!);
+    expect((await get(shared)).body).not.toContain('Second from the left');
+    const shown = await post(`${boardPath}/share-comments`, { csrf, show: '1' }, cookie);
+    expect(shown.statusCode).toBe(303);
+    expect((await get(boardPath, cookie)).body).toContain('Hide the comments from the share link');
+    const open = (await get(shared)).body;
+    expect(open).toContain('<p>Second from the left, please.</p>');
+    expect(open).toMatch(/<p class="by">Ana · /);
+    expect(open).not.toContain('Lima');
+    expect(open).not.toContain('method="post"');
+    expect((await post(`${boardPath}/share-comments`, { csrf, show: 'maybe' }, cookie)).statusCode).toBe(400);
+    await post(`${boardPath}/share-comments`, { csrf, show: '0' }, cookie);
+    expect((await get(shared)).body).not.toContain('Second from the left');
+  });
+
+  it('a board’s licensed assets download as one zip, each at the largest size licensed, with a manifest of credit lines naming what was left out and why', async () => {
+    const { cookie } = await signIn();
+    // Licensed at the largest size (the preselected choice).
+    const assetPage = (await get(`/asset/${f.creativeImage}`, cookie)).body;
+    const choice = /name="choice" value="([^"]+)" required checked/.exec(assetPage)![1]!.replaceAll('&#39;', "'");
+    expect((await post(`/asset/${f.creativeImage}/download`, { csrf: hiddenFields(assetPage).csrf!, choice }, cookie)).statusCode).toBe(303);
+    const boardPath = await boardWith(cookie, 'Zip me: "quotes" & all', [f.creativeImage, f.video, f.withoutFile.named]);
+    const zip = await get(`${boardPath}/download`, cookie);
+    expect(zip.statusCode, zip.body).toBe(200);
+    expect(zip.headers['content-type']).toBe('application/zip');
+    expect(zip.headers['content-disposition']).toBe('attachment; filename="Zip-me-quotes-all.zip"');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'board-zip-'));
+    try {
+      const file = path.join(dir, 'board.zip');
+      fs.writeFileSync(file, zip.rawPayload);
+      const script = [
+        'import sys, zipfile, json, base64',
+        'z = zipfile.ZipFile(sys.argv[1])',
+        'print(json.dumps({"bad": z.testzip(), "files": {i.filename: base64.b64encode(z.read(i)).decode() for i in z.infolist()}}))',
+      ].join('\n');
+      const read = JSON.parse(execFileSync('python3', ['-c', script, file], { encoding: 'utf8' })) as { bad: string | null; files: Record<string, string> };
+      expect(read.bad).toBeNull();
+      const names = Object.keys(read.files);
+      expect(names).toHaveLength(2);
+      const picture = names.find((name) => name.endsWith('.jpg'))!;
+      const [height] = choice.split('|');
+      const metadata = await sharp(Buffer.from(read.files[picture]!, 'base64')).metadata();
+      expect(String(metadata.height)).toBe(height);
+      expect(picture).toBe(`stockroom-${f.creativeImage}-${metadata.width}x${metadata.height}.jpg`);
+      expect(names[1]).toBe('manifest.csv');
+      const manifest = Buffer.from(read.files['manifest.csv']!, 'base64').toString('utf8').trim().split('\r\n');
+      expect(manifest[0]).toBe('asset_id,title,credit_line,copyright,license_model,licensed_as,file,left_out_because');
+      expect(manifest).toHaveLength(4);
+      const api = (await f.t.app.inject({ url: `/v3/images/${f.creativeImage}?fields=credit_line,copyright,license_model`, headers: { 'api-key': f.t.apiKey } })).json<{ images: Array<Record<string, string>> }>().images[0]!;
+      const line = manifest.find((row) => row.startsWith(`"${f.creativeImage}"`))!;
+      expect(line).toContain(`"${api.credit_line!.replace(/"/g, '""')}"`);
+      expect(line).toContain(`"${api.copyright!.replace(/"/g, '""')}"`);
+      expect(line).toContain(`"${picture}",""`);
+      expect(line).toContain(`${metadata.width} × ${metadata.height} px`);
+      expect(line).toContain(api.license_model === 'royaltyfree' ? '"Royalty-free"' : '"Rights-');
+      for (const left of [f.video, f.withoutFile.named]) {
+        expect(manifest.find((row) => row.startsWith(`"${left}"`))).toMatch(/,"","Not licensed by you yet: download it from its page first\."$/);
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    // Somebody else's board, or none: a page, not a zip.
+    expect((await get('/boards/no-such-board/download', cookie)).statusCode).toBe(404);
+    expect((await get(`${boardPath}/download`)).statusCode).toBe(303);
   });
 
   it('an invitation link lets another signed-in person join the board and comment; signed out, it asks to sign in first', async () => {

@@ -30,6 +30,7 @@ import { assetEditCost } from './migrations/0016-asset-edit-cost.js';
 import { web } from './migrations/0017-web.js';
 import { uploadOwners } from './migrations/0018-upload-owners.js';
 import { exactRedirects } from './migrations/0019-exact-redirects.js';
+import { boardArrangement } from './migrations/0020-board-arrangement.js';
 
 export type SqlDialect = 'sqlite' | 'postgres';
 
@@ -125,6 +126,7 @@ export function stockroomMigrations(dialect: SqlDialect): Record<string, Migrati
     '0017-web': web(dialect),
     '0018-upload-owners': uploadOwners(dialect),
     '0019-exact-redirects': exactRedirects(),
+    '0020-board-arrangement': boardArrangement(),
   };
 }
 

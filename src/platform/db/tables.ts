@@ -369,6 +369,8 @@ export interface BoardsTable {
   share_nonce: string;
   /** SHA-256 (hex) of the share token. */
   share_hash: string;
+  /** 1: the page the share link opens shows the comments too (the owner's choice); 0: it does not. */
+  share_comments: Generated<number>;
 }
 
 /** A colleague who accepted a board's invitation. */
@@ -386,6 +388,10 @@ export interface BoardAssetsTable {
   /** image | video */
   asset_type: string;
   date_added: string;
+  /** A note on the asset, for the people of the board; null: none. */
+  note: Generated<string | null>;
+  /** Its place in the owner's order, from 0; null: added since the owner last ordered the board (shown first, newest first). */
+  position: Generated<number | null>;
 }
 
 export interface BoardCommentsTable {

@@ -149,3 +149,29 @@ for (const field of document.querySelectorAll('input[data-suggest]')) {
     }, 150);
   });
 }
+// A board's owner drags a card to its place: the drop sends the board's own move form (the
+// buttons on each card do the same a place at a time, without script or mouse).
+const boardOrder = document.querySelector('[data-board-order]');
+const moveForm = document.getElementById('board-move');
+if (boardOrder && moveForm) {
+  let dragged = null;
+  boardOrder.addEventListener('dragstart', (event) => {
+    dragged = event.target instanceof Element ? event.target.closest('li[data-asset-id]') : null;
+    if (dragged && event.dataTransfer) {
+      event.dataTransfer.effectAllowed = 'move';
+      event.dataTransfer.setData('text/plain', dragged.dataset.assetId);
+    }
+  });
+  boardOrder.addEventListener('dragover', (event) => {
+    if (dragged) event.preventDefault();
+  });
+  boardOrder.addEventListener('drop', (event) => {
+    const target = event.target instanceof Element ? event.target.closest('li[data-asset-id]') : null;
+    if (!dragged || !target || target === dragged) return;
+    event.preventDefault();
+    const cards = [...boardOrder.querySelectorAll('li[data-asset-id]')];
+    moveForm.elements.namedItem('asset_id').value = dragged.dataset.assetId;
+    moveForm.elements.namedItem('to').value = String(cards.indexOf(target));
+    moveForm.submit();
+  });
+}
