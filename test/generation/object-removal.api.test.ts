@@ -15,6 +15,7 @@ interface Answer {
 
 describe.each(STORES)('object removal through the API, on $name', ({ url }) => {
   let t: GenerationTestApp;
+  let maskPng: Buffer;
   const engine = new BuiltinEngine({ worker: false });
   // A textured picture (tiles) with an object on it, and the mask that covers the object.
   const [scene] = holeCases(5, 160, 160).slice(3, 4);
@@ -30,9 +31,7 @@ describe.each(STORES)('object removal through the API, on $name', ({ url }) => {
       fields: creativeImageFields({ max_dimensions: { width: 160, height: 160 } }),
       original: { key, media_type: 'image/png', width: 160, height: 160, dpi: 72, bytes: picture.length },
     });
-    const mask = await encodePng(maskRaster(scene!.mask, 160, 160));
-    const upload = await t.call('PUT', '/v3/search/by-image/uploads/object-mask.png', { payload: mask, contentType: 'image/png' });
-    expect(upload.statusCode, upload.body).toBeLessThan(300);
+    maskPng = await encodePng(maskRaster(scene!.mask, 160, 160));
   });
   afterAll(async () => {
     await t.close();
@@ -41,6 +40,9 @@ describe.each(STORES)('object removal through the API, on $name', ({ url }) => {
 
   it('answers four different fills of the hole, as the spec says, for one generation of the allowance', async () => {
     const person = await t.person();
+    // An upload belongs to the user whose token came with it: the mask is this person's own.
+    const upload = await t.call('PUT', '/v3/search/by-image/uploads/object-mask.png', { token: person.token, payload: maskPng, contentType: 'image/png' });
+    expect(upload.statusCode, upload.body).toBeLessThan(300);
     await t.services.products.grant({ userId: person.userId, type: 'premiumaccess' });
     await t.services.downloads.download({ grant: { clientId: t.clientId, userId: person.userId, issuedAt: new Date() }, assetType: 'image', assetId: 'tiled-floor', useTeamCredits: false });
     const product = await t.services.products.grant({ userId: person.userId, type: 'aigen', generations: 10 });
