@@ -2,13 +2,17 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../src/platform/db/database.js';
 import { OAuthStore } from '../../src/oauth/oauth.store.js';
 import { TokensService } from '../../src/oauth/tokens.service.js';
 import { UsersRepository } from '../../src/oauth/users.repository.js';
 import { UsersService } from '../../src/oauth/users.service.js';
 import { readStoreIn } from '../helpers/test-store.js';
+
+// Each test runs the real command several times, each a process that loads the whole app: a
+// hang guard for a loaded machine, not a measure.
+vi.setConfig({ testTimeout: 120_000 });
 
 const CLI = path.resolve('bin/stockroom.js');
 

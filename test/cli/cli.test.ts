@@ -4,8 +4,12 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { freePort } from '../helpers/network.js';
+
+// Each test runs the real command several times, each a process that loads the whole app: a
+// hang guard for a loaded machine, not a measure.
+vi.setConfig({ testTimeout: 120_000 });
 
 const run = promisify(execFile);
 

@@ -3,10 +3,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createServices } from '../../src/app.js';
 import { loadConfig } from '../../src/config/config.js';
 import { addAssets, creativeImageFields, creativeVideoFields, fakeDeliveryUri, insertUser } from '../licensing/licensing-fixtures.js';
+
+// Each test runs the real command several times, each a process that loads the whole app: a
+// hang guard for a loaded machine, not a measure.
+vi.setConfig({ testTimeout: 120_000 });
 
 const run = promisify(execFile);
 const CLI = path.resolve('bin/stockroom.js');
