@@ -34,7 +34,7 @@ import {
   teleaFill,
   transparentHoleCases,
   type HoleCase,
-} from '../src/generation/engines/builtin/quality-set.js';
+} from './fixtures/builtin-quality-set.js';
 import type { EngineImage } from '../src/generation/engines/engine.js';
 import { table } from './harness.js';
 import { size, SMOKE } from './sizes.js';

@@ -11,8 +11,8 @@ import { loadConfig } from '../src/config/config.js';
 import { createServices } from '../src/app.js';
 import { progressBar } from '../src/cli/progress.js';
 import { load, serverEnvironment, startServer, stop, table, type LoadResult } from './harness.js';
-import { PICTURE_SIZES, SyntheticCatalogue } from './search/catalogue.js';
-import { checkAgainstRepository, loadCatalogue } from './search/store-loader.js';
+import { PICTURE_SIZES, SyntheticCatalogue } from './fixtures/synthetic-catalogue.js';
+import { checkAgainstRepository, loadCatalogue } from './fixtures/store-loader.js';
 import { size } from './sizes.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

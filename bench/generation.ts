@@ -14,7 +14,7 @@ import { createServices } from '../src/app.js';
 import { loadConfig } from '../src/config/config.js';
 import { BuiltinEngine } from '../src/generation/engines/builtin/builtin-engine.js';
 import { encodePng, maskRaster } from '../src/generation/engines/builtin/raster.js';
-import { cutOutCases, holeCases } from '../src/generation/engines/builtin/quality-set.js';
+import { cutOutCases, holeCases } from './fixtures/builtin-quality-set.js';
 import type { EngineRequest } from '../src/generation/engines/engine.js';
 import { downloadSizesFor } from '../src/media/image-probe.js';
 import { openDatabase } from '../src/platform/db/database.js';

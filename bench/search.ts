@@ -3,10 +3,10 @@
  * by side in one run, on the same data and the same concrete queries.
  *
  * Method
- * 1. Catalogue. A deterministic synthetic catalogue (bench/search/catalogue.ts; default 1,000,000
+ * 1. Catalogue. A deterministic synthetic catalogue (bench/fixtures/synthetic-catalogue.ts; default 1,000,000
  *    metadata-only images, Zipf-distributed made-up vocabulary) is written into a fresh SQLite
  *    store that the real code created and migrated. The rows are those CatalogRepository.upsertAsset
- *    writes, bulk-loaded with prepared statements (bench/search/store-loader.ts); a sample written
+ *    writes, bulk-loaded with prepared statements (bench/fixtures/store-loader.ts); a sample written
  *    one by one through the repository itself must read back identical, and is timed too.
  * 2. Index, directly. The same records, as the repository returns them, become search documents
  *    through the real assetDocument() and go into a SearchIndex(ASSET_INDEX_SCHEMA) in this
@@ -56,11 +56,11 @@ import { SearchIndex } from '../src/search/engine/search-index.js';
 import { ASSET_INDEX_SCHEMA, assetDocument } from '../src/search/search-documents.js';
 import { freePort, load, table, type LoadResult } from './harness.js';
 import { SMOKE } from './sizes.js';
-import { SyntheticCatalogue } from './search/catalogue.js';
+import { SyntheticCatalogue } from './fixtures/synthetic-catalogue.js';
 import { Fts5Reference } from './search/fts5.js';
 import { bootServer, fixedWorkLatency, HttpClient, memoryOf, runUntimed, stopServer, timeSequential, type Latency, type RunPlan } from './search/measure.js';
 import { ftsQueryOf, HEADLINE_CLASS, indexQueryOf, pathOf, queryClasses, type QueryClass } from './search/queries.js';
-import { analyzeStore, checkAgainstRepository, loadCatalogue, recordOf } from './search/store-loader.js';
+import { analyzeStore, checkAgainstRepository, loadCatalogue, recordOf } from './fixtures/store-loader.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 

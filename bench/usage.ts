@@ -10,8 +10,8 @@ import { progressBar } from '../src/cli/progress.js';
 import { openDatabase } from '../src/platform/db/database.js';
 import { UsageRepository, type NewUsage } from '../src/reporting/usage.repository.js';
 import { serverEnvironment, startServer, stop, table } from './harness.js';
-import { SyntheticCatalogue } from './search/catalogue.js';
-import { checkAgainstRepository, loadCatalogue } from './search/store-loader.js';
+import { SyntheticCatalogue } from './fixtures/synthetic-catalogue.js';
+import { checkAgainstRepository, loadCatalogue } from './fixtures/store-loader.js';
 import { size } from './sizes.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

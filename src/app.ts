@@ -68,10 +68,12 @@ interface Stockroom {
 }
 
 /**
- * Opens the platform and builds every module in dependency order. A new domain is a folder with
- * its module and one line here. Two needs run against the order (the catalogue shows media's
- * display URIs and a customer's download links; media and licensing read the catalogue): they
- * are ports that reach the later module when called, never while building.
+ * Opens the platform and builds every module in dependency order (a new domain: its folder and
+ * module, its line here, and its tables and migration; see docs/design.md, "Adding a domain").
+ * Four needs run against the order: media reads where an original is (catalogue, generation);
+ * the catalogue shows a customer's download links and partner licenses (licensing) and
+ * `uri_oembed` (embed). They are ports that reach the later module when called, never while
+ * building.
  */
 async function composeStockroom(config: Config, overrides: ServiceOverrides): Promise<Stockroom> {
   const platform = await openPlatform(config, overrides);

@@ -534,7 +534,7 @@ export function assetDetails(fields: Record<string, unknown>): Record<string, un
 /**
  * The `assets` row upsertAsset writes for an input (all but its id), given the ids of its
  * artist and collection. Exported so that the benchmarks' bulk loader writes the very same
- * columns (bench/search/store-loader.ts).
+ * columns (bench/fixtures/store-loader.ts).
  */
 export function assetColumns(input: AssetInput, artistId: number | null, collectionId: number | null, updatedAt: string) {
   const f = input.fields;

@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PICTURE_SIZES, SyntheticCatalogue } from '../../bench/search/catalogue.js';
-import { checkAgainstRepository, loadCatalogue, type LoadOptions } from '../../bench/search/store-loader.js';
+import { PICTURE_SIZES, SyntheticCatalogue } from '../../bench/fixtures/synthetic-catalogue.js';
+import { checkAgainstRepository, loadCatalogue, type LoadOptions } from '../../bench/fixtures/store-loader.js';
 import type { AssetInput } from '../../src/catalog/catalog.records.js';
 import { migrateToLatest, openDatabase } from '../../src/platform/db/database.js';
 

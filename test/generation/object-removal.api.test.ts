@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BuiltinEngine } from '../../src/generation/engines/builtin/builtin-engine.js';
-import { holeCases } from '../../src/generation/engines/builtin/quality-set.js';
+import { holeCases } from '../../bench/fixtures/builtin-quality-set.js';
 import { encodePng, maskRaster } from '../../src/generation/engines/builtin/raster.js';
 import { STORES } from '../helpers/test-store.js';
 import { creativeImageFields } from '../licensing/licensing-fixtures.js';

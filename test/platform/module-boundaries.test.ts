@@ -5,7 +5,10 @@ import { describe, expect, it } from 'vitest';
 /*
  * Modules meet only through the interfaces they export: a file of one domain never imports
  * another domain's repository, routes or module (only app.ts composes modules), and the
- * platform and the settings stand under every domain without knowing any.
+ * platform and the settings stand under every domain without knowing any. And src/ holds only
+ * the product: it never imports from bench/ or test/, and each of its files is reached from the
+ * command's entry, so a fixture of the tests or the benchmarks (a set with known answers, a
+ * synthetic catalogue) lives in bench/fixtures or test/, not in a module's dependencies.
  */
 
 const SRC = path.resolve(import.meta.dirname, '../../src');
@@ -22,16 +25,55 @@ interface SourceFile {
 }
 
 const IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"]([^'"]+)['"]/g;
+/** A file named beside the code, as a worker thread's entry is: `new URL('./x-worker.js', import.meta.url)`. */
+const FILE_URL = /\bnew\s+URL\(([^)]*?),\s*import\.meta\.url\s*\)/g;
+const RELATIVE_TEXT = /['"`](\.\.?\/[^'"`]+)['"`]/g;
+/** What the command runs: bin/stockroom.js loads src/main.ts. */
+const ENTRY = 'main.ts';
+
+/** A relative specifier of `source`, relative to src/ (a `.js` specifier names the `.ts` file). */
+function resolve(source: SourceFile, specifier: string): string {
+  return path.posix.normalize(path.posix.join(path.posix.dirname(source.file), specifier)).replace(/\.js$/, '.ts');
+}
 
 function importsOf(source: SourceFile): string[] {
   const targets: string[] = [];
   for (const match of source.text.matchAll(IMPORT)) {
     const specifier = match[1]!;
     if (!specifier.startsWith('.')) continue;
-    const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(source.file), specifier)).replace(/\.js$/, '.ts');
-    targets.push(resolved);
+    targets.push(resolve(source, specifier));
   }
   return targets;
+}
+
+/** The imports of a file and the files it names for a worker thread or to read. */
+function referencesOf(source: SourceFile): string[] {
+  const named = [...source.text.matchAll(FILE_URL)].flatMap((match) => [...match[1]!.matchAll(RELATIVE_TEXT)].map((text) => resolve(source, text[1]!)));
+  return [...importsOf(source), ...named];
+}
+
+/** Every import of src/ that reaches into bench/ or test/, as "importer → imported". */
+export function importsOutOfProduct(sources: readonly SourceFile[]): string[] {
+  return sources.flatMap((source) =>
+    importsOf(source)
+      .filter((target) => /^\.\.\/(bench|test)\//.test(target))
+      .map((target) => `${source.file} → ${target}`),
+  );
+}
+
+/** The files of src/ that the entry reaches through no chain of imports: what only a test or a benchmark uses. */
+export function unreachedFiles(sources: readonly SourceFile[], entry = ENTRY): string[] {
+  const byFile = new Map(sources.map((source) => [source.file, source]));
+  const reached = new Set<string>();
+  const next = [entry];
+  while (next.length > 0) {
+    const file = next.pop()!;
+    const source = byFile.get(file);
+    if (reached.has(file) || source === undefined) continue;
+    reached.add(file);
+    next.push(...referencesOf(source));
+  }
+  return sources.map((source) => source.file).filter((file) => !reached.has(file));
 }
 
 const folderOf = (file: string) => (file.includes('/') ? file.split('/')[0]! : '');
@@ -63,7 +105,7 @@ function readSources(dir: string, prefix = ''): SourceFile[] {
     const relative = prefix ? `${prefix}/${entry.name}` : entry.name;
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) files.push(...readSources(full, relative));
-    else if (entry.name.endsWith('.ts')) files.push({ file: relative, text: fs.readFileSync(full, 'utf8') });
+    else if (/\.(ts|mjs)$/.test(entry.name)) files.push({ file: relative, text: fs.readFileSync(full, 'utf8') });
   }
   return files;
 }
@@ -86,6 +128,30 @@ describe('module boundaries', () => {
       expect(modules, domain).toHaveLength(1);
       expect(app, domain).toContain(`./${domain}/${modules[0]!.replace(/\.ts$/, '.js')}`);
     }
+  });
+
+  it('rule: src/ imports nothing from bench/ or test/', () => {
+    expect(importsOutOfProduct(readSources(SRC))).toEqual([]);
+  });
+
+  it('rule: src/ holds no fixture: every file of it is reached from the command (src/main.ts)', () => {
+    expect(unreachedFiles(readSources(SRC))).toEqual([]);
+  });
+
+  it('the checks find an import out of the product and a file only a test reaches', () => {
+    const sources: SourceFile[] = [
+      { file: 'main.ts', text: "import { a } from './search/engine/index.js';\nconst m = await import('./cli/commands/serve.js');" },
+      { file: 'search/engine/index.ts', text: "import { b } from '../../../bench/fixtures/synthetic-catalogue.js';" },
+      { file: 'cli/commands/serve.ts', text: "const worker = new Worker(new URL(fromSource ? './serve-loader.mjs' : './serve-worker.js', import.meta.url));" },
+      { file: 'cli/commands/serve-loader.mjs', text: "await import('./serve-worker.ts');" },
+      { file: 'cli/commands/serve-worker.ts', text: "import { c } from '../../../test/helpers/x.js';" },
+      { file: 'generation/quality-set.ts', text: "import { d } from '../search/engine/index.js';" },
+    ];
+    expect(importsOutOfProduct(sources)).toEqual([
+      'search/engine/index.ts → ../bench/fixtures/synthetic-catalogue.ts',
+      'cli/commands/serve-worker.ts → ../test/helpers/x.ts',
+    ]);
+    expect(unreachedFiles(sources)).toEqual(['generation/quality-set.ts']);
   });
 
   it('the check finds each kind of crossing', () => {

@@ -67,7 +67,7 @@ const SATURATED = Math.fround(LAYOUT.weight / LAYOUT.length);
  * signatures were added or removed.
  *
  * Memory: 548 bytes a slot (118 + 17 float32s and 2 words), so about 575 MB for a million
- * signatures (2^20 slots), plus the ids. Timing: see test/search/visual/time-nearest.ts.
+ * signatures (2^20 slots), plus the ids. Timing: see bench/search/visual-nearest.ts.
  */
 export class VisualIndex {
   private vectors = new Float32Array(INITIAL_CAPACITY * SIGNATURE_LENGTH);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../../src/platform/seeded-random.js';
 import { SearchIndex } from '../../../src/search/engine/search-index.js';
-import { SYNTHETIC_SCHEMA, syntheticDocuments, syntheticVocabulary } from '../../../src/search/engine/synthetic.js';
+import { SYNTHETIC_SCHEMA, syntheticDocuments, syntheticVocabulary } from '../../../bench/fixtures/synthetic-documents.js';
 import { doc, expectPages, filler, indexOf, SCHEMA } from './fixtures.js';
 
 describe('BM25', () => {

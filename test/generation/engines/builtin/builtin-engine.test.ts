@@ -13,7 +13,7 @@ import {
   meanAbsoluteError,
   meanColourFill,
   seamRatio,
-} from '../../../../src/generation/engines/builtin/quality-set.js';
+} from '../../../../bench/fixtures/builtin-quality-set.js';
 import {
   ENGINE_OPERATIONS,
   EngineFailedError,

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { BuiltinEngine } from '../../../../src/generation/engines/builtin/builtin-engine.js';
 import { encodePng, maskRaster } from '../../../../src/generation/engines/builtin/raster.js';
-import { cutOutCases, holeCases } from '../../../../src/generation/engines/builtin/quality-set.js';
+import { cutOutCases, holeCases } from '../../../../bench/fixtures/builtin-quality-set.js';
 import { EngineFailedError, EngineUnavailableError, type EngineImage } from '../../../../src/generation/engines/engine.js';
 
 const inWorker = new BuiltinEngine();

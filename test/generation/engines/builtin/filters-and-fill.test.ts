@@ -4,7 +4,7 @@ import { dilate } from '../../../../src/generation/engines/builtin/fill-operatio
 import { patternOffsets } from '../../../../src/generation/engines/builtin/pattern-offsets.js';
 import { boxMean, connectedRegions, guidedFilter } from '../../../../src/generation/engines/builtin/filters.js';
 import { emptyRaster } from '../../../../src/generation/engines/builtin/raster.js';
-import { transparentHoleCases } from '../../../../src/generation/engines/builtin/quality-set.js';
+import { transparentHoleCases } from '../../../../bench/fixtures/builtin-quality-set.js';
 import { seededRandom } from '../../../../src/platform/seeded-random.js';
 
 describe('box mean', () => {

@@ -21,7 +21,7 @@ import {
   patternExtendCases,
   patternHoleCases,
   transparentHoleCases,
-} from '../../../../src/generation/engines/builtin/quality-set.js';
+} from '../../../../bench/fixtures/builtin-quality-set.js';
 import type { EngineImage, EngineRequest } from '../../../../src/generation/engines/engine.js';
 
 // On the caller's thread: the same operations as on the worker (builtin-worker.test.ts shows it), without a thread per file.

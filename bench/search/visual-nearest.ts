@@ -1,7 +1,8 @@
 /**
- * Timing of VisualIndex.nearest(), not part of the test suite. Run:
+ * Timing of VisualIndex.nearest(); not one of the named benchmarks (no reference beside it, no
+ * target). Run:
  *
- *   node bin/run-ts.js test/search/visual/time-nearest.ts [size…]   (default 100000 1000000)
+ *   node bin/run-ts.js bench/search/visual-nearest.ts [size…]   (default 100000 1000000)
  *
  * Two kinds of signatures, neither of which needs a million images:
  *
@@ -12,11 +13,11 @@
  *   of two mixed, the layout of a third with some signs flipped, the edges of a fourth,
  *   jittered), so values are distributed as real ones are.
  */
-import { drawDemoImage } from '../../../src/media/draw-demo-image.js';
-import { seededRandom } from '../../../src/platform/seeded-random.js';
-import { VisualIndex } from '../../../src/search/visual/visual-index.js';
-import { SIGNATURE_LENGTH, SIGNATURE_PARTS, computeVisualSignature } from '../../../src/media/visual-signature.js';
-import { randomSignature } from './visual-fixtures.js';
+import { drawDemoImage } from '../../src/media/draw-demo-image.js';
+import { seededRandom } from '../../src/platform/seeded-random.js';
+import { VisualIndex } from '../../src/search/visual/visual-index.js';
+import { SIGNATURE_LENGTH, SIGNATURE_PARTS, computeVisualSignature } from '../../src/media/visual-signature.js';
+import { randomSignature } from '../../test/search/visual/visual-fixtures.js';
 
 const random = seededRandom(20240611);
 const { colour, layout, edges } = SIGNATURE_PARTS;

@@ -1,15 +1,17 @@
 /*
- * Not a test: a quick measurement of the search engine on the synthetic catalogue.
+ * A quick measurement of the search engine alone, on the synthetic documents; not one of the
+ * named benchmarks (no reference beside it, no target: `npm run bench -- search` measures the
+ * engine at scale beside FTS5 and the server).
  *
- *   node --expose-gc bin/run-ts.js test/search/engine/engine-speed.ts [documents=1000000] [seed=1]
+ *   node --expose-gc bin/run-ts.js bench/search/engine-speed.ts [documents=1000000] [seed=1]
  *
  * Prints the bulk build time, RSS, snapshot write/load times and size, and p50/p99 latencies
  * of the query shapes the architecture targets. Queries run one at a time (the engine is
  * synchronous), each shape over a band of words so that no single posting list stays hot.
  */
-import { SearchIndex } from '../../../src/search/engine/search-index.js';
-import type { SearchQuery } from '../../../src/search/engine/search-index.js';
-import { SYNTHETIC_SCHEMA, syntheticDocuments, syntheticVocabulary } from '../../../src/search/engine/synthetic.js';
+import { SearchIndex } from '../../src/search/engine/search-index.js';
+import type { SearchQuery } from '../../src/search/engine/search-index.js';
+import { SYNTHETIC_SCHEMA, syntheticDocuments, syntheticVocabulary } from '../fixtures/synthetic-documents.js';
 
 const count = Number(process.argv[2] ?? 1_000_000);
 const seed = Number(process.argv[3] ?? 1);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SYNTHETIC_SCHEMA, SYNTHETIC_VOCABULARY_SIZE, syntheticDocuments, syntheticVocabulary } from '../../../src/search/engine/synthetic.js';
-import { tokenize } from '../../../src/search/engine/analyzer.js';
+import { SYNTHETIC_SCHEMA, SYNTHETIC_VOCABULARY_SIZE, syntheticDocuments, syntheticVocabulary } from '../../bench/fixtures/synthetic-documents.js';
+import { tokenize } from '../../src/search/engine/analyzer.js';
 
 describe('synthetic documents', () => {
   const docs = [...syntheticDocuments(2_000, 11)];
