@@ -54,3 +54,9 @@ export function withoutEmptyValues(fields: Readonly<Record<string, string>>, onl
   }
   return kept;
 }
+
+/** Why a form could not be read, for the answer; only a plain name is repeated back (error_description allows a narrow set of characters). */
+export function formProblem(form: Exclude<ParsedForm, { ok: true }>): string {
+  if (form.problem === 'malformed') return 'The request has a parameter that is not correctly percent-encoded';
+  return /^[A-Za-z0-9_.-]{1,64}$/.test(form.name) ? `The parameter ${form.name} was given more than once` : 'A parameter was given more than once';
+}
