@@ -4,7 +4,7 @@ import { isStorageFull, STORAGE_FULL_MESSAGE } from '../platform/http/storage-fu
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaValidationError } from 'fastify';
 import { ApiError, REALM } from '../platform/http/errors.js';
 import type { TypeBoxRequestTypeProvider } from '../platform/http/parameters.js';
-import { FORM_BODY_LIMIT_BYTES, FORM_CONTENT_TYPE, decodeFormComponent, formProblem, parseForm, withoutEmptyValues } from './form-body.js';
+import { FORM_BODY_LIMIT_BYTES, FORM_CONTENT_TYPE, decodeFormComponent, readForm } from './form-body.js';
 import { InvalidRequest, UnsupportedGrantType } from './oauth.errors.js';
 import {
   OAuthError,
@@ -475,12 +475,6 @@ function digest(value: string): Buffer {
 
 // ---------------------------------------------------------------------------------------------
 // Shared
-
-/** A form's (or a query's) fields, each given once, blank ones dropped as RFC 6749 §3.1 and §3.2 ask; or why it cannot be read. */
-function readForm(text: string): Record<string, string> | OAuthError {
-  const form = parseForm(text);
-  return form.ok ? withoutEmptyValues(form.fields) : new InvalidRequest(formProblem(form));
-}
 
 /** The text fields of a read form or query (the validator's refusals come with the value as it was). */
 function textFieldsOf(value: unknown): Record<string, string> {
