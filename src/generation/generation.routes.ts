@@ -103,6 +103,7 @@ async function callerOf(request: FastifyRequest) {
   return { grant: await request.requireBearer(), clientId: request.apiClient.id };
 }
 
+// Each handler is written out, so that the body its route validated goes to the service with the GenerationType it belongs to, typed.
 function registerOperations(fastify: FastifyInstance, generation: GenerationService): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { text_to_image, refine, extend, background_removal, object_removal, influence_color_by_image, influence_composition_by_image } = OPERATIONS;
