@@ -4,14 +4,15 @@ import { ApiError } from '../platform/http/errors.js';
 import { ErrorBody } from '../platform/http/schema-types.js';
 import type { BlobStore } from '../platform/blobs/blob-store.js';
 import type { UrlSigner } from '../media/url-signer.js';
-import type { GenerationAnswer, GenerationBody, GenerationService, GenerationType } from './generation.service.js';
+import type { GenerationAnswer, GenerationService } from './generation.service.js';
+import type { TypeBoxTypeProvider } from '../platform/http/parameters.js';
 import type { FileRegistrations, RegistrationBody } from './file-registrations.js';
 import type { GenerationRepository } from './generation.repository.js';
 import type { DownloadAnswer, DownloadBody, GenerationDownloads, RedownloadBody } from './generation-downloads.js';
 import {
   BackgroundGenerationRequest,
   BackgroundRemovalRequest,
-  DOCUMENTED_BODIES,
+  STRICT_BODIES,
   DownloadResponse,
   DownloadSizesResponse,
   ExtendRequest,
@@ -73,75 +74,75 @@ const downloadAnswers = {
   502: { ...ErrorBody, description: 'DownloadPreparationFailed: the file could not be made; ask again to retry' },
 } as const;
 
-interface PostOperation {
+interface PostOperation<Body extends TSchema> {
   url: string;
-  type: GenerationType;
-  body: TSchema;
+  body: Body;
   summary: string;
   description: string;
 }
 
-const OPERATIONS: readonly PostOperation[] = [
-  { url: '/ai/image-generations', type: 'text_to_image', body: ImageGenerationsRequest, summary: 'Generate images from a text prompt', description: 'Needs a model server (STOCKROOM_GENERATION_SERVER); otherwise 503.' },
-  { url: '/ai/image-generations/refine', type: 'refine', body: RefineRequest, summary: 'Regenerate the white area of a mask per the prompt', description: 'Exactly one reference; the mask is an upload of the user’s own (sent with the same key and the user’s token).' },
-  { url: '/ai/image-generations/extend', type: 'extend', body: ExtendRequest, summary: 'Add content beyond the borders', description: 'Exactly one reference; at least one percentage above 0.' },
-  { url: '/ai/image-generations/background-removal', type: 'background_removal', body: BackgroundRemovalRequest, summary: 'Remove the background', description: 'Exactly one reference: a licensed creative image or an earlier result.' },
-  { url: '/ai/image-generations/object-removal', type: 'object_removal', body: RemoveObjectRequest, summary: 'Remove what the mask covers', description: 'Exactly one reference; mask_url required.' },
-  { url: '/ai/image-generations/influence-color-by-image', type: 'influence_color_by_image', body: InfluenceColorByImageRequest, summary: 'New images with the colours of a reference', description: 'Exactly one reference (asset, generation or registered ImageReference file); prompt and noise_level required.' },
-  { url: '/ai/image-generations/influence-composition-by-image', type: 'influence_composition_by_image', body: InfluenceCompositionByImageRequest, summary: 'New images with the composition of a reference', description: 'Exactly one reference; prompt and influence_level required.' },
-];
+/** The generative operations of §3.22, by the GenerationType each makes; each body validates with the schema it documents. */
+const OPERATIONS = {
+  text_to_image: { url: '/ai/image-generations', body: ImageGenerationsRequest, summary: 'Generate images from a text prompt', description: 'Needs a model server (STOCKROOM_GENERATION_SERVER); otherwise 503.' },
+  refine: { url: '/ai/image-generations/refine', body: RefineRequest, summary: 'Regenerate the white area of a mask per the prompt', description: 'Exactly one reference; the mask is an upload of the user’s own (sent with the same key and the user’s token).' },
+  extend: { url: '/ai/image-generations/extend', body: ExtendRequest, summary: 'Add content beyond the borders', description: 'Exactly one reference; at least one percentage above 0.' },
+  background_removal: { url: '/ai/image-generations/background-removal', body: BackgroundRemovalRequest, summary: 'Remove the background', description: 'Exactly one reference: a licensed creative image or an earlier result.' },
+  object_removal: { url: '/ai/image-generations/object-removal', body: RemoveObjectRequest, summary: 'Remove what the mask covers', description: 'Exactly one reference; mask_url required.' },
+  influence_color_by_image: { url: '/ai/image-generations/influence-color-by-image', body: InfluenceColorByImageRequest, summary: 'New images with the colours of a reference', description: 'Exactly one reference (asset, generation or registered ImageReference file); prompt and noise_level required.' },
+  influence_composition_by_image: { url: '/ai/image-generations/influence-composition-by-image', body: InfluenceCompositionByImageRequest, summary: 'New images with the composition of a reference', description: 'Exactly one reference; prompt and influence_level required.' },
+  /** Beta only (§3.23). */
+  background_generation: { url: '/ai/image-generations/background-generations', body: BackgroundGenerationRequest, summary: 'Generate a background around a product shot', description: 'A registered file of category CustomerProduct; the paddings place it on the canvas.' },
+} as const;
 
-const BETA_ONLY: readonly PostOperation[] = [
-  { url: '/ai/image-generations/background-generations', type: 'background_generation', body: BackgroundGenerationRequest, summary: 'Generate a background around a product shot', description: 'A registered file of category CustomerProduct; the paddings place it on the canvas.' },
-];
-
-const DOCUMENTED_BODY_BY_SCHEMA = new Map<TSchema, TSchema>([
-  [ImageGenerationsRequest, DOCUMENTED_BODIES.ImageGenerationsRequest],
-  [RefineRequest, DOCUMENTED_BODIES.RefineRequest],
-  [ExtendRequest, DOCUMENTED_BODIES.ExtendRequest],
-  [BackgroundRemovalRequest, DOCUMENTED_BODIES.BackgroundRemovalRequest],
-  [RemoveObjectRequest, DOCUMENTED_BODIES.RemoveObjectRequest],
-  [InfluenceColorByImageRequest, DOCUMENTED_BODIES.InfluenceColorByImageRequest],
-  [InfluenceCompositionByImageRequest, DOCUMENTED_BODIES.InfluenceCompositionByImageRequest],
-  [BackgroundGenerationRequest, DOCUMENTED_BODIES.BackgroundGenerationRequest],
-]);
-
-/** What the document says of an operation's body: its rules in full (see DOCUMENTED_BODIES). */
-function documentedBodyOf(body: TSchema): TSchema {
-  const documented = DOCUMENTED_BODY_BY_SCHEMA.get(body);
-  if (!documented) throw new Error('a generative operation without its documented body');
-  return documented;
+function operationSchema<Body extends TSchema>(operation: PostOperation<Body>) {
+  return { schema: { tags, summary: operation.summary, description: `${operation.description} ${ANSWERS}`, security, body: operation.body, response: generationAnswers } };
 }
 
-function registerOperations(app: FastifyInstance, generation: GenerationService, operations: readonly PostOperation[]): void {
-  for (const operation of operations) {
-    app.post(
-      operation.url,
-      {
-        schema: {
-          tags,
-          summary: operation.summary,
-          description: `${operation.description} ${ANSWERS}`,
-          security,
-          body: operation.body,
-          documented: { body: documentedBodyOf(operation.body) },
-          response: generationAnswers,
-        },
-      },
-      async (request: FastifyRequest, response) =>
-        reply(
-          await generation.generate({ grant: await request.requireBearer(), clientId: request.apiClient.id, type: operation.type, body: (request.body ?? {}) as GenerationBody }),
-          response,
-        ),
-    );
-  }
+/** Who asks: the user's token (required) and the API key's client. */
+async function callerOf(request: FastifyRequest) {
+  return { grant: await request.requireBearer(), clientId: request.apiClient.id };
+}
+
+// Each handler is written out, so that the body its route validated goes to the service with the GenerationType it belongs to, typed.
+function registerOperations(fastify: FastifyInstance, generation: GenerationService): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { text_to_image, refine, extend, background_removal, object_removal, influence_color_by_image, influence_composition_by_image } = OPERATIONS;
+  app.post(text_to_image.url, operationSchema(text_to_image), async (request, response) =>
+    reply(await generation.generate({ ...(await callerOf(request)), type: 'text_to_image', body: request.body }), response),
+  );
+  app.post(refine.url, operationSchema(refine), async (request, response) =>
+    reply(await generation.generate({ ...(await callerOf(request)), type: 'refine', body: request.body }), response),
+  );
+  app.post(extend.url, operationSchema(extend), async (request, response) =>
+    reply(await generation.generate({ ...(await callerOf(request)), type: 'extend', body: request.body }), response),
+  );
+  app.post(background_removal.url, operationSchema(background_removal), async (request, response) =>
+    reply(await generation.generate({ ...(await callerOf(request)), type: 'background_removal', body: request.body }), response),
+  );
+  app.post(object_removal.url, operationSchema(object_removal), async (request, response) =>
+    reply(await generation.generate({ ...(await callerOf(request)), type: 'object_removal', body: request.body }), response),
+  );
+  app.post(influence_color_by_image.url, operationSchema(influence_color_by_image), async (request, response) =>
+    reply(await generation.generate({ ...(await callerOf(request)), type: 'influence_color_by_image', body: request.body }), response),
+  );
+  app.post(influence_composition_by_image.url, operationSchema(influence_composition_by_image), async (request, response) =>
+    reply(await generation.generate({ ...(await callerOf(request)), type: 'influence_composition_by_image', body: request.body }), response),
+  );
+}
+
+function registerBetaOnlyOperations(fastify: FastifyInstance, generation: GenerationService): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { background_generation } = OPERATIONS;
+  app.post(background_generation.url, operationSchema(background_generation), async (request, response) =>
+    reply(await generation.generate({ ...(await callerOf(request)), type: 'background_generation', body: request.body }), response),
+  );
 }
 
 /** §3.22 under /v3. */
 export async function generationRoutes(app: FastifyInstance, options: GenerationRoutesOptions): Promise<void> {
   const { generation, downloads } = options;
   acceptJsonVariants(app);
-  registerOperations(app, generation, OPERATIONS);
+  registerOperations(app, generation);
 
   app.get<{ Params: Static<typeof RequestIdParams> }>(
     '/ai/image-generations/:generationRequestId',
@@ -158,7 +159,7 @@ export async function generationRoutes(app: FastifyInstance, options: Generation
     async (request, response) => reply(await generation.poll(await request.requireBearer(), request.params.generationRequestId), response),
   );
 
-  app.post<{ Params: Static<typeof ResultParams> }>(
+  app.withTypeProvider<TypeBoxTypeProvider>().post(
     '/ai/image-generations/:generationRequestId/images/:index/variations',
     {
       schema: { tags, summary: 'Variations of an earlier result', description: ANSWERS, security, params: ResultParams, body: ImageVariationRequest, response: generationAnswers },
@@ -166,10 +167,9 @@ export async function generationRoutes(app: FastifyInstance, options: Generation
     async (request, response) =>
       reply(
         await generation.generate({
-          grant: await request.requireBearer(),
-          clientId: request.apiClient.id,
+          ...(await callerOf(request)),
           type: 'variation',
-          body: (request.body ?? {}) as GenerationBody,
+          body: request.body,
           variationOf: { requestId: request.params.generationRequestId, index: request.params.index },
         }),
         response,
@@ -203,7 +203,7 @@ export async function generationRoutes(app: FastifyInstance, options: Generation
           'short wait, else 202 (it is being prepared: an upscale runs as a job) and GET …/download; 409 DownloadInProgress while one is prepared for the same result.',
         security,
         params: ResultParams,
-        body: DOCUMENTED_BODIES.ImageDownloadRequest,
+        body: STRICT_BODIES.ImageDownloadRequest,
         response: downloadAnswers,
       },
     },
@@ -237,7 +237,7 @@ export async function generationRoutes(app: FastifyInstance, options: Generation
         summary: 'Download a generated image again',
         description: 'A generated_asset_id of an earlier download of the user (GET /v3/downloads), under the AI product named. Answers as PUT …/download does.',
         security,
-        body: DOCUMENTED_BODIES.ReDownloadRequest,
+        body: STRICT_BODIES.ReDownloadRequest,
         response: downloadAnswers,
       },
     },
@@ -288,7 +288,7 @@ export async function generationRoutes(app: FastifyInstance, options: Generation
 export async function betaGenerationRoutes(app: FastifyInstance, options: GenerationRoutesOptions): Promise<void> {
   const { generation, registrations } = options;
   await generationRoutes(app, options);
-  registerOperations(app, generation, BETA_ONLY);
+  registerBetaOnlyOperations(app, generation);
 
   app.post(
     '/ai/file-registrations',
@@ -298,7 +298,7 @@ export async function betaGenerationRoutes(app: FastifyInstance, options: Genera
         summary: 'Register an uploaded file as a reference',
         description: 'The url of an upload of the user’s own (sent with the same key and the user’s token); rights_claimed must be true. Kept STOCKROOM_REGISTRATION_RETENTION_DAYS; 429 RegistrationQuotaExceeded past the quotas of the key or the user.',
         security,
-        body: DOCUMENTED_BODIES.FileRegistrationRequest,
+        body: STRICT_BODIES.FileRegistrationRequest,
         response: { 200: FileRegistrationResponse, ...errors, 429: ErrorBody, 503: { ...ErrorBody, description: 'ImageDecodersBusy: the server decodes as many pictures as it may; retry after Retry-After' } },
       },
     },

@@ -1,5 +1,5 @@
-import { Type, type TSchema } from '@sinclair/typebox';
-import { Choice, CommaList, Flag, IsoDate, PageNumber, PageSize } from '../platform/http/parameters.js';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { AtLeastOne, Choice, CommaList, ExactlyOne, Flag, Given, IsoDate, PageNumber, PageSize, Text } from '../platform/http/parameters.js';
 import { ErrorBody, Nullable } from '../platform/http/schema-types.js';
 import { ASPECT_RATIOS } from './generation.service.js';
 import { REGISTRATION_CATEGORIES } from './file-registrations.js';
@@ -13,8 +13,10 @@ const I = Type.Integer();
 const B = Type.Boolean();
 
 const optional = <T extends TSchema>(schema: T) => Type.Optional(Nullable(schema));
-const MEDIA_TYPES = ['photography', 'illustration'];
-const MOODS = ['black_and_white', 'warm', 'cool', 'natural', 'vivid', 'dramatic', 'bold'];
+const MEDIA_TYPES = ['photography', 'illustration'] as const;
+const MOODS = ['black_and_white', 'warm', 'cool', 'natural', 'vivid', 'dramatic', 'bold'] as const;
+/** Text that must say something: trimmed, and a blank one is absent (so a required one is missing). */
+const NOT_BLANK = '\\S';
 
 const common = {
   product_id: optional(
@@ -28,40 +30,57 @@ const common = {
 
 export const ReferenceGeneration = Type.Object(
   {
-    generation_request_id: optional(Type.String({ description: 'An earlier generation of the user.' })),
-    index: Type.Integer({ minimum: 0, description: 'Which of its results.' }),
+    generation_request_id: Type.String({ minLength: 1, description: 'An earlier generation of the user.' }),
+    index: Type.Integer({ minimum: 0, maximum: 2147483647, description: 'Which of its results.' }),
   },
   { description: 'ReferenceGeneration: a result of an earlier generation.' },
 );
 
-const reference = {
-  reference_asset_id: optional(Type.String({ description: 'A creative image of the catalogue the user has licensed.' })),
-  reference_generation: Type.Optional(Nullable(ReferenceGeneration)),
+const assetOrGeneration = {
+  reference_asset_id: optional(Text('A creative image of the catalogue the user has licensed.', { pattern: NOT_BLANK })),
+  reference_generation: optional(ReferenceGeneration),
 };
-const fileReference = {
-  reference_file_registration_id: optional(Type.String({ description: 'A file registered with POST /beta/ai/file-registrations.' })),
+const fileRegistration = (description: string) => Text(description, { pattern: NOT_BLANK });
+const anyReference = {
+  ...assetOrGeneration,
+  reference_file_registration_id: optional(fileRegistration('A file registered with POST /beta/ai/file-registrations (category ImageReference).')),
 };
+
+/** Exactly one reference, given and not null; none or several is 400 InvalidReference. */
+const oneReference = (names: readonly string[]) =>
+  ExactlyOne(
+    names.map((name) => Given(name)),
+    { code: 'InvalidReference', message: `Give exactly one reference: ${names.slice(0, -1).join(', ')} or ${names.at(-1)!}` },
+  );
+const ONE_ASSET_OR_GENERATION = oneReference(Object.keys(assetOrGeneration));
+const ONE_REFERENCE = oneReference(Object.keys(anyReference));
+
 const prompt = {
   prompt: optional(Type.String({ description: 'What to make.' })),
   negative_prompt: optional(Type.String({ description: 'What to keep out.' })),
 };
+const requiredPrompt = { ...prompt, prompt: Text('What to make; not blank.', { pattern: NOT_BLANK }) };
 const style = {
   media_type: optional(Choice(MEDIA_TYPES, 'photography or illustration')),
   mood: optional(Choice(MOODS, MOODS.join(', '))),
 };
 const seed = { seed: optional(Type.Integer({ minimum: -2147483648, maximum: 2147483647, description: 'Reuse to reproduce an earlier result.' })) };
 const percentage = (description: string) => optional(Type.Number({ minimum: 0, maximum: 100, description }));
+const SIDES = ['left_percentage', 'right_percentage', 'top_percentage', 'bottom_percentage'] as const;
 const sides = (what: string) => ({
   left_percentage: percentage(`${what} on the left, in percent of the width (default 0).`),
   right_percentage: percentage(`${what} on the right, in percent of the width (default 0).`),
   top_percentage: percentage(`${what} at the top, in percent of the height (default 0).`),
   bottom_percentage: percentage(`${what} at the bottom, in percent of the height (default 0).`),
 });
-const maskUrl = (description: string) => ({ mask_url: optional(Type.String({ description })) });
+const mask = (acts: string) => ({
+  mask_url: Text(`An upload of the user’s own, sent with this API key and the user’s token (PUT /v3/search/by-image/uploads/{file-name}); ${acts}`, { pattern: NOT_BLANK }),
+});
+const level = (description: string) => Type.Number({ minimum: 0, maximum: 1, description });
 
 export const ImageGenerationsRequest = Type.Object(
   {
-    ...prompt,
+    ...requiredPrompt,
     ...seed,
     aspect_ratio: optional(Choice(ASPECT_RATIOS, `${ASPECT_RATIOS.join(', ')} (default 1:1)`)),
     ...style,
@@ -69,47 +88,84 @@ export const ImageGenerationsRequest = Type.Object(
     depth_of_field: optional(Choice(['shallow', 'deep'], 'shallow or deep')),
     ...common,
   },
-  { description: 'ImageGenerationsRequest (prompt required).' },
+  { description: 'ImageGenerationsRequest' },
 );
 export const ImageVariationRequest = Type.Object({ ...common }, { description: 'ImageVariationRequest' });
 export const RefineRequest = Type.Object(
-  { ...reference, ...prompt, ...common, ...maskUrl('An uploaded mask (PUT /v3/search/by-image/uploads/{file-name}); white is the region to change. Required.') },
-  { description: 'RefineRequest: exactly one reference.' },
+  { ...assetOrGeneration, ...prompt, ...common, ...mask('white is the region to change.') },
+  { allOf: [ONE_ASSET_OR_GENERATION], description: 'RefineRequest: exactly one reference, a photograph.' },
 );
-export const ExtendRequest = Type.Object({ ...reference, ...prompt, ...common, ...sides('New content') }, { description: 'ExtendRequest: exactly one reference; at least one side above 0.' });
-export const BackgroundRemovalRequest = Type.Object({ ...reference, ...common }, { description: 'BackgroundRemovalRequest: exactly one reference.' });
+export const ExtendRequest = Type.Object(
+  { ...assetOrGeneration, ...prompt, ...common, ...sides('New content') },
+  {
+    allOf: [
+      ONE_ASSET_OR_GENERATION,
+      AtLeastOne(
+        SIDES.map((side) => Given(side, { type: 'number', exclusiveMinimum: 0 })),
+        { message: 'At least one of left, right, top and bottom_percentage must be above 0' },
+      ),
+    ],
+    description: 'ExtendRequest: exactly one reference, a photograph; at least one side above 0.',
+  },
+);
+export const BackgroundRemovalRequest = Type.Object(
+  { ...assetOrGeneration, ...common },
+  { allOf: [ONE_ASSET_OR_GENERATION], description: 'BackgroundRemovalRequest: exactly one reference.' },
+);
 export const RemoveObjectRequest = Type.Object(
-  { ...reference, ...common, ...maskUrl('An uploaded mask; white covers what to remove. Required.') },
-  { description: 'RemoveObjectRequest: exactly one reference.' },
+  { ...assetOrGeneration, ...common, ...mask('white covers what to remove.') },
+  { allOf: [ONE_ASSET_OR_GENERATION], description: 'RemoveObjectRequest: exactly one reference.' },
 );
 export const InfluenceColorByImageRequest = Type.Object(
   {
-    ...reference,
-    ...fileReference,
-    ...prompt,
-    noise_level: optional(Type.Number({ description: '0 to 1, required; higher is less like the reference.' })),
+    ...anyReference,
+    ...requiredPrompt,
+    noise_level: level('0 to 1; higher is less like the reference.'),
     ...style,
     ...seed,
     ...common,
   },
-  { description: 'InfluenceColorByImageRequest: exactly one reference.' },
+  { allOf: [ONE_REFERENCE], description: 'InfluenceColorByImageRequest: exactly one reference.' },
 );
 export const InfluenceCompositionByImageRequest = Type.Object(
   {
-    ...reference,
-    ...fileReference,
-    ...prompt,
-    influence_level: optional(Type.Number({ description: '0 to 1, required; higher is more like the reference.' })),
+    ...anyReference,
+    ...requiredPrompt,
+    influence_level: level('0 to 1; higher is more like the reference.'),
     ...style,
     ...seed,
     ...common,
   },
-  { description: 'InfluenceCompositionByImageRequest: exactly one reference.' },
+  { allOf: [ONE_REFERENCE], description: 'InfluenceCompositionByImageRequest: exactly one reference.' },
 );
 export const BackgroundGenerationRequest = Type.Object(
-  { ...fileReference, ...prompt, ...common, ...sides('Padding') },
+  {
+    reference_file_registration_id: fileRegistration('A file registered with POST /beta/ai/file-registrations, of category CustomerProduct.'),
+    ...requiredPrompt,
+    ...common,
+    ...sides('Padding'),
+  },
   { description: 'BackgroundGenerationRequest: a registered file of category CustomerProduct.' },
 );
+
+/** Each operation's body, by the GenerationType it makes. */
+export type GenerationRequest =
+  | { type: 'text_to_image'; body: Static<typeof ImageGenerationsRequest> }
+  | { type: 'variation'; body: Static<typeof ImageVariationRequest>; variationOf: { requestId: string; index: number } }
+  | { type: 'refine'; body: Static<typeof RefineRequest> }
+  | { type: 'extend'; body: Static<typeof ExtendRequest> }
+  | { type: 'background_removal'; body: Static<typeof BackgroundRemovalRequest> }
+  | { type: 'object_removal'; body: Static<typeof RemoveObjectRequest> }
+  | { type: 'influence_color_by_image'; body: Static<typeof InfluenceColorByImageRequest> }
+  | { type: 'influence_composition_by_image'; body: Static<typeof InfluenceCompositionByImageRequest> }
+  | { type: 'background_generation'; body: Static<typeof BackgroundGenerationRequest> };
+
+type AnyBody = GenerationRequest['body'];
+type KeyOfAny<T> = T extends unknown ? keyof T : never;
+type FieldOfAny<T, K extends PropertyKey> = T extends unknown ? (K extends keyof T ? T[K] : never) : never;
+/** Any field of any generative body, as that body types it: what every operation's handling reads in common. */
+export type GenerationBody = { [K in KeyOfAny<AnyBody>]?: FieldOfAny<AnyBody, K> };
+
 export const FileRegistrationRequest = Type.Object(
   {
     url: optional(Type.String({ description: 'The URL of an uploaded file (PUT /v3/search/by-image/uploads/{file-name}). Required.' })),
@@ -143,74 +199,30 @@ export const DownloadResponse = Type.Object(
   { description: 'DownloadResponse' },
 );
 
-// ---- What the document says of the bodies --------------------------------------------------
-// The bodies above validate loosely, so that the service answers a missing prompt or a second
-// reference with a message naming it. The document states the same rules in full: the fields the
-// service requires, required; exactly one reference, as one alternative a reference (`oneOf`:
-// a body naming two matches two alternatives and is refused).
+// ---- The download and registration bodies as they validate ----------------------------------
+// Built from the bodies above with the fields their services need made required, in full.
 
-type ReferenceKind = 'reference_asset_id' | 'reference_generation' | 'reference_file_registration_id';
-
-const REQUIRED_REFERENCE: Readonly<Record<ReferenceKind, TSchema>> = {
-  reference_asset_id: Type.String({ minLength: 1, pattern: '\\S', description: 'A creative image of the catalogue the user has licensed.' }),
-  reference_generation: Type.Object(
-    {
-      generation_request_id: Type.String({ minLength: 1, description: 'An earlier generation of the user.' }),
-      index: Type.Integer({ minimum: 0, description: 'Which of its results.' }),
-    },
-    { description: 'ReferenceGeneration: a result of an earlier generation.' },
-  ),
-  reference_file_registration_id: Type.String({ minLength: 1, pattern: '\\S', description: 'A file registered with POST /beta/ai/file-registrations.' }),
-};
-
-/** Fields the service requires, as the document states them. */
+/** Fields the download and registration services require, as the document states them. */
 const REQUIRED_FIELDS: Readonly<Record<string, TSchema>> = {
-  prompt: Type.String({ minLength: 1, pattern: '\\S', description: 'What to make; not blank.' }),
-  mask_url: Type.String({ minLength: 1, pattern: '\\S', description: 'An upload of the user’s own, sent with this API key and the user’s token (PUT /v3/search/by-image/uploads/{file-name}); white is the region acted on.' }),
-  noise_level: Type.Number({ minimum: 0, maximum: 1, description: '0 to 1; higher is less like the reference.' }),
-  influence_level: Type.Number({ minimum: 0, maximum: 1, description: '0 to 1; higher is more like the reference.' }),
-  url: Type.String({ minLength: 1, pattern: '\\S', description: 'The URL of an upload of the user’s own, sent with this API key and the user’s token (PUT /v3/search/by-image/uploads/{file-name}).' }),
+  url: Type.String({ minLength: 1, pattern: NOT_BLANK, description: 'The URL of an upload of the user’s own, sent with this API key and the user’s token (PUT /v3/search/by-image/uploads/{file-name}).' }),
   // enum rather than const: the document's converter writes a const as a one-value enum.
   rights_claimed: Type.Unsafe<true>({ type: 'boolean', enum: [true], description: 'You own the file or licensed it.' }),
   size_name: Choice(['1k', '4k'], '1k or 4k (GET …/download-sizes).'),
-  generated_asset_id: Type.String({ minLength: 1, pattern: '\\S', description: 'From GET /v3/downloads.' }),
+  generated_asset_id: Type.String({ minLength: 1, pattern: NOT_BLANK, description: 'From GET /v3/downloads.' }),
   product_id: Type.Integer({ description: 'The AI generation product to download under (GET /v3/products).' }),
 };
 
-const REFERENCE_KINDS: readonly ReferenceKind[] = ['reference_asset_id', 'reference_generation', 'reference_file_registration_id'];
-
-/**
- * A request body as the document states it: the fields `required` made required, and, when
- * `references` are given, exactly one of them.
- */
-function documentedBody(body: TSchema, options: { required?: readonly string[]; references?: readonly ReferenceKind[] }): TSchema {
+/** A request body with the fields `required` made required. */
+function withRequiredFields(body: TSchema, required: readonly string[]): TSchema {
   const properties = { ...(body as unknown as { properties: Record<string, TSchema> }).properties };
-  const required = options.required ?? [];
   for (const name of required) properties[name] = REQUIRED_FIELDS[name]!;
-  const description = (body as { description?: string }).description;
-  const others = Object.fromEntries(Object.entries(properties).filter(([name]) => !REFERENCE_KINDS.includes(name as ReferenceKind)));
-  if (!options.references) return Type.Object(properties, { required: [...required], description });
-  const alternatives = options.references.map((kind) =>
-    Type.Object({ ...others, [kind]: REQUIRED_REFERENCE[kind] }, { required: [kind, ...required] }),
-  );
-  return Type.Unsafe({ oneOf: alternatives, description });
+  return Type.Object(properties, { required: [...required], description: (body as { description?: string }).description });
 }
 
-const ASSET_OR_GENERATION: readonly ReferenceKind[] = ['reference_asset_id', 'reference_generation'];
-const ANY_REFERENCE: readonly ReferenceKind[] = REFERENCE_KINDS;
-
-export const DOCUMENTED_BODIES = {
-  ImageGenerationsRequest: documentedBody(ImageGenerationsRequest, { required: ['prompt'] }),
-  RefineRequest: documentedBody(RefineRequest, { required: ['mask_url'], references: ASSET_OR_GENERATION }),
-  ExtendRequest: documentedBody(ExtendRequest, { references: ASSET_OR_GENERATION }),
-  BackgroundRemovalRequest: documentedBody(BackgroundRemovalRequest, { references: ASSET_OR_GENERATION }),
-  RemoveObjectRequest: documentedBody(RemoveObjectRequest, { required: ['mask_url'], references: ASSET_OR_GENERATION }),
-  InfluenceColorByImageRequest: documentedBody(InfluenceColorByImageRequest, { required: ['prompt', 'noise_level'], references: ANY_REFERENCE }),
-  InfluenceCompositionByImageRequest: documentedBody(InfluenceCompositionByImageRequest, { required: ['prompt', 'influence_level'], references: ANY_REFERENCE }),
-  BackgroundGenerationRequest: documentedBody(BackgroundGenerationRequest, { references: ['reference_file_registration_id'] }),
-  FileRegistrationRequest: documentedBody(FileRegistrationRequest, { required: ['url', 'rights_claimed'] }),
-  ImageDownloadRequest: documentedBody(ImageDownloadRequest, { required: ['size_name'] }),
-  ReDownloadRequest: documentedBody(ReDownloadRequest, { required: ['generated_asset_id', 'product_id', 'size_name'] }),
+export const STRICT_BODIES = {
+  FileRegistrationRequest: withRequiredFields(FileRegistrationRequest, ['url', 'rights_claimed']),
+  ImageDownloadRequest: withRequiredFields(ImageDownloadRequest, ['size_name']),
+  ReDownloadRequest: withRequiredFields(ReDownloadRequest, ['generated_asset_id', 'product_id', 'size_name']),
 } as const;
 
 export const PreviewUrl = Type.Object(

@@ -16,19 +16,11 @@ import { generatedFileNotFound } from './generation-downloads.js';
 import type { GenerationRepository, GenerationRow, HistoryFilter, ResultRow } from './generation.repository.js';
 import type { PromptPolicy } from './prompt-policy.js';
 import type { FileRegistrations } from './file-registrations.js';
+import type { GenerationBody, GenerationRequest } from './generation.schemas.js';
 import type { DecodeSlots } from '../platform/decode-slots.js';
 
 /** The contract's GenerationType of each operation this server runs. */
-export type GenerationType =
-  | 'text_to_image'
-  | 'variation'
-  | 'refine'
-  | 'extend'
-  | 'background_removal'
-  | 'object_removal'
-  | 'influence_color_by_image'
-  | 'influence_composition_by_image'
-  | 'background_generation';
+export type GenerationType = GenerationRequest['type'];
 
 const OPERATION_OF: Readonly<Record<GenerationType, EngineOperation>> = {
   text_to_image: 'generate',
@@ -42,15 +34,17 @@ const OPERATION_OF: Readonly<Record<GenerationType, EngineOperation>> = {
   background_generation: 'generate_background',
 };
 
+/** The aspect ratios text to image takes. */
+export const ASPECT_RATIOS = ['1:1', '4:3', '3:4', '16:9', '9:16'] as const;
+
 /** The sizes text to image asks for: the long side 1024, as the aspect ratio says. */
-const ASPECT_SIZES: Readonly<Record<string, { width: number; height: number }>> = {
+const ASPECT_SIZES: Readonly<Record<(typeof ASPECT_RATIOS)[number], { width: number; height: number }>> = {
   '1:1': { width: 1024, height: 1024 },
   '4:3': { width: 1024, height: 768 },
   '3:4': { width: 768, height: 1024 },
   '16:9': { width: 1024, height: 576 },
   '9:16': { width: 576, height: 1024 },
 };
-export const ASPECT_RATIOS = Object.keys(ASPECT_SIZES);
 
 /** Pictures a prompt-driven operation makes at once (the service's four). */
 const PROMPTED_COUNT = 4;
@@ -60,43 +54,17 @@ const OBJECT_REMOVAL_COUNT = 4;
 const SOURCE_LONG_SIDE = 2048;
 const ID_PATTERN = /^[0-9a-f]{32}$/;
 
-export interface ReferenceGeneration {
-  generation_request_id?: string | null | undefined;
-  index?: number | undefined;
-}
+/**
+ * One generative request: the caller, and the operation with its body as the route validated it
+ * (required fields present, exactly one reference, values in range).
+ */
+export type GenerationCall = { grant: CustomerGrant; clientId: number } & GenerationRequest;
 
-/** The union of the generative request bodies (each route's schema admits its own fields). */
-export interface GenerationBody {
-  prompt?: string | null | undefined;
-  negative_prompt?: string | null | undefined;
-  seed?: number | null | undefined;
-  aspect_ratio?: string | null | undefined;
-  media_type?: StyleHints['mediaType'] | null;
-  mood?: StyleHints['mood'] | null;
-  lens_type?: StyleHints['lensType'] | null;
-  depth_of_field?: StyleHints['depthOfField'] | null;
-  product_id?: number | null | undefined;
-  project_code?: string | null | undefined;
-  notes?: string | null | undefined;
+/** The references a body may carry (each operation's schema admits its own, exactly one of them). */
+interface References {
   reference_asset_id?: string | null | undefined;
-  reference_generation?: ReferenceGeneration | null | undefined;
+  reference_generation?: { generation_request_id: string; index: number } | null | undefined;
   reference_file_registration_id?: string | null | undefined;
-  mask_url?: string | null | undefined;
-  left_percentage?: number | null | undefined;
-  right_percentage?: number | null | undefined;
-  top_percentage?: number | null | undefined;
-  bottom_percentage?: number | null | undefined;
-  noise_level?: number | null | undefined;
-  influence_level?: number | null | undefined;
-}
-
-export interface GenerationCall {
-  grant: CustomerGrant;
-  clientId: number;
-  type: GenerationType;
-  body: GenerationBody;
-  /** Variations: the result they vary (the path's id and index). */
-  variationOf?: { requestId: string; index: number };
 }
 
 export interface PreviewUrl {
@@ -189,7 +157,9 @@ export class GenerationService {
     const { deps } = this;
     const customer = await deps.products.customerOf(call.grant);
     const operation = OPERATION_OF[call.type];
-    const prepared = await this.prepare(call, customer, operation);
+    const prepared = await this.prepare(call, customer);
+    // What every operation reads alike, of whichever body it has.
+    const body: GenerationBody = call.body;
     // Nothing is queued or charged for an operation no configured engine can do.
     try {
       deps.router.engineFor(operation);
@@ -197,14 +167,14 @@ export class GenerationService {
       if (error instanceof EngineUnavailableError) throw new ApiError(503, 'GenerationEngineUnavailable', error.message);
       throw error;
     }
-    const product = await deps.licensing.chooseProduct(customer, { productId: call.body.product_id ?? undefined, notes: call.body.notes, projectCode: call.body.project_code });
+    const product = await deps.licensing.chooseProduct(customer, { productId: body.product_id ?? undefined, notes: body.notes, projectCode: body.project_code });
     if ((await deps.repository.activeCount(customer.id)) >= deps.maxPerUser) {
       throw new ApiError(429, 'TooManyConcurrentGenerations', `At most ${deps.maxPerUser} generation requests of one user may wait or run at once; poll the earlier ones first`);
     }
 
     const id = randomBytes(16).toString('hex');
     const now = deps.now();
-    const blocked = deps.policy.blocks(call.body.prompt, call.body.negative_prompt);
+    const blocked = deps.policy.blocks(body.prompt, body.negative_prompt);
     const pictures: JobSpec['pictures'] = {};
     if (!blocked) {
       for (const [role, picture] of Object.entries(prepared.pictures) as Array<[keyof JobSpec['pictures'], Picture]>) {
@@ -215,7 +185,7 @@ export class GenerationService {
     }
     // An edit of a catalogue asset, and a background generated around a product shot, draw the
     // product's asset_edit_cost (the contract's "may use a credit"); any other request draws one.
-    const assetEdit = call.body.reference_asset_id != null || call.type === 'background_generation';
+    const assetEdit = body.reference_asset_id != null || call.type === 'background_generation';
     const charge = blocked ? 'free' : await deps.licensing.charge(product, id, { assetEdit });
     const seed = prepared.seed;
     const row = {
@@ -227,14 +197,14 @@ export class GenerationService {
       generation_type: call.type,
       job: JSON.stringify({ operation, params: prepared.params, pictures } satisfies JobSpec),
       status: blocked ? 'done' : 'pending',
-      prompt: call.body.prompt?.trim() || null,
-      negative_prompt: call.body.negative_prompt?.trim() || null,
+      prompt: body.prompt?.trim() || null,
+      negative_prompt: body.negative_prompt?.trim() || null,
       seed,
-      media_type: call.body.media_type ?? null,
+      media_type: body.media_type ?? null,
       aspect_ratio: call.type === 'text_to_image' ? (call.body.aspect_ratio ?? '1:1') : null,
-      mood: call.body.mood ?? null,
-      notes: call.body.notes?.trim() || null,
-      project_code: call.body.project_code?.trim() || null,
+      mood: body.mood ?? null,
+      notes: body.notes?.trim() || null,
+      project_code: body.project_code?.trim() || null,
       original_asset_id: prepared.reference?.originalAssetId ?? null,
       source_request_id: prepared.reference?.source?.requestId ?? null,
       source_index: prepared.reference?.source?.index ?? null,
@@ -314,9 +284,9 @@ export class GenerationService {
   private async prepare(
     call: GenerationCall,
     customer: Customer,
-    operation: EngineOperation,
   ): Promise<{ params: Record<string, unknown>; pictures: Partial<Record<'source' | 'mask' | 'reference', Picture>>; seed: number; count: number; reference?: Reference }> {
-    const body = call.body;
+    // What the operations share, of whichever body it is; the route's schema has checked the rest.
+    const body: GenerationBody = call.body;
     const seed = body.seed ?? randomInt(0, 2 ** 31 - 1);
     const prompt = body.prompt?.trim() ?? '';
     const negativePrompt = body.negative_prompt?.trim() || undefined;
@@ -326,24 +296,13 @@ export class GenerationService {
       lensType: body.lens_type ?? undefined,
       depthOfField: body.depth_of_field ?? undefined,
     };
-    const needPrompt = () => {
-      if (prompt === '') throw invalidParameter('prompt', 'a prompt is required: describe what to make');
-      return prompt;
-    };
-    const level = (name: 'noise_level' | 'influence_level') => {
-      const value = body[name];
-      if (value === undefined || value === null) throw invalidParameter(name, `${name} is required: a number from 0 to 1`);
-      if (!(value >= 0 && value <= 1)) throw invalidParameter(name, `${name} must be from 0 to 1, got ${value}`);
-      return value;
-    };
     switch (call.type) {
       case 'text_to_image': {
-        const size = ASPECT_SIZES[body.aspect_ratio ?? '1:1'];
-        if (!size) throw invalidParameter('aspect_ratio', `'${body.aspect_ratio}' is not one of ${ASPECT_RATIOS.join(', ')}`);
-        return { params: { prompt: needPrompt(), negativePrompt, style, seed, count: PROMPTED_COUNT, ...size }, pictures: {}, seed, count: PROMPTED_COUNT };
+        const size = ASPECT_SIZES[call.body.aspect_ratio ?? '1:1'];
+        return { params: { prompt, negativePrompt, style, seed, count: PROMPTED_COUNT, ...size }, pictures: {}, seed, count: PROMPTED_COUNT };
       }
       case 'variation': {
-        const reference = await this.generationReference(customer, call.variationOf!.requestId, call.variationOf!.index);
+        const reference = await this.generationReference(customer, call.variationOf.requestId, call.variationOf.index);
         return {
           params: { seed, count: PROMPTED_COUNT, prompt: reference.sourcePrompt ?? undefined },
           pictures: { source: reference.picture },
@@ -353,19 +312,13 @@ export class GenerationService {
         };
       }
       case 'refine': {
-        const reference = await this.reference(call, customer, { excludeIllustrations: true });
-        const mask = await this.mask(call, customer, reference.picture);
+        const reference = await this.reference(call.body, customer, { excludeIllustrations: true });
+        const mask = await this.mask(call.body.mask_url, call.clientId, customer, reference.picture);
         return { params: { prompt, negativePrompt, seed, count: PROMPTED_COUNT }, pictures: { source: reference.picture, mask }, seed, count: PROMPTED_COUNT, reference };
       }
       case 'extend': {
-        const reference = await this.reference(call, customer, { excludeIllustrations: true });
-        const sides = { left: body.left_percentage ?? 0, right: body.right_percentage ?? 0, top: body.top_percentage ?? 0, bottom: body.bottom_percentage ?? 0 };
-        for (const [side, value] of Object.entries(sides)) {
-          if (!(value >= 0 && value <= 100)) throw invalidParameter(`${side}_percentage`, `must be from 0 to 100, got ${value}`);
-        }
-        if (Object.values(sides).every((value) => value === 0)) {
-          throw invalidParameter('left_percentage', 'at least one of left, right, top and bottom_percentage must be above 0');
-        }
+        const reference = await this.reference(call.body, customer, { excludeIllustrations: true });
+        const sides = { left: call.body.left_percentage ?? 0, right: call.body.right_percentage ?? 0, top: call.body.top_percentage ?? 0, bottom: call.body.bottom_percentage ?? 0 };
         const { width, height } = reference.picture;
         const margins = {
           left: Math.round((width * sides.left) / 100),
@@ -376,21 +329,21 @@ export class GenerationService {
         return { params: { margins, prompt: prompt || undefined, negativePrompt, seed, count: 1 }, pictures: { source: reference.picture }, seed, count: 1, reference };
       }
       case 'background_removal': {
-        const reference = await this.reference(call, customer, {});
+        const reference = await this.reference(call.body, customer, {});
         return { params: {}, pictures: { source: reference.picture }, seed, count: 1, reference };
       }
       case 'object_removal': {
-        const reference = await this.reference(call, customer, {});
-        const mask = await this.mask(call, customer, reference.picture);
+        const reference = await this.reference(call.body, customer, {});
+        const mask = await this.mask(call.body.mask_url, call.clientId, customer, reference.picture);
         await refuseWholePictureMask(mask);
         return { params: { seed, count: OBJECT_REMOVAL_COUNT }, pictures: { source: reference.picture, mask }, seed, count: OBJECT_REMOVAL_COUNT, reference };
       }
       case 'influence_color_by_image':
       case 'influence_composition_by_image': {
-        const reference = await this.reference(call, customer, { registrationCategory: 'ImageReference' });
-        const levels = call.type === 'influence_color_by_image' ? { noiseLevel: level('noise_level') } : { influenceLevel: level('influence_level') };
+        const reference = await this.reference(call.body, customer, { registrationCategory: 'ImageReference' });
+        const levels = call.type === 'influence_color_by_image' ? { noiseLevel: call.body.noise_level } : { influenceLevel: call.body.influence_level };
         return {
-          params: { prompt: needPrompt(), negativePrompt, style, seed, count: PROMPTED_COUNT, ...levels },
+          params: { prompt, negativePrompt, style, seed, count: PROMPTED_COUNT, ...levels },
           pictures: { reference: reference.picture },
           seed,
           count: PROMPTED_COUNT,
@@ -398,12 +351,10 @@ export class GenerationService {
         };
       }
       case 'background_generation': {
-        const id = body.reference_file_registration_id?.trim();
-        if (!id) throw invalidParameter('reference_file_registration_id', 'a registered file (category CustomerProduct) is required');
-        const picture = await this.registration(customer, id, 'CustomerProduct');
-        const padded = await padPicture(picture, body);
+        const picture = await this.registration(customer, call.body.reference_file_registration_id, 'CustomerProduct');
+        const padded = await padPicture(picture, call.body);
         return {
-          params: { prompt: needPrompt(), negativePrompt, seed, count: PROMPTED_COUNT },
+          params: { prompt, negativePrompt, seed, count: PROMPTED_COUNT },
           pictures: { source: padded },
           seed,
           count: PROMPTED_COUNT,
@@ -411,36 +362,22 @@ export class GenerationService {
         };
       }
     }
-    return assertNever(operation as never);
+    return assertNever(call);
   }
 
-  /** Exactly one reference: a catalogue image, an earlier result, or (where allowed) a registered file. */
-  private async reference(
-    call: GenerationCall,
-    customer: Customer,
-    rules: { excludeIllustrations?: boolean; registrationCategory?: 'ImageReference' },
-  ): Promise<Reference> {
-    const body = call.body;
-    const given = [
-      body.reference_asset_id != null ? 'reference_asset_id' : undefined,
-      body.reference_generation != null ? 'reference_generation' : undefined,
-      body.reference_file_registration_id != null ? 'reference_file_registration_id' : undefined,
-    ].filter((name): name is string => name !== undefined);
-    const allowed = rules.registrationCategory ? 'reference_asset_id, reference_generation or reference_file_registration_id' : 'reference_asset_id or reference_generation';
-    if (given.length !== 1) {
-      throw badRequest('InvalidReference', given.length === 0 ? `Give exactly one reference: ${allowed}` : `Give exactly one reference, not ${given.join(' and ')}`);
-    }
-    if (body.reference_file_registration_id != null) {
-      if (!rules.registrationCategory) throw badRequest('InvalidReference', `This operation takes ${allowed}`);
+  /**
+   * The reference the body gives (its schema admits exactly one, of the kinds the operation
+   * takes): a catalogue image, an earlier result, or (where allowed) a registered file.
+   */
+  private async reference(body: References, customer: Customer, rules: { excludeIllustrations?: boolean; registrationCategory?: 'ImageReference' }): Promise<Reference> {
+    if (rules.registrationCategory && body.reference_file_registration_id != null) {
       return { picture: await this.registration(customer, body.reference_file_registration_id, rules.registrationCategory), originalAssetId: null };
     }
     if (body.reference_generation != null) {
       const { generation_request_id: requestId, index } = body.reference_generation;
-      if (!requestId) throw invalidParameter('reference_generation', 'generation_request_id is required');
-      if (index === undefined || index === null) throw invalidParameter('reference_generation', 'index is required');
       return this.generationReference(customer, requestId, index);
     }
-    return this.assetReference(customer, body.reference_asset_id!.trim(), rules.excludeIllustrations ?? false);
+    return this.assetReference(customer, body.reference_asset_id!, rules.excludeIllustrations ?? false);
   }
 
   private async assetReference(customer: Customer, assetId: string, excludeIllustrations: boolean): Promise<Reference> {
@@ -478,10 +415,8 @@ export class GenerationService {
   }
 
   /** The mask an upload of the customer's own holds: grey, the size of the source (white acts). */
-  private async mask(call: GenerationCall, customer: Customer, source: Picture): Promise<Picture> {
-    const url = call.body.mask_url?.trim();
-    if (!url) throw invalidParameter('mask_url', 'a mask is required: upload it with PUT /v3/search/by-image/uploads/{file-name} and pass its URL');
-    const { bytes } = await this.deps.uploads.fileOf({ clientId: call.clientId, userId: customer.id }, url, 'mask_url');
+  private async mask(url: string, clientId: number, customer: Customer, source: Picture): Promise<Picture> {
+    const { bytes } = await this.deps.uploads.fileOf({ clientId, userId: customer.id }, url, 'mask_url');
     const data = await this.deps.decodes.run(async () => {
       try {
         return await sharp(bytes).flatten({ background: '#000000' }).greyscale().resize(source.width, source.height, { fit: 'fill' }).png().toBuffer();
@@ -586,13 +521,17 @@ export async function normalise(data: Buffer, parameter: string): Promise<Pictur
   }
 }
 
+/** The paddings of a background generation, in percent of the product shot's size (0 to 100, as its schema says). */
+interface Paddings {
+  left_percentage?: number | null | undefined;
+  right_percentage?: number | null | undefined;
+  top_percentage?: number | null | undefined;
+  bottom_percentage?: number | null | undefined;
+}
+
 /** The product shot on a transparent canvas, placed by the paddings (percentages of its size). */
-async function padPicture(picture: Picture, body: GenerationBody): Promise<Picture> {
-  const pad = (name: 'left_percentage' | 'right_percentage' | 'top_percentage' | 'bottom_percentage', base: number) => {
-    const value = body[name] ?? 0;
-    if (!(value >= 0 && value <= 100)) throw invalidParameter(name, `must be from 0 to 100, got ${value}`);
-    return Math.round((base * value) / 100);
-  };
+async function padPicture(picture: Picture, paddings: Paddings): Promise<Picture> {
+  const pad = (name: keyof Paddings, base: number) => Math.round((base * (paddings[name] ?? 0)) / 100);
   const left = pad('left_percentage', picture.width);
   const right = pad('right_percentage', picture.width);
   const top = pad('top_percentage', picture.height);

@@ -22,8 +22,10 @@ const clientCredentials = {
   client_secret: Type.Optional(Value('The application’s secret (confidential applications), unless sent with HTTP Basic.')),
 };
 
+// A one-value enum rather than a const: the document's converter writes a const as one, and the
+// route must validate with exactly what the document states.
 const grant = <const G extends string, P extends TProperties>(grantType: G, parameters: P) =>
-  Type.Object({ grant_type: Type.Literal(grantType), ...parameters, ...clientCredentials });
+  Type.Object({ grant_type: Type.Unsafe<G>({ type: 'string', enum: [grantType] }), ...parameters, ...clientCredentials });
 
 /**
  * RFC 6749 §4.1.3, §4.3.2, §4.4.2, §6: one form per grant. The implicit grant has none: its
@@ -47,13 +49,13 @@ export const TokenRequest = Type.Union(
 );
 export type TokenRequest = Static<typeof TokenRequest>;
 
+/** The grant types the token endpoint serves, as its schema lists them: one form each, in the union's order. */
+export const TOKEN_GRANT_TYPES: readonly string[] = TokenRequest.anyOf.map((form) => (form.properties.grant_type as unknown as { enum: [string] }).enum[0]);
+
 /** Which of the token request's forms (its place in the union) is the one for this grant_type; -1 for none. */
 export function tokenFormIndex(grantType: string): number {
-  return TokenRequest.anyOf.findIndex((form) => form.properties.grant_type.const === grantType);
+  return TOKEN_GRANT_TYPES.indexOf(grantType);
 }
-
-/** The grant types the token endpoint serves, as its schema lists them. */
-export const TOKEN_GRANT_TYPES: readonly string[] = TokenRequest.anyOf.map((form) => form.properties.grant_type.const);
 
 const TokenResponse = Type.Object(
   {

@@ -82,11 +82,6 @@ const OWN_UPLOAD: RuleBeyondTheSchema = {
   message: /parameter '(mask_url|url)'/,
   why: "a mask or file must be one of the sender's own uploads: data, not form",
 };
-const EXTEND_SIDES: RuleBeyondTheSchema = {
-  code: 'InvalidParameterValue',
-  message: /at least one of left, right, top and bottom_percentage must be above 0/,
-  why: 'one of four sides above 0: a rule over four parameters',
-};
 const HELD_AI_PRODUCT: RuleBeyondTheSchema = {
   code: 'InvalidProduct',
   message: /Product -?\d+ is not an active AI generation product of this user/,
@@ -131,7 +126,7 @@ const RULES_BEYOND_THE_SCHEMA: Readonly<Record<string, readonly RuleBeyondTheSch
   ...Object.fromEntries(
     ['/v3', '/beta'].flatMap((prefix) => [
       [`POST ${prefix}/ai/image-generations/refine`, [GENERATIVE_REFERENCE, OWN_UPLOAD, ...AI_PRODUCT]],
-      [`POST ${prefix}/ai/image-generations/extend`, [GENERATIVE_REFERENCE, EXTEND_SIDES, ...AI_PRODUCT]],
+      [`POST ${prefix}/ai/image-generations/extend`, [GENERATIVE_REFERENCE, ...AI_PRODUCT]],
       [`POST ${prefix}/ai/image-generations/background-removal`, [GENERATIVE_REFERENCE, ...AI_PRODUCT]],
       [`POST ${prefix}/ai/image-generations/object-removal`, [GENERATIVE_REFERENCE, OWN_UPLOAD, ...AI_PRODUCT]],
       [`POST ${prefix}/ai/image-generations/influence-color-by-image`, [GENERATIVE_REFERENCE, ...AI_PRODUCT]],
@@ -371,6 +366,9 @@ export async function defineConformanceSuite(store: { name: string; url: string 
     integers(schema: JsonSchema, name?: string): readonly number[] {
       const validate = validatorOf(schema);
       return ((name !== undefined && KNOWN_INTEGERS[name]) || []).filter((value) => validate(value));
+    },
+    accepts(schema: JsonSchema, value: unknown): boolean {
+      return validatorOf(schema)(value);
     },
   };
 

@@ -30,6 +30,8 @@ export interface ValuePool {
   strings(schema: JsonSchema, name?: string): readonly string[];
   /** Known integers the schema accepts for a value of this name (an index, a product id), tried beside random ones. */
   integers?(schema: JsonSchema, name?: string): readonly number[];
+  /** Whether the schema accepts the value (a rule's alternative narrowing a field); without it, any value but null. */
+  accepts?(schema: JsonSchema, value: unknown): boolean;
 }
 
 const MAX_ARRAY = 4;
@@ -113,12 +115,61 @@ export function validValue(schema: JsonSchema, resolve: Resolve, pool: ValuePool
       const properties = (resolved.properties ?? {}) as Record<string, JsonSchema>;
       const required = (resolved.required ?? []) as string[];
       const model = Object.fromEntries(Object.entries(properties).map(([key, property]) => [key, validValue(property, resolve, pool, key)]));
-      return fc.record(model, { requiredKeys: required.filter((key) => key in properties) });
+      const record = fc.record(model, { requiredKeys: required.filter((key) => key in properties) });
+      const rules = fieldRulesOf(resolved, resolve);
+      if (rules.length === 0) return record;
+      return fc.tuple(record, fc.tuple(...rules.map((rule) => keptBy(rule, properties, resolve, pool)))).map(([value, patches]) => {
+        const kept: Record<string, unknown> = { ...value };
+        for (const patch of patches) {
+          for (const name of patch.leftOut) delete kept[name];
+          Object.assign(kept, patch.given);
+        }
+        return kept;
+      });
     }
     default:
       // No type: anything JSON.
       return fc.oneof(fc.string(), fc.integer(), fc.boolean());
   }
+}
+
+/**
+ * A rule over several fields of an object, in its `allOf`: alternatives (`oneOf`: exactly one
+ * holds; `anyOf`: at least one does), each naming the fields it needs given, and what it asks of
+ * their values (not null, above 0).
+ */
+interface FieldRule {
+  readonly exactlyOne: boolean;
+  readonly alternatives: ReadonlyArray<{ required: string[]; properties: Record<string, JsonSchema> }>;
+}
+
+function fieldRulesOf(schema: JsonSchema, resolve: Resolve): FieldRule[] {
+  return ((schema.allOf ?? []) as JsonSchema[]).map(resolve).flatMap((part) => {
+    const alternatives = (part.oneOf ?? part.anyOf) as JsonSchema[] | undefined;
+    if (!alternatives) return [];
+    return [
+      {
+        exactlyOne: Array.isArray(part.oneOf),
+        alternatives: alternatives.map((alternative) => ({
+          required: (alternative.required ?? []) as string[],
+          properties: (alternative.properties ?? {}) as Record<string, JsonSchema>,
+        })),
+      },
+    ];
+  });
+}
+
+/** One alternative of a rule kept: its fields given, with values it takes; for exactly one, the other alternatives' fields left out. */
+function keptBy(rule: FieldRule, properties: Record<string, JsonSchema>, resolve: Resolve, pool: ValuePool) {
+  const accepts = (schema: JsonSchema | undefined, value: unknown) => (schema && pool.accepts ? pool.accepts(schema, value) : value !== null);
+  return fc.constantFrom(...rule.alternatives.keys()).chain((chosen) => {
+    const alternative = rule.alternatives[chosen]!;
+    const leftOut = rule.exactlyOne ? rule.alternatives.filter((_, index) => index !== chosen).flatMap((other) => other.required) : [];
+    const given = Object.fromEntries(
+      alternative.required.map((name) => [name, validValue(properties[name] ?? {}, resolve, pool, name).filter((value) => accepts(alternative.properties[name], value))]),
+    );
+    return fc.record(given).map((values) => ({ given: values as Record<string, unknown>, leftOut }));
+  });
 }
 
 /**

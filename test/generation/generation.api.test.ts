@@ -183,6 +183,51 @@ describe.each(STORES)('generation, on $name', ({ url }) => {
     expect(licensed.json<Answer>().original_asset).toEqual({ id: 'g1' });
   });
 
+  it('each operation’s body is judged by the schema it documents, in words that name what is wrong', async () => {
+    const gina = await customer();
+    const first = (await generate(gina, { prompt: 'a cat' })).json<Answer>();
+    const earlier = { generation_request_id: first.generation_request_id, index: 0 };
+    const post = (operation: string, body?: Record<string, unknown>) => t.call('POST', `/v3/ai/image-generations/${operation}`, { token: gina.token, ...(body ? { body } : {}) });
+    const refused = async (operation: string, body: Record<string, unknown>, expected: { code: string; message: string | RegExp }) => {
+      const response = await post(operation, body);
+      expect(response.statusCode, `${operation} ${JSON.stringify(body)}`).toBe(400);
+      const message = typeof expected.message === 'string' ? expected.message : expect.stringMatching(expected.message);
+      expect(response.json(), `${operation} ${JSON.stringify(body)}`).toEqual({ code: expected.code, message });
+    };
+    const ASSET_OR_GENERATION = { code: 'InvalidReference', message: 'Give exactly one reference: reference_asset_id or reference_generation' };
+    const ANY_REFERENCE = { code: 'InvalidReference', message: 'Give exactly one reference: reference_asset_id, reference_generation or reference_file_registration_id' };
+    // Exactly one reference: none, two, or only nulls and blanks is InvalidReference, whatever else is wrong.
+    for (const operation of ['refine', 'extend', 'background-removal', 'object-removal']) {
+      await refused(operation, {}, ASSET_OR_GENERATION);
+      await refused(operation, { reference_asset_id: 'g1', reference_generation: earlier, left_percentage: 10, mask_url: 'x' }, ASSET_OR_GENERATION);
+      await refused(operation, { reference_asset_id: '  ', reference_generation: null }, ASSET_OR_GENERATION);
+      // A file registration is not a reference these operations take.
+      await refused(operation, { reference_file_registration_id: `fr_${'0'.repeat(32)}` }, ASSET_OR_GENERATION);
+    }
+    for (const operation of ['influence-color-by-image', 'influence-composition-by-image']) {
+      await refused(operation, { prompt: 'x', noise_level: 0.5, influence_level: 0.5 }, ANY_REFERENCE);
+      await refused(operation, { prompt: 'x', noise_level: 0.5, influence_level: 0.5, reference_generation: earlier, reference_file_registration_id: 'fr_1' }, ANY_REFERENCE);
+    }
+    // A reference of the wrong kind of value is named as such, not as a count of references.
+    await refused('background-removal', { reference_asset_id: 5 }, { code: 'InvalidParameterValue', message: /^Invalid value for parameter 'reference_asset_id'/ });
+    await refused('background-removal', { reference_generation: { index: 0 } }, { code: 'InvalidParameterValue', message: "Missing required parameter 'generation_request_id'" });
+    // Required fields, ranges and the extend rule.
+    await refused('refine', { reference_generation: earlier }, { code: 'InvalidParameterValue', message: "Missing required parameter 'mask_url'" });
+    await refused('object-removal', { reference_generation: earlier, mask_url: ' ' }, { code: 'InvalidParameterValue', message: "Missing required parameter 'mask_url'" });
+    await refused('influence-color-by-image', { reference_generation: earlier, prompt: 'x' }, { code: 'InvalidParameterValue', message: "Missing required parameter 'noise_level'" });
+    await refused('influence-color-by-image', { reference_generation: earlier, prompt: 'x', noise_level: 2 }, { code: 'InvalidParameterValue', message: /^Invalid value for parameter 'noise_level': '2' is not a number from 0 to 1/ });
+    await refused('influence-composition-by-image', { reference_generation: earlier, influence_level: 0.5 }, { code: 'InvalidParameterValue', message: "Missing required parameter 'prompt'" });
+    await refused('extend', { reference_generation: earlier, left_percentage: 0, top_percentage: null }, { code: 'InvalidParameterValue', message: 'At least one of left, right, top and bottom_percentage must be above 0' });
+    await refused('extend', { reference_generation: earlier, left_percentage: 150 }, { code: 'InvalidParameterValue', message: /^Invalid value for parameter 'left_percentage'/ });
+    expect((await generate(gina, { prompt: '   ' })).json()).toEqual({ code: 'InvalidParameterValue', message: "Missing required parameter 'prompt'" });
+    const background = await t.call('POST', '/beta/ai/image-generations/background-generations', { token: gina.token, body: { prompt: 'a beach' } });
+    expect(background.json()).toEqual({ code: 'InvalidParameterValue', message: "Missing required parameter 'reference_file_registration_id'" });
+    expect((await post('refine')).json()).toEqual({ code: 'InvalidParameterValue', message: 'This request needs a JSON body' });
+    // A null reference is an absent one: the other is the reference.
+    const removal = await post('background-removal', { reference_asset_id: null, reference_generation: earlier });
+    expect(removal.statusCode, removal.body).toBe(200);
+  });
+
   it('another user’s request is 403; an unknown one 404; after the retention 410', async () => {
     const gina = await customer();
     const other = await customer();

@@ -86,6 +86,21 @@ function codeOf(issue: ValidationIssue | undefined, parameter: string): string {
   return own ?? PARAMETER_CODES[parameter] ?? 'InvalidParameterValue';
 }
 
+/** Whether an anyOf is a nullable value's (`Nullable`: one alternative and null). */
+function isNullable(issue: ValidationIssue): boolean {
+  const alternatives = issue.parentSchema?.anyOf;
+  return Array.isArray(alternatives) && alternatives.length === 2 && alternatives.some((alternative) => (alternative as { type?: unknown }).type === 'null');
+}
+
+/** The reading of the schema at fault, when it speaks for this failure (its `codeFor` keywords, or all of them). */
+function speakingReading(issue: ValidationIssue | undefined) {
+  const reading = readingOf(issue?.parentSchema);
+  return reading?.codeFor === undefined || reading.codeFor.includes(issue?.keyword ?? '') ? reading : undefined;
+}
+
+/** The message a schema words for the failure of one of its own keywords (a body rule's), if it words one. */
+const ownMessageOf = (issue: ValidationIssue) => speakingReading(issue)?.message;
+
 /** Connection failures, and PostgreSQL's "shutting down", "starting up" and "connection lost" classes. */
 const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006']);
 const UNAVAILABLE_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is (starting up|shutting down))/i;
@@ -110,15 +125,20 @@ export function registerErrorHandler(app: FastifyInstance): void {
     const fastifyError = error as Omit<FastifyError, 'validation'> & { validation?: ValidationIssue[]; validationContext?: string };
     if (fastifyError.validation) {
       // A value no alternative of an anyOf takes: the anyOf (the parameter's own schema) says what it should be, not its first branch.
+      // A value that is not null, refused by a nullable object or list: what its one other alternative says of it is the news.
       const issues: readonly ValidationIssue[] = fastifyError.validation;
       const first = issues[0];
-      const issue = issues.find((candidate) => candidate.keyword === 'anyOf' && candidate.instancePath === first?.instancePath) ?? first;
+      const issue = issues.find((candidate) => candidate.keyword === 'anyOf' && candidate.instancePath === first?.instancePath && !isNullable(candidate)) ?? first;
       const parameter = readingOf(issue?.parentSchema)?.name ?? parameterOf(issue);
       const isMissing = issue?.keyword === 'required';
       const isUnknown = issue?.keyword === 'additionalProperties';
-      if (fastifyError.validationContext === 'body' && issue?.instancePath === '' && issue.data === undefined) {
-        return reply.code(400).send({ message: 'This request needs a JSON body', code: readingOf(issue.parentSchema)?.code ?? 'InvalidParameterValue' });
+      // Fastify hands a body validator null for a request without a body.
+      if (fastifyError.validationContext === 'body' && issue?.instancePath === '' && (issue.data === undefined || issue.data === null)) {
+        return reply.code(400).send({ message: 'This request needs a JSON body', code: speakingReading(issue)?.code ?? 'InvalidParameterValue' });
       }
+      // A rule the schema words itself (exactly one reference): the errors before it only say how each of its alternatives failed.
+      const worded = issues.find((candidate) => ownMessageOf(candidate) !== undefined);
+      if (worded) return reply.code(400).send({ message: ownMessageOf(worded), code: codeOf(worded, parameterOf(worded)) });
       const message = isMissing
         ? `Missing required parameter '${parameter}'`
         : isUnknown

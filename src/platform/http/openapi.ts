@@ -6,26 +6,11 @@ import { ErrorBody } from './schema-types.js';
 
 /*
  * The OpenAPI 3.1 document, generated from the route schemas: a route's schema is what it
- * validates with and what the document states (the parameter kinds of parameters.ts). The few
- * routes not yet on that model (the generative operations' bodies, the OAuth endpoints, listed
- * in test/platform/parameters.test.ts) give the document their whole rule in `schema.documented`.
- * The conformance fuzzer (test/conformance) drives the server with requests generated from this
+ * validates with and what the document states (the parameter kinds of parameters.ts), one schema
+ * for both on every route (test/platform/parameters.test.ts holds every route to it). The
+ * conformance fuzzer (test/conformance) drives the server with requests generated from this
  * document and holds the two together.
  */
-
-/** What the document says of a route instead of its validation schema: same keys, stricter content. */
-export type DocumentedSchema = Pick<FastifySchema, 'querystring' | 'params' | 'body' | 'headers' | 'response'> & {
-  description?: string;
-  /** Media types of the request body, when it is not JSON. */
-  consumes?: readonly string[];
-};
-
-declare module 'fastify' {
-  interface FastifySchema {
-    /** The document's version of this schema's parts; validation keeps the route's own. */
-    documented?: DocumentedSchema;
-  }
-}
 
 /** The error shape of RFC 6749 §5.2, which the OAuth endpoints answer with. */
 export const OAuthErrorBody = Type.Object(
@@ -70,13 +55,10 @@ interface RouteSchema extends FastifySchema {
   security?: ReadonlyArray<Record<string, readonly string[]>>;
 }
 
-/** The schema the document is built from: the documented parts over the validated ones, and the shared answers. */
+/** The schema the document is built from: the route's own, with the answers every API route shares. */
 function documentSchema(schema: RouteSchema | undefined, url: string): RouteSchema | undefined {
   if (!schema) return schema;
-  const { documented, ...validated } = schema;
-  const merged: RouteSchema = { ...validated, ...documented };
-  if (validated.description && documented?.description) merged.description = `${validated.description} ${documented.description}`;
-  if (documented?.response) merged.response = { ...(validated.response as object), ...(documented.response as object) };
+  const merged: RouteSchema = { ...schema };
   if (!url.startsWith('/v3/')) return merged;
   const takesInput = Boolean(merged.querystring ?? merged.params ?? merged.body);
   merged.response = {

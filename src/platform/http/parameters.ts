@@ -32,6 +32,11 @@ export interface Reading {
   readonly lowerCase?: boolean;
   /** The parameter's name in messages, where the contract names it otherwise than the route's key (a path's `{file-name}`). */
   readonly name?: string;
+  /**
+   * The whole error message for a failure of the schema's own keywords (its `codeFor` ones when
+   * given), where the validator's words would tell a client nothing to act on: a body rule's.
+   */
+  readonly message?: string;
 }
 
 type Annotated = { [READING]?: Reading };
@@ -171,6 +176,41 @@ export const WordId = (description: string, options: Common<string> & { maxLengt
   });
 
 
+// ---- Rules over several fields of a body --------------------------------------------------
+
+/** A refusal in a rule's own words: its message, and its code (InvalidParameterValue when none). */
+export interface Refusal {
+  readonly message: string;
+  readonly code?: string;
+}
+
+/** An alternative of a rule: the field is given, and (unless `schema` says more of it) not null. */
+export const Given = (name: string, schema: Readonly<Record<string, unknown>> = { not: { type: 'null' } }) => ({
+  required: [name],
+  properties: { [name]: schema },
+});
+
+type Alternative = ReturnType<typeof Given>;
+
+/**
+ * A rule a body's fields keep together, for the body's `allOf`: exactly one of the alternatives
+ * holds (`oneOf`; "exactly one reference"). It is JSON Schema, so the document states it and the
+ * validator applies it; a body that breaks it is answered with the rule's own message, since the
+ * validator's ("must match exactly one schema in oneOf") tells a client nothing it can act on.
+ * The body's other rules (a field's type, a required field) are judged apart and named as usual.
+ */
+export const ExactlyOne = (alternatives: readonly Alternative[], refusal: Refusal) => bodyRule('oneOf', alternatives, refusal);
+
+/** A rule a body's fields keep together, for the body's `allOf`: at least one of the alternatives holds (`anyOf`). */
+export const AtLeastOne = (alternatives: readonly Alternative[], refusal: Refusal) => bodyRule('anyOf', alternatives, refusal);
+
+// The rule's own `type`: Ajv runs a schema's combinators before the type check its fields defer,
+// so without it no body at all (or null) would be answered as a broken rule, not a missing body.
+const bodyRule = (keyword: 'oneOf' | 'anyOf', alternatives: readonly Alternative[], refusal: Refusal) => ({
+  type: 'object',
+  [keyword]: [...alternatives],
+  ...annotate({ message: refusal.message, code: refusal.code, codeFor: [keyword] }),
+});
 
 // ---- Reading values before validation -----------------------------------------------------
 
