@@ -22,6 +22,7 @@ import { docsRedirectUri, registerDocsPage, registerOpenApi, registerOpenApiDocu
 import { apiIndexRoutes } from './platform/http/api-index.js';
 import { healthRoutes, metricsRoute, type Readiness } from './platform/http/health.js';
 import type { Metrics } from './platform/metrics/metrics.js';
+import type { JobRunner } from './platform/jobs/job-runner.js';
 import { mediaModule, type MediaExports } from './media/media.module.js';
 import { deliveryFileName, parseDeliveryFileName } from './media/delivery.js';
 import { oauthModule, type OAuthExports } from './oauth/oauth.module.js';
@@ -65,6 +66,8 @@ interface Stockroom {
   services: Services;
   /** In dependency order: each module's needs are built before it. */
   modules: readonly StockroomModule[];
+  /** The jobs every module registered, run by a serving node. */
+  jobs: JobRunner;
 }
 
 /**
@@ -167,7 +170,7 @@ async function composeStockroom(config: Config, overrides: ServiceOverrides): Pr
       ...embed.exports,
       close: () => closeStockroom(platform, built),
     };
-    return { services, modules: built };
+    return { services, modules: built, jobs: platform.jobs };
   } catch (error) {
     await closeStockroom(platform, built);
     throw error;
@@ -218,9 +221,10 @@ function measureGenerationQueue(metrics: Metrics, jobs: GenerationExports['gener
   metrics.gauge('generation_jobs_running_here', 'Generation jobs this node is running', async () => (await stats()).runningHere);
 }
 
-/** Modules close in reverse order of building, then the platform under them. */
+/** The jobs stop first (they use the modules' services), then modules close in reverse order of building, then the platform under them. */
 async function closeStockroom(platform: Platform, modules: readonly StockroomModule[]): Promise<void> {
   platform.stopFollowingChanges();
+  await platform.jobs.close();
   for (const module of [...modules].reverse()) await module.close?.();
   await platform.close();
 }
@@ -245,9 +249,10 @@ export async function buildApp(
   config: Config,
   overrides: ServiceOverrides & { logger?: FastifyServerOptions['logger'] } = {},
 ): Promise<{ app: FastifyInstance; services: Services }> {
-  const { services, modules } = await composeStockroom(config, overrides);
+  const { services, modules, jobs } = await composeStockroom(config, overrides);
   try {
     for (const module of modules) await module.start?.();
+    await jobs.start();
   } catch (error) {
     await services.close();
     throw error;

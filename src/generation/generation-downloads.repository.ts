@@ -1,8 +1,22 @@
 import type { Kysely, Selectable } from 'kysely';
+import type { SqlDialect } from '../platform/db/database.js';
 import type { GenerationDownloadsTable, Tables } from '../platform/db/tables.js';
 import { isUniqueViolation } from '../platform/db/unique-violation.js';
+import { LeaseQueue, type LeaseTable } from '../platform/jobs/lease-queue.js';
 
 export type PreparedDownloadRow = Selectable<GenerationDownloadsTable>;
+
+/**
+ * A file being prepared is a job: 'preparing' whether it waits or a node holds it (the lease
+ * tells which), so that "is it being prepared?" is one status.
+ */
+export const DOWNLOAD_PREPARATION_QUEUE: LeaseTable<'generation_downloads'> = {
+  table: 'generation_downloads',
+  key: ['id'],
+  order: ['id'],
+  lease: { holder: 'claimed_by', until: 'lease_until' },
+  status: { column: 'status', waiting: 'preparing', held: 'preparing' },
+};
 
 /**
  * The files of generated-image downloads, one per result and size: prepared once (an upscale
@@ -10,7 +24,15 @@ export type PreparedDownloadRow = Selectable<GenerationDownloadsTable>;
  * prepared again by another), then delivered as often as it is downloaded.
  */
 export class GenerationDownloadsRepository {
-  constructor(private readonly db: Kysely<Tables>) {}
+  /** The files being prepared, as jobs any node may claim. */
+  readonly queue: LeaseQueue<'generation_downloads'>;
+
+  constructor(
+    private readonly db: Kysely<Tables>,
+    dialect: SqlDialect,
+  ) {
+    this.queue = new LeaseQueue(db, dialect, DOWNLOAD_PREPARATION_QUEUE);
+  }
 
   find(requestId: string, index: number, sizeName: string): Promise<PreparedDownloadRow | undefined> {
     return this.db
@@ -20,10 +42,6 @@ export class GenerationDownloadsRepository {
       .where('result_index', '=', index)
       .where('size_name', '=', sizeName)
       .executeTakeFirst();
-  }
-
-  findById(id: number): Promise<PreparedDownloadRow | undefined> {
-    return this.db.selectFrom('generation_downloads').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
   /** Any size of the result still being prepared. */
@@ -42,7 +60,7 @@ export class GenerationDownloadsRepository {
    * Queues the file's preparation: a new row, or a failed one asked for again. 'busy' when
    * another request queued it first (or it is being prepared); 'ready' when it already is.
    */
-  async queue(row: { generatedAssetId: string; requestId: string; index: number; sizeName: string; userId: number }, now: Date): Promise<'queued' | 'busy' | 'ready'> {
+  async enqueue(row: { generatedAssetId: string; requestId: string; index: number; sizeName: string; userId: number }, now: Date): Promise<'queued' | 'busy' | 'ready'> {
     try {
       await this.db
         .insertInto('generation_downloads')
@@ -73,49 +91,10 @@ export class GenerationDownloadsRepository {
     return existing?.status === 'ready' ? 'ready' : 'busy';
   }
 
-  /** Takes one file to prepare: unclaimed, or its lease lapsed. A conditional update, so two nodes never take the same one. */
-  async claim(node: string, now: Date, leaseUntil: Date): Promise<PreparedDownloadRow | undefined> {
-    const candidates = await this.db
-      .selectFrom('generation_downloads')
-      .select('id')
-      .where('status', '=', 'preparing')
-      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now.toISOString())]))
-      .orderBy('id')
-      .limit(5)
-      .execute();
-    for (const { id } of candidates) {
-      const taken = await this.db
-        .updateTable('generation_downloads')
-        .set({ claimed_by: node, lease_until: leaseUntil.toISOString() })
-        .where('id', '=', id)
-        .where('status', '=', 'preparing')
-        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now.toISOString())]))
-        .executeTakeFirst();
-      if (Number(taken.numUpdatedRows) === 1) return this.findById(id);
-    }
-    return undefined;
-  }
-
-  async renew(id: number, node: string, leaseUntil: Date): Promise<boolean> {
-    const result = await this.db
-      .updateTable('generation_downloads')
-      .set({ lease_until: leaseUntil.toISOString() })
-      .where('id', '=', id)
-      .where('claimed_by', '=', node)
-      .where('status', '=', 'preparing')
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
-  }
-
-  async finish(id: number, node: string, file: { key: string; width: number; height: number } | 'failed'): Promise<boolean> {
-    const result = await this.db
-      .updateTable('generation_downloads')
-      .set(file === 'failed' ? { status: 'failed', claimed_by: null, lease_until: null } : { status: 'ready', file_key: file.key, width: file.width, height: file.height, claimed_by: null, lease_until: null })
-      .where('id', '=', id)
-      .where('claimed_by', '=', node)
-      .where('status', '=', 'preparing')
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+  /** Stores the prepared file, or that it could not be made, only while the node still holds it. */
+  finish(file: PreparedDownloadRow, node: string, made: { key: string; width: number; height: number } | 'failed'): Promise<boolean> {
+    const outcome = made === 'failed' ? { status: 'failed' } : { status: 'ready', file_key: made.key, width: made.width, height: made.height };
+    return this.queue.finish(file, node, { ...outcome, claimed_by: null });
   }
 
   /**
@@ -131,15 +110,5 @@ export class GenerationDownloadsRepository {
       .where('status', '=', 'ready')
       .where('file_key', '=', key)
       .execute();
-  }
-
-  /** Gives this node's files back to the queue (it is stopping). */
-  /** Every file being prepared goes back to the queue (SQLite at start: no other runner can hold one). */
-  async releaseAll(): Promise<void> {
-    await this.db.updateTable('generation_downloads').set({ claimed_by: null, lease_until: null }).where('status', '=', 'preparing').execute();
-  }
-
-  async release(node: string): Promise<void> {
-    await this.db.updateTable('generation_downloads').set({ claimed_by: null, lease_until: null }).where('claimed_by', '=', node).where('status', '=', 'preparing').execute();
   }
 }

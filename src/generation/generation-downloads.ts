@@ -1,4 +1,3 @@
-import sharp from 'sharp';
 import type { Logger } from 'pino';
 import type { BlobStore } from '../platform/blobs/blob-store.js';
 import { ApiError, invalidParameter, notFound } from '../platform/http/errors.js';
@@ -7,9 +6,9 @@ import type { DeliverySpec } from '../media/delivery.js';
 import type { Customer, ProductsService } from '../licensing/products.service.js';
 import { utcDateTime } from '../platform/http/date-time.js';
 import type { AiGenerationLicensing } from '../licensing/ai-generation.service.js';
-import type { EngineRouter } from './engine-router.js';
 import type { GenerationRepository, GenerationRow, ResultRow } from './generation.repository.js';
 import type { GenerationDownloadsRepository, PreparedDownloadRow } from './generation-downloads.repository.js';
+import type { DownloadPreparations } from './download-preparations.js';
 
 /** The sizes a result is downloaded at: its longest side, the aspect kept. */
 export const GENERATED_DOWNLOAD_SIZES = { '1k': 1024, '4k': 4096 } as const;
@@ -41,22 +40,15 @@ export type DownloadAnswer = { status: 200; body: { url: string; generated_asset
 export interface GenerationDownloadsDeps {
   repository: GenerationRepository;
   files: GenerationDownloadsRepository;
-  router: EngineRouter;
+  /** Prepares the files, as jobs any node may run. */
+  preparations: DownloadPreparations;
   blobs: BlobStore;
   products: ProductsService;
   licensing: AiGenerationLicensing;
   /** The signed delivery URL of a download's file (media's delivery signer). */
   deliveryUri: (spec: DeliverySpec) => string;
-  /** Files this node prepares at once (0: none; another node does). */
-  concurrency: number;
   /** How long PUT …/download waits for the file before answering 202. */
   waitMs: number;
-  timeoutMs: number;
-  node: string;
-  leaseMs?: number;
-  pollMs?: number;
-  /** SQLite: this process is the only runner, so a file found being prepared at start was interrupted. */
-  soleRunner: boolean;
   log: Logger;
   now: () => Date;
 }
@@ -65,20 +57,10 @@ export interface GenerationDownloadsDeps {
  * Downloads of generated images (§3.22): the sizes a result comes in, the file of a size
  * prepared once as a job (a resize, or an upscale by the engine that upscales), every download
  * recorded in the download history with its generated_asset_id, and the file delivered behind
- * media's signed delivery URLs.
+ * media's signed delivery URLs. The files are made by DownloadPreparations.
  */
 export class GenerationDownloads {
-  private readonly running = new Set<number>();
-  private readonly leaseMs: number;
-  private readonly pollMs: number;
-  private timer: NodeJS.Timeout | undefined;
-  private stopped = true;
-  private filling: Promise<void> | undefined;
-
-  constructor(private readonly deps: GenerationDownloadsDeps) {
-    this.leaseMs = deps.leaseMs ?? 60_000;
-    this.pollMs = deps.pollMs ?? 500;
-  }
+  constructor(private readonly deps: GenerationDownloadsDeps) {}
 
   /** GET …/images/{index}/download-sizes. */
   async sizes(grant: CustomerGrant, requestId: string, index: number) {
@@ -172,7 +154,7 @@ export class GenerationDownloads {
     // A file made before whose bytes went away is made again, rather than handed out as a URL that finds nothing.
     const made = await deps.files.find(row.id, result.result_index, sizeName);
     if (made) await this.stillStored(made);
-    const queued = await deps.files.queue({ generatedAssetId: assetId, requestId: row.id, index: result.result_index, sizeName, userId: customer.id }, deps.now());
+    const queued = await deps.files.enqueue({ generatedAssetId: assetId, requestId: row.id, index: result.result_index, sizeName, userId: customer.id }, deps.now());
     if (queued === 'busy' && options.conflict) throw inProgress(row.id, result.result_index);
     const { width, height } = fitLongestSide(result, GENERATED_DOWNLOAD_SIZES[sizeName]);
     const recorded = await deps.licensing.recordGeneratedDownload(
@@ -190,7 +172,7 @@ export class GenerationDownloads {
       },
       (downloadId) => this.deliveryUrl(downloadId, assetId, sizeName),
     );
-    if (queued === 'queued') this.wake();
+    if (queued === 'queued') deps.preparations.wake();
     const until = Date.now() + deps.waitMs;
     for (;;) {
       const file = await deps.files.find(row.id, result.result_index, sizeName);
@@ -234,85 +216,6 @@ export class GenerationDownloads {
       throw generatedFileNotFound(`The picture of result ${index} of generation ${requestId} is no longer stored; it cannot be downloaded`);
     }
     return { row, result };
-  }
-
-  // ── preparing files: jobs any node may run ────────────────────────────────
-
-  async start(): Promise<void> {
-    if (this.deps.concurrency === 0) return;
-    // As the generation jobs do: a preparation a stopped process left is taken back at once,
-    // not after its lease (a restart would otherwise leave the download answering 202 that long).
-    if (this.deps.soleRunner) await this.deps.files.releaseAll();
-    this.stopped = false;
-    this.timer = setInterval(() => this.wake(), this.pollMs);
-    this.timer.unref();
-    this.wake();
-  }
-
-  async close(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    await this.filling;
-    await this.deps.files.release(this.deps.node).catch(() => undefined);
-  }
-
-  private wake(): void {
-    if (this.stopped || this.filling) return;
-    this.filling = this.fill()
-      .catch((error: unknown) => this.deps.log.error({ err: error }, 'claiming download files failed'))
-      .finally(() => {
-        this.filling = undefined;
-      });
-  }
-
-  private async fill(): Promise<void> {
-    while (!this.stopped && this.running.size < this.deps.concurrency) {
-      const now = this.deps.now();
-      const file = await this.deps.files.claim(this.deps.node, now, new Date(now.getTime() + this.leaseMs));
-      if (!file) return;
-      this.running.add(file.id);
-      void this.prepare(file).finally(() => {
-        this.running.delete(file.id);
-        this.wake();
-      });
-    }
-  }
-
-  private async prepare(file: PreparedDownloadRow): Promise<void> {
-    const { deps } = this;
-    const renew = setInterval(() => {
-      const now = deps.now();
-      void deps.files.renew(file.id, deps.node, new Date(now.getTime() + this.leaseMs)).catch(() => undefined);
-    }, Math.max(50, Math.floor(this.leaseMs / 3)));
-    try {
-      const result = await deps.repository.result(file.request_id, file.result_index);
-      const source = result?.image_key ? await deps.blobs.get(result.image_key) : undefined;
-      if (!result || !source) throw new Error('the result is no longer stored');
-      const longestSide = GENERATED_DOWNLOAD_SIZES[file.size_name as GeneratedSizeName];
-      const data = await this.resized(source, longestSide);
-      const { width = 0, height = 0 } = await sharp(data).metadata();
-      const key = `generation/downloads/${file.generated_asset_id}-${file.size_name}.png`;
-      await deps.blobs.put(key, data);
-      await deps.files.finish(file.id, deps.node, { key, width, height });
-    } catch (error) {
-      deps.log.warn({ err: error, file: file.id }, 'preparing a generated download failed');
-      await deps.files.finish(file.id, deps.node, 'failed').catch(() => undefined);
-    } finally {
-      clearInterval(renew);
-    }
-  }
-
-  /** Smaller: resampled here. Larger: upscaled by the engine that upscales (a model server's upscaler, else the built-in Lanczos). */
-  private async resized(source: Buffer, longestSide: number): Promise<Buffer> {
-    const { width = 0, height = 0 } = await sharp(source).metadata();
-    if (Math.max(width, height) >= longestSide) {
-      return sharp(source).resize({ ...(width >= height ? { width: longestSide } : { height: longestSide }), kernel: 'lanczos3' }).png().toBuffer();
-    }
-    const engine = this.deps.router.engineFor('upscale');
-    const { pictures } = await engine.run({ operation: 'upscale', source: { data: source, mediaType: 'image/png' }, longestSide }, AbortSignal.timeout(this.deps.timeoutMs));
-    const picture = pictures[0];
-    if (!picture) throw new Error(`the ${engine.name} engine returned no upscaled picture`);
-    return picture.data;
   }
 }
 

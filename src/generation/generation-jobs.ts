@@ -1,9 +1,8 @@
-import { randomBytes } from 'node:crypto';
-import os from 'node:os';
 import sharp from 'sharp';
 import type { Logger } from 'pino';
 import type { BlobStore } from '../platform/blobs/blob-store.js';
-import { isStoreUnavailable } from '../platform/http/error-handler.js';
+import { JobInterruptedError, type JobHandler, type JobLease, type JobRunner } from '../platform/jobs/job-runner.js';
+import type { LeaseQueue } from '../platform/jobs/lease-queue.js';
 import { applyWatermark } from '../media/watermark.js';
 import { EngineFailedError, EngineUnavailableError, type EngineImage, type EngineOperation, type EngineRequest } from './engines/engine.js';
 import type { EngineRouter } from './engine-router.js';
@@ -18,10 +17,12 @@ export interface JobSpec {
 
 /** The long side of the watermarked previews (preview_urls). */
 export const PREVIEW_LONG_SIDE = 612;
-/** How many times a job is started before an interruption counts as its failure. */
-const MAX_ATTEMPTS = 3;
+/** The name generation jobs are registered under with the node's job runner. */
+const GENERATION = 'generation';
 
 export interface GenerationJobsOptions {
+  /** The node's job runner, which claims the jobs and hands them to this handler. */
+  runner: JobRunner;
   repository: GenerationRepository;
   router: EngineRouter;
   blobs: BlobStore;
@@ -34,40 +35,27 @@ export interface GenerationJobsOptions {
   timeoutMs: number;
   /** Gives back a failed job's charge (licensing). */
   refund: (requestId: string) => Promise<void>;
-  /** SQLite: this process is the only runner, so a job found running at start was interrupted. */
-  soleRunner: boolean;
   log: Logger;
   now: () => Date;
 }
 
 /**
- * The runner of generation jobs on this node: claims jobs from the store (any node may run
- * any job), at most `concurrency` at once, renews each claim while its engine works, and
+ * Generation jobs, as a handler of the node's job runner: runs a claimed job's engine and
  * stores the results — or the reason it failed, giving back the charge. A job whose node
  * stopped is claimed again once its lease lapses, and is charged nothing more.
  */
-export class GenerationJobs {
-  readonly node = `${os.hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
-  private readonly running = new Map<string, AbortController>();
-  private readonly leaseMs: number;
-  private readonly pollMs: number;
-  private timer: NodeJS.Timeout | undefined;
-  private stopped = true;
-  private filling: Promise<void> | undefined;
+export class GenerationJobs implements JobHandler<'generation_requests'> {
+  readonly queue: LeaseQueue<'generation_requests'>;
+  readonly concurrency: number;
+  readonly leaseMs: number;
+  readonly pollMs: number;
 
   constructor(private readonly options: GenerationJobsOptions) {
+    this.queue = options.repository.queue;
+    this.concurrency = options.concurrency;
     this.leaseMs = options.leaseMs ?? 60_000;
     this.pollMs = options.pollMs ?? 500;
-  }
-
-  async start(): Promise<void> {
-    if (this.options.concurrency === 0) return;
-    if (this.options.soleRunner) await this.options.repository.releaseAll();
-    this.stopped = false;
-    await this.giveBackCharges();
-    this.timer = setInterval(() => this.wake(), this.pollMs);
-    this.timer.unref();
-    this.wake();
+    options.runner.register(GENERATION, this);
   }
 
   /**
@@ -82,90 +70,54 @@ export class GenerationJobs {
       const oldest = of(status)?.oldest;
       return oldest ? Math.max(0, (now - Date.parse(oldest)) / 1000) : 0;
     };
-    return { pending: of('pending')?.jobs ?? 0, running: of('running')?.jobs ?? 0, oldestPendingSeconds: age('pending'), oldestRunningSeconds: age('running'), runningHere: this.running.size };
+    return {
+      pending: of('pending')?.jobs ?? 0,
+      running: of('running')?.jobs ?? 0,
+      oldestPendingSeconds: age('pending'),
+      oldestRunningSeconds: age('running'),
+      runningHere: this.options.runner.runningHere(GENERATION),
+    };
   }
 
   /** Looks for work now (a request was just queued here). */
   wake(): void {
-    if (this.stopped || this.filling) return;
-    this.filling = this.fill()
-      .catch((error: unknown) => this.options.log.error({ err: error }, 'claiming generation jobs failed'))
-      .finally(() => {
-        this.filling = undefined;
-      });
+    this.options.runner.wake(GENERATION);
   }
 
-  /** Stops claiming, stops waiting for engines, and gives this node's jobs back to the queue. */
-  async close(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    for (const controller of this.running.values()) controller.abort();
-    await this.filling;
-    await this.options.repository.release(this.node).catch(() => undefined);
+  /** Charges of failed jobs a stopped node did not give back. */
+  async onStart(): Promise<void> {
+    for (const id of await this.options.repository.unrefunded(100)) await this.giveBack(id);
   }
 
-  private async fill(): Promise<void> {
-    while (!this.stopped && this.running.size < this.options.concurrency) {
-      const now = this.options.now();
-      const job = await this.options.repository.claim(this.node, now, new Date(now.getTime() + this.leaseMs));
-      if (!job) return;
-      const controller = new AbortController();
-      this.running.set(job.id, controller);
-      // run() handles its own failures; this catch only keeps a bug there from ending the process.
-      void this.run(job, controller)
-        .catch((error: unknown) => this.options.log.error({ err: error, job: job.id }, 'a generation job ended with an unexpected error'))
-        .finally(() => {
-          this.running.delete(job.id);
-          this.wake();
-        });
+  async run(job: GenerationRow, lease: JobLease): Promise<void> {
+    const { repository, log } = this.options;
+    const spec = JSON.parse(job.job) as JobSpec;
+    const engine = this.options.router.engineFor(spec.operation);
+    const request = await this.engineRequest(spec);
+    const signal = AbortSignal.any([lease.signal, AbortSignal.timeout(this.options.timeoutMs)]);
+    const result = await engine.run(request, signal);
+    if (lease.signal.aborted) return;
+    if (result.pictures.length === 0) throw new EngineFailedError(`the ${engine.name} engine returned no pictures`);
+    const rows: NewResultRow[] = [];
+    for (const [index, picture] of result.pictures.entries()) rows.push(await this.storeResult(job.id, index, picture.data, picture.seed));
+    if (!(await repository.complete(job, lease.node, engine.name, rows, this.options.now()))) {
+      log.warn({ job: job.id }, 'a generation job finished after another node took it over; its results were dropped');
     }
   }
 
-  private async run(job: GenerationRow, controller: AbortController): Promise<void> {
-    const { repository, log } = this.options;
-    const renew = setInterval(() => {
-      const now = this.options.now();
-      repository.renew(job.id, this.node, new Date(now.getTime() + this.leaseMs)).then(
-        (still) => {
-          if (!still) controller.abort();
-        },
-        (error: unknown) => log.warn({ err: error, job: job.id }, 'renewing a generation lease failed'),
-      );
-    }, Math.max(50, Math.floor(this.leaseMs / 3)));
-    let engineName: string | null = null;
+  async fail(job: GenerationRow, error: unknown, lease: JobLease): Promise<void> {
+    const reason = failureReason(error);
+    this.options.log.warn({ job: job.id, reason }, 'generation job failed');
+    if (await this.options.repository.fail(job, lease.node, reason, this.engineNameOf(job, error), this.options.now())) await this.giveBack(job.id);
+  }
+
+  /** The engine the job went to; null when it failed before reaching one. */
+  private engineNameOf(job: GenerationRow, error: unknown): string | null {
+    if (error instanceof JobInterruptedError) return null;
     try {
-      if (job.attempts > MAX_ATTEMPTS) throw new EngineFailedError(`the job was interrupted ${MAX_ATTEMPTS} times (its node stopped each time)`);
-      const spec = JSON.parse(job.job) as JobSpec;
-      const engine = this.options.router.engineFor(spec.operation);
-      engineName = engine.name;
-      const request = await this.engineRequest(spec);
-      const signal = AbortSignal.any([controller.signal, AbortSignal.timeout(this.options.timeoutMs)]);
-      const result = await engine.run(request, signal);
-      if (controller.signal.aborted) return;
-      if (result.pictures.length === 0) throw new EngineFailedError(`the ${engine.name} engine returned no pictures`);
-      const rows: NewResultRow[] = [];
-      for (const [index, picture] of result.pictures.entries()) rows.push(await this.storeResult(job.id, index, picture.data, picture.seed));
-      if (!(await repository.complete(job.id, this.node, engine.name, rows, this.options.now()))) {
-        log.warn({ job: job.id }, 'a generation job finished after another node took it over; its results were dropped');
-      }
-    } catch (error) {
-      // Stopping (close) gives the job back to the queue rather than failing it.
-      if (controller.signal.aborted && this.stopped) return;
-      // The store went away (a PostgreSQL restart): the job is not at fault. Its lease lapses and a
-      // node runs it again once the store is back; the ledger's one row per request keeps it charged once.
-      if (isStoreUnavailable(error)) {
-        log.warn({ err: error, job: job.id }, 'the store could not be reached while running a generation job; it will run again');
-        return;
-      }
-      const reason = failureReason(error);
-      log.warn({ job: job.id, reason }, 'generation job failed');
-      try {
-        if (await repository.fail(job.id, this.node, reason, engineName, this.options.now())) await this.giveBack(job.id);
-      } catch (recordError) {
-        log.warn({ err: recordError, job: job.id }, 'a failed generation job could not be recorded; its lease will lapse and it will run again');
-      }
-    } finally {
-      clearInterval(renew);
+      return this.options.router.engineFor((JSON.parse(job.job) as JobSpec).operation).name;
+    } catch {
+      return null;
     }
   }
 
@@ -221,15 +173,10 @@ export class GenerationJobs {
     await this.options.refund(requestId);
     await this.options.repository.markRefunded(requestId);
   }
-
-  /** Charges of failed jobs a stopped node did not give back. */
-  private async giveBackCharges(): Promise<void> {
-    for (const id of await this.options.repository.unrefunded(100)) await this.giveBack(id);
-  }
 }
 
 function failureReason(error: unknown): string {
-  if (error instanceof EngineFailedError || error instanceof EngineUnavailableError) return error.message;
+  if (error instanceof EngineFailedError || error instanceof EngineUnavailableError || error instanceof JobInterruptedError) return error.message;
   if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) return 'the engine took longer than STOCKROOM_GENERATION_TIMEOUT allows';
   return `the engine failed: ${error instanceof Error ? error.message : String(error)}`;
 }

@@ -4,6 +4,7 @@ import type { ProductsService } from '../licensing/products.service.js';
 import type { AiGenerationLicensing } from '../licensing/ai-generation.service.js';
 import type { UrlSigner } from '../media/url-signer.js';
 import type { DeliverySpec } from '../media/delivery.js';
+import { DownloadPreparations } from './download-preparations.js';
 import { GenerationDownloads } from './generation-downloads.js';
 import { GenerationDownloadsRepository } from './generation-downloads.repository.js';
 import { EngineRouter, type ConfiguredEngines } from './engine-router.js';
@@ -18,7 +19,7 @@ import { betaGenerationRoutes, generationPreviewRoutes, generationRoutes } from 
 export interface GenerationExports {
   /** The generative operations, their jobs and history. */
   generation: GenerationService;
-  /** This node's runner of generation jobs. */
+  /** Generation jobs, run by the node's job runner. */
   generationJobs: GenerationJobs;
   /** Downloads of generated images, and the prepared files media's delivery URLs name. */
   generationDownloads: GenerationDownloads;
@@ -52,6 +53,7 @@ export function generationModule(platform: Platform, needs: GenerationNeeds): St
   const engines = needs.engines ?? configuredEngines(settings);
   const router = new EngineRouter(engines, settings.server);
   const jobs = new GenerationJobs({
+    runner: platform.jobs,
     repository,
     router,
     blobs,
@@ -59,24 +61,30 @@ export function generationModule(platform: Platform, needs: GenerationNeeds): St
     timeoutMs: settings.timeoutSeconds * 1000,
     leaseMs: settings.leaseSeconds * 1000,
     refund: (requestId) => needs.aiLicensing.refund(requestId),
-    soleRunner: database.dialect === 'sqlite',
     log,
     now: clock,
   });
+  const files = new GenerationDownloadsRepository(database.db, database.dialect);
+  const preparations = new DownloadPreparations({
+    runner: platform.jobs,
+    repository,
+    files,
+    router,
+    blobs,
+    concurrency: settings.concurrency,
+    leaseMs: settings.leaseSeconds * 1000,
+    timeoutMs: settings.timeoutSeconds * 1000,
+    log,
+  });
   const downloads = new GenerationDownloads({
     repository,
-    files: new GenerationDownloadsRepository(database.db),
-    router,
+    files,
+    preparations,
     blobs,
     products: needs.products,
     licensing: needs.aiLicensing,
     deliveryUri: needs.deliveryUri,
-    concurrency: settings.concurrency,
     waitMs: settings.waitMs,
-    timeoutMs: settings.timeoutSeconds * 1000,
-    node: jobs.node,
-    leaseMs: settings.leaseSeconds * 1000,
-    soleRunner: database.dialect === 'sqlite',
     log,
     now: clock,
   });
@@ -126,17 +134,14 @@ export function generationModule(platform: Platform, needs: GenerationNeeds): St
         await open.register(generationPreviewRoutes, { signer: needs.signer, blobs, repository, registrations });
       },
     },
+    // The jobs run on the platform's runner, which starts once every module has.
     start: async () => {
-      await jobs.start();
-      await downloads.start();
       // Registrations past the retention also leave when nobody registers (a registration sweeps too).
       sweeping = setInterval(() => void registrations.purgeExpired().catch((error: unknown) => log.warn({ err: error }, 'sweeping expired file registrations failed')), REGISTRATION_SWEEP_MS);
       sweeping.unref();
     },
     close: async () => {
       clearInterval(sweeping);
-      await jobs.close();
-      await downloads.close();
       // Engines a test or benchmark hands in are closed by whoever made them.
       if (!needs.engines) for (const engine of [engines.server, engines.builtin]) await engine?.close?.();
     },

@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import type { SqlDialect } from '../platform/db/database.js';
 import { withStoreLocks } from '../platform/db/store-locks.js';
+import { LeaseQueue, type LeaseTable } from '../platform/jobs/lease-queue.js';
 import type { GenerationFileRegistrationsTable, GenerationRequestsTable, GenerationResultsTable, Tables } from '../platform/db/tables.js';
 
 export type GenerationRow = Selectable<GenerationRequestsTable>;
@@ -18,12 +19,27 @@ export interface HistoryFilter {
   productIds?: readonly number[];
 }
 
+/** A generation request is a job: pending until a node claims it, running while the node holds it. */
+export const GENERATION_QUEUE: LeaseTable<'generation_requests'> = {
+  table: 'generation_requests',
+  key: ['id'],
+  order: ['created_at', 'id'],
+  lease: { holder: 'claimed_by', until: 'lease_until' },
+  status: { column: 'status', waiting: 'pending', held: 'running' },
+  attempts: 'attempts',
+};
+
 /** Generation requests as jobs (claimed under a lease), their results and their history. */
 export class GenerationRepository {
+  /** The requests as jobs any node may claim. */
+  readonly queue: LeaseQueue<'generation_requests'>;
+
   constructor(
     private readonly db: Kysely<Tables>,
     private readonly dialect: SqlDialect,
-  ) {}
+  ) {
+    this.queue = new LeaseQueue(db, dialect, GENERATION_QUEUE);
+  }
 
   async insert(row: NewGenerationRow, results: readonly NewResultRow[] = []): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
@@ -67,65 +83,19 @@ export class GenerationRepository {
     return rows.map((row) => ({ status: row.status, jobs: Number(row.jobs), oldest: row.oldest === null ? null : String(row.oldest) }));
   }
 
-  /**
-   * Claims the oldest job that waits, or whose runner's lease has lapsed (its node stopped), for
-   * `node` until `leaseUntil`. On PostgreSQL the row is locked with SKIP LOCKED, so nodes
-   * claiming at once each get a different job; SQLite has one writer at a time.
-   */
-  async claim(node: string, now: Date, leaseUntil: Date): Promise<GenerationRow | undefined> {
-    const nowIso = now.toISOString();
-    const lock = this.dialect === 'postgres' ? sql` for update skip locked` : sql``;
-    const result = await sql<GenerationRow>`
-      update generation_requests
-         set status = 'running', claimed_by = ${node}, lease_until = ${leaseUntil.toISOString()}, attempts = attempts + 1
-       where id = (select id from generation_requests
-                    where status = 'pending' or (status = 'running' and lease_until < ${nowIso})
-                    order by created_at, id
-                    limit 1${lock})
-         and (status = 'pending' or (status = 'running' and lease_until < ${nowIso}))
-      returning *`.execute(this.db);
-    return result.rows[0];
-  }
-
-  /** The runner is still at it: its lease runs on. False when the job is no longer its own. */
-  async renew(id: string, node: string, leaseUntil: Date): Promise<boolean> {
-    const result = await this.db
-      .updateTable('generation_requests')
-      .set({ lease_until: leaseUntil.toISOString() })
-      .where('id', '=', id)
-      .where('claimed_by', '=', node)
-      .where('status', '=', 'running')
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
-  }
-
   /** Stores the results and marks the job done, only while it is still this node's; false otherwise (nothing kept). */
-  async complete(id: string, node: string, engine: string, results: readonly NewResultRow[], now: Date): Promise<boolean> {
+  async complete(job: GenerationRow, node: string, engine: string, results: readonly NewResultRow[], now: Date): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
-      const updated = await trx
-        .updateTable('generation_requests')
-        .set({ status: 'done', engine, finished_at: now.toISOString(), lease_until: null })
-        .where('id', '=', id)
-        .where('claimed_by', '=', node)
-        .where('status', '=', 'running')
-        .executeTakeFirst();
-      if (Number(updated.numUpdatedRows) !== 1) return false;
-      await trx.deleteFrom('generation_results').where('request_id', '=', id).execute();
+      if (!(await this.queue.finish(job, node, { status: 'done', engine, finished_at: now.toISOString() }, trx))) return false;
+      await trx.deleteFrom('generation_results').where('request_id', '=', job.id).execute();
       if (results.length > 0) await trx.insertInto('generation_results').values([...results]).execute();
       return true;
     });
   }
 
-  /** Marks the job failed with its reason, only while it is this node's (or, without a node, whoever's). */
-  async fail(id: string, node: string | undefined, reason: string, engine: string | null, now: Date): Promise<boolean> {
-    let query = this.db
-      .updateTable('generation_requests')
-      .set({ status: 'failed', failure: reason, engine, finished_at: now.toISOString(), lease_until: null })
-      .where('id', '=', id)
-      .where('status', 'in', ['pending', 'running']);
-    if (node !== undefined) query = query.where('claimed_by', '=', node);
-    const result = await query.executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+  /** Marks the job failed with its reason, only while it is this node's. */
+  fail(job: GenerationRow, node: string, reason: string, engine: string | null, now: Date): Promise<boolean> {
+    return this.queue.finish(job, node, { status: 'failed', failure: reason, engine, finished_at: now.toISOString() });
   }
 
   async markRefunded(id: string): Promise<void> {
@@ -138,20 +108,7 @@ export class GenerationRepository {
     return rows.map((row) => row.id);
   }
 
-  /** Gives back this node's claims (it is stopping): another node, or this one after a restart, runs them. */
-  async release(node: string): Promise<void> {
-    await this.db
-      .updateTable('generation_requests')
-      .set({ status: 'pending', claimed_by: null, lease_until: null })
-      .where('claimed_by', '=', node)
-      .where('status', '=', 'running')
-      .execute();
-  }
 
-  /** On SQLite the one process is every runner there is: a job 'running' at its start was interrupted. */
-  async releaseAll(): Promise<void> {
-    await this.db.updateTable('generation_requests').set({ status: 'pending', claimed_by: null, lease_until: null }).where('status', '=', 'running').execute();
-  }
 
   async history(filter: HistoryFilter, offset: number, limit: number): Promise<{ total: number; rows: GenerationRow[] }> {
     let query = this.db.selectFrom('generation_requests');

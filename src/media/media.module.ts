@@ -7,7 +7,7 @@ import { UrlSigner } from './url-signer.js';
 import { mediaRoutes } from './media.routes.js';
 import { VideoMedia } from './video/video-media.js';
 import { VideoTools } from './video/video-tools.js';
-import { TranscodeRepository, TranscodeRunner } from './video/video-transcodes.js';
+import { TranscodeJobs, TranscodeRepository } from './video/video-transcodes.js';
 
 export interface MediaExports {
   media: MediaService;
@@ -37,18 +37,19 @@ export async function mediaModule(platform: Platform, needs: MediaNeeds): Promis
   const deliverySigner = new UrlSigner(deliverySecret, config.publicUrl, config.deliveryUrlTtlSeconds);
   const videoTools = VideoTools.from(config.video);
   const transcodes = new TranscodeRepository(database.db, database.dialect);
-  const runner = new TranscodeRunner({
+  // Only a serving node runs the jobs (the platform's runner starts with serving); commands queue none.
+  const jobs = new TranscodeJobs({
+    runner: platform.jobs,
     repository: transcodes,
     blobs,
     tools: videoTools,
     enabled: config.video.runTranscodes,
     leaseMs: config.video.transcodeLeaseSeconds * 1000,
     timeoutMs: config.video.transcodeTimeoutSeconds * 1000,
-    soleRunner: database.dialect === 'sqlite',
     log: platform.log,
     now: platform.clock,
   });
-  const video = new VideoMedia({ blobs, repository: transcodes, runner, waitMs: config.video.transcodeWaitMs, now: platform.clock });
+  const video = new VideoMedia({ blobs, repository: transcodes, jobs, waitMs: config.video.transcodeWaitMs, now: platform.clock });
   const media = new MediaService({
     blobs,
     signer,
@@ -65,8 +66,5 @@ export async function mediaModule(platform: Platform, needs: MediaNeeds): Promis
         await open.register(mediaRoutes, { media, signer });
       },
     },
-    // Only a serving node runs transcode jobs; commands (ingest, the demo) queue none.
-    start: () => runner.start(),
-    close: () => runner.close(),
   };
 }

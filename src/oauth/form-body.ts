@@ -1,3 +1,5 @@
+import { InvalidRequest } from './oauth.errors.js';
+
 /**
  * `application/x-www-form-urlencoded` read strictly, for the OAuth endpoints: the token request's
  * body, the authorization request's query and the sign-in form. Unlike URLSearchParams, a
@@ -45,12 +47,21 @@ export function parseForm(text: string): ParsedForm {
   return { ok: true, fields };
 }
 
-/** RFC 6749 §3.1, §3.2: "Parameters sent without a value MUST be treated as if they were omitted." */
-export function withoutEmptyValues(fields: Readonly<Record<string, string>>, only?: readonly string[]): Record<string, string> {
-  const kept: Record<string, string> = Object.create(null) as Record<string, string>;
-  for (const name of only ?? Object.keys(fields)) {
-    const value = fields[name];
-    if (Object.hasOwn(fields, name) && value !== undefined && value !== '') kept[name] = value;
-  }
-  return kept;
+/**
+ * The fields of a form (or a query) for the OAuth endpoints' schemas, each given once; or the
+ * invalid_request that says why it cannot be read. RFC 6749 §3.1, §3.2: "Parameters sent
+ * without a value MUST be treated as if they were omitted", so blank ones are dropped here.
+ */
+export function readForm(text: string): Record<string, string> | InvalidRequest {
+  const form = parseForm(text);
+  if (!form.ok) return new InvalidRequest(formProblem(form));
+  const fields: Record<string, string> = Object.create(null);
+  for (const [name, value] of Object.entries(form.fields)) if (value !== '') fields[name] = value;
+  return fields;
+}
+
+/** Only a plain name is repeated back (error_description allows a narrow set of characters). */
+function formProblem(form: Exclude<ParsedForm, { ok: true }>): string {
+  if (form.problem === 'malformed') return 'The request has a parameter that is not correctly percent-encoded';
+  return /^[A-Za-z0-9_.-]{1,64}$/.test(form.name) ? `The parameter ${form.name} was given more than once` : 'A parameter was given more than once';
 }

@@ -1,18 +1,30 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { isStoreUnavailable } from '../platform/http/error-handler.js';
 import { isStorageFull, STORAGE_FULL_MESSAGE } from '../platform/http/storage-full.js';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaValidationError } from 'fastify';
 import { ApiError, REALM } from '../platform/http/errors.js';
-import { FORM_BODY_LIMIT_BYTES, FORM_CONTENT_TYPE, decodeFormComponent, parseForm, withoutEmptyValues, type ParsedForm } from './form-body.js';
+import type { TypeBoxRequestTypeProvider } from '../platform/http/parameters.js';
+import { FORM_BODY_LIMIT_BYTES, FORM_CONTENT_TYPE, decodeFormComponent, readForm } from './form-body.js';
+import { InvalidRequest, UnsupportedGrantType } from './oauth.errors.js';
 import {
   OAuthError,
+  type AuthorizationCheck,
   type AuthorizationRequest,
   type OAuthEndpoints,
   type OAuthErrorCode,
   type PresentedClient,
   type TokenResponse,
 } from './oauth.types.js';
-import { authorizationFormSchema, authorizationPageSchema, tokenEndpointSchema } from './oauth.schemas.js';
+import {
+  CSRF_FIELD,
+  TOKEN_GRANT_TYPES,
+  TokenRequest,
+  authorizationFormSchema,
+  authorizationPageSchema,
+  authorizationParameters,
+  tokenEndpointSchema,
+  tokenFormIndex,
+} from './oauth.schemas.js';
 import { htmlPageHeaders, renderErrorPage, renderSignInPage, type SignInField } from './sign-in-page.js';
 
 export interface OAuthRoutesOptions {
@@ -34,24 +46,13 @@ interface EndpointBase {
   familyOf(request: FastifyRequest): EndpointFamily;
 }
 
-/** The authorization request's parameters that the sign-in form carries from the GET to the POST. */
-const AUTHORIZATION_PARAMETERS = ['client_id', 'response_type', 'redirect_uri', 'state', 'code_challenge', 'code_challenge_method'] as const;
-
-/** The token request's own parameters: never accepted from the URL (RFC 6749 §2.3.1). */
-const TOKEN_REQUEST_PARAMETERS: ReadonlySet<string> = new Set([
-  'grant_type',
-  'client_id',
-  'client_secret',
-  'username',
-  'password',
-  'code',
-  'code_verifier',
-  'redirect_uri',
-  'refresh_token',
-]);
+/** The token request's own parameters (those of every grant's form): never accepted from the URL (RFC 6749 §2.3.1). */
+const TOKEN_REQUEST_PARAMETERS: ReadonlySet<string> = new Set(TokenRequest.anyOf.flatMap((form) => Object.keys(form.properties)));
 
 const CSRF_COOKIE = 'stockroom_oauth_csrf';
-const CSRF_FIELD = 'csrf_token';
+
+/** The sign-in page posts to itself (`…/oauth2/auth`); relative, so that it also holds behind a proxy that adds a prefix. */
+const FORM_ACTION = 'auth';
 
 /** RFC 6749 §5.1: responses with tokens or credentials are never cached, by HTTP/1.1 or 1.0 caches. */
 const TOKEN_HEADERS = { 'cache-control': 'no-store', pragma: 'no-cache', 'x-content-type-options': 'nosniff' } as const;
@@ -75,10 +76,13 @@ const Hidden = { schema: { hide: true } } as const;
 export async function oauthRoutes(app: FastifyInstance, options: OAuthRoutesOptions): Promise<void> {
   const bases = endpointBases(options.publicUrl, options.authUrl);
 
-  // Only forms are read here; JSON or anything else is refused (400) by the error handlers.
+  // Only forms are read here; JSON or anything else is refused (400) by the error handlers. The
+  // validator gets the form's fields; an empty body is no body, which the schemas refuse.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(FORM_CONTENT_TYPE, { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT_BYTES }, (_request, body, done) => {
-    done(null, body);
+    const fields = body === '' ? undefined : readForm(String(body));
+    if (fields instanceof OAuthError) done(fields, undefined);
+    else done(null, fields);
   });
 
   await app.register(tokenEndpoint, { oauth: options.oauth, bases, realm: options.realm ?? REALM });
@@ -138,7 +142,8 @@ interface TokenEndpointOptions {
   realm: string;
 }
 
-async function tokenEndpoint(app: FastifyInstance, { oauth, bases, realm }: TokenEndpointOptions): Promise<void> {
+async function tokenEndpoint(fastify: FastifyInstance, { oauth, bases, realm }: TokenEndpointOptions): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxRequestTypeProvider>();
   app.addHook('onRequest', async (_request, reply) => {
     reply.headers(TOKEN_HEADERS);
   });
@@ -146,13 +151,10 @@ async function tokenEndpoint(app: FastifyInstance, { oauth, bases, realm }: Toke
 
   for (const base of bases) {
     const url = `${base.prefix}/token`;
-    app.post(url, { schema: tokenEndpointSchema(base.prefix === '/oauth2' ? 'legacy' : 'newer') }, async (request, reply) => {
-      // RFC 6749 §2.3.1 and §3.2: credentials and grants travel in the body; a URL ends up in logs.
-      const inUrl = Object.keys(request.query as Record<string, unknown>).find((name) => TOKEN_REQUEST_PARAMETERS.has(name));
-      if (inUrl !== undefined) throw new OAuthError('invalid_request', `Send ${inUrl} in the form body, not in the URL`);
-      const form = readTokenForm(request.body);
+    const schema = tokenEndpointSchema(base.prefix === '/oauth2' ? 'legacy' : 'newer');
+    app.post(url, { schema, onRequest: refuseTokenParametersInUrl }, async (request, reply) => {
       const basic = readBasicCredentials(request.headers.authorization);
-      const response = await oauth.token(form, basic, request.ip);
+      const response = await oauth.token(textFieldsOf(request.body), basic, request.ip);
       return reply.code(200).send(tokenBody(response, base.familyOf(request)));
     });
     app.route({
@@ -177,13 +179,26 @@ function tokenBody(response: TokenResponse, family: EndpointFamily): Record<stri
   return body;
 }
 
-function readTokenForm(body: unknown): Record<string, string> {
-  if (typeof body !== 'string' || body === '') {
-    throw new OAuthError('invalid_request', `The request needs a body of type ${FORM_CONTENT_TYPE}`);
-  }
-  const form = parseForm(body);
-  if (!form.ok) throw new OAuthError('invalid_request', formProblem(form));
-  return withoutEmptyValues(form.fields);
+/** RFC 6749 §2.3.1 and §3.2: credentials and grants travel in the body; a URL ends up in logs. */
+async function refuseTokenParametersInUrl(request: FastifyRequest): Promise<void> {
+  const inUrl = namesOf(request.query).find((name) => TOKEN_REQUEST_PARAMETERS.has(name));
+  if (inUrl !== undefined) throw new InvalidRequest(`Send ${inUrl} in the form body, not in the URL`);
+}
+
+/**
+ * A token request its schema refused, in RFC 6749 §5.2's terms: the form of the grant it names
+ * says which parameter is missing; a grant_type no form names is unsupported_grant_type.
+ */
+function tokenRequestRefusal(body: unknown, issues: readonly FastifySchemaValidationError[]): OAuthError {
+  if (typeof body !== 'object' || body === null) return new InvalidRequest(`The request needs a body of type ${FORM_CONTENT_TYPE}`);
+  const grantType = textFieldsOf(body).grant_type;
+  if (grantType === undefined) return new InvalidRequest('The grant_type parameter is missing');
+  const form = tokenFormIndex(grantType);
+  // The value is not echoed: error_description allows only some ASCII (RFC 6749 §5.2).
+  if (form === -1) return new UnsupportedGrantType(`The grant_type is not one this server supports (${TOKEN_GRANT_TYPES.join(', ')})`);
+  const issue = issues.find((candidate) => candidate.schemaPath.startsWith(`#/anyOf/${form}/`));
+  const name = parameterOf(issue);
+  return new InvalidRequest(issue?.keyword === 'required' ? `The ${name} parameter is missing` : `The ${name} parameter is not valid`);
 }
 
 /**
@@ -239,8 +254,9 @@ function errorBody(code: OAuthErrorCode, description: string): { error: OAuthErr
   return { error: code, error_description: safe };
 }
 
-function sendTokenError(error: FastifyError | OAuthError, request: FastifyRequest, reply: FastifyReply, realm: string): FastifyReply {
+function sendTokenError(failure: FastifyError | OAuthError, request: FastifyRequest, reply: FastifyReply, realm: string): FastifyReply {
   reply.headers(TOKEN_HEADERS);
+  const error = 'validation' in failure && failure.validation ? tokenRequestRefusal(request.body, failure.validation) : failure;
   if (error instanceof OAuthError) {
     let status = error.status;
     // RFC 6749 §5.2: a client that authenticated with the Authorization header gets 401 and the challenge.
@@ -272,15 +288,17 @@ interface AuthorizationEndpointOptions {
   bases: readonly EndpointBase[];
 }
 
-async function authorizationEndpoint(app: FastifyInstance, { oauth, bases }: AuthorizationEndpointOptions): Promise<void> {
+async function authorizationEndpoint(fastify: FastifyInstance, { oauth, bases }: AuthorizationEndpointOptions): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxRequestTypeProvider>();
   app.addHook('onRequest', async (_request, reply) => {
     reply.headers(AUTHORIZATION_HEADERS);
   });
-  app.setErrorHandler((error: FastifyError | OAuthError, request, reply) => {
+  app.setErrorHandler(async (error: FastifyError | OAuthError, request, reply) => {
     if (error instanceof OAuthError) {
       if (error.retryAfterSeconds !== undefined) reply.header('retry-after', retryAfter(error.retryAfterSeconds));
       return sendErrorPage(reply, error.status, error.description);
     }
+    if (error.validation) return answerRefusedRequest(request, reply, error.validation);
     const status = error.statusCode;
     if (status !== undefined && status >= 400 && status < 500) {
       return sendErrorPage(reply, 400, `${readProblem(error)}. Start again from the application.`);
@@ -290,52 +308,54 @@ async function authorizationEndpoint(app: FastifyInstance, { oauth, bases }: Aut
     return sendErrorPage(reply, 500, 'Something went wrong on our side. Try again in a moment.');
   });
 
+  /**
+   * A request or a sign-in form its schema refused. Until client_id and redirect_uri are known to
+   * be good, nothing is redirected (RFC 6749 §4.1.2.1): the rules check the parameters as sent
+   * and answer with a page, or with a redirect carrying the error. A form is first held to its
+   * CSRF cookie, as a valid one is.
+   */
+  async function answerRefusedRequest(request: FastifyRequest, reply: FastifyReply, issues: readonly FastifySchemaValidationError[]): Promise<FastifyReply> {
+    const posted = request.method === 'POST';
+    const fields = textFieldsOf(posted ? request.body : request.query);
+    const csrfToken = fields[CSRF_FIELD] ?? '';
+    if (posted && !csrfMatches(request.headers.cookie, csrfToken)) return sendExpiredForm(reply);
+    const parameters = authorizationParameters(fields);
+    const check = await oauth.checkAuthorization(parameters);
+    if (check.kind !== 'ok') return answerCheck(reply, check);
+    const name = parameterOf(issues[0]);
+    if (posted && name === 'decision') {
+      return sendSignInPage(reply, 400, { request: check.request, parameters, csrfToken, username: fields.username, problem: { message: 'Choose Allow or Deny.', fields: [] } });
+    }
+    // The rules took what the schema refuses: a page says so, never a redirect the rules did not make.
+    return sendErrorPage(reply, 400, `The ${name} parameter is not valid. Start again from the application.`);
+  }
+
   for (const base of bases) {
     const url = `${base.prefix}/auth`;
-    // The page posts to itself; relative, so that it also holds behind a proxy that adds a prefix.
-    const action = url.slice(url.lastIndexOf('/') + 1);
 
-    app.get(url, { schema: authorizationPageSchema }, async (request, reply) => {
-      const query = parseForm(queryOf(request.url));
-      if (!query.ok) return sendErrorPage(reply, 400, formProblem(query));
-      const check = await oauth.checkAuthorization(withoutEmptyValues(query.fields));
-      if (check.kind === 'error-page') return sendErrorPage(reply, 400, check.message);
-      if (check.kind === 'redirect') return reply.code(302).header('location', check.location).send();
+    app.get(url, { schema: authorizationPageSchema, onRequest: readQueryAsForm }, async (request, reply) => {
+      const parameters = authorizationParameters(request.query);
+      const check = await oauth.checkAuthorization(parameters);
+      if (check.kind !== 'ok') return answerCheck(reply, check);
       const csrfToken = randomBytes(32).toString('base64url');
       reply.header('set-cookie', csrfCookie(csrfToken, request.protocol === 'https'));
-      return sendSignInPage(reply, 200, {
-        request: check.request,
-        parameters: withoutEmptyValues(query.fields, AUTHORIZATION_PARAMETERS),
-        csrfToken,
-        action,
-      });
+      return sendSignInPage(reply, 200, { request: check.request, parameters, csrfToken });
     });
 
     app.post(url, { schema: authorizationFormSchema }, async (request, reply) => {
-      const form = parseForm(typeof request.body === 'string' ? request.body : '');
-      if (!form.ok) return sendErrorPage(reply, 400, formProblem(form));
-      const fields = form.fields;
-      const csrfToken = fields[CSRF_FIELD] ?? '';
-      if (!csrfMatches(request.headers.cookie, csrfToken)) {
-        return sendErrorPage(reply, 403, 'The sign-in form has expired; start again from the application.');
-      }
+      const form = request.body;
+      if (!csrfMatches(request.headers.cookie, form.csrf_token)) return sendExpiredForm(reply);
 
       // The form's hidden fields are checked again exactly as a fresh request would be.
-      const parameters = withoutEmptyValues(fields, AUTHORIZATION_PARAMETERS);
+      const parameters = authorizationParameters(form);
       const check = await oauth.checkAuthorization(parameters);
-      if (check.kind === 'error-page') return sendErrorPage(reply, 400, check.message);
-      // 302, the spec's status for the authorization answer; never 307, which would re-post the credentials (RFC 9700 §4.12).
-      if (check.kind === 'redirect') return found(reply, check.location);
+      if (check.kind !== 'ok') return answerCheck(reply, check);
+      if (form.decision === 'deny') return found(reply, await oauth.completeAuthorization(check.request, 0, 'deny'));
 
-      const page = { request: check.request, parameters, csrfToken, action };
-      const decision = fields.decision;
-      if (decision === 'deny') return found(reply, await oauth.completeAuthorization(check.request, 0, 'deny'));
-      if (decision !== 'allow') {
-        return sendSignInPage(reply, 400, { ...page, username: fields.username, problem: { message: 'Choose Allow or Deny.', fields: [] } });
-      }
-
-      const username = fields.username ?? '';
-      const password = fields.password ?? '';
+      // Allow needs both; the schema cannot say so (Deny needs neither).
+      const page = { request: check.request, parameters, csrfToken: form.csrf_token };
+      const username = form.username ?? '';
+      const password = form.password ?? '';
       const missing: SignInField[] = [];
       if (username === '') missing.push('username');
       if (password === '') missing.push('password');
@@ -369,12 +389,28 @@ async function authorizationEndpoint(app: FastifyInstance, { oauth, bases }: Aut
   }
 }
 
+/** The query, read as strictly as a form (each parameter once, blank ones dropped), for the schema to judge. */
+async function readQueryAsForm(request: FastifyRequest): Promise<void> {
+  const fields = readForm(queryOf(request.url));
+  if (fields instanceof OAuthError) throw fields;
+  request.query = fields;
+}
+
+/** The rules' answer to a request they did not take: a page while the client or redirect is in doubt, else the error at the redirect_uri. */
+function answerCheck(reply: FastifyReply, check: Exclude<AuthorizationCheck, { kind: 'ok' }>): FastifyReply {
+  // 302, the spec's status for the authorization answer; never 307, which would re-post the credentials (RFC 9700 §4.12).
+  return check.kind === 'error-page' ? sendErrorPage(reply, 400, check.message) : found(reply, check.location);
+}
+
+function sendExpiredForm(reply: FastifyReply): FastifyReply {
+  return sendErrorPage(reply, 403, 'The sign-in form has expired; start again from the application.');
+}
+
 interface SignInPageState {
   request: AuthorizationRequest;
   parameters: Readonly<Record<string, string>>;
   csrfToken: string;
-  action: string;
-  username?: string;
+  username?: string | undefined;
   problem?: { message: string; fields: readonly SignInField[] };
 }
 
@@ -383,7 +419,7 @@ function sendSignInPage(reply: FastifyReply, status: number, state: SignInPageSt
     clientName: state.request.clientName,
     firstParty: state.request.firstParty,
     redirectUri: state.request.redirectUri,
-    action: state.action,
+    action: FORM_ACTION,
     parameters: Object.entries(state.parameters),
     csrfToken: state.csrfToken,
     username: state.username,
@@ -440,12 +476,23 @@ function digest(value: string): Buffer {
 // ---------------------------------------------------------------------------------------------
 // Shared
 
-function formProblem(form: Exclude<ParsedForm, { ok: true }>): string {
-  if (form.problem === 'malformed') return 'The request has a parameter that is not correctly percent-encoded';
-  // Only a plain name is repeated back (error_description allows a narrow set of characters).
-  return /^[A-Za-z0-9_.-]{1,64}$/.test(form.name)
-    ? `The parameter ${form.name} was given more than once`
-    : 'A parameter was given more than once';
+/** The text fields of a read form or query (the validator's refusals come with the value as it was). */
+function textFieldsOf(value: unknown): Record<string, string> {
+  const fields: Record<string, string> = Object.create(null);
+  if (typeof value !== 'object' || value === null) return fields;
+  for (const [name, field] of Object.entries(value)) if (typeof field === 'string') fields[name] = field;
+  return fields;
+}
+
+function namesOf(value: unknown): string[] {
+  return typeof value === 'object' && value !== null ? Object.keys(value) : [];
+}
+
+/** The parameter a validator's refusal is about. */
+function parameterOf(issue: FastifySchemaValidationError | undefined): string {
+  const missing = issue?.params.missingProperty;
+  if (typeof missing === 'string') return missing;
+  return issue?.instancePath.split('/').find(Boolean) ?? 'request';
 }
 
 /** Fastify's own client errors (content type, body size, unreadable body), in our words. */

@@ -14,6 +14,7 @@ import { Metrics } from './metrics/metrics.js';
 import { Readiness } from './http/health.js';
 import { DecodeSlots } from './decode-slots.js';
 import { privateFolder, privateStoreFiles, type TightenedMode } from './private-files.js';
+import { JobRunner } from './jobs/job-runner.js';
 
 /** What time it is: one clock for every module, so that a test can hold it still. */
 export type Clock = () => Date;
@@ -38,6 +39,8 @@ export interface Platform {
   readonly readiness: Readiness;
   /** Bounds the pictures decoded at once on request paths (STOCKROOM_IMAGE_DECODES): every module's decodes share it. */
   readonly imageDecodes: DecodeSlots;
+  /** This node's runner of the jobs in the store; a module registers its kinds of job here. Started only by a serving node. */
+  readonly jobs: JobRunner;
   /** Starts reading the change log; called once every module has subscribed. */
   followChanges(): Promise<void>;
   /** Stops the change feed first, so that nothing reaches a module that is closing. */
@@ -82,6 +85,7 @@ export async function openPlatform(config: Config, overrides: PlatformOverrides 
   const throttle = countingRefusals(createThrottle(redis ? { redis } : {}), metrics);
   const changeFeed = new ChangeFeed(database.db);
   const changeFeedIntervalMs = overrides.changeFeedIntervalMs ?? DEFAULT_CHANGE_FEED_INTERVAL_MS;
+  const clock = overrides.clock ?? (() => new Date());
   metrics.gauge('change_feed_lag_changes', "Changes in the store's log that this node has not read yet", async () => Math.max(0, (await latestChangeSeq(database.db)) - changeFeed.position));
   metrics.gauge('change_feed_last_read_age_seconds', 'Seconds since this node last read the change log', () => {
     const readAt = changeFeed.lastReadAt;
@@ -95,10 +99,12 @@ export async function openPlatform(config: Config, overrides: PlatformOverrides 
     throttle,
     changeFeed,
     log,
-    clock: overrides.clock ?? (() => new Date()),
+    clock,
     metrics,
     readiness: new Readiness({ database, redis, blobs, changeFeed, changeFeedIntervalMs, storagePaths: localStoragePaths(config, blobs) }),
     imageDecodes: new DecodeSlots(config.imageDecodes.concurrency, config.imageDecodes.queue),
+    // A SQLite store is one process's: whatever jobs it holds at start, that process held before it stopped.
+    jobs: new JobRunner({ soleRunner: database.dialect === 'sqlite', log, now: clock }),
     followChanges: () => changeFeed.start(changeFeedIntervalMs),
     stopFollowingChanges: () => changeFeed.stop(),
     async close() {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import pg from 'pg';
-import { migrateToLatest, openDatabase, type Database } from '../../src/platform/db/database.js';
+import { migrateToLatest, openDatabase, type Database, type DatabaseOptions } from '../../src/platform/db/database.js';
 
 export const POSTGRES_URL = process.env.STOCKROOM_TEST_DATABASE_URL;
 export const REDIS_URL = process.env.STOCKROOM_TEST_REDIS_URL;
@@ -14,19 +14,25 @@ export const STORES: ReadonlyArray<{ name: 'sqlite' | 'postgres'; url: string | 
 
 export interface TestStore {
   database: Database;
+  /** How another process opens the same store. */
+  options: DatabaseOptions;
   drop(): Promise<void>;
 }
 
-/** A fresh, migrated store: an in-memory SQLite, or a schema of its own in the test PostgreSQL. */
-export async function openTestStore(url: string | undefined): Promise<TestStore> {
+/**
+ * A fresh, migrated store: a SQLite (in memory, unless other processes are to open it too: then
+ * in `sqliteFile`), or a schema of its own in the test PostgreSQL.
+ */
+export async function openTestStore(url: string | undefined, sqliteFile = ':memory:'): Promise<TestStore> {
   if (!url) {
-    const database = await openDatabase({ sqliteFile: ':memory:' });
+    const database = await openDatabase({ sqliteFile });
     await migrateToLatest(database);
-    return { database, drop: () => database.close() };
+    return { database, options: { sqliteFile }, drop: () => database.close() };
   }
   const { schema, database } = await migratedSchema(url);
   return {
     database,
+    options: { url, pgSchema: schema },
     async drop() {
       // The app may have closed the pool already.
       await database.close().catch(() => undefined);

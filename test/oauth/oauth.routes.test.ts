@@ -697,3 +697,107 @@ describe('authorization endpoint, POST', () => {
     expect(oauth.signInCalls).toHaveLength(0);
   });
 });
+
+describe('what each endpoint’s schema refuses, answered in RFC 6749’s terms', () => {
+  describe('token endpoint', () => {
+    it.each([
+      ['a missing grant_type', form({ client_id: 'key-abc' }), 'invalid_request', 'The grant_type parameter is missing'],
+      ['a blank grant_type', 'grant_type=&client_id=key-abc', 'invalid_request', 'The grant_type parameter is missing'],
+      ['the password grant without a password', form({ grant_type: 'password', username: 'ana' }), 'invalid_request', 'The password parameter is missing'],
+      ['the code grant without its redirect_uri', form({ grant_type: 'authorization_code', code: 'c' }), 'invalid_request', 'The redirect_uri parameter is missing'],
+      ['the refresh grant with a blank refresh_token', 'grant_type=refresh_token&refresh_token=', 'invalid_request', 'The refresh_token parameter is missing'],
+      [
+        'a grant_type no form names',
+        form({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code' }),
+        'unsupported_grant_type',
+        'The grant_type is not one this server supports (password, client_credentials, authorization_code, refresh_token)',
+      ],
+      ['implicit, whose token comes from the authorization endpoint', form({ grant_type: 'implicit' }), 'unsupported_grant_type', expect.stringContaining('not one this server supports')],
+      ['an empty body', '', 'invalid_request', 'The request needs a body of type application/x-www-form-urlencoded'],
+    ])('refuses %s before the rules see it', async (_case, body, error, description) => {
+      const { app, oauth } = await start();
+      const response = await postForm(app, '/v4/oauth2/token', body);
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toEqual({ error, error_description: description });
+      expectNoStore(response);
+      expect(oauth.tokenCalls).toHaveLength(0);
+    });
+
+    it('passes parameters no form names on to the rules, which ignore them (RFC 6749 §3.2)', async () => {
+      const { app, oauth } = await start();
+      await postForm(app, '/v4/oauth2/token', form({ grant_type: 'client_credentials', client_id: 'key-abc', scope: 'read' }));
+      expect(oauth.tokenCalls[0]?.form).toEqual({ grant_type: 'client_credentials', client_id: 'key-abc', scope: 'read' });
+    });
+
+    it('refuses a token parameter in the URL even when given twice there, and takes other query parameters', async () => {
+      const { app, oauth } = await start();
+      const twice = await postForm(app, '/v4/oauth2/token?client_secret=a&client_secret=b', form({ grant_type: 'client_credentials', client_id: 'key-abc' }));
+      expect(twice.json()).toEqual({ error: 'invalid_request', error_description: 'Send client_secret in the form body, not in the URL' });
+      const other = await postForm(app, '/v4/oauth2/token?tenant=7', GRANT);
+      expect(other.statusCode).toBe(200);
+      expect(oauth.tokenCalls).toHaveLength(1);
+    });
+  });
+
+  describe('authorization endpoint', () => {
+    it('hands a refused request to the rules with its parameters as sent, blank ones left out, and answers as they say', async () => {
+      const oauth = new FakeOAuth();
+      const location = `${REDIRECT_URI}&error=invalid_request&state=xyz`;
+      oauth.checkAnswer = async () => ({ kind: 'redirect', location });
+      const { app } = await start({}, oauth);
+      const { response_type: _omitted, ...withoutResponseType } = AUTH_QUERY;
+      const response = await app.inject({ method: 'GET', url: `/v4/oauth2/auth?${form({ ...withoutResponseType, code_challenge_method: '' })}` });
+      expect(response.statusCode).toBe(302);
+      expect(response.headers.location).toBe(location);
+      const { code_challenge_method: _blank, ...sent } = withoutResponseType;
+      expect(oauth.checkCalls).toEqual([sent]);
+    });
+
+    it('shows the rules’ page for a refused request whose client they do not know', async () => {
+      const oauth = new FakeOAuth();
+      oauth.checkAnswer = async () => ({ kind: 'error-page', message: 'The request has no client_id.' });
+      const { app } = await start({}, oauth);
+      const { client_id: _omitted, ...withoutClient } = AUTH_QUERY;
+      const response = await app.inject({ method: 'GET', url: `/v4/oauth2/auth?${form(withoutClient)}` });
+      expect(response.statusCode).toBe(400);
+      expect(response.headers.location).toBeUndefined();
+      expect(response.body).toContain('The request has no client_id.');
+    });
+
+    it('never redirects what the schema refuses and the rules took: a page names the parameter', async () => {
+      const { app, oauth } = await start();
+      const response = await app.inject({ method: 'GET', url: `/v4/oauth2/auth?${form({ ...AUTH_QUERY, state: 's'.repeat(2049) })}` });
+      expect(response.statusCode).toBe(400);
+      expect(response.headers.location).toBeUndefined();
+      expect(response.headers['set-cookie']).toBeUndefined();
+      expect(response.body).toContain('The state parameter is not valid');
+      expect(oauth.checkCalls).toHaveLength(1);
+    });
+
+    it('shows the page again, asking for a decision, when the form has none or another one', async () => {
+      const { app, oauth } = await start();
+      const page = await app.inject({ method: 'GET', url: `/v4/oauth2/auth?${form(AUTH_QUERY)}` });
+      const token = csrfCookieOf(page).value;
+      const cookie = `stockroom_oauth_csrf=${token}`;
+      for (const decision of [undefined, 'maybe']) {
+        const fields = { ...AUTH_QUERY, csrf_token: token, username: 'ana', password: 'pw', ...(decision ? { decision } : {}) };
+        const response = await postForm(app, '/v4/oauth2/auth', form(fields), { cookie });
+        expect(response.statusCode, decision).toBe(400);
+        expect(response.body).toContain('role="alert">Choose Allow or Deny.</p>');
+        expect(response.body).toMatch(/<input id="username"[^>]* value="ana"/);
+        expect(response.body).toContain(`<input type="hidden" name="csrf_token" value="${token}">`);
+      }
+      expect(oauth.signInCalls).toHaveLength(0);
+      expect(oauth.completeCalls).toHaveLength(0);
+    });
+
+    it('holds a refused form to its CSRF cookie before anything else', async () => {
+      const { app, oauth } = await start();
+      oauth.checkCalls = [];
+      const response = await postForm(app, '/v4/oauth2/auth', form({ ...AUTH_QUERY, decision: 'maybe' }));
+      expect(response.statusCode).toBe(403);
+      expect(response.body).toContain('The sign-in form has expired');
+      expect(oauth.checkCalls).toHaveLength(0);
+    });
+  });
+});

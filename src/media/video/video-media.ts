@@ -5,7 +5,7 @@
  */
 import type { BlobStore } from '../../platform/blobs/blob-store.js';
 import { mediaTypeByExtension } from '../delivery.js';
-import { PREVIEW_KIND, type TranscodeRepository, type TranscodeRunner } from './video-transcodes.js';
+import { PREVIEW_KIND, type TranscodeJobs, type TranscodeRepository } from './video-transcodes.js';
 
 /** How often a waiting request looks at its job. */
 const WAIT_STEP_MS = 150;
@@ -45,7 +45,7 @@ export function keyFrameKey(originalKey: string, index: number): string {
 export interface VideoMediaOptions {
   blobs: BlobStore;
   repository: TranscodeRepository;
-  runner: TranscodeRunner;
+  jobs: TranscodeJobs;
   /** How long a request waits for a file being made. */
   waitMs: number;
   now: () => Date;
@@ -60,7 +60,7 @@ export class VideoMedia {
    * configured time, then throws VideoPreparingError; VideoTranscodeFailedError when it failed.
    */
   async madeFile(originalKey: string, kind: string): Promise<string | null> {
-    const { repository, runner, blobs } = this.options;
+    const { repository, jobs, blobs } = this.options;
     const deadline = Date.now() + this.options.waitMs;
     let queued = false;
     for (;;) {
@@ -76,7 +76,7 @@ export class VideoMedia {
         await repository.enqueue(originalKey, kind, this.options.now());
         queued = true;
       }
-      runner.wake();
+      jobs.wake();
       if (Date.now() >= deadline) throw new VideoPreparingError(Math.max(1, Math.ceil(Math.min(this.options.waitMs, 10_000) / 1000)));
       await new Promise((resolve) => setTimeout(resolve, Math.min(WAIT_STEP_MS, Math.max(1, deadline - Date.now()))));
     }
@@ -85,7 +85,7 @@ export class VideoMedia {
   /** Queues the job of the file `kind` of an original unless it is known, without waiting for it. */
   async queue(originalKey: string, kind: string): Promise<void> {
     await this.options.repository.enqueue(originalKey, kind, this.options.now());
-    this.options.runner.wake();
+    this.options.jobs.wake();
   }
 
   /** The preview clip's key, made when it is not yet (see madeFile). */

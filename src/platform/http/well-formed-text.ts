@@ -70,10 +70,7 @@ function decodedPiece(piece: string): string {
   }
 }
 
-/**
- * A body that reached the routes as text: the OAuth endpoints read their form bodies themselves
- * (strictly, see src/oauth/form-body.ts). Its names and values are looked at as they decode.
- */
+/** A body that reached the routes as text (no parser read it into fields): its names and values are looked at as they decode. */
 function findInText(body: string): ApiError | undefined {
   const raw = problemIn(body);
   if (raw) return refusal('request body', 'body', raw);
@@ -88,12 +85,17 @@ function findInText(body: string): ApiError | undefined {
 }
 
 /** The first NUL or lone surrogate of a request's path parameters, query and body, as its refusal. */
-export function malformedTextOf(request: Pick<FastifyRequest, 'params' | 'query' | 'body'>): ApiError | undefined {
+export function malformedTextOf(request: Pick<FastifyRequest, 'params' | 'query' | 'body' | 'headers'>): ApiError | undefined {
   return (
     findInValue(request.params, 'path parameter', '') ??
     findInValue(request.query, 'query parameter', '') ??
-    (typeof request.body === 'string' ? findInText(request.body) : findInValue(request.body, 'body field', ''))
+    (typeof request.body === 'string' ? findInText(request.body) : findInValue(request.body, isForm(request.headers['content-type']) ? 'form field' : 'body field', ''))
   );
+}
+
+/** Whether a body came as a form (the OAuth endpoints and the catalogue browser read forms into their fields). */
+function isForm(contentType: string | undefined): boolean {
+  return contentType?.split(';')[0]?.trim().toLowerCase() === 'application/x-www-form-urlencoded';
 }
 
 /**

@@ -4,7 +4,8 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FilesystemBlobStore } from '../../../src/platform/blobs/filesystem-blob-store.js';
 import { VideoMedia, VideoPreparingError, VideoTranscodeFailedError } from '../../../src/media/video/video-media.js';
-import { TranscodeRepository, TranscodeRunner } from '../../../src/media/video/video-transcodes.js';
+import { JobRunner } from '../../../src/platform/jobs/job-runner.js';
+import { TranscodeJobs, TranscodeRepository } from '../../../src/media/video/video-transcodes.js';
 import { openTestStore, STORES, type TestStore } from '../../helpers/test-store.js';
 import { ffprobeBytes, makeClip, scratchDir, tools } from './video-fixtures.js';
 
@@ -15,26 +16,18 @@ describe.each(STORES)('video transcode jobs, on $name', ({ name, url }) => {
   let dir: string;
   let blobs: FilesystemBlobStore;
   let repository: TranscodeRepository;
-  const runners: TranscodeRunner[] = [];
+  const runners: JobRunner[] = [];
 
-  /** A node's runner on the shared store; `enabled: false` is a node that runs no jobs. */
+  /** A node's job runner on the shared store, running transcodes; `enabled: false` is a node that runs no jobs. */
   function node(options: { enabled?: boolean; leaseMs?: number } = {}) {
-    const runner = new TranscodeRunner({
-      repository,
-      blobs,
-      tools,
-      enabled: options.enabled ?? true,
-      leaseMs: options.leaseMs ?? 60_000,
-      timeoutMs: 120_000,
-      pollMs: 100,
-      soleRunner: name === 'sqlite',
-      log: pino({ level: 'silent' }),
-      now: () => new Date(),
-    });
+    const log = pino({ level: 'silent' });
+    const now = () => new Date();
+    const runner = new JobRunner({ soleRunner: name === 'sqlite', log, now });
+    const jobs = new TranscodeJobs({ runner, repository, blobs, tools, enabled: options.enabled ?? true, leaseMs: options.leaseMs ?? 60_000, timeoutMs: 120_000, pollMs: 100, log, now });
     runners.push(runner);
-    return runner;
+    return { node: runner.node, jobs, start: () => runner.start(), close: () => runner.close() };
   }
-  const waitingUpTo = (runner: TranscodeRunner, waitMs: number) => new VideoMedia({ blobs, repository, runner, waitMs, now: () => new Date() });
+  const waitingUpTo = ({ jobs }: { jobs: TranscodeJobs }, waitMs: number) => new VideoMedia({ blobs, repository, jobs, waitMs, now: () => new Date() });
 
   beforeAll(async () => {
     store = await openTestStore(url);
@@ -75,7 +68,7 @@ describe.each(STORES)('video transcode jobs, on $name', ({ name, url }) => {
   it('runs again a job whose node stopped in the middle of it', async () => {
     await repository.enqueue(ORIGINAL, 'HD Web', new Date());
     // A node claims the job and is gone before it finishes: its lease runs out a second later.
-    const claimed = await repository.claim('node-that-died', new Date(), new Date(Date.now() + 1000));
+    const claimed = await repository.queue.claim('node-that-died', new Date(), new Date(Date.now() + 1000));
     expect(claimed).toMatchObject({ kind: 'HD Web', status: 'running', claimed_by: 'node-that-died' });
     // SQLite: the one process starting again finds it running and takes it back at once;
     // PostgreSQL: another node takes it once the lease has lapsed.
