@@ -31,7 +31,6 @@ import {
   ShareParams,
   SharedBoard,
   boardSort,
-  type BoardInfoBody,
 } from './boards.schemas.js';
 
 export interface BoardsRoutesOptions {
