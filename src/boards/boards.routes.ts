@@ -1,6 +1,6 @@
-import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { requireBody } from '../platform/http/body-required.js';
+import type { TypeBoxTypeProvider } from '../platform/http/parameters.js';
 import { BOARD_LIMITS } from './boards.policy.js';
 import { boardUserOf, type BoardsService } from './boards.service.js';
 import {
@@ -31,7 +31,6 @@ import {
   ShareParams,
   SharedBoard,
   boardSort,
-  type BoardInfoBody,
 } from './boards.schemas.js';
 
 export interface BoardsRoutesOptions {
@@ -59,13 +58,14 @@ async function userOf(request: FastifyRequest): Promise<number> {
  */
 export async function boardsRoutes(app: FastifyInstance, options: BoardsRoutesOptions): Promise<void> {
   const { boards } = options;
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
 
   // No token: 401 before any complaint about the request; a token of no user: 403.
   app.addHook('onRequest', async (request) => {
     if (request.method !== 'OPTIONS') boardUserOf(await request.requireBearer());
   });
 
-  app.get(
+  api.get(
     '/boards',
     {
       schema: {
@@ -77,7 +77,7 @@ export async function boardsRoutes(app: FastifyInstance, options: BoardsRoutesOp
       },
     },
     async (request) => {
-      const query = request.query as Static<typeof BoardListQuery>;
+      const query = request.query;
       return boards.list(await userOf(request), {
         page: query.page ?? 1,
         pageSize: query.page_size ?? query.pageSize ?? DEFAULT_PAGE_SIZE,
@@ -87,7 +87,7 @@ export async function boardsRoutes(app: FastifyInstance, options: BoardsRoutesOp
     },
   );
 
-  app.post(
+  api.post(
     '/boards',
     {
       schema: {
@@ -100,12 +100,12 @@ export async function boardsRoutes(app: FastifyInstance, options: BoardsRoutesOp
       },
     },
     async (request, reply) => {
-      const created = await boards.create(await userOf(request), request.body as BoardInfoBody);
+      const created = await boards.create(await userOf(request), request.body);
       return reply.code(201).send(created);
     },
   );
 
-  app.post(
+  api.post(
     '/boards/invitations/:invitation_token',
     {
       schema: {
@@ -124,10 +124,10 @@ export async function boardsRoutes(app: FastifyInstance, options: BoardsRoutesOp
         },
       },
     },
-    async (request) => boards.acceptInvitation(await userOf(request), (request.params as Static<typeof InvitationParams>).invitation_token),
+    async (request) => boards.acceptInvitation(await userOf(request), request.params.invitation_token),
   );
 
-  app.put(
+  api.put(
     '/boards/:board_id/assets',
     {
       schema: {
@@ -145,14 +145,14 @@ export async function boardsRoutes(app: FastifyInstance, options: BoardsRoutesOp
       preValidation: requireBody,
     },
     async (request, reply) => {
-      const { board_id: boardId } = request.params as Static<typeof BoardParams>;
-      const body = (request.body as Static<typeof AddAssetsBody>) ?? [];
+      const { board_id: boardId } = request.params;
+      const body = request.body ?? [];
       const result = await boards.addAssets(await userOf(request), boardId, body.map((asset) => asset.asset_id));
       return reply.code(201).send(result);
     },
   );
 
-  app.delete(
+  api.delete(
     '/boards/:board_id/assets',
     {
       schema: {
@@ -166,14 +166,14 @@ export async function boardsRoutes(app: FastifyInstance, options: BoardsRoutesOp
       },
     },
     async (request, reply) => {
-      const { board_id: boardId } = request.params as Static<typeof BoardParams>;
-      const { asset_ids: sent } = request.query as Static<typeof RemoveAssetsQuery>;
+      const { board_id: boardId } = request.params;
+      const { asset_ids: sent } = request.query;
       await boards.removeAssets(await userOf(request), boardId, sent ?? []);
       return reply.code(200).send();
     },
   );
 
-  app.put(
+  api.put(
     '/boards/:board_id/assets/:asset_id',
     {
       schema: {
@@ -191,13 +191,13 @@ export async function boardsRoutes(app: FastifyInstance, options: BoardsRoutesOp
       },
     },
     async (request, reply) => {
-      const { board_id: boardId, asset_id: assetId } = request.params as Static<typeof BoardAssetParams>;
+      const { board_id: boardId, asset_id: assetId } = request.params;
       await boards.addAsset(await userOf(request), boardId, assetId);
       return reply.code(201).send();
     },
   );
 
-  app.delete(
+  api.delete(
     '/boards/:board_id/assets/:asset_id',
     {
       schema: {
@@ -210,13 +210,13 @@ export async function boardsRoutes(app: FastifyInstance, options: BoardsRoutesOp
       },
     },
     async (request, reply) => {
-      const { board_id: boardId, asset_id: assetId } = request.params as Static<typeof BoardAssetParams>;
+      const { board_id: boardId, asset_id: assetId } = request.params;
       await boards.removeAssets(await userOf(request), boardId, [assetId]);
       return reply.code(200).send();
     },
   );
 
-  app.get(
+  api.get(
     '/boards/:board_id/comments',
     {
       schema: {
@@ -227,10 +227,10 @@ export async function boardsRoutes(app: FastifyInstance, options: BoardsRoutesOp
         response: { 200: CommentsList, ...BAD_INPUT, ...USER_ONLY, ...BOARD_MISSING },
       },
     },
-    async (request) => boards.comments(await userOf(request), (request.params as Static<typeof BoardParams>).board_id),
+    async (request) => boards.comments(await userOf(request), request.params.board_id),
   );
 
-  app.post(
+  api.post(
     '/boards/:board_id/comments',
     {
       schema: {
@@ -244,13 +244,13 @@ export async function boardsRoutes(app: FastifyInstance, options: BoardsRoutesOp
       },
     },
     async (request, reply) => {
-      const { board_id: boardId } = request.params as Static<typeof BoardParams>;
-      const created = await boards.addComment(await userOf(request), boardId, request.body as Static<typeof CommentRequest>);
+      const { board_id: boardId } = request.params;
+      const created = await boards.addComment(await userOf(request), boardId, request.body);
       return reply.code(201).send(created);
     },
   );
 
-  app.delete(
+  api.delete(
     '/boards/:board_id/comments/:comment_id',
     {
       schema: {
@@ -268,13 +268,13 @@ export async function boardsRoutes(app: FastifyInstance, options: BoardsRoutesOp
       },
     },
     async (request, reply) => {
-      const { board_id: boardId, comment_id: commentId } = request.params as Static<typeof BoardCommentParams>;
+      const { board_id: boardId, comment_id: commentId } = request.params;
       await boards.deleteComment(await userOf(request), boardId, commentId);
       return reply.code(204).send();
     },
   );
 
-  app.post(
+  api.post(
     '/boards/:board_id/sends',
     {
       schema: {
@@ -291,14 +291,14 @@ export async function boardsRoutes(app: FastifyInstance, options: BoardsRoutesOp
       },
     },
     async (request, reply) => {
-      const { board_id: boardId } = request.params as Static<typeof BoardParams>;
-      const { email_address: emailAddress } = request.body as Static<typeof SendBoardBody>;
+      const { board_id: boardId } = request.params;
+      const { email_address: emailAddress } = request.body;
       const sent = await boards.send(await userOf(request), request.apiClient.id, boardId, emailAddress);
       return reply.code(201).send(sent);
     },
   );
 
-  app.delete(
+  api.delete(
     '/boards/:board_id/links/:link',
     {
       schema: {
@@ -313,12 +313,12 @@ export async function boardsRoutes(app: FastifyInstance, options: BoardsRoutesOp
       },
     },
     async (request) => {
-      const { board_id: boardId, link } = request.params as Static<typeof BoardLinkParams>;
+      const { board_id: boardId, link } = request.params;
       return boards.renewLink(await userOf(request), boardId, link);
     },
   );
 
-  app.get(
+  api.get(
     '/boards/:board_id',
     {
       schema: {
@@ -330,10 +330,10 @@ export async function boardsRoutes(app: FastifyInstance, options: BoardsRoutesOp
         response: { 200: BoardDetail, ...BAD_INPUT, ...USER_ONLY, ...BOARD_MISSING },
       },
     },
-    async (request) => boards.get(await userOf(request), (request.params as Static<typeof BoardParams>).board_id),
+    async (request) => boards.get(await userOf(request), request.params.board_id),
   );
 
-  app.put(
+  api.put(
     '/boards/:board_id',
     {
       schema: {
@@ -347,13 +347,13 @@ export async function boardsRoutes(app: FastifyInstance, options: BoardsRoutesOp
       },
     },
     async (request, reply) => {
-      const { board_id: boardId } = request.params as Static<typeof BoardParams>;
-      await boards.update(await userOf(request), boardId, request.body as BoardInfoBody);
+      const { board_id: boardId } = request.params;
+      await boards.update(await userOf(request), boardId, request.body);
       return reply.code(204).send();
     },
   );
 
-  app.delete(
+  api.delete(
     '/boards/:board_id',
     {
       schema: {
@@ -366,7 +366,7 @@ export async function boardsRoutes(app: FastifyInstance, options: BoardsRoutesOp
       },
     },
     async (request, reply) => {
-      await boards.delete(await userOf(request), (request.params as Static<typeof BoardParams>).board_id);
+      await boards.delete(await userOf(request), request.params.board_id);
       return reply.code(204).send();
     },
   );
@@ -375,7 +375,8 @@ export async function boardsRoutes(app: FastifyInstance, options: BoardsRoutesOp
 /** The read-only view a board's share link opens: no key, no sign-in (JSON now; a web page later). */
 export async function sharedBoardRoutes(app: FastifyInstance, options: BoardsRoutesOptions): Promise<void> {
   const { boards } = options;
-  app.get(
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
+  api.get(
     '/shared/boards/:share_token',
     {
       schema: {
@@ -391,6 +392,6 @@ export async function sharedBoardRoutes(app: FastifyInstance, options: BoardsRou
         },
       },
     },
-    async (request) => boards.shared((request.params as Static<typeof ShareParams>).share_token),
+    async (request) => boards.shared(request.params.share_token),
   );
 }

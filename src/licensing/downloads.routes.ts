@@ -26,9 +26,12 @@ export interface DownloadsRoutesOptions {
   downloads: DownloadsService;
 }
 
-type ImageQuery = Static<typeof ImageDownloadQuery>;
-type VideoQuery = Static<typeof VideoDownloadQuery>;
-type Body = Static<typeof DownloadBody> | undefined;
+/** What a download route reads, as its schemas type it: images and videos differ in a few query fields. */
+interface DownloadInput {
+  params: Static<typeof AssetIdParams>;
+  query: Partial<Static<typeof ImageDownloadQuery> & Static<typeof VideoDownloadQuery>>;
+  body?: Static<typeof DownloadBody> | null;
+}
 
 /**
  * The redirect of auto_download=true. Images: 303 (the contract). Videos: 307, as the spec says
@@ -66,10 +69,10 @@ export async function downloadsRoutes(fastify: FastifyInstance, options: Downloa
     }
   });
 
-  async function download(request: FastifyRequest, reply: FastifyReply, assetType: AssetKind) {
-    const { id } = request.params as { id: string };
-    const query = request.query as ImageQuery & VideoQuery;
-    const body = (request.body as Body) ?? null;
+  async function download(request: FastifyRequest & DownloadInput, reply: FastifyReply, assetType: AssetKind) {
+    const { id } = request.params;
+    const { query } = request;
+    const body = request.body ?? null;
     const header = request.headers['idempotency-key'];
     const grant = await request.requireBearer();
     const result = await downloads.download({
@@ -196,8 +199,8 @@ export async function downloadsRoutes(fastify: FastifyInstance, options: Downloa
     );
   }
 
-  const purchases = (assetType: AssetKind | undefined) => async (request: FastifyRequest) => {
-    const query = request.query as Static<typeof PurchasesQuery>;
+  const purchases = (assetType: AssetKind | undefined) => async (request: FastifyRequest<{ Querystring: Static<typeof PurchasesQuery> }>) => {
+    const { query } = request;
     return downloads.purchases(await request.requireBearer(), assetType, {
       dateFrom: query.date_from,
       dateTo: query.date_to,

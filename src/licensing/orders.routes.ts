@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '../platform/http/parameters.js';
 import { Type } from '@sinclair/typebox';
 import { ErrorBody, Nullable } from '../platform/http/schema-types.js';
 import type { OrdersService } from './orders.service.js';
@@ -23,7 +24,8 @@ const OrderDetail = Type.Object(
 );
 
 /** GET /orders/{id}: an order of the signed-in user. */
-export async function ordersRoutes(app: FastifyInstance, options: { orders: OrdersService }): Promise<void> {
+export async function ordersRoutes(fastify: FastifyInstance, options: { orders: OrdersService }): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { orders } = options;
   app.get(
     '/orders/:id',
@@ -41,7 +43,7 @@ export async function ordersRoutes(app: FastifyInstance, options: { orders: Orde
       },
     },
     async (request) => {
-      const { id } = request.params as { id: string };
+      const { id } = request.params;
       return orders.get(await request.requireBearer(), id);
     },
   );
