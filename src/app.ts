@@ -132,8 +132,7 @@ async function composeStockroom(config: Config, overrides: ServiceOverrides): Pr
     });
     built.push(generation);
     const web = await webModule(platform, {
-      search: search.exports.search,
-      factRules: search.exports.factRules,
+      assetSearch: search.exports.assetSearch,
       catalog: catalog.exports.catalog,
       products: licensing.exports.products,
       downloads: licensing.exports.downloads,

@@ -1,13 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { CatalogService, DisplaySizeView } from '../catalog/catalog.service.js';
+import type { DisplaySizeView } from '../catalog/catalog.service.js';
 import type { FieldSelection } from '../platform/http/fields.js';
 import { preferredLanguage } from '../platform/http/language.js';
+import type { TypeBoxRequestTypeProvider } from '../platform/http/parameters.js';
 import { ErrorBody, Nullable } from '../platform/http/schema-types.js';
-import { normalizeSearchParameters, type RawSearchQuery } from './params/normalize.js';
+import type { AssetSearch } from './asset-search.js';
+import { normalizeSearchParameters, type AffiliateImageSearch, type AffiliateVideoSearch } from './params/normalize.js';
 import { SEARCH_ENDPOINT_DEFINITIONS, searchQuerySchema, searchRulesDescription } from './params/search-parameters.js';
-import { affiliateSearchQuery } from './search-query.js';
-import type { SearchService } from './search.service.js';
 
 /*
  * GET /affiliates/search/images and /affiliates/search/videos: a fixed page of the 30 best
@@ -132,17 +132,17 @@ function videoResult(asset: ProjectedAsset) {
   };
 }
 
-export async function affiliatesRoutes(app: FastifyInstance, options: { search: SearchService; catalog: CatalogService }): Promise<void> {
-  const { search, catalog } = options;
+export async function affiliatesRoutes(fastify: FastifyInstance, options: { search: AssetSearch }): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxRequestTypeProvider>();
+  const { search } = options;
 
-  /** The best creative matches, projected with their previews. */
-  async function bestMatches(request: FastifyRequest, assetType: 'image' | 'video', phrase: string, style?: string) {
-    const result = search.searchAssets(affiliateSearchQuery(assetType, phrase, style));
+  /** The best creative matches, projected with their previews. Affiliates see the whole creative catalogue: no licensing view. */
+  async function bestMatches(request: FastifyRequest, affiliateSearch: AffiliateImageSearch | AffiliateVideoSearch) {
     const language = preferredLanguage(request.headers['accept-language']);
-    const selection = assetType === 'video' ? VIDEO_PREVIEW_SELECTION : PREVIEW_SELECTION;
-    const { assets } = await catalog.getAssets(assetType, result.ids, selection, { language, authorized: false });
-    const autoCorrections = result.corrections ? { auto_corrections: { phrase: result.corrections } } : {};
-    return { assets: assets as unknown as ProjectedAsset[], autoCorrections };
+    const selection = affiliateSearch.endpoint === 'affiliates_videos' ? VIDEO_PREVIEW_SELECTION : PREVIEW_SELECTION;
+    const found = await search.affiliate(affiliateSearch, { licensingTypes: [], selection, read: { language, authorized: false } });
+    const autoCorrections = found.corrections ? { auto_corrections: { phrase: found.corrections } } : {};
+    return { assets: found.assets as unknown as ProjectedAsset[], autoCorrections };
   }
 
   app.get(
@@ -156,9 +156,8 @@ export async function affiliatesRoutes(app: FastifyInstance, options: { search: 
         response: { 200: Type.Object({ images: Type.Array(AffiliateImage), auto_corrections: AutoCorrections }), 400: ErrorBody, 403: ErrorBody },
       },
     },
-    async (request: FastifyRequest) => {
-      const normalized = normalizeSearchParameters('affiliates_images', request.query as RawSearchQuery);
-      const { assets, autoCorrections } = await bestMatches(request, 'image', normalized.phrase, normalized.filters.style);
+    async (request) => {
+      const { assets, autoCorrections } = await bestMatches(request, normalizeSearchParameters('affiliates_images', request.query));
       return { images: assets.map(imageResult), ...autoCorrections };
     },
   );
@@ -174,9 +173,8 @@ export async function affiliatesRoutes(app: FastifyInstance, options: { search: 
         response: { 200: Type.Object({ videos: Type.Array(AffiliateVideo), auto_corrections: AutoCorrections }), 400: ErrorBody, 403: ErrorBody },
       },
     },
-    async (request: FastifyRequest) => {
-      const normalized = normalizeSearchParameters('affiliates_videos', request.query as RawSearchQuery);
-      const { assets, autoCorrections } = await bestMatches(request, 'video', normalized.phrase);
+    async (request) => {
+      const { assets, autoCorrections } = await bestMatches(request, normalizeSearchParameters('affiliates_videos', request.query));
       return { videos: assets.map(videoResult), ...autoCorrections };
     },
   );

@@ -1,16 +1,15 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { CatalogService } from '../catalog/catalog.service.js';
+import type { FastifyInstance } from 'fastify';
 import { ImageDetail, VideoDetail } from '../catalog/catalog.schemas.js';
 import { readContext } from '../catalog/read-context.js';
 import { FieldSelector } from '../platform/http/fields.js';
+import type { TypeBoxRequestTypeProvider } from '../platform/http/parameters.js';
 import { ErrorBody } from '../platform/http/schema-types.js';
+import type { AssetSearch } from './asset-search.js';
 import { SEARCH_FIELD_CATALOGS } from './params/field-sets.js';
-import { normalizeSearchParameters, type RawSearchQuery } from './params/normalize.js';
+import { normalizeSearchParameters } from './params/normalize.js';
 import { SEARCH_ENDPOINT_DEFINITIONS, searchQuerySchema, searchRulesDescription } from './params/search-parameters.js';
-import { artistAssetsQuery, narrowed } from './search-query.js';
-import { licensingFiltersOf, type LicensingLimits } from './licensing-limits.js';
-import type { SearchService } from './search.service.js';
+import { licensingTypesOf, type LicensingLimits } from './licensing-limits.js';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody };
 
@@ -25,11 +24,9 @@ const ENDPOINTS = [
  * artist_name matches the catalogued name whatever its letter case and spacing ("maren  HOLT"
  * finds "Maren Holt"): the index keeps each asset's artist also as `artist_key` (artistKey).
  */
-export async function artistsRoutes(
-  app: FastifyInstance,
-  options: { search: SearchService; catalog: CatalogService; products: LicensingLimits },
-): Promise<void> {
-  const { search, catalog, products } = options;
+export async function artistsRoutes(fastify: FastifyInstance, options: { search: AssetSearch; products: LicensingLimits }): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxRequestTypeProvider>();
+  const { search, products } = options;
 
   for (const { endpoint, assetType, property, item } of ENDPOINTS) {
     const definition = SEARCH_ENDPOINT_DEFINITIONS[endpoint];
@@ -47,15 +44,13 @@ export async function artistsRoutes(
           response: { 200: Type.Object({ result_count: Type.Integer(), [property]: Type.Array(itemSchema) }), ...errors },
         },
       },
-      async (request: FastifyRequest) => {
-        const normalized = normalizeSearchParameters(endpoint, request.query as RawSearchQuery);
+      async (request) => {
+        const normalized = normalizeSearchParameters(endpoint, request.query);
         const selection = selector.select(normalized.fields);
-        const context = await readContext(request, selection);
-        const query = artistAssetsQuery(assetType, normalized.artist_name, normalized);
-        const result = search.searchAssets(narrowed(query, await licensingFiltersOf(request, products)));
-        const { assets } = await catalog.getAssets(assetType, result.ids, selection, context);
-        const items = selection.fields.has('asset_type') ? assets.map((asset) => ({ ...asset, asset_type: assetType })) : assets;
-        return { result_count: result.total, [property]: items };
+        const read = await readContext(request, selection);
+        const found = await search.artist(normalized, { licensingTypes: await licensingTypesOf(request, products), selection, read });
+        const items = selection.fields.has('asset_type') ? found.assets.map((asset) => ({ ...asset, asset_type: assetType })) : found.assets;
+        return { result_count: found.total, [property]: items };
       },
     );
   }

@@ -1,6 +1,4 @@
 import type { FastifyRequest } from 'fastify';
-import type { SearchFilter } from './engine/types.js';
-import { licensingFilter } from './search-query.js';
 
 /** The licensing module's part in search: the product types a customer's results are limited to. */
 export interface LicensingLimits {
@@ -15,9 +13,4 @@ export interface LicensingLimits {
 export async function licensingTypesOf(request: FastifyRequest, limits: LicensingLimits): Promise<string[]> {
   const grant = await request.optionalBearer();
   return grant?.userId != null ? limits.licensingProductTypes(grant.userId) : [];
-}
-
-/** The token rule for one request as index filters (none without a limit). */
-export async function licensingFiltersOf(request: FastifyRequest, limits: LicensingLimits): Promise<SearchFilter[]> {
-  return licensingFilter(await licensingTypesOf(request, limits));
 }

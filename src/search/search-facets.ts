@@ -47,28 +47,60 @@ export interface FacetContext {
   findEvents(ids: readonly number[]): Promise<EventRecord[]>;
 }
 
-/** The requested facets, in the response's shape, from the index's counts over the whole match set. */
-export async function shapeFacets(
+/** One value of a facet: what it filters by (its stored text, or an event's id), its text for people, and its count. */
+export interface FacetValue {
+  value: string;
+  label: string;
+  count: number;
+}
+
+/** The values of the facets asked for, in the order of their counts; an events facet gives each event's date too. */
+export interface FacetValues {
+  artists?: FacetValue[];
+  locations?: FacetValue[];
+  events?: Array<FacetValue & { date: string | null }>;
+  specific_people?: FacetValue[];
+}
+
+/**
+ * The requested facets from the index's counts over the whole match set: each value named
+ * (locations in the caller's language, events from the catalogue, an event that is gone left
+ * out). Every facet asked for is there, empty when nothing was counted.
+ */
+export async function resolveFacets(
   counts: Readonly<Record<string, FacetCount[]>>,
   requested: readonly string[],
   context: FacetContext,
-): Promise<Record<string, unknown>> {
-  const facets: Record<string, unknown> = {};
+): Promise<FacetValues> {
+  const facets: FacetValues = {};
+  const named = (list: FacetCount[] | undefined, label: (value: string) => string = (value) => value): FacetValue[] =>
+    (list ?? []).map((f) => ({ value: f.value, label: label(f.value), count: f.count }));
   for (const name of requested) {
-    if (name === 'artists') facets.artists = (counts.artist ?? []).map((f) => ({ name: f.value }));
-    if (name === 'locations') {
-      // The id stays that of the stored text: filtering by it must not depend on the language.
-      facets.locations = (counts.location ?? []).map((f) => ({ id: facetId(f.value), name: localizedLocation(f.value, context.language) }));
-    }
-    if (name === 'specific_people') facets.specific_people = (counts.person ?? []).map((f) => ({ id: facetId(f.value), name: f.value }));
+    if (name === 'artists') facets.artists = named(counts.artist);
+    if (name === 'locations') facets.locations = named(counts.location, (location) => localizedLocation(location, context.language));
+    if (name === 'specific_people') facets.specific_people = named(counts.person);
     if (name === 'events') {
-      const ids = (counts.event_id ?? []).map((f) => Number(f.value));
-      const events = new Map((await context.findEvents(ids)).map((e) => [e.id, e]));
-      facets.events = ids.flatMap((id) => {
-        const event = events.get(id);
-        return event ? [{ id, name: event.name, date: event.start_date }] : [];
+      const listed = counts.event_id ?? [];
+      const events = new Map((await context.findEvents(listed.map((f) => Number(f.value)))).map((e) => [e.id, e]));
+      facets.events = listed.flatMap((f) => {
+        const event = events.get(Number(f.value));
+        return event ? [{ value: f.value, label: event.name, count: f.count, date: event.start_date }] : [];
       });
     }
   }
   return facets;
+}
+
+/** The `facets` object of a response (the contract's SearchFacetsResponse). */
+export function facetsResponse(facets: FacetValues): Record<string, unknown> {
+  const response: Record<string, unknown> = {};
+  // In the order the facets were asked for.
+  for (const name of Object.keys(facets)) {
+    if (name === 'artists') response.artists = facets.artists!.map((f) => ({ name: f.label }));
+    // The id stays that of the stored text: filtering by it must not depend on the language.
+    if (name === 'locations') response.locations = facets.locations!.map((f) => ({ id: facetId(f.value), name: f.label }));
+    if (name === 'specific_people') response.specific_people = facets.specific_people!.map((f) => ({ id: facetId(f.value), name: f.label }));
+    if (name === 'events') response.events = facets.events!.map((f) => ({ id: Number(f.value), name: f.label, date: f.date }));
+  }
+  return response;
 }

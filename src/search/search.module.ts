@@ -6,6 +6,8 @@ import { getOrCreateSetting } from '../platform/db/settings.js';
 import { latestChangeSeq, readChangesAfter } from '../platform/db/change-log.js';
 import type { CatalogService } from '../catalog/catalog.service.js';
 import { SearchService } from './search.service.js';
+import { AssetSearch } from './asset-search.js';
+import { SEARCH_ENDPOINT_DEFINITIONS } from './params/search-parameters.js';
 import { searchRoutes } from './search.routes.js';
 import { visualSearchRoutes } from './visual-search.routes.js';
 import { artistsRoutes } from './artists.routes.js';
@@ -15,15 +17,13 @@ import { UploadsRepository } from './uploads/uploads.repository.js';
 import { UploadsService } from './uploads/uploads.service.js';
 import { uploadsRoutes } from './uploads/uploads.routes.js';
 
-import type { FactFilterRules } from './search-query.js';
-
 export interface SearchExports {
   /** The search indexes of this node; built only by a serving node (start). */
   search: SearchService;
+  /** A search from a normalised request to the records found, for the routes and whatever else shows search results (the catalogue browser). */
+  assetSearch: AssetSearch;
   /** Files uploaded for search by image, per sender (a user, or an API key alone). */
   uploads: UploadsService;
-  /** The settings behind the fact filters (the nudity threshold), for searches built outside the routes. */
-  factRules: FactFilterRules;
 }
 
 export interface SearchNeeds {
@@ -61,7 +61,12 @@ export async function searchModule(platform: Platform, needs: SearchNeeds): Prom
   platform.readiness.add('search', () => {
     if (!search.ready) throw new Error('the search index is still being loaded or built');
   });
-  const factRules = { nudityThreshold: config.mediaFacts.nudityThreshold };
+  const assetSearch = new AssetSearch({
+    search,
+    catalog,
+    factRules: { nudityThreshold: config.mediaFacts.nudityThreshold },
+    searchUrl: (endpoint, phrase) => `${config.publicUrl}/v3${SEARCH_ENDPOINT_DEFINITIONS[endpoint].path}?phrase=${encodeURIComponent(phrase)}`,
+  });
   const uploads = new UploadsService({
     repository: new UploadsRepository(db, database.dialect),
     blobs,
@@ -72,19 +77,18 @@ export async function searchModule(platform: Platform, needs: SearchNeeds): Prom
   let sweeping: NodeJS.Timeout | undefined;
   return {
     name: 'search',
-    exports: { search, uploads, factRules },
+    exports: { search, assetSearch, uploads },
     routes: {
       async api(api) {
-        await api.register(searchRoutes, { search, catalog, products, publicUrl: config.publicUrl, factRules });
-        await api.register(artistsRoutes, { search, catalog, products });
-        await api.register(affiliatesRoutes, { search, catalog });
+        await api.register(searchRoutes, { search: assetSearch, products });
+        await api.register(artistsRoutes, { search: assetSearch, products });
+        await api.register(affiliatesRoutes, { search: assetSearch });
         await api.register(uploadsRoutes, { uploads });
         await api.register(visualSearchRoutes, {
-          search,
+          search: assetSearch,
           catalog,
           resolveImageUrl: (owner, imageUrl) => uploads.resolveImageUrl(owner, imageUrl),
           products,
-          factRules,
         });
       },
     },

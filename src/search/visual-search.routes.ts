@@ -7,27 +7,24 @@ import type { CatalogService } from '../catalog/catalog.service.js';
 import { readContext } from '../catalog/read-context.js';
 import { invalidParameter, notFound } from '../platform/http/errors.js';
 import { FieldSelector } from '../platform/http/fields.js';
+import type { TypeBoxRequestTypeProvider } from '../platform/http/parameters.js';
 import { ErrorBody } from '../platform/http/schema-types.js';
+import type { AssetSearch } from './asset-search.js';
 import { SEARCH_FIELD_CATALOGS } from './params/field-sets.js';
-import { normalizeSearchParameters, type ImageSource, type RawSearchQuery } from './params/normalize.js';
+import { normalizeSearchParameters, type ImageSource } from './params/normalize.js';
 import { SEARCH_ENDPOINT_DEFINITIONS, searchQuerySchema, searchRulesDescription } from './params/search-parameters.js';
-import { byImageQuery, pageWindow, sameSeriesPage, similarQuery } from './related-assets.js';
-import type { SearchService } from './search.service.js';
-import { CreativeFacets, shapeFacets } from './search-facets.js';
-import { licensingFiltersOf, type LicensingLimits } from './licensing-limits.js';
-import { narrowed, type FactFilterRules } from './search-query.js';
+import { CreativeFacets, facetsResponse } from './search-facets.js';
+import { licensingTypesOf, type LicensingLimits } from './licensing-limits.js';
 import { signatureToBase64 } from '../media/visual-signature.js';
 import type { UploadOwner } from './uploads/uploads.service.js';
 
 export interface VisualSearchRouteOptions {
-  search: SearchService;
+  search: AssetSearch;
   catalog: CatalogService;
   /** The signature of an uploaded file named by image_url; a 400 naming image_url when it names none of the asker's. */
   resolveImageUrl: (owner: UploadOwner, imageUrl: string) => Promise<Float32Array>;
   /** The token rule: with a customer's token, only what the customer may license. */
   products: LicensingLimits;
-  /** The settings of the filters on computed facts (the nudity threshold). */
-  factRules?: FactFilterRules;
 }
 
 /** The 404 codes of GET /v3/images/{id} and /v3/videos/{id}, which these endpoints share. */
@@ -61,8 +58,9 @@ function imageFingerprint(signature: Float32Array): string {
  * (GET /{images|videos}/{id}/similar) and assets of the same series
  * (GET /{images|videos}/{id}/same-series).
  */
-export async function visualSearchRoutes(app: FastifyInstance, options: VisualSearchRouteOptions): Promise<void> {
-  const { search, catalog, resolveImageUrl, products, factRules } = options;
+export async function visualSearchRoutes(fastify: FastifyInstance, options: VisualSearchRouteOptions): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxRequestTypeProvider>();
+  const { search, catalog, resolveImageUrl, products } = options;
 
   async function findAsset(assetType: AssetType, id: string): Promise<AssetRecord | undefined> {
     return (await catalog.findAssets(assetType, [id])).found[0];
@@ -98,30 +96,18 @@ export async function visualSearchRoutes(app: FastifyInstance, options: VisualSe
         },
       },
       async (request) => {
-        const normalized = normalizeSearchParameters(endpoint, request.query as RawSearchQuery);
+        const normalized = normalizeSearchParameters(endpoint, request.query);
         const selection = selector.select(normalized.fields);
-        const context = await readContext(request, selection);
+        const read = await readContext(request, selection);
         const signature = await sourceSignature(request, normalized.source);
-        const limited = narrowed(byImageQuery(normalized, assetType, factRules), await licensingFiltersOf(request, products));
-        const result = search.searchVisual({
-          signature,
-          assetType,
-          query: limited,
-          excludeId: 'asset_id' in normalized.source ? normalized.source.asset_id : undefined,
-        });
-        const { assets } = await catalog.getAssets(assetType, result.ids, selection, context);
+        const found = await search.byImage(normalized, signature, { licensingTypes: await licensingTypesOf(request, products), selection, read });
         const body: Record<string, unknown> = {
           image_fingerprint: imageFingerprint(signature),
-          result_count: result.total,
-          [PLURAL[assetType]]: assets,
+          result_count: found.total,
+          [PLURAL[assetType]]: found.assets,
         };
-        if (normalized.facets.include) {
-          body.facets = await shapeFacets(result.facets, normalized.facets.fields, {
-            language: context.language,
-            findEvents: (ids) => catalog.findEventRecords(ids),
-          });
-        }
-        if (result.corrections) body.auto_corrections = { phrase: result.corrections };
+        if (found.facets) body.facets = facetsResponse(found.facets);
+        if (found.corrections) body.auto_corrections = { phrase: found.corrections };
         return body;
       },
     );
@@ -156,28 +142,15 @@ export async function visualSearchRoutes(app: FastifyInstance, options: VisualSe
         },
       },
       async (request) => {
-        const { id } = request.params as { id: string };
-        const normalized = normalizeSearchParameters(endpoint, request.query as RawSearchQuery);
+        const { id } = request.params;
+        const normalized = normalizeSearchParameters(endpoint, request.query);
         const selection = selector.select(normalized.fields);
-        const context = await readContext(request, selection);
+        const read = await readContext(request, selection);
         const source = await findAsset(assetType, id);
         if (source === undefined) throw notFound(NOT_FOUND_CODES[assetType], `${assetType === 'image' ? 'Image' : 'Video'} not found: ${id}`);
-        const window = pageWindow(normalized);
-        const limits = await licensingFiltersOf(request, products);
-        let page: { total: number; ids: string[] };
-        if (kind === 'same_series') {
-          page = sameSeriesPage((query) => search.searchAssets(narrowed(query, limits)), source, window);
-        } else {
-          // An asset without a signature (no original picture) has no visual neighbours: an
-          // empty list, not an error, as for any asset that resembles nothing.
-          const signature = search.visualSignatureOf(source.id);
-          page =
-            signature === undefined
-              ? { total: 0, ids: [] }
-              : search.searchVisual({ signature, assetType, query: similarQuery(assetType, window, limits), excludeId: source.id });
-        }
-        const { assets } = await catalog.getAssets(assetType, page.ids, selection, context);
-        return { result_count: page.total, [plural]: assets };
+        const caller = { licensingTypes: await licensingTypesOf(request, products), selection, read };
+        const found = kind === 'same_series' ? await search.sameSeries(source, normalized, caller) : await search.similar(source, normalized, caller);
+        return { result_count: found.total, [plural]: found.assets };
       },
     );
   }

@@ -38,8 +38,11 @@ export const MAX_PAGE = 100;
 const MAX_PHRASE = 500;
 const MAX_VALUES = 20;
 
+/** The JSON searches the browser runs. */
+export type BrowseEndpoint = Extract<SearchEndpoint, 'images_creative' | 'images_editorial' | 'videos_creative' | 'videos_editorial'>;
+
 /** The JSON search a browse query runs: `images_creative`, `images_editorial`, `videos_creative` or `videos_editorial`. */
-export function endpointOf(query: Pick<BrowseQuery, 'kind' | 'family'>): SearchEndpoint {
+export function endpointOf(query: Pick<BrowseQuery, 'kind' | 'family'>): BrowseEndpoint {
   if (query.kind === 'video') return query.family === 'editorial' ? 'videos_editorial' : 'videos_creative';
   return query.kind === 'editorial' ? 'images_editorial' : 'images_creative';
 }

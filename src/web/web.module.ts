@@ -10,17 +10,15 @@ import { getOrCreateSetting } from '../platform/db/settings.js';
 import { ApiError } from '../platform/http/errors.js';
 import type { StockroomModule } from '../platform/module.js';
 import type { Platform } from '../platform/platform.js';
-import type { SearchService } from '../search/search.service.js';
+import type { AssetSearch } from '../search/asset-search.js';
 import { webRoutes, type WebPeople } from './web.routes.js';
 import { WebService, type GridPicture, type LicensedFile } from './web.service.js';
 import { WebSessionsRepository } from './web-sessions.repository.js';
 import { Sealer, WebSessions, type WebOAuth } from './web-sessions.service.js';
-import type { FactFilterRules } from '../search/search-query.js';
 
 export interface WebNeeds {
-  search: SearchService;
-  /** The search module's fact filter settings (the nudity threshold). */
-  factRules: FactFilterRules;
+  /** The search module's use case: the pages search as the JSON search does. */
+  assetSearch: AssetSearch;
   catalog: CatalogService;
   products: ProductsService;
   downloads: DownloadsService;

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { BoardsService } from '../boards/boards.service.js';
 import type { AssetRecord, AssetType, StoredKeyword } from '../catalog/catalog.records.js';
 import type { CatalogService } from '../catalog/catalog.service.js';
@@ -12,13 +11,10 @@ import type { ProductRecord, ProductsService } from '../licensing/products.servi
 import type { DeliveredFile } from '../media/delivery.js';
 import { notFound } from '../platform/http/errors.js';
 import { ZIP_MAX_BYTES, type ZipEntry } from '../platform/zip-stream.js';
-import { FieldSelector } from '../platform/http/fields.js';
-import type { SearchFilter } from '../search/engine/types.js';
-import { normalizeSearchParameters, type RawSearchQuery } from '../search/params/normalize.js';
+import { FieldSelector, type FieldSelection } from '../platform/http/fields.js';
+import type { AssetSearch, SearchCaller } from '../search/asset-search.js';
+import { normalizeSearchParameters } from '../search/params/normalize.js';
 import { EDITORIAL_FACET_FIELDS, CREATIVE_FACET_FIELDS } from '../search/params/search-values.js';
-import { pageWindow, sameSeriesPage, similarQuery } from '../search/related-assets.js';
-import { assetSearchQuery, licensingFilter, narrowed, type FactFilterRules, type KeywordAssetSearch } from '../search/search-query.js';
-import type { SearchService } from '../search/search.service.js';
 import { apiQueryOf, endpointOf, PAGE_SIZE, type BrowseQuery } from './web-search.js';
 import type { WebUser } from './web-sessions.service.js';
 
@@ -145,9 +141,8 @@ export interface ManifestLine {
 }
 
 export interface WebServiceDeps {
-  search: SearchService;
-  /** The search module's fact filter settings, so a page filters as the JSON search does. */
-  factRules: FactFilterRules;
+  /** The search module's use case: a page searches exactly as the JSON search does. */
+  assetSearch: AssetSearch;
   catalog: CatalogService;
   products: ProductsService;
   downloads: DownloadsService;
@@ -159,6 +154,7 @@ export interface WebServiceDeps {
 const CARD_FIELDS = ['id', 'title', 'caption', 'object_name', 'artist', 'asset_family', 'comp', 'thumb', 'date_created', 'city', 'country', 'event_ids', 'max_dimensions'];
 const IMAGE_CARDS = new FieldSelector(IMAGE_FIELDS).select(CARD_FIELDS);
 const VIDEO_CARDS = new FieldSelector(VIDEO_FIELDS).select([...CARD_FIELDS, 'clip_length', 'preview']);
+const cardSelection = (assetType: AssetType): FieldSelection => (assetType === 'image' ? IMAGE_CARDS : VIDEO_CARDS);
 const DETAIL_FIELDS = [
   'id',
   'title',
@@ -194,12 +190,6 @@ const RELATED_COUNT = 8;
 const SUGGESTION_COUNT = 8;
 const MONTHLY: Readonly<Record<string, string>> = { day: 'today', month: 'this month', year: 'this year' };
 
-/** The same seed the JSON search gives a query's random order: the query without what only shapes the page. */
-function seedOf(search: object): number {
-  const { page: _page, page_size: _pageSize, fields: _fields, ...rest } = search as { page?: number; page_size?: number; fields?: unknown };
-  return createHash('sha256').update(JSON.stringify(rest)).digest().readUInt32BE(0);
-}
-
 function text(value: unknown): string | null {
   return typeof value === 'string' && value !== '' ? value : null;
 }
@@ -210,8 +200,7 @@ function text(value: unknown): string | null {
  * parameter rules, so a page and the API never disagree about what a search finds.
  */
 export class WebService {
-  private readonly search: SearchService;
-  private readonly factRules: FactFilterRules;
+  private readonly assetSearch: AssetSearch;
   private readonly catalog: CatalogService;
   private readonly products: ProductsService;
   private readonly downloads: DownloadsService;
@@ -222,59 +211,62 @@ export class WebService {
   constructor(deps: WebServiceDeps) {
     this.gridPicture = deps.gridPicture;
     this.licensedFile = deps.licensedFile;
-    this.search = deps.search;
-    this.factRules = deps.factRules;
+    this.assetSearch = deps.assetSearch;
     this.catalog = deps.catalog;
     this.products = deps.products;
     this.downloads = deps.downloads;
     this.boards = deps.boards;
   }
 
-  /** The search a page shows: the JSON search's parameters, its index query and its records. */
+  /** The search a page shows: the JSON search's parameters, and its use case under the reader's licensing view. */
   async searchPage(query: BrowseQuery, reader: Reader): Promise<SearchPage> {
     const endpoint = endpointOf(query);
     const facetFields = endpoint.endsWith('editorial') ? EDITORIAL_FACET_FIELDS.filter((name) => name !== 'locations') : CREATIVE_FACET_FIELDS.filter((name) => name !== 'locations');
-    const normalized = normalizeSearchParameters(endpoint, apiQueryOf(query, facetFields) as RawSearchQuery) as KeywordAssetSearch;
-    const licensingTypes = reader.user ? await this.products.licensingProductTypes(reader.user.userId) : [];
-    const result = this.search.searchAssets(assetSearchQuery(normalized, seedOf(normalized), licensingTypes, this.factRules));
+    const normalized = normalizeSearchParameters(endpoint, apiQueryOf(query, facetFields));
     const assetType: AssetType = endpoint.startsWith('images') ? 'image' : 'video';
-    const cards = await this.cards(assetType, result.ids, reader);
+    const found = await this.assetSearch.keyword(normalized, await this.searchCaller(assetType, reader));
     const facets: SearchPage['facets'] = [];
-    const counts = result.facets ?? {};
-    if (counts.artist?.length) facets.push({ parameter: 'artists', values: counts.artist.map((f) => ({ value: f.value, label: f.value, count: f.count })) });
-    if (counts.event_id?.length) {
-      const events = new Map((await this.catalog.findEventRecords(counts.event_id.map((f) => Number(f.value)))).map((event) => [String(event.id), event]));
-      const values = counts.event_id.flatMap((f) => {
-        const event = events.get(f.value);
-        return event ? [{ value: f.value, label: event.name, count: f.count }] : [];
-      });
-      if (values.length > 0) facets.push({ parameter: 'event_ids', values });
-    }
-    if (counts.person?.length) facets.push({ parameter: 'specific_people', values: counts.person.map((f) => ({ value: f.value, label: f.value, count: f.count })) });
+    const { artists, events, specific_people: people } = found.facets ?? {};
+    const values = (list: FacetValue[]) => list.map(({ value, label, count }) => ({ value, label, count }));
+    if (artists?.length) facets.push({ parameter: 'artists', values: values(artists) });
+    if (events?.length) facets.push({ parameter: 'event_ids', values: values(events) });
+    if (people?.length) facets.push({ parameter: 'specific_people', values: values(people) });
     return {
-      total: result.total,
-      cards,
+      total: found.total,
+      cards: await this.cardsOf(assetType, found.assets),
       facets,
-      pages: Math.max(1, Math.ceil(result.total / PAGE_SIZE)),
-      correction: result.corrections,
+      pages: Math.max(1, Math.ceil(found.total / PAGE_SIZE)),
+      correction: found.corrections,
+    };
+  }
+
+  /** A reader as a search sees them: a signed-in person's results are limited to what they may license; cards read with no token. */
+  private async searchCaller(assetType: AssetType, reader: Reader): Promise<SearchCaller> {
+    return {
+      licensingTypes: reader.user ? await this.products.licensingProductTypes(reader.user.userId) : [],
+      selection: cardSelection(assetType),
+      read: { language: reader.language, authorized: false },
     };
   }
 
   /** What the search field suggests as a person types: the text with its last word completed from the catalogue's vocabulary. */
   suggestions(phrase: string): string[] {
-    return this.search.suggestions(phrase, SUGGESTION_COUNT);
+    return this.assetSearch.suggestions(phrase, SUGGESTION_COUNT);
   }
 
   /** Cards for ids of one type, in their order (an id the catalogue no longer has is left out). */
   async cards(assetType: AssetType, ids: readonly string[], reader: Reader): Promise<AssetCard[]> {
     if (ids.length === 0) return [];
-    const selection = assetType === 'image' ? IMAGE_CARDS : VIDEO_CARDS;
-    const { assets } = await this.catalog.getAssets(assetType, ids, selection, { language: reader.language, authorized: false });
-    const records = assets as Array<Record<string, unknown>>;
+    const { assets } = await this.catalog.getAssets(assetType, ids, cardSelection(assetType), { language: reader.language, authorized: false });
+    return this.cardsOf(assetType, assets);
+  }
+
+  /** Cards for assets read with the cards' selection, in their order. */
+  private async cardsOf(assetType: AssetType, assets: ReadonlyArray<Record<string, unknown>>): Promise<AssetCard[]> {
     // Editorial cards name their event: one look-up for the events of the whole page.
-    const eventIds = [...new Set(records.flatMap((asset) => (asset.asset_family === 'editorial' && Array.isArray(asset.event_ids) ? (asset.event_ids as number[]) : [])))];
+    const eventIds = [...new Set(assets.flatMap((asset) => (asset.asset_family === 'editorial' && Array.isArray(asset.event_ids) ? (asset.event_ids as number[]) : [])))];
     const events = new Map((eventIds.length > 0 ? await this.catalog.findEventRecords(eventIds) : []).map((event) => [event.id, event.name]));
-    return records.map((asset) => cardOf(asset, assetType, events, this.gridPicture));
+    return assets.map((asset) => cardOf(asset, assetType, events, this.gridPicture));
   }
 
   /** A board's assets as cards, in the board's order (titles in the reader's language). */
@@ -308,12 +300,10 @@ export class WebService {
     const comp = sizes.find((size) => size.name === (assetType === 'image' ? 'mid_res_comp' : 'comp')) ?? sizes.find((size) => size.name === 'comp');
     const clip = sizes.find((size) => /\.(mp4|webm)(\?|$)/i.test(size.uri));
     const stillSize = sizes.find((size) => size.uri === comp?.uri && !/\.(mp4|webm)(\?|$)/i.test(size.uri)) ?? sizes.find((size) => !/\.(mp4|webm)(\?|$)/i.test(size.uri) && size.name !== 'thumb');
-    const limits: SearchFilter[] = signedIn ? licensingFilter(await this.products.licensingProductTypes(reader.user!.userId)) : [];
-    const window = pageWindow({ page: 1, page_size: RELATED_COUNT });
-    const signature = this.search.visualSignatureOf(record.id);
-    const similarIds =
-      signature === undefined ? [] : this.search.searchVisual({ signature, assetType, query: similarQuery(assetType, window, limits), excludeId: record.id }).ids;
-    const seriesIds = sameSeriesPage((q) => this.search.searchAssets(narrowed(q, limits)), record, window).ids;
+    const caller = await this.searchCaller(assetType, reader);
+    const related = { page: 1, page_size: RELATED_COUNT };
+    const similar = await this.assetSearch.similar(record, related, caller);
+    const sameSeries = await this.assetSearch.sameSeries(record, related, caller);
     const storedKeywords = Array.isArray(record.fields.keywords) ? (record.fields.keywords as StoredKeyword[]) : [];
     return {
       record,
@@ -329,8 +319,8 @@ export class WebService {
         width: stillSize?.width ?? comp?.width ?? 612,
         height: stillSize?.height ?? comp?.height ?? 408,
       },
-      similar: await this.cards(assetType, similarIds, reader),
-      sameSeries: await this.cards(assetType, seriesIds, reader),
+      similar: await this.cardsOf(assetType, similar.assets),
+      sameSeries: await this.cardsOf(assetType, sameSeries.assets),
       licensing: reader.user ? await this.licenseOptions(record, detail, reader.user) : undefined,
       boards: reader.user ? await this.boardChoices(reader.user.userId) : [],
     };

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { facetId, shapeFacets } from '../../src/search/search-facets.js';
+import { facetId, facetsResponse, resolveFacets, type FacetContext } from '../../src/search/search-facets.js';
+import type { FacetCount } from '../../src/search/engine/types.js';
+
+/** The `facets` object of a response, as a search route gives it. */
+async function shapeFacets(counts: Readonly<Record<string, FacetCount[]>>, requested: readonly string[], context: FacetContext) {
+  return facetsResponse(await resolveFacets(counts, requested, context));
+}
 
 const noEvents = { findEvents: async () => [] };
 
@@ -49,6 +55,18 @@ describe('facets in the response', () => {
       { id: 12, name: 'Event 12', date: '2024-01-01T00:00:00Z' },
       { id: 11, name: 'Event 11', date: '2024-01-01T00:00:00Z' },
     ]);
+  });
+
+  it('keeps each value\'s count and the text it filters by, for a page that shows both', async () => {
+    const facets = await resolveFacets(counts, ['locations', 'specific_people'], { language: 'de', ...noEvents });
+    expect(facets).toEqual({
+      locations: [
+        { value: 'Berlin, Berlin, Germany', label: 'Berlin, Berlin, Deutschland', count: 2 },
+        { value: 'Tokyo, Tokyo, Japan', label: 'Tokyo, Tokyo, Japan', count: 1 },
+        { value: 'Atlantis', label: 'Atlantis', count: 1 },
+      ],
+      specific_people: [{ value: 'Ava Marsh', label: 'Ava Marsh', count: 1 }],
+    });
   });
 
   it('numbers a value the same way every time', () => {
