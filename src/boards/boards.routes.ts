@@ -57,13 +57,22 @@ async function userOf(request: FastifyRequest): Promise<number> {
  * path last, so that the conformance fuzzer deletes the board it tries after everything else.
  */
 export async function boardsRoutes(app: FastifyInstance, options: BoardsRoutesOptions): Promise<void> {
-  const { boards } = options;
-  const api = app.withTypeProvider<TypeBoxTypeProvider>();
-
   // No token: 401 before any complaint about the request; a token of no user: 403.
   app.addHook('onRequest', async (request) => {
     if (request.method !== 'OPTIONS') boardUserOf(await request.requireBearer());
   });
+  await app.register(boardListRoutes, options);
+  await app.register(boardInvitationRoutes, options);
+  await app.register(boardAssetRoutes, options);
+  await app.register(boardCommentRoutes, options);
+  await app.register(boardSendRoutes, options);
+  await app.register(boardLinkRoutes, options);
+  await app.register(boardDetailRoutes, options);
+}
+
+/** The user’s boards: the list, and a new board. */
+async function boardListRoutes(app: FastifyInstance, { boards }: BoardsRoutesOptions): Promise<void> {
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
 
   api.get(
     '/boards',
@@ -104,6 +113,11 @@ export async function boardsRoutes(app: FastifyInstance, options: BoardsRoutesOp
       return reply.code(201).send(created);
     },
   );
+}
+
+/** Accepting a board’s invitation, which makes the user an invited editor. */
+async function boardInvitationRoutes(app: FastifyInstance, { boards }: BoardsRoutesOptions): Promise<void> {
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
 
   api.post(
     '/boards/invitations/:invitation_token',
@@ -126,6 +140,11 @@ export async function boardsRoutes(app: FastifyInstance, options: BoardsRoutesOp
     },
     async (request) => boards.acceptInvitation(await userOf(request), request.params.invitation_token),
   );
+}
+
+/** The assets on a board: added and removed, several at a time or one. */
+async function boardAssetRoutes(app: FastifyInstance, { boards }: BoardsRoutesOptions): Promise<void> {
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
 
   api.put(
     '/boards/:board_id/assets',
@@ -215,6 +234,11 @@ export async function boardsRoutes(app: FastifyInstance, options: BoardsRoutesOp
       return reply.code(200).send();
     },
   );
+}
+
+/** A board’s comments: read, written and deleted. */
+async function boardCommentRoutes(app: FastifyInstance, { boards }: BoardsRoutesOptions): Promise<void> {
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
 
   api.get(
     '/boards/:board_id/comments',
@@ -273,6 +297,11 @@ export async function boardsRoutes(app: FastifyInstance, options: BoardsRoutesOp
       return reply.code(204).send();
     },
   );
+}
+
+/** Sending a board to a person (the owner’s). */
+async function boardSendRoutes(app: FastifyInstance, { boards }: BoardsRoutesOptions): Promise<void> {
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
 
   api.post(
     '/boards/:board_id/sends',
@@ -297,6 +326,11 @@ export async function boardsRoutes(app: FastifyInstance, options: BoardsRoutesOp
       return reply.code(201).send(sent);
     },
   );
+}
+
+/** Renewing a board’s invitation or share link (the owner’s). */
+async function boardLinkRoutes(app: FastifyInstance, { boards }: BoardsRoutesOptions): Promise<void> {
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
 
   api.delete(
     '/boards/:board_id/links/:link',
@@ -317,6 +351,11 @@ export async function boardsRoutes(app: FastifyInstance, options: BoardsRoutesOp
       return boards.renewLink(await userOf(request), boardId, link);
     },
   );
+}
+
+/** The board itself: read, renamed, deleted. */
+async function boardDetailRoutes(app: FastifyInstance, { boards }: BoardsRoutesOptions): Promise<void> {
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
 
   api.get(
     '/boards/:board_id',
@@ -376,6 +415,7 @@ export async function boardsRoutes(app: FastifyInstance, options: BoardsRoutesOp
 export async function sharedBoardRoutes(app: FastifyInstance, options: BoardsRoutesOptions): Promise<void> {
   const { boards } = options;
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
+
   api.get(
     '/shared/boards/:share_token',
     {

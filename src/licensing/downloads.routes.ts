@@ -48,10 +48,7 @@ const security = [{ ApiKey: [], Bearer: [] }];
  * /downloads/videos/{id}), the history (GET /downloads, the assets' downloadhistory) and the
  * purchases (GET /purchased-images, /purchased-assets).
  */
-export async function downloadsRoutes(fastify: FastifyInstance, options: DownloadsRoutesOptions): Promise<void> {
-  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { downloads } = options;
-
+export async function downloadsRoutes(app: FastifyInstance, options: DownloadsRoutesOptions): Promise<void> {
   // Every route here needs a token: its 401 comes before any complaint about the query or body.
   app.addHook('onRequest', async (request) => {
     if (request.method !== 'OPTIONS') await request.requireBearer();
@@ -68,6 +65,15 @@ export async function downloadsRoutes(fastify: FastifyInstance, options: Downloa
       done(new ApiError(400, 'MalformedRequest', 'The request body is not valid JSON'), undefined);
     }
   });
+
+  await app.register(downloadRoutes, options);
+  await app.register(downloadHistoryRoutes, options);
+  await app.register(purchaseRoutes, options);
+}
+
+/** Downloading an image (in its three forms) or a video: the product chosen, its payment taken, the file’s signed URL. */
+async function downloadRoutes(fastify: FastifyInstance, { downloads }: DownloadsRoutesOptions): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
   async function download(request: FastifyRequest & DownloadInput, reply: FastifyReply, assetType: AssetKind) {
     const { id } = request.params;
@@ -153,6 +159,11 @@ export async function downloadsRoutes(fastify: FastifyInstance, options: Downloa
     },
     (request, reply) => download(request, reply, 'video'),
   );
+}
+
+/** The history: the customer’s (or the team’s) earlier downloads, and those of one asset. */
+async function downloadHistoryRoutes(fastify: FastifyInstance, { downloads }: DownloadsRoutesOptions): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
   app.get(
     '/downloads',
@@ -198,6 +209,11 @@ export async function downloadsRoutes(fastify: FastifyInstance, options: Downloa
       },
     );
   }
+}
+
+/** The purchases: the images, or the images and videos, the customer licensed by downloading them. */
+async function purchaseRoutes(fastify: FastifyInstance, { downloads }: DownloadsRoutesOptions): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
   const purchases = (assetType: AssetKind | undefined) => async (request: FastifyRequest<{ Querystring: Static<typeof PurchasesQuery> }>) => {
     const { query } = request;

@@ -171,6 +171,9 @@ describe.each(STORES)('catalogue browser pages on $name', ({ url }) => {
       // A NUL is no text any page takes (the platform's rule): 400, on the error page.
       ['/asset/%00', 400],
       ['/boards/shared/not-a-token', 404],
+      // A field its route's schema refuses (one value, given twice) is the error page too, not the API's JSON.
+      [`/asset/${f.editorialImage}?added=a&added=b`, 400],
+      ['/signin/callback?code=a&code=b&state=s', 400],
     ] as const) {
       const response = await get(path);
       expect(response.statusCode, path).toBe(status);
