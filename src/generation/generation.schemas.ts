@@ -33,7 +33,7 @@ export const ReferenceGeneration = Type.Object(
     generation_request_id: Type.String({ minLength: 1, description: 'An earlier generation of the user.' }),
     index: Type.Integer({ minimum: 0, maximum: 2147483647, description: 'Which of its results.' }),
   },
-  { description: 'ReferenceGeneration: a result of an earlier generation.' },
+  { additionalProperties: false, description: 'ReferenceGeneration: a result of an earlier generation.' },
 );
 
 const assetOrGeneration = {
@@ -88,12 +88,12 @@ export const ImageGenerationsRequest = Type.Object(
     depth_of_field: optional(Choice(['shallow', 'deep'], 'shallow or deep')),
     ...common,
   },
-  { description: 'ImageGenerationsRequest' },
+  { additionalProperties: false, description: 'ImageGenerationsRequest' },
 );
-export const ImageVariationRequest = Type.Object({ ...common }, { description: 'ImageVariationRequest' });
+export const ImageVariationRequest = Type.Object({ ...common }, { additionalProperties: false, description: 'ImageVariationRequest' });
 export const RefineRequest = Type.Object(
   { ...assetOrGeneration, ...prompt, ...common, ...mask('white is the region to change.') },
-  { allOf: [ONE_ASSET_OR_GENERATION], description: 'RefineRequest: exactly one reference, a photograph.' },
+  { additionalProperties: false, allOf: [ONE_ASSET_OR_GENERATION], description: 'RefineRequest: exactly one reference, a photograph.' },
 );
 export const ExtendRequest = Type.Object(
   { ...assetOrGeneration, ...prompt, ...common, ...sides('New content') },
@@ -105,16 +105,17 @@ export const ExtendRequest = Type.Object(
         { message: 'At least one of left, right, top and bottom_percentage must be above 0' },
       ),
     ],
+    additionalProperties: false,
     description: 'ExtendRequest: exactly one reference, a photograph; at least one side above 0.',
   },
 );
 export const BackgroundRemovalRequest = Type.Object(
   { ...assetOrGeneration, ...common },
-  { allOf: [ONE_ASSET_OR_GENERATION], description: 'BackgroundRemovalRequest: exactly one reference.' },
+  { additionalProperties: false, allOf: [ONE_ASSET_OR_GENERATION], description: 'BackgroundRemovalRequest: exactly one reference.' },
 );
 export const RemoveObjectRequest = Type.Object(
   { ...assetOrGeneration, ...common, ...mask('white covers what to remove.') },
-  { allOf: [ONE_ASSET_OR_GENERATION], description: 'RemoveObjectRequest: exactly one reference.' },
+  { additionalProperties: false, allOf: [ONE_ASSET_OR_GENERATION], description: 'RemoveObjectRequest: exactly one reference.' },
 );
 export const InfluenceColorByImageRequest = Type.Object(
   {
@@ -125,7 +126,7 @@ export const InfluenceColorByImageRequest = Type.Object(
     ...seed,
     ...common,
   },
-  { allOf: [ONE_REFERENCE], description: 'InfluenceColorByImageRequest: exactly one reference.' },
+  { additionalProperties: false, allOf: [ONE_REFERENCE], description: 'InfluenceColorByImageRequest: exactly one reference.' },
 );
 export const InfluenceCompositionByImageRequest = Type.Object(
   {
@@ -136,7 +137,7 @@ export const InfluenceCompositionByImageRequest = Type.Object(
     ...seed,
     ...common,
   },
-  { allOf: [ONE_REFERENCE], description: 'InfluenceCompositionByImageRequest: exactly one reference.' },
+  { additionalProperties: false, allOf: [ONE_REFERENCE], description: 'InfluenceCompositionByImageRequest: exactly one reference.' },
 );
 export const BackgroundGenerationRequest = Type.Object(
   {
@@ -145,7 +146,7 @@ export const BackgroundGenerationRequest = Type.Object(
     ...common,
     ...sides('Padding'),
   },
-  { description: 'BackgroundGenerationRequest: a registered file of category CustomerProduct.' },
+  { additionalProperties: false, description: 'BackgroundGenerationRequest: a registered file of category CustomerProduct.' },
 );
 
 /** Each operation's body, by the GenerationType it makes. */
@@ -212,11 +213,11 @@ const REQUIRED_FIELDS: Readonly<Record<string, TSchema>> = {
   product_id: Type.Integer({ description: 'The AI generation product to download under (GET /v3/products).' }),
 };
 
-/** A request body with the fields `required` made required. */
+/** A request body with the fields `required` made required, and no other fields (the contract's object schemas allow none). */
 function withRequiredFields(body: TSchema, required: readonly string[]): TSchema {
   const properties = { ...(body as unknown as { properties: Record<string, TSchema> }).properties };
   for (const name of required) properties[name] = REQUIRED_FIELDS[name]!;
-  return Type.Object(properties, { required: [...required], description: (body as { description?: string }).description });
+  return Type.Object(properties, { additionalProperties: false, required: [...required], description: (body as { description?: string }).description });
 }
 
 export const STRICT_BODIES = {

@@ -220,6 +220,11 @@ describe.each(STORES)('generation, on $name', ({ url }) => {
     await refused('extend', { reference_generation: earlier, left_percentage: 0, top_percentage: null }, { code: 'InvalidParameterValue', message: 'At least one of left, right, top and bottom_percentage must be above 0' });
     await refused('extend', { reference_generation: earlier, left_percentage: 150 }, { code: 'InvalidParameterValue', message: /^Invalid value for parameter 'left_percentage'/ });
     expect((await generate(gina, { prompt: '   ' })).json()).toEqual({ code: 'InvalidParameterValue', message: "Missing required parameter 'prompt'" });
+    // Every body takes only its own fields (the contract's object schemas allow no others): a text
+    // prompt that names a catalogue image is refused, not charged as an edit of that image.
+    expect((await generate(gina, { prompt: 'a cat', reference_asset_id: '1000001' })).json()).toEqual({ code: 'MalformedRequest', message: "Unknown parameter 'reference_asset_id'" });
+    await refused('refine', { reference_generation: earlier, mask_url: 'x', left_percentage: 10 }, { code: 'MalformedRequest', message: "Unknown parameter 'left_percentage'" });
+    await refused('background-removal', { reference_generation: { ...earlier, seed: 1 } }, { code: 'MalformedRequest', message: "Unknown parameter 'seed'" });
     const background = await t.call('POST', '/beta/ai/image-generations/background-generations', { token: gina.token, body: { prompt: 'a beach' } });
     expect(background.json()).toEqual({ code: 'InvalidParameterValue', message: "Missing required parameter 'reference_file_registration_id'" });
     expect((await post('refine')).json()).toEqual({ code: 'InvalidParameterValue', message: 'This request needs a JSON body' });

@@ -52,6 +52,8 @@ interface Kind {
   active: boolean;
   timer: NodeJS.Timeout | undefined;
   filling: Promise<void> | undefined;
+  /** A wake came while a claim round was under way: that round may have looked before the job was queued. */
+  wokenWhileFilling: boolean;
 }
 
 export interface JobRunnerOptions {
@@ -77,7 +79,7 @@ export class JobRunner {
   /** Adds a kind of job; one handler per name. */
   register<Name extends keyof Tables>(name: string, handler: JobHandler<Name>): void {
     if (this.kinds.has(name)) throw new Error(`jobs named '${name}' already have a handler`);
-    this.kinds.set(name, { name, handler: handler as unknown as JobHandler<keyof Tables>, running: new Set(), active: false, timer: undefined, filling: undefined });
+    this.kinds.set(name, { name, handler: handler as unknown as JobHandler<keyof Tables>, running: new Set(), active: false, timer: undefined, filling: undefined, wokenWhileFilling: false });
   }
 
   /** Starts claiming every kind this node runs. */
@@ -97,11 +99,18 @@ export class JobRunner {
   /** Looks for jobs of this kind now (one was just queued here). */
   wake(name: string): void {
     const kind = this.kinds.get(name);
-    if (!kind?.active || kind.filling) return;
+    if (!kind?.active) return;
+    if (kind.filling) {
+      kind.wokenWhileFilling = true;
+      return;
+    }
+    kind.wokenWhileFilling = false;
     kind.filling = this.fill(kind)
       .catch((error: unknown) => this.options.log.error({ err: error }, `claiming ${name} jobs failed`))
       .finally(() => {
         kind.filling = undefined;
+        // Otherwise a job queued during the round would wait for the next poll.
+        if (kind.wokenWhileFilling) this.wake(name);
       });
   }
 

@@ -207,6 +207,35 @@ describe.each(STORES)('the lease queue, on $name', ({ name, url }) => {
       expect(table.keyOf(next)).toBe(key);
     });
 
+    it('rule: a job queued while the runner is looking for work is run at once, not at the next poll', async () => {
+      // A claim round that found nothing is held open while a job is queued and the runner woken
+      // for it: the round already looked, so the wake must start another (the poll is an hour away).
+      let roundsLeftToHold = 1;
+      let holding!: () => void;
+      const held = new Promise<void>((resolve) => (holding = resolve));
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      class HeldQueue extends LeaseQueue<keyof Tables> {
+        override async claim(node: string, now: Date, leaseUntil: Date) {
+          const claimed = await super.claim(node, now, leaseUntil);
+          if (claimed === undefined && roundsLeftToHold-- > 0) {
+            holding();
+            await released;
+          }
+          return claimed;
+        }
+      }
+      const waking = runner(() => new Date());
+      const { handler, taken } = holdingHandler(new HeldQueue(store.database.db, store.database.dialect, table.description));
+      waking.register('contract', { ...handler, pollMs: 3_600_000 });
+      await waking.start();
+      await held;
+      const [key] = await table.addJobs(store.database.db, 1, new Date());
+      waking.wake('contract');
+      release();
+      expect(table.keyOf(await taken)).toBe(key);
+    });
+
     it('rule: the job of a process that died is taken back when a runner starts (SQLite: at once; PostgreSQL: once its lease has lapsed)', { timeout: 60_000 }, async () => {
       const [key] = await table.addJobs(store.database.db, 1, new Date());
       const dying = await claimingProcess({ store: store.options, table: _label, node: 'node-that-dies', mode: 'hold', leaseMs: LEASE_MS });
