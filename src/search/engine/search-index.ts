@@ -1,8 +1,9 @@
 import { parseQuery, renderQuery, tokenize } from './analyzer.js';
 import type { QueryClause } from './analyzer.js';
-import { CandidateSet, LOOKUP_RATIO, PhraseTerms } from './candidate-set.js';
+import { CandidateSet, LOOKUP_RATIO } from './candidate-set.js';
 import { CommonPairs } from './common-pairs.js';
-import type { Bm25Context, DocumentFilter, Segment, TermPlan } from './candidate-set.js';
+import { PhraseTerms } from './phrase-match.js';
+import type { Bm25Context, DocumentFilter, Segment, TermPlan } from './query-plan.js';
 import { codeAt, ELEMENT_BREAK, FIELD_END, MAX_TERMS, TERM_CODE, unitsOf, writeCode } from './forward-codes.js';
 import { KeywordColumn } from './keyword-column.js';
 import { PostingStore } from './posting-store.js';
