@@ -2,10 +2,8 @@ import { readPage, readPageSize } from '../../catalog/pagination.js';
 import { badRequest, invalidParameter, type ApiError } from '../../platform/http/errors.js';
 import { isoBound } from '../../platform/http/iso-date.js';
 import { splitCsv } from '../../platform/http/schema-types.js';
-import { SEARCH_ENDPOINT_DEFINITIONS, type SearchParameter } from './search-parameters.js';
+import { SEARCH_ENDPOINT_DEFINITIONS, type SearchEndpointDefinition, type SearchParameter } from './search-parameters.js';
 import {
-  CREATIVE_FACET_FIELDS,
-  EDITORIAL_FACET_FIELDS,
   INT32_MAX,
   PAGE_SIZES,
   SEARCH_ENDPOINTS,
@@ -824,26 +822,16 @@ function buildFilters(q: ParsedQuery): SearchFilters {
   return filters;
 }
 
-/** The same filters, typed for a video search (its orientations were checked against the video list). */
-function videoFilters(filters: SearchFilters): WithVideoOrientations<Omit<SearchFilters, 'orientations'>> {
-  const { orientations, ...rest } = filters;
-  return orientations ? { ...rest, orientations: orientations as readonly VideoOrientation[] } : rest;
-}
-
-function facets<F extends FacetField>(q: ParsedQuery, all: readonly F[]): FacetRequest<F> {
+function facets(q: ParsedQuery, all: readonly FacetField[]): FacetRequest<FacetField> {
   return {
     include: q.flag('include_facets') ?? false,
-    fields: q.list<F>('facet_fields') ?? all,
+    fields: q.list<FacetField>('facet_fields') ?? all,
     max_count: q.number('facet_max_count') ?? 300,
   };
 }
 
 function paging(q: ParsedQuery): Paging {
   return { page: q.number('page') ?? 1, page_size: (q.number('page_size') ?? 30) as PageSize };
-}
-
-function keywordSearch(q: ParsedQuery): KeywordSearch {
-  return { phrase: q.text('phrase') ?? '', ...paging(q), fields: q.fields() };
 }
 
 /** Exactly one of asset_id and image_url. */
@@ -858,105 +846,79 @@ function imageSource(q: ParsedQuery): ImageSource {
   );
 }
 
+/** The values a parameter of the endpoint allows; none for a parameter without a list. */
+function allowedValues(endpoint: SearchEndpointDefinition, name: string): readonly string[] {
+  const parameter = endpoint.parameters.find((candidate) => candidate.name === name);
+  return parameter !== undefined && 'values' in parameter ? parameter.values : [];
+}
+
+/**
+ * One part of a normalized search and the parameters it is read from. An endpoint's search
+ * has a part when the endpoint takes the part's first parameter (its list in
+ * search-parameters.ts), and `filters` when it takes any parameter no part reads: the endpoint
+ * table decides the shape, so a new endpoint is an entry there and nothing here.
+ */
+interface SearchPart {
+  readonly parameters: readonly [string, ...string[]];
+  /** The part's fields, read from the query (defaults are in it already, see readQuery). */
+  readonly read: (q: ParsedQuery, endpoint: SearchEndpointDefinition) => object;
+}
+
+/** The parts in the order a normalized search lists them. */
+const SEARCH_PARTS: readonly SearchPart[] = [
+  { parameters: ['phrase'], read: (q) => ({ phrase: q.text('phrase') ?? '' }) },
+  { parameters: ['artist_name'], read: (q) => ({ artist_name: q.text('artist_name') ?? '' }) },
+  { parameters: ['page', 'page_size'], read: paging },
+  { parameters: ['fields'], read: (q) => ({ fields: q.fields() }) },
+  { parameters: ['asset_id', 'image_url'], read: (q) => ({ source: imageSource(q) }) },
+  { parameters: ['sort_order'], read: (q) => ({ sort_order: q.text('sort_order') }) },
+  { parameters: ['enhanced_search'], read: (q) => ({ enhanced_search: q.flag('enhanced_search') }) },
+  { parameters: ['include_related_searches'], read: (q) => ({ include_related_searches: q.flag('include_related_searches') }) },
+  {
+    parameters: ['include_facets', 'facet_fields', 'facet_max_count'],
+    // facet_fields left out asks for every facet the endpoint has: the values its parameter lists
+    read: (q, endpoint) => ({ facets: facets(q, allowedValues(endpoint, 'facet_fields') as readonly FacetField[]) }),
+  },
+];
+
+const PART_PARAMETERS: ReadonlySet<string> = new Set(SEARCH_PARTS.flatMap((part) => part.parameters));
+
+/** What a normalized search of one endpoint has: its parts, and whether filters (every parameter no part reads is one). */
+interface SearchShape {
+  readonly parts: readonly SearchPart[];
+  readonly filters: boolean;
+}
+
+const SHAPES: Readonly<Record<SearchEndpoint, SearchShape>> = Object.fromEntries(
+  SEARCH_ENDPOINTS.map((endpoint): [SearchEndpoint, SearchShape] => {
+    const names = new Set(SEARCH_ENDPOINT_DEFINITIONS[endpoint].parameters.map((parameter) => parameter.name));
+    const parts = SEARCH_PARTS.filter((part) => names.has(part.parameters[0]));
+    return [endpoint, { parts, filters: [...names].some((name) => !PART_PARAMETERS.has(name)) }];
+  }),
+) as Record<SearchEndpoint, SearchShape>;
+
+/** Rules over several parameters of one endpoint, checked on its normalized search (the descriptions state them). */
+const ENDPOINT_RULES: Partial<Record<SearchEndpoint, (search: NormalizedSearch) => void>> = {
+  events: (search) => {
+    const { phrase, filters } = search as EventSearch;
+    // A phrase of punctuation alone ("---") has no word to search for: it counts as none.
+    if (!/[\p{L}\p{N}]/u.test(phrase) && filters.editorial_segment === undefined) {
+      throw badRequest('SearchPhraseOrEditorialSegmentRequired', 'At least one of phrase and editorial_segment must be given');
+    }
+  },
+};
+
 function normalize(endpoint: SearchEndpoint, query: RawSearchQuery): NormalizedSearch {
   const q = readQuery(endpoint, query);
-  switch (endpoint) {
-    case 'images':
-      return {
-        endpoint,
-        ...keywordSearch(q),
-        sort_order: q.choice<SortOrder>('sort_order') ?? 'best_match',
-        include_related_searches: q.flag('include_related_searches') ?? false,
-        filters: buildFilters(q),
-      };
-    case 'images_creative':
-      return {
-        endpoint,
-        ...keywordSearch(q),
-        sort_order: q.choice<SortOrder>('sort_order') ?? 'best_match',
-        enhanced_search: q.flag('enhanced_search') ?? true,
-        include_related_searches: q.flag('include_related_searches') ?? false,
-        facets: facets(q, CREATIVE_FACET_FIELDS),
-        filters: buildFilters(q),
-      };
-    case 'images_editorial':
-      return {
-        endpoint,
-        ...keywordSearch(q),
-        sort_order: q.choice<EditorialSortOrder>('sort_order') ?? 'best_match',
-        include_related_searches: q.flag('include_related_searches') ?? false,
-        facets: facets(q, EDITORIAL_FACET_FIELDS),
-        filters: buildFilters(q),
-      };
-    case 'images_creative_by_image':
-      return {
-        endpoint,
-        ...keywordSearch(q),
-        source: imageSource(q),
-        facets: facets(q, CREATIVE_FACET_FIELDS),
-        filters: buildFilters(q),
-      };
-    case 'videos':
-      return {
-        endpoint,
-        ...keywordSearch(q),
-        sort_order: q.choice<SortOrder>('sort_order') ?? 'best_match',
-        include_related_searches: q.flag('include_related_searches') ?? false,
-        filters: videoFilters(buildFilters(q)),
-      };
-    case 'videos_creative':
-      return {
-        endpoint,
-        ...keywordSearch(q),
-        sort_order: q.choice<SortOrder>('sort_order') ?? 'best_match',
-        enhanced_search: q.flag('enhanced_search') ?? true,
-        include_related_searches: q.flag('include_related_searches') ?? false,
-        facets: facets(q, CREATIVE_FACET_FIELDS),
-        filters: videoFilters(buildFilters(q)),
-      };
-    case 'videos_editorial':
-      return {
-        endpoint,
-        ...keywordSearch(q),
-        sort_order: q.choice<EditorialSortOrder>('sort_order') ?? 'best_match',
-        include_related_searches: q.flag('include_related_searches') ?? false,
-        facets: facets(q, EDITORIAL_FACET_FIELDS),
-        filters: videoFilters(buildFilters(q)),
-      };
-    case 'videos_creative_by_image':
-      return {
-        endpoint,
-        ...keywordSearch(q),
-        source: imageSource(q),
-        facets: facets(q, CREATIVE_FACET_FIELDS),
-        filters: buildFilters(q),
-      };
-    case 'events': {
-      const search: EventSearch = {
-        endpoint,
-        ...keywordSearch(q),
-        sort_order: q.choice<EventSortOrder>('sort_order') ?? 'newest',
-        filters: buildFilters(q),
-      };
-      // A phrase of punctuation alone ("---") has no word to search for: it counts as none.
-      if (!/[\p{L}\p{N}]/u.test(search.phrase) && search.filters.editorial_segment === undefined) {
-        throw badRequest('SearchPhraseOrEditorialSegmentRequired', 'At least one of phrase and editorial_segment must be given');
-      }
-      return search;
-    }
-    case 'affiliates_images':
-      return { endpoint, phrase: q.text('phrase') ?? '', filters: buildFilters(q) };
-    case 'affiliates_videos':
-      return { endpoint, phrase: q.text('phrase') ?? '' };
-    case 'artists_images':
-    case 'artists_videos':
-      return { endpoint, artist_name: q.text('artist_name') ?? '', ...paging(q), fields: q.fields() };
-    case 'image_similar':
-    case 'image_same_series':
-    case 'video_similar':
-    case 'video_same_series':
-      return { endpoint, ...paging(q), fields: q.fields() };
-  }
+  const definition = SEARCH_ENDPOINT_DEFINITIONS[endpoint];
+  const shape = SHAPES[endpoint];
+  // the parts' types are per endpoint (NormalizedSearch); the table makes the object they describe
+  const search: Record<string, unknown> = { endpoint };
+  for (const part of shape.parts) Object.assign(search, part.read(q, definition));
+  if (shape.filters) search.filters = buildFilters(q);
+  const normalized = search as unknown as NormalizedSearch;
+  ENDPOINT_RULES[endpoint]?.(normalized);
+  return normalized;
 }
 
 /**

@@ -35,7 +35,7 @@ describe('keyword attribute layouts', () => {
       doc(`d${String(i).padStart(4, '0')}`, { title: i % 3 === 0 ? 'harbour' : 'field', segments: segmentsOf(i), date: i }),
     );
     const index = indexOf(docs);
-    const column = (index as unknown as { columns: KeywordColumn[] }).columns.find((c) => c.name === 'segments')!;
+    const column = (index as unknown as { store: { columns: KeywordColumn[] } }).store.columns.find((c) => c.name === 'segments')!;
     index.search({ phrase: 'harbour' });
     expect(column.singleValued).toBe(true);
     const before = answers(index);
@@ -66,7 +66,7 @@ describe('keyword attribute layouts', () => {
   it('hold nothing per document for an attribute no document has, until one has it', () => {
     const docs = Array.from({ length: 2_000 }, (_, i) => doc(`d${i}`, { title: 'sea', date: i }));
     const index = indexOf(docs);
-    const column = (index as unknown as { columns: KeywordColumn[] }).columns.find((c) => c.name === 'collection')!;
+    const column = (index as unknown as { store: { columns: KeywordColumn[] } }).store.columns.find((c) => c.name === 'collection')!;
     index.search({ phrase: 'sea' });
     expect(column.single.length).toBe(0);
     const named = { attribute: 'collection', anyOf: ['c1'] };

@@ -1,0 +1,462 @@
+import { gallop } from './list-loops.js';
+import type { Bm25Context, Segment } from './query-plan.js';
+import { heapScratch, offerToMinHeap } from './top-k.js';
+import { bitCount } from './typed-arrays.js';
+
+/*
+ * BM25 over the candidate list (see CandidateSet.scoreAll): exact scores, bounds from a table
+ * per token, and the top-k bar that lets most candidates keep only their bound. Each loop
+ * ends right after it, for the reason bitmap-loops.ts gives.
+ */
+
+/**
+ * The BM25 contribution of posting `i` to document `d`, summed over text fields (each
+ * saturated on its own, then weighted): Σ_f c_f · tf / (tf + k1·(1 − b) + k1·b·len_f / avglen_f).
+ */
+function postingScore(segment: Segment, i: number, d: number, bm25: Bm25Context): number {
+  const fields = bm25.fields;
+  const tfs = segment.tfs;
+  const coefficients = segment.coefficients;
+  const lengths = bm25.lengths;
+  const lengthNorms = bm25.lengthNorms;
+  const constant = bm25.normConstant;
+  let score = 0;
+  const p = i * fields;
+  const l = d * fields;
+  for (let f = 0; f < fields; f++) {
+    const tf = tfs[p + f]!;
+    if (tf !== 0) score += (coefficients[f]! * tf) / (tf + constant + lengthNorms[(f << 8) + lengths[l + f]!]!);
+  }
+  return score;
+}
+
+/**
+ * `best[c] = max(best[c], score)` for each listed document (`ordinals[c]`) that the segment
+ * holds, walking the two ascending lists side by side: sequential reads and writes only.
+ */
+export function scoreByMerge(segment: Segment, ordinals: Uint32Array, count: number, bm25: Bm25Context, best: Float64Array): void {
+  const { docs, start, end } = segment;
+  let c = 0;
+  let next = count > 0 ? ordinals[0]! : 0;
+  for (let i = start; i < end && c < count; i++) {
+    const d = docs[i]!;
+    if (d < next) continue;
+    while (next < d) {
+      c++;
+      if (c === count) return;
+      next = ordinals[c]!;
+    }
+    if (next !== d) continue;
+    const score = postingScore(segment, i, d, bm25);
+    if (score > best[c]!) best[c] = score;
+    c++;
+    if (c === count) return;
+    next = ordinals[c]!;
+  }
+  return;
+}
+
+/*
+ * Scoring when every required token has one list (one variant, base or tail only) — the usual
+ * case, taken apart for speed: first each candidate's posting is located in each list
+ * (`at[c]`), then scores are computed per candidate. Every field is summed branch-free (which
+ * fields hold a term is unpredictable): a zero frequency adds 0, the denominator staying
+ * ≥ k1·(1 − b) > 0, and the sum runs in field order as postingScore's does, so the same bits.
+ */
+
+/** A candidate not in a list (a word with several lists, see scoreLocatedVariants). */
+const ABSENT = 0xffffffff;
+
+/** at[c] = posting of ordinals[c] in a dense list, by its bitmap ranks (constant time, no walk), or ABSENT. */
+export function locateByRank(segment: Segment, ordinals: Uint32Array, count: number, at: Uint32Array): void {
+  const bitmap = segment.bitmap!;
+  const ranks = segment.ranks!;
+  const start = segment.start;
+  for (let c = 0; c < count; c++) {
+    const d = ordinals[c]!;
+    const w = d >>> 5;
+    const word = w < bitmap.length ? bitmap[w]! : 0;
+    at[c] = (word & (1 << (d & 31))) === 0 ? ABSENT : start + ranks[w]! + bitCount(word & ~(-1 << (d & 31)));
+  }
+  return;
+}
+
+/** at[c] = from + c. */
+export function countFrom(at: Uint32Array, count: number, from: number): void {
+  for (let c = 0; c < count; c++) at[c] = from + c;
+  return;
+}
+
+/** at[c] by walking the list beside the candidates, or ABSENT. */
+export function locateByMerge(segment: Segment, ordinals: Uint32Array, count: number, at: Uint32Array): void {
+  const docs = segment.docs;
+  const end = segment.end;
+  let i = segment.start;
+  for (let c = 0; c < count; c++) {
+    const d = ordinals[c]!;
+    while (i < end && docs[i]! < d) i++;
+    at[c] = i < end && docs[i] === d ? i : ABSENT;
+  }
+  return;
+}
+
+/** at[c] by galloping, for a list much longer than the candidates, or ABSENT. */
+export function locateByLookup(segment: Segment, ordinals: Uint32Array, count: number, at: Uint32Array): void {
+  const docs = segment.docs;
+  let position = segment.start;
+  for (let c = 0; c < count; c++) {
+    const d = ordinals[c]!;
+    position = gallop(docs, position, segment.end, d);
+    at[c] = position < segment.end && docs[position] === d ? position : ABSENT;
+  }
+  return;
+}
+
+/** `out[c]` = (or += when `add`) the BM25 score of posting `at[c]` of `ordinals[c]`. */
+export function scoreAt(segment: Segment, ordinals: Uint32Array, count: number, at: Uint32Array, bm25: Bm25Context, out: Float64Array, add: boolean): void {
+  if (bm25.fields === 4) {
+    scoreAtFourFields(segment, ordinals, count, at, bm25, out, add);
+    return;
+  }
+  const { tfs, coefficients } = segment;
+  const { fields, lengths, lengthNorms, normConstant } = bm25;
+  for (let c = 0; c < count; c++) {
+    const p = at[c]! * fields;
+    const l = ordinals[c]! * fields;
+    let score = 0;
+    for (let f = 0; f < fields; f++) {
+      const t = tfs[p + f]!;
+      score += (coefficients[f]! * t) / (t + normConstant + lengthNorms[(f << 8) + lengths[l + f]!]!);
+    }
+    out[c] = add ? out[c]! + score : score;
+  }
+  return;
+}
+
+/**
+ * scoreAt for four text fields (the asset schema's), the field loop written out: V8 does not
+ * unroll it, and its overhead was most of the cost — twice as fast, the same sum in the same
+ * order (a zero frequency adds 0), so the same bits.
+ */
+function scoreAtFourFields(segment: Segment, ordinals: Uint32Array, count: number, at: Uint32Array, bm25: Bm25Context, out: Float64Array, add: boolean): void {
+  const { tfs, coefficients } = segment;
+  const { lengths, lengthNorms, normConstant } = bm25;
+  const c0 = coefficients[0]!;
+  const c1 = coefficients[1]!;
+  const c2 = coefficients[2]!;
+  const c3 = coefficients[3]!;
+  for (let c = 0; c < count; c++) {
+    const p = at[c]! << 2;
+    const l = ordinals[c]! << 2;
+    const t0 = tfs[p]!;
+    const t1 = tfs[p + 1]!;
+    const t2 = tfs[p + 2]!;
+    const t3 = tfs[p + 3]!;
+    const score =
+      (c0 * t0) / (t0 + normConstant + lengthNorms[lengths[l]!]!) +
+      (c1 * t1) / (t1 + normConstant + lengthNorms[256 + lengths[l + 1]!]!) +
+      (c2 * t2) / (t2 + normConstant + lengthNorms[512 + lengths[l + 2]!]!) +
+      (c3 * t3) / (t3 + normConstant + lengthNorms[768 + lengths[l + 3]!]!);
+    out[c] = add ? out[c]! + score : score;
+  }
+  return;
+}
+
+/**
+ * bound[f * 256 + t]: a field's term of frequency t in the shortest field it can be in: at
+ * least t tokens — as stored, rounded (a field of 130 tokens scores as 128) — and at least the
+ * shortest stored.
+ */
+export function boundTable(segment: Segment, bm25: Bm25Context, bound: Float64Array): Float64Array {
+  for (let f = 0; f < bm25.fields; f++) {
+    const coefficient = segment.coefficients[f]!;
+    const perLength = bm25.normPerLength[f]!;
+    const shortest = bm25.minLengths[f]!;
+    for (let t = 0; t < 256; t++) bound[f * 256 + t] = (coefficient * t) / (t + bm25.normConstant + perLength * Math.max(bm25.lengthOfCount[t]!, shortest));
+  }
+  return bound;
+}
+
+/**
+ * scoreAt for every token when only the best `k` scores matter (a best_match page): a
+ * candidate whose upper bound — its term frequencies through the bound tables, no length
+ * read, no division — is below the k-th best exact score seen so far cannot make the page,
+ * and gets the bound as its score (still below every score of the final page, so it ranks
+ * where it would anyway). Most candidates of common words are settled that way. Writes the
+ * positions given exact scores to `exact` (ascending) and returns how many: the page is
+ * among them. Exact scores are summed in token order, as scoreAt does, to the same bits.
+ */
+export function scoreBoundedAt(
+  segments: readonly Segment[],
+  bounds: readonly Float64Array[],
+  ats: readonly Uint32Array[],
+  ordinals: Uint32Array,
+  count: number,
+  bm25: Bm25Context,
+  out: Float64Array,
+  k: number,
+  exact: Uint32Array,
+): number {
+  // the bounds first, a tight pass per token ...
+  segments.forEach((segment, s) => addBounds(segment.tfs, bm25.fields, ats[s]!, bounds[s]!, out, count, s > 0));
+  // ... then exact scores only where the bound reaches the bar (each token a list of its own)
+  const oneListEach = Uint32Array.from({ length: segments.length + 1 }, (_, i) => i);
+  return settle(segments, ats, oneListEach, ordinals, count, bm25, out, k, exact);
+}
+
+/** `out[c]` = (or += when `add`) the bound of posting `at[c]` (never ABSENT: every candidate is in a one-list word's list). */
+function addBounds(tfs: Uint8Array, fields: number, at: Uint32Array, bound: Float64Array, out: Float64Array, count: number, add: boolean): void {
+  for (let c = 0; c < count; c++) {
+    const p = at[c]! * fields;
+    let upper = 0;
+    for (let f = 0; f < fields; f++) upper += bound[f * 256 + tfs[p + f]!]!;
+    out[c] = add ? out[c]! + upper : upper;
+  }
+  return;
+}
+
+/** `out[c]` = (or = max(out[c], …) when `max`) the bound of posting `at[c]`, 0 when ABSENT. */
+export function maxBounds(tfs: Uint8Array, fields: number, at: Uint32Array, bound: Float64Array, out: Float64Array, count: number, max: boolean): void {
+  for (let c = 0; c < count; c++) {
+    const posting = at[c]!;
+    let upper = 0;
+    if (posting !== ABSENT) {
+      const p = posting * fields;
+      for (let f = 0; f < fields; f++) upper += bound[f * 256 + tfs[p + f]!]!;
+    }
+    out[c] = max && out[c]! > upper ? out[c]! : upper;
+  }
+  return;
+}
+
+/**
+ * Replaces the bounds that reach the bar of the k best by exact scores (see scoreBoundedAt
+ * and scoreLocatedVariants); returns how many. Word w's lists are `segments[firstOf[w] ..
+ * firstOf[w + 1])`, its score its best list's (a candidate ABSENT from a list scores nothing
+ * there); word scores are summed in word order, the same operations as scoreAt's, so the same
+ * bits.
+ */
+export function settle(
+  segments: readonly Segment[],
+  ats: readonly Uint32Array[],
+  firstOf: Uint32Array,
+  ordinals: Uint32Array,
+  count: number,
+  bm25: Bm25Context,
+  out: Float64Array,
+  k: number,
+  exact: Uint32Array,
+): number {
+  const { fields, lengths, lengthNorms, normConstant } = bm25;
+  const words = firstOf.length - 1;
+  const lengthTerms = new Float64Array(fields);
+  const heap = heapScratch(k);
+  let filled = 0;
+  let bar = -Infinity;
+  let exactCount = 0;
+  for (let c = 0; c < count; c++) {
+    if (out[c]! < bar) continue;
+    const l = ordinals[c]! * fields;
+    for (let f = 0; f < fields; f++) lengthTerms[f] = lengthNorms[(f << 8) + lengths[l + f]!]!;
+    let score = 0;
+    for (let w = 0; w < words; w++) {
+      let wordScore = 0;
+      for (let s = firstOf[w]!; s < firstOf[w + 1]!; s++) {
+        const posting = ats[s]![c]!;
+        if (posting === ABSENT) continue;
+        const { tfs, coefficients } = segments[s]!;
+        const p = posting * fields;
+        let listScore = 0;
+        for (let f = 0; f < fields; f++) {
+          const t = tfs[p + f]!;
+          listScore += (coefficients[f]! * t) / (t + normConstant + lengthTerms[f]!);
+        }
+        if (listScore > wordScore) wordScore = listScore;
+      }
+      score = w === 0 ? wordScore : score + wordScore;
+    }
+    out[c] = score;
+    exact[exactCount++] = c;
+    filled = offerToMinHeap(heap, filled, k, score);
+    if (filled === k) bar = heap[0]!;
+  }
+  return exactCount;
+}
+
+
+/**
+ * scoreBoundedAt for a single token whose list the candidates are most of (a one-word
+ * best_match page), fused into one walk of the list: a candidate whose upper bound — its term frequencies
+ * through tables that assume the shortest possible fields, no length read — is below the
+ * k-th best exact score seen so far cannot make the page, and gets the bound as its score
+ * (still below every score of the final page, so it ranks where it would anyway). Most
+ * candidates of a common word are settled that way. Writes the positions given exact scores
+ * to `exact` (ascending) and returns how many: the page is among them.
+ */
+export function scoreOneBounded(
+  segment: Segment,
+  bound: Float64Array,
+  ordinals: Uint32Array,
+  count: number,
+  bm25: Bm25Context,
+  best: Float64Array,
+  k: number,
+  exact: Uint32Array,
+): number {
+  const { docs, tfs, start, end } = segment;
+  const fields = bm25.fields;
+  // a min-heap of the k best exact scores so far; its root is the bar
+  const heap = heapScratch(k);
+  let filled = 0;
+  let bar = -Infinity;
+  let exactCount = 0;
+  let c = 0;
+  let next = count > 0 ? ordinals[0]! : 0;
+  for (let i = start; i < end && c < count; i++) {
+    const d = docs[i]!;
+    if (d < next) continue;
+    while (next < d) {
+      c++;
+      if (c === count) return exactCount;
+      next = ordinals[c]!;
+    }
+    if (next !== d) continue;
+    const p = i * fields;
+    let upper = 0;
+    for (let f = 0; f < fields; f++) upper += bound[f * 256 + tfs[p + f]!]!;
+    if (upper < bar) {
+      best[c] = upper;
+    } else {
+      const score = postingScore(segment, i, d, bm25);
+      best[c] = score;
+      exact[exactCount++] = c;
+      filled = offerToMinHeap(heap, filled, k, score);
+      if (filled === k) bar = heap[0]!;
+    }
+    c++;
+    if (c === count) return exactCount;
+    next = ordinals[c]!;
+  }
+  return exactCount;
+}
+
+/** The same when the lists are much longer than the set: each listed document found by galloping. */
+export function scoreByLookup(segment: Segment, ordinals: Uint32Array, count: number, bm25: Bm25Context, best: Float64Array): void {
+  let position = segment.start;
+  for (let c = 0; c < count; c++) {
+    const d = ordinals[c]!;
+    position = gallop(segment.docs, position, segment.end, d);
+    if (position < segment.end && segment.docs[position] === d) {
+      const score = postingScore(segment, position, d, bm25);
+      if (score > best[c]!) best[c] = score;
+    }
+  }
+  return;
+}
+
+/** Marks the listed documents in `marks` (clear before) and counts, per word, the marks before it in `ranks`. */
+export function rankList(ordinals: Uint32Array, count: number, marks: Uint32Array, ranks: Uint32Array, words: number): void {
+  for (let c = 0; c < count; c++) {
+    const d = ordinals[c]!;
+    marks[d >>> 5] = marks[d >>> 5]! | (1 << (d & 31));
+  }
+  let before = 0;
+  for (let w = 0; w < words; w++) {
+    ranks[w] = before;
+    const word = marks[w]!;
+    if (word !== 0) before += bitCount(word); // most words are empty
+  }
+  return;
+}
+
+/**
+ * scoreByMerge for one of several lists of a token, walking the list alone: a posting of a
+ * listed document finds its list position by rank (see rankList), in constant time.
+ */
+export function scoreByRank(segment: Segment, marks: Uint32Array, ranks: Uint32Array, bm25: Bm25Context, best: Float64Array): void {
+  const { docs, start, end } = segment;
+  const words = marks.length;
+  for (let i = start; i < end; i++) {
+    const d = docs[i]!;
+    const w = d >>> 5;
+    if (w >= words) return;
+    const word = marks[w]!;
+    const bit = 1 << (d & 31);
+    if ((word & bit) === 0) continue;
+    const c = ranks[w]! + bitCount(word & ~(-1 << (d & 31)));
+    const score = postingScore(segment, i, d, bm25);
+    if (score > best[c]!) best[c] = score;
+  }
+  return;
+}
+
+/**
+ * scoreByRank for scoreVariantsBounded: postings whose bound (`bound`, see boundTable) is
+ * below the bar are skipped; a document's first exact score joins the min-heap of the k
+ * best (`filled` entries). Returns the heap's new fill and how many postings were skipped.
+ */
+export function scoreByRankBounded(
+  segment: Segment,
+  marks: Uint32Array,
+  ranks: Uint32Array,
+  bm25: Bm25Context,
+  best: Float64Array,
+  bound: Float64Array,
+  heap: Float64Array,
+  filled: number,
+  k: number,
+): { filled: number; skipped: number } {
+  const { docs, tfs, start, end } = segment;
+  const fields = bm25.fields;
+  const words = marks.length;
+  let bar = filled === k ? heap[0]! : -Infinity;
+  let skipped = 0;
+  for (let i = start; i < end; i++) {
+    const d = docs[i]!;
+    const w = d >>> 5;
+    if (w >= words) break;
+    const word = marks[w]!;
+    const bit = 1 << (d & 31);
+    if ((word & bit) === 0) continue;
+    const p = i * fields;
+    let upper = 0;
+    for (let f = 0; f < fields; f++) upper += bound[f * 256 + tfs[p + f]!]!;
+    if (upper < bar) {
+      skipped++;
+      continue;
+    }
+    const c = ranks[w]! + bitCount(word & ~(-1 << (d & 31)));
+    const score = postingScore(segment, i, d, bm25);
+    const previous = best[c]!;
+    if (score > previous) best[c] = score;
+    // 0: no exact score yet (a document scoring 0, in a field of weight 0 only, may join twice:
+    // an entry of 0 never raises a bar that bounds, all ≥ 0, must pass)
+    if (previous === 0) {
+      filled = offerToMinHeap(heap, filled, k, score);
+      if (filled === k) bar = heap[0]!;
+    }
+  }
+  return { filled, skipped };
+}
+
+/** Writes the positions whose value is ≥ `bar` to `out`, ascending; returns how many. */
+export function positionsAtLeast(values: Float64Array, count: number, bar: number, out: Uint32Array): number {
+  let kept = 0;
+  for (let c = 0; c < count; c++) if (values[c]! >= bar) out[kept++] = c;
+  return kept;
+}
+
+/** Compacts the list (ordinals and scores) to the given ascending positions; returns the new count. */
+export function keepPositions(ordinals: Uint32Array, scores: Float64Array, positions: Uint32Array, count: number): number {
+  for (let j = 0; j < count; j++) {
+    const position = positions[j]!;
+    ordinals[j] = ordinals[position]!;
+    scores[j] = scores[position]!;
+  }
+  return count;
+}
+
+export function addInto(target: Float64Array, source: Float64Array, count: number): void {
+  for (let c = 0; c < count; c++) target[c] = target[c]! + source[c]!;
+  return;
+}

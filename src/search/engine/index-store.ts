@@ -1,0 +1,700 @@
+import { tokenize } from './analyzer.js';
+import { BaseOrders } from './base-orders.js';
+import { CommonPairs } from './common-pairs.js';
+import { encodeLength, LENGTH_OF_CODE } from './field-lengths.js';
+import { codeAt, ELEMENT_BREAK, FIELD_END, MAX_TERMS, TERM_CODE, unitsOf, writeCode } from './forward-codes.js';
+import { KeywordColumn } from './keyword-column.js';
+import { PostingStore } from './posting-store.js';
+import { SnapshotWriter, type SnapshotReader } from './snapshot-format.js';
+import { ensureCapacity, hashString, idOrderKey, trimmed } from './typed-arrays.js';
+import type { IndexDocument, IndexSchema } from './types.js';
+import { Vocabulary } from './vocabulary.js';
+
+const MAX_TERM_FREQUENCY = 0xff;
+/**
+ * Automatic compaction (O(index): seconds at a million documents, so rare): when deleted
+ * documents are this share of all ordinals ...
+ */
+const DEAD_SHARE_TO_COMPACT = 0.25;
+const MIN_DOCS_TO_COMPACT = 1_000;
+/** ... or the tail (documents added since the last build) has outgrown the base, and has this many. */
+const TAIL_SHARE_TO_REBUILD = 1;
+const MIN_TAIL_TO_REBUILD = 50_000;
+/** upsertMany rebuilds the base rather than appending to tails when the batch is this share of the index. */
+const BULK_SHARE_TO_REBUILD = 0.1;
+
+/** Writes `codes[0..count)` at `at`; returns the end. */
+function encodeCodes(codes: Uint32Array, count: number, out: Uint16Array, at: number): number {
+  let w = at;
+  for (let i = 0; i < count; i++) w = writeCode(out, w, codes[i]!);
+  return w;
+}
+
+/**
+ * The write side of the search index (see SearchIndex for the layout): the documents, their
+ * forward stream, the posting lists and columns, appends and tombstones, compaction, and the
+ * snapshot in both directions. The read side (index-searcher.ts, query-planner.ts) reads the
+ * fields not marked private, through IndexView, and never writes them.
+ *
+ * Beside VisualIndex (src/search/visual/visual-index.ts), which also keeps documents in typed
+ * arrays by position, this store is its own on purpose: its ordinals stay in arrival order (a
+ * deletion is a tombstone until a compaction renumbers them all) because every posting list
+ * must only ever grow at its end and stay sorted, while the visual index, which only scans,
+ * moves its last slot into a deleted one. Each loop is specialised to its own layout.
+ */
+export class IndexStore {
+  private readonly schema: IndexSchema;
+  private readonly fieldNames: readonly string[];
+  readonly fieldWeights: Float64Array;
+  readonly fields: number;
+  readonly columns: KeywordColumn[];
+  readonly columnByName: Map<string, KeywordColumn>;
+  readonly numericNames: readonly string[];
+  numbers: Float64Array[];
+
+  // documents
+  docCount = 0;
+  liveCount = 0;
+  deadCount = 0;
+  /** ordinals below this are in the base posting lists, later ones in the tails */
+  baseDocCount = 0;
+  /** ordinals below this are in the posting lists (base or tails); later ones wait (upsertMany) */
+  private indexedDocCount = 0;
+  ids: string[] = [];
+  ordinalOf = new Map<string, number>();
+  live: Uint32Array = new Uint32Array(1);
+  idHash: Uint32Array = new Uint32Array(16);
+  /** idOrderKey of each id: cheap id comparisons for ties */
+  idKey: Float64Array = new Float64Array(16);
+  /** field lengths, a byte each (see encodeLength), interleaved by document */
+  lengths: Uint8Array;
+  readonly lengthSums: Float64Array;
+  /** per field, the smallest length code ever stored (a lower bound of every live length) */
+  readonly minLengthCode: Uint8Array;
+  /** where each document's codes start in `forward` (in units) */
+  forwardStart: Uint32Array = new Uint32Array(16);
+  /** each document's tokens as codes (see forward-codes.ts) */
+  forward: Uint16Array = new Uint16Array(4096);
+  /** scratch: the codes of the document being appended, before they are encoded */
+  private docCodes: Uint32Array = new Uint32Array(1024);
+
+  // terms
+  readonly vocabulary = new Vocabulary();
+  readonly postings: PostingStore;
+  /** lists of adjacent common terms, for phrases (see common-pairs.ts) */
+  readonly pairs = new CommonPairs();
+
+  // scratch: distinct terms of one document
+  private termMark: Uint32Array = new Uint32Array(1024);
+  private termSlot: Uint32Array = new Uint32Array(1024);
+  private markGeneration = 0;
+  private docTerms: Uint32Array = new Uint32Array(256);
+  private docTermTfs: Uint8Array = new Uint8Array(256);
+  private docTermCount = 0;
+  /** tokens written by the last appendText */
+  private appendedTokens = 0;  /** presorted base ordinals, rebuilt with the base (see base-orders.ts) */
+  readonly orders: BaseOrders = new BaseOrders(this);
+
+  constructor(schema: IndexSchema) {
+    this.schema = {
+      textFields: { ...schema.textFields },
+      keywordAttributes: [...schema.keywordAttributes],
+      numericAttributes: [...schema.numericAttributes],
+    };
+    this.fieldNames = Object.keys(schema.textFields);
+    this.fields = this.fieldNames.length;
+    this.fieldWeights = new Float64Array(this.fieldNames.map((name) => schema.textFields[name]!));
+    for (const weight of this.fieldWeights) {
+      if (!(weight >= 0)) throw new RangeError('search index: text field weights must be numbers ≥ 0');
+    }
+    for (const names of [schema.keywordAttributes, schema.numericAttributes]) {
+      if (new Set(names).size !== names.length) throw new RangeError(`search index: an attribute is named twice in ${names.join(', ')}`);
+    }
+    this.columns = schema.keywordAttributes.map((name) => new KeywordColumn(name));
+    this.columnByName = new Map(this.columns.map((column) => [column.name, column]));
+    this.numericNames = [...schema.numericAttributes];
+    this.numbers = this.numericNames.map(() => new Float64Array(16).fill(NaN));
+    this.lengths = new Uint8Array(16 * Math.max(1, this.fields));
+    this.lengthSums = new Float64Array(this.fields);
+    this.minLengthCode = new Uint8Array(this.fields).fill(255);
+    this.postings = new PostingStore(this.fields);
+  }
+
+  /** Adds a document, replacing the one with its id; searchable at once. */
+  upsert(doc: IndexDocument): void {
+    this.indexPending();
+    const existing = this.ordinalOf.get(doc.id);
+    if (existing !== undefined) this.tombstone(existing);
+    const ordinal = this.append(doc);
+    this.indexTail(ordinal);
+    this.indexedDocCount = this.docCount;
+    this.compactIfDue();
+  }
+
+  /**
+   * Adds many documents (the boot-time build, large batches, pages of a store scan): each is
+   * only appended to the forward stream and the columns. Their posting lists are made when
+   * the index is next searched or upserted into (or by `compact()`): all in one counting pass
+   * over the stream when they are many, so a build fed page by page costs one bulk build.
+   */
+  upsertMany(docs: Iterable<IndexDocument>): void {
+    for (const doc of docs) {
+      const existing = this.ordinalOf.get(doc.id);
+      if (existing !== undefined) this.tombstone(existing);
+      this.append(doc);
+    }
+  }
+
+  /**
+   * Puts the documents appended by upsertMany into the posting lists: a rebuild of the base
+   * when they are a large share of the index (or there is no base yet), else the tails.
+   */
+  indexPending(): void {
+    const pending = this.docCount - this.indexedDocCount;
+    if (pending === 0) return;
+    if (this.baseDocCount === 0 || pending >= BULK_SHARE_TO_REBUILD * this.liveCount) {
+      this.compact();
+      return;
+    }
+    for (let ordinal = this.indexedDocCount; ordinal < this.docCount; ordinal++) {
+      if (this.isLive(ordinal)) this.indexTail(ordinal);
+    }
+    this.indexedDocCount = this.docCount;
+    this.compactIfDue();
+  }
+
+  /** Deletes a document (nothing happens for an unknown id). */
+  remove(id: string): void {
+    const ordinal = this.ordinalOf.get(id);
+    if (ordinal === undefined) return;
+    this.tombstone(ordinal);
+    this.compactIfDue();
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Writing
+
+  private append(doc: IndexDocument): number {
+    if (typeof doc.id !== 'string') throw new TypeError('search index: a document needs a string id');
+    const ordinal = this.docCount;
+    const fields = this.fields;
+    if (ordinal + 2 > this.forwardStart.length) this.growDocumentArrays(ordinal + 2);
+
+    let position = 0;
+    for (let f = 0; f < fields; f++) {
+      const value = doc.text[this.fieldNames[f]!];
+      let length = 0;
+      if (typeof value === 'string') {
+        position = this.appendText(value, position, false);
+        length = this.appendedTokens;
+      } else if (value !== undefined && value !== null) {
+        for (const text of value) {
+          if (typeof text !== 'string') continue;
+          position = this.appendText(text, position, length > 0);
+          length += this.appendedTokens;
+        }
+      }
+      this.docCodes = ensureCapacity(this.docCodes, position + 1);
+      this.docCodes[position++] = FIELD_END;
+      const code = encodeLength(length);
+      this.lengths[ordinal * fields + f] = code;
+      if (code < this.minLengthCode[f]!) this.minLengthCode[f] = code;
+      this.lengthSums[f] = this.lengthSums[f]! + LENGTH_OF_CODE[code]!;
+    }
+    this.forwardStart[ordinal + 1] = this.encodeDocument(this.forwardStart[ordinal]!, position);
+
+    for (const column of this.columns) column.append(ordinal, doc.keywords[column.name]);
+    for (let n = 0; n < this.numbers.length; n++) {
+      const value = doc.numbers[this.numericNames[n]!];
+      this.numbers[n]![ordinal] = typeof value === 'number' && Number.isFinite(value) ? value : NaN;
+    }
+    this.idHash[ordinal] = hashString(doc.id);
+    this.idKey[ordinal] = idOrderKey(doc.id);
+    this.live[ordinal >>> 5] = this.live[ordinal >>> 5]! | (1 << (ordinal & 31));
+    this.ids.push(doc.id);
+    this.ordinalOf.set(doc.id, ordinal);
+    this.docCount++;
+    this.liveCount++;
+
+    this.countDocumentTerms(ordinal);
+    return ordinal;
+  }
+
+  /** Makes room in every per-document array for `needed` ordinals (checked once per document, not per array). */
+  private growDocumentArrays(needed: number): void {
+    this.forwardStart = ensureCapacity(this.forwardStart, needed);
+    const capacity = this.forwardStart.length;
+    this.live = ensureCapacity(this.live, (capacity + 31) >>> 5);
+    this.idHash = ensureCapacity(this.idHash, capacity);
+    this.idKey = ensureCapacity(this.idKey, capacity);
+    this.lengths = ensureCapacity(this.lengths, capacity * Math.max(1, this.fields));
+    for (let n = 0; n < this.numbers.length; n++) this.numbers[n] = ensureCapacity(this.numbers[n]!, capacity, NaN);
+  }
+
+  /**
+   * Writes the term ids of one text value to the forward stream at `position` (after an
+   * ELEMENT_BREAK when `separate` and the value has a token); returns the new position.
+   * ASCII text is tokenized in place by the rules of `tokenize` and looked up without making
+   * a string per token; other text goes through `tokenize`.
+   */
+  private appendText(text: string, position: number, separate: boolean): number {
+    const n = text.length;
+    // n + 2 bounds the tokens of ASCII text and the break
+    this.docCodes = ensureCapacity(this.docCodes, position + n + 2);
+    const codes = this.docCodes;
+    const vocabulary = this.vocabulary;
+    let p = position;
+    let start = -1;
+    let apostrophes = false;
+    let count = 0;
+    for (let i = 0; i <= n; i++) {
+      const code = i < n ? text.charCodeAt(i) : 32;
+      if (code > 127) return this.appendTokens(tokenize(text), position, separate);
+      if ((code >= 97 && code <= 122) || (code >= 48 && code <= 57) || (code >= 65 && code <= 90)) {
+        if (start < 0) start = i;
+      } else if (code === 39 || code === 96) {
+        if (start >= 0) apostrophes = true;
+      } else if (start >= 0) {
+        let id: number;
+        if (apostrophes) {
+          id = this.termId(text.slice(start, i).replace(/['`]/g, '').toLowerCase());
+          apostrophes = false;
+        } else {
+          id = vocabulary.findRange(text, start, i);
+          if (id < 0) id = this.termId(text.slice(start, i).toLowerCase());
+        }
+        if (count === 0 && separate) codes[p++] = ELEMENT_BREAK;
+        codes[p++] = id + TERM_CODE;
+        count++;
+        start = -1;
+      }
+    }
+    this.appendedTokens = count;
+    return p;
+  }
+
+  private appendTokens(tokens: readonly string[], position: number, separate: boolean): number {
+    this.docCodes = ensureCapacity(this.docCodes, position + tokens.length + 1);
+    let p = position;
+    if (separate && tokens.length > 0) this.docCodes[p++] = ELEMENT_BREAK;
+    for (const token of tokens) this.docCodes[p++] = this.termId(token) + TERM_CODE;
+    this.appendedTokens = tokens.length;
+    return p;
+  }
+
+  /** Writes `docCodes[0..count)` to the forward stream at byte `at`; returns the end. */
+  private encodeDocument(at: number, count: number): number {
+    this.forward = ensureCapacity(this.forward, at + 3 * count);
+    return encodeCodes(this.docCodes, count, this.forward, at);
+  }
+
+  private termId(token: string): number {
+    const id = this.vocabulary.idOf(token);
+    if (id >= MAX_TERMS) throw new RangeError(`search index: more than ${MAX_TERMS} distinct terms`);
+    if (id >= this.termMark.length) {
+      this.termMark = ensureCapacity(this.termMark, id + 1);
+      this.termSlot = ensureCapacity(this.termSlot, id + 1);
+    }
+    return id;
+  }
+
+  private nextMark(): number {
+    if (this.markGeneration >= 0xfffffff0) {
+      this.termMark.fill(0);
+      this.markGeneration = 0;
+    }
+    return ++this.markGeneration;
+  }
+
+  /** Adds one to the live frequency of each distinct term of a document. */
+  private countDocumentTerms(ordinal: number): void {
+    const mark = this.nextMark();
+    const forward = this.forward;
+    const termMark = this.termMark;
+    const frequency = this.vocabulary.frequency;
+    for (let j = this.forwardStart[ordinal]!, end = this.forwardStart[ordinal + 1]!; j < end; ) {
+      const code = codeAt(forward, j);
+      j += unitsOf(code);
+      const term = code - TERM_CODE;
+      if (term >= 0 && termMark[term] !== mark) {
+        termMark[term] = mark;
+        frequency[term]!++;
+      }
+    }
+    return;
+  }
+
+  /** Fills docTerms / docTermTfs with the distinct terms of a document and their frequency per field. */
+  private collectDocumentTerms(ordinal: number): void {
+    const fields = this.fields;
+    const mark = this.nextMark();
+    const forward = this.forward;
+    const termMark = this.termMark;
+    const termSlot = this.termSlot;
+    const start = this.forwardStart[ordinal]!;
+    const end = this.forwardStart[ordinal + 1]!;
+    // a document has at most one code per unit
+    this.docTerms = ensureCapacity(this.docTerms, end - start);
+    this.docTermTfs = ensureCapacity(this.docTermTfs, (end - start) * fields);
+    const docTerms = this.docTerms;
+    const tfs = this.docTermTfs;
+    let count = 0;
+    let field = 0;
+    for (let j = start; j < end; ) {
+      const code = codeAt(forward, j);
+      j += unitsOf(code);
+      const term = code - TERM_CODE;
+      if (term < 0) {
+        if (code === FIELD_END) field++;
+        continue;
+      }
+      let slot: number;
+      if (termMark[term] !== mark) {
+        termMark[term] = mark;
+        slot = count++;
+        termSlot[term] = slot;
+        docTerms[slot] = term;
+        tfs.fill(0, slot * fields, slot * fields + fields);
+      } else {
+        slot = termSlot[term]!;
+      }
+      const p = slot * fields + field;
+      if (tfs[p]! < MAX_TERM_FREQUENCY) tfs[p]!++;
+    }
+    this.docTermCount = count;
+  }
+
+  private indexTail(ordinal: number): void {
+    this.collectDocumentTerms(ordinal);
+    for (let i = 0; i < this.docTermCount; i++) {
+      this.postings.add(this.docTerms[i]!, ordinal, this.docTermTfs, i * this.fields);
+    }
+    this.pairs.addDocument(this.forward, this.forwardStart[ordinal]!, this.forwardStart[ordinal + 1]!, ordinal);
+    for (const column of this.columns) column.indexTail(ordinal);
+  }
+
+  isLive(ordinal: number): boolean {
+    return (this.live[ordinal >>> 5]! & (1 << (ordinal & 31))) !== 0;
+  }
+
+  private tombstone(ordinal: number): void {
+    if (!this.isLive(ordinal)) return;
+    this.live[ordinal >>> 5] = this.live[ordinal >>> 5]! & ~(1 << (ordinal & 31));
+    this.liveCount--;
+    this.deadCount++;
+    const fields = this.fields;
+    for (let f = 0; f < fields; f++) this.lengthSums[f] = this.lengthSums[f]! - LENGTH_OF_CODE[this.lengths[ordinal * fields + f]!]!;
+    this.collectDocumentTerms(ordinal);
+    const frequency = this.vocabulary.frequency;
+    for (let i = 0; i < this.docTermCount; i++) frequency[this.docTerms[i]!]!--;
+    for (const column of this.columns) column.release(ordinal);
+    const id = this.ids[ordinal]!;
+    if (this.ordinalOf.get(id) === ordinal) this.ordinalOf.delete(id);
+  }
+
+  /** Sets the live bits of ordinals 0..count-1. */
+  private markAllLive(count: number): void {
+    this.live.fill(0xffffffff, 0, count >>> 5);
+    if ((count & 31) !== 0) this.live[count >>> 5] = (1 << (count & 31)) - 1;
+  }
+
+  private compactIfDue(): void {
+    const tail = this.docCount - this.baseDocCount;
+    if (
+      (this.docCount >= MIN_DOCS_TO_COMPACT && this.deadCount > DEAD_SHARE_TO_COMPACT * this.docCount) ||
+      (tail >= MIN_TAIL_TO_REBUILD && tail > TAIL_SHARE_TO_REBUILD * this.baseDocCount)
+    ) {
+      this.compact();
+    }
+  }
+
+  /**
+   * Drops deleted documents (renumbering ordinals) and terms no live document uses, and
+   * rebuilds every inverted list as one frozen base. Runs by itself when deletions or the
+   * tail pass a share of the index; O(size of the index).
+   */
+  compact(): void {
+    const fields = this.fields;
+    // 1. Documents: each live one moves down to its new ordinal, in place.
+    let next = 0;
+    let write = 0;
+    const columnWrites = this.columns.map(() => 0);
+    for (let old = 0; old < this.docCount; old++) {
+      if (!this.isLive(old)) continue;
+      const from = this.forwardStart[old]!;
+      const to = this.forwardStart[old + 1]!;
+      if (write !== from) this.forward.copyWithin(write, from, to);
+      this.forwardStart[next] = write;
+      write += to - from;
+      for (let c = 0; c < this.columns.length; c++) {
+        columnWrites[c] = this.columns[c]!.compactInto(old, next, columnWrites[c]!);
+      }
+      if (next !== old) {
+        const id = this.ids[old]!;
+        this.ids[next] = id;
+        this.ordinalOf.set(id, next);
+        this.idHash[next] = this.idHash[old]!;
+        this.idKey[next] = this.idKey[old]!;
+        this.lengths.copyWithin(next * fields, old * fields, old * fields + fields);
+        for (const column of this.numbers) column[next] = column[old]!;
+      }
+      next++;
+    }
+    this.forwardStart[next] = write;
+    // Growth left room for appends; a compacted index keeps only a little of it.
+    this.forward = trimmed(this.forward, write);
+    for (let c = 0; c < this.columns.length; c++) this.columns[c]!.finishCompaction(next, columnWrites[c]!);
+    this.ids.length = next;
+    this.live.fill(0);
+    this.markAllLive(next);
+    this.docCount = next;
+    this.liveCount = next;
+    this.deadCount = 0;
+    for (const column of this.numbers) column.fill(NaN, next);
+
+    // 2. Terms: renumber those still in use (keeping their order).
+    this.dropUnusedTerms();
+
+    // 3. Inverted lists from the forward stream (the live frequencies are the list lengths).
+    this.buildTermPostings();
+    for (const column of this.columns) column.buildPostings(next);
+    this.baseDocCount = next;
+    this.indexedDocCount = next;
+    this.orders.rebuild();
+  }
+
+  private dropUnusedTerms(): void {
+    const vocabulary = this.vocabulary;
+    const termCount = vocabulary.size;
+    const frequency = vocabulary.frequency;
+    let used = 0;
+    for (let t = 0; t < termCount; t++) if (frequency[t] !== 0) used++;
+    if (used === termCount) {
+      vocabulary.sortedIds();
+      return;
+    }
+    const renumber = new Uint32Array(termCount);
+    const terms: string[] = [];
+    const kept = new Uint32Array(used);
+    for (let t = 0; t < termCount; t++) {
+      if (frequency[t] === 0) continue;
+      renumber[t] = terms.length;
+      kept[terms.length] = frequency[t]!;
+      terms.push(vocabulary.terms[t]!);
+    }
+    this.renumberForward(renumber);
+    vocabulary.reset(terms, kept);
+    this.termMark = new Uint32Array(Math.max(1024, used));
+    this.termSlot = new Uint32Array(Math.max(1024, used));
+    this.markGeneration = 0;
+  }
+
+  /**
+   * Rewrites every code with its term's new id, in place: ids only shrink, so a code never
+   * takes more units than before and the writing never overtakes the reading.
+   */
+  private renumberForward(renumber: Uint32Array): void {
+    const forward = this.forward;
+    const forwardStart = this.forwardStart;
+    let write = 0;
+    let read = forwardStart[0]!;
+    for (let d = 0; d < this.docCount; d++) {
+      const end = forwardStart[d + 1]!;
+      forwardStart[d] = write;
+      while (read < end) {
+        const code = codeAt(forward, read);
+        read += unitsOf(code);
+        write = writeCode(forward, write, code >= TERM_CODE ? renumber[code - TERM_CODE]! + TERM_CODE : code);
+      }
+    }
+    forwardStart[this.docCount] = write;
+    return;
+  }
+
+  private buildTermPostings(): void {
+    const fields = this.fields;
+    const termCount = this.vocabulary.size;
+    const frequency = this.vocabulary.frequency;
+    const start = new Uint32Array(termCount + 1);
+    for (let t = 0; t < termCount; t++) start[t + 1] = start[t]! + frequency[t]!;
+    const total = start[termCount]!;
+    const docs = new Uint32Array(total);
+    const payload = new Uint8Array(total * fields);
+    const cursor = start.slice(0, termCount);
+    const forward = this.forward;
+    const forwardStart = this.forwardStart;
+    const termMark = this.termMark;
+    const termSlot = this.termSlot;
+    for (let d = 0; d < this.docCount; d++) {
+      const mark = this.nextMark();
+      let field = 0;
+      const end = forwardStart[d + 1]!;
+      for (let j = forwardStart[d]!; j < end; ) {
+        const code = codeAt(forward, j);
+        j += unitsOf(code);
+        const term = code - TERM_CODE;
+        if (term < 0) {
+          if (code === FIELD_END) field++;
+          continue;
+        }
+        let slot: number;
+        if (termMark[term] !== mark) {
+          termMark[term] = mark;
+          slot = cursor[term]!++;
+          termSlot[term] = slot;
+          docs[slot] = d;
+        } else {
+          slot = termSlot[term]!;
+        }
+        const p = slot * fields + field;
+        if (payload[p]! < MAX_TERM_FREQUENCY) payload[p]!++;
+      }
+    }
+    for (let t = 0; t < termCount; t++) {
+      if (cursor[t] !== start[t + 1]) throw new Error('search index: term frequencies out of step with the forward stream');
+    }
+    this.postings.setBase(start, docs, payload);
+    this.postings.buildDenseBitmaps(this.docCount);
+    this.pairs.rebuild(start, forward, forwardStart, this.docCount);
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Snapshots
+
+  /**
+   * The snapshot as byte ranges to write in order (see SnapshotWriter.finishChunks): views of
+   * the index's arrays, valid until the index next changes.
+   */
+  toSnapshotChunks(): Uint8Array[] {
+    if (this.deadCount > 0 || this.baseDocCount !== this.docCount || this.postings.tailPostings > 0) this.compact();
+    const writer = new SnapshotWriter();
+    const docCount = this.docCount;
+    const fields = this.fields;
+    const vocabulary = this.vocabulary;
+    writer.addStrings('ids', this.ids);
+    writer.add('idHash', this.idHash, docCount);
+    writer.add('lengths', this.lengths, docCount * fields);
+    writer.add('forwardStart', this.forwardStart, docCount + 1);
+    writer.add('forward', this.forward, this.forwardStart[docCount]!);
+    writer.addStrings('terms', vocabulary.terms);
+    writer.add('frequency', vocabulary.frequency, vocabulary.size);
+    writer.add('sortedTerms', vocabulary.sortedIds());
+    writer.add('postings.start', this.postings.baseStart);
+    writer.add('postings.docs', this.postings.baseDocs);
+    writer.add('postings.tfs', this.postings.basePayload);
+    this.columns.forEach((column, c) => {
+      writer.addStrings(`keyword.${c}.values`, column.values);
+      writer.add(`keyword.${c}.liveCounts`, column.liveCounts, column.valueCount);
+      const layout = column.layout(docCount);
+      if ('single' in layout) {
+        writer.add(`keyword.${c}.single`, layout.single);
+      } else {
+        writer.add(`keyword.${c}.docStart`, layout.docStart);
+        writer.add(`keyword.${c}.docValues`, layout.docValues);
+      }
+      writer.add(`keyword.${c}.postings.start`, column.postings.baseStart);
+      writer.add(`keyword.${c}.postings.docs`, column.postings.baseDocs);
+    });
+    this.numbers.forEach((column, n) => writer.add(`number.${n}`, column, docCount));
+    return writer.finishChunks({ schema: this.schema, docCount, lengthSums: [...this.lengthSums] });
+  }
+
+  restore(reader: SnapshotReader, docCount: number, lengthSums: readonly number[]): void {
+    this.docCount = docCount;
+    this.liveCount = docCount;
+    this.deadCount = 0;
+    this.baseDocCount = docCount;
+    this.indexedDocCount = docCount;
+    this.ids = reader.strings('ids');
+    if (this.ids.length !== docCount) throw new Error('search index snapshot: the id count does not match');
+    this.ordinalOf = new Map();
+    for (let d = 0; d < docCount; d++) this.ordinalOf.set(this.ids[d]!, d);
+    this.idHash = reader.u32('idHash');
+    this.idKey = new Float64Array(docCount + 16);
+    for (let d = 0; d < docCount; d++) this.idKey[d] = idOrderKey(this.ids[d]!);
+    this.lengths = reader.u8('lengths');
+    this.minLengthCode.fill(255);
+    for (let i = 0; i < docCount * this.fields; i++) {
+      const code = this.lengths[i]!;
+      if (code < this.minLengthCode[i % this.fields]!) this.minLengthCode[i % this.fields] = code;
+    }
+    lengthSums.forEach((sum, f) => (this.lengthSums[f] = sum));
+    this.forwardStart = reader.u32('forwardStart');
+    this.forward = reader.u16('forward');
+    this.live = new Uint32Array(((docCount + 31) >>> 5) + 1);
+    this.markAllLive(docCount);
+    const terms = reader.strings('terms');
+    this.vocabulary.reset(terms, reader.u32('frequency'), reader.u32('sortedTerms'));
+    this.termMark = new Uint32Array(Math.max(1024, terms.length));
+    this.termSlot = new Uint32Array(Math.max(1024, terms.length));
+    this.markGeneration = 0;
+    this.postings.setBase(reader.u32('postings.start'), reader.u32('postings.docs'), reader.u8('postings.tfs'));
+    this.postings.buildDenseBitmaps(docCount);
+    this.pairs.rebuild(this.postings.baseStart, this.forward, this.forwardStart, docCount);
+    this.columns.forEach((column, c) => {
+      column.restore(
+        reader.strings(`keyword.${c}.values`),
+        reader.u32(`keyword.${c}.liveCounts`),
+        reader.has(`keyword.${c}.single`)
+          ? { single: reader.u32(`keyword.${c}.single`) }
+          : { docStart: reader.u32(`keyword.${c}.docStart`), docValues: reader.u32(`keyword.${c}.docValues`) },
+        docCount,
+      );
+      column.postings.setBase(reader.u32(`keyword.${c}.postings.start`), reader.u32(`keyword.${c}.postings.docs`), new Uint8Array(0));
+      column.buildBitmaps(docCount);
+    });
+    this.numbers = this.numbers.map((_, n) => reader.f64(`number.${n}`));
+    this.orders.rebuild();
+  }
+
+  /** Bytes held in typed arrays (capacity, scratch included): for diagnostics. */
+  byteSize(): number {
+    let bytes =
+      this.live.byteLength +
+      this.idHash.byteLength +
+      this.idKey.byteLength +
+      this.lengths.byteLength +
+      this.forwardStart.byteLength +
+      this.forward.byteLength +
+      this.vocabulary.frequency.byteLength +
+      this.postings.byteSize() +
+      this.pairs.byteSize();
+    for (const column of this.columns) {
+      bytes += column.byteSize();
+    }
+    for (const column of this.numbers) bytes += column.byteLength;
+    return bytes + this.orders.byteSize();
+  }
+}
+
+/** What the read side reads of the store: its fields, never to be written there. */
+export type IndexView = Readonly<
+  Pick<
+    IndexStore,
+    | 'fields'
+    | 'fieldWeights'
+    | 'columns'
+    | 'columnByName'
+    | 'numericNames'
+    | 'numbers'
+    | 'docCount'
+    | 'liveCount'
+    | 'deadCount'
+    | 'baseDocCount'
+    | 'ids'
+    | 'ordinalOf'
+    | 'live'
+    | 'idHash'
+    | 'idKey'
+    | 'lengths'
+    | 'lengthSums'
+    | 'minLengthCode'
+    | 'forwardStart'
+    | 'forward'
+    | 'vocabulary'
+    | 'postings'
+    | 'pairs'
+    | 'orders'
+    | 'isLive'
+  >
+>;

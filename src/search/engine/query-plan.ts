@@ -1,0 +1,56 @@
+/*
+ * What a query is compiled into (by the index's planner) and what the candidate set's loops
+ * read: posting lists as segments, a token's plan, BM25's context, per-document filters.
+ */
+
+/** A run of postings: `docs[start..end)`, term frequencies at `tfs[posting * fields + f]`. */
+export interface Segment {
+  docs: Uint32Array;
+  start: number;
+  end: number;
+  /** the same documents as a bitmap, for a dense list (else null) */
+  bitmap: Uint32Array | null;
+  /** with the bitmap: postings before each of its words (see PostingStore.denseRanks) */
+  ranks: Uint32Array | null;
+  tfs: Uint8Array;
+  /** per field: variant factor × idf × field weight × (k1 + 1) */
+  coefficients: Float64Array;
+}
+
+/** One query token: the posting lists of all its variants (their union matches it). */
+export interface TermPlan {
+  segments: Segment[];
+  /** postings to read when scanning */
+  cost: number;
+}
+
+/** What BM25 needs besides the postings: k1·(1 − b), k1·b / average length per field, lengths. */
+export interface Bm25Context {
+  fields: number;
+  /** length codes, `fields` per document */
+  lengths: Uint8Array;
+  /**
+   * `lengthNorms[f * 256 + code]` = normPerLength[f] × the length of the code: the length's
+   * part of a field's denominator, one read per field instead of two and a product
+   */
+  lengthNorms: Float64Array;
+  /**
+   * the length a field holding t tokens is stored as, for t < 256: the shortest a field with a
+   * term t times can look to scoring (lengths are stored rounded, see encodeLength)
+   */
+  lengthOfCount: Float64Array;
+  /** per field, a length no live document is below (for score upper bounds) */
+  minLengths: Float64Array;
+  normConstant: number;
+  normPerLength: Float64Array;
+}
+
+/**
+ * A filter checked per document (those that are not bitmaps): a single-valued keyword column
+ * (`single[d]` = value id + 1; `allowed` shifted by one, so `allowed[0]` is "no value"), a
+ * multi-valued one (offsets + values), or a numeric range (NaN, a missing value, fails it).
+ */
+export type DocumentFilter =
+  | { kind: 'single'; single: Uint32Array; allowed: Uint8Array; exclude: boolean }
+  | { kind: 'multi'; starts: Uint32Array; values: Uint32Array; allowed: Uint8Array; exclude: boolean }
+  | { kind: 'range'; column: Float64Array; min: number; max: number };

@@ -1,0 +1,200 @@
+import { LENGTH_OF_CODE, LENGTH_OF_COUNT } from './field-lengths.js';
+import type { IndexView } from './index-store.js';
+import type { KeywordColumn } from './keyword-column.js';
+import type { Bm25Context, DocumentFilter, Segment, TermPlan } from './query-plan.js';
+import type { SearchFilter } from './types.js';
+import { VARIANT_FACTOR } from './vocabulary.js';
+
+/*
+ * What a search is compiled into before it runs (query-plan.ts holds the types): a plan of
+ * posting lists per query word, a phrase's word pairs as pair lists, the caller's filters
+ * against the columns, and BM25's context. Pure reads of the index (IndexView).
+ */
+
+const K1 = 1.2;
+const B = 0.75;
+/** A phrase's word pair narrows through pair lists when it has at most this many variant pairs. */
+const MAX_PAIR_COMBINATIONS = 16;
+const NO_BYTES = new Uint8Array(0);
+const NO_COEFFICIENTS = new Float64Array(0);
+
+export interface CompiledKeywordFilter {
+  column: KeywordColumn;
+  allowed: Uint8Array;
+  valueIds: number[];
+  exclude: boolean;
+  /** live documents having one of the values */
+  cost: number;
+  /** the values' bitmaps when every value has one (dense values), else undefined */
+  bitmaps: Uint32Array[] | undefined;
+}
+
+export interface CompiledRangeFilter {
+  column: Float64Array;
+  min: number;
+  max: number;
+}
+
+/** BM25's context for an index of `fields` text fields, before its first refresh (refreshBm25Context). */
+export function newBm25Context(fields: number, lengths: Uint8Array): Bm25Context {
+  return {
+    fields,
+    lengths,
+    lengthNorms: new Float64Array(fields * 256),
+    lengthOfCount: LENGTH_OF_COUNT,
+    minLengths: new Float64Array(fields),
+    normConstant: K1 * (1 - B),
+    normPerLength: new Float64Array(fields),
+  };
+}
+
+export function planFor(index: IndexView, variants: Map<number, number>): TermPlan {
+  const fields = index.fields;
+  const postings = index.postings;
+  const frequency = index.vocabulary.frequency;
+  // idf of the word as written (its exact and stem forms), else of its most frequent variant
+  let literalFrequency = 0;
+  let anyFrequency = 0;
+  for (const [id, factor] of variants) {
+    const f = frequency[id]!;
+    if (factor >= VARIANT_FACTOR.stem && f > literalFrequency) literalFrequency = f;
+    if (f > anyFrequency) anyFrequency = f;
+  }
+  const df = literalFrequency > 0 ? literalFrequency : anyFrequency;
+  const idf = Math.log(1 + (index.liveCount - df + 0.5) / (df + 0.5));
+  const segments: Segment[] = [];
+  let cost = 0;
+  const ordered = [...variants.keys()];
+  if (ordered.length > 1) ordered.sort((a, b) => a - b);
+  // one array per kind of variant (exact, stem, …): lists that share it share a bound table
+  const coefficientsOf = new Map<number, Float64Array>();
+  for (const id of ordered) {
+    const factor = variants.get(id)!;
+    let coefficients = coefficientsOf.get(factor);
+    if (coefficients === undefined) {
+      coefficients = new Float64Array(fields);
+      for (let f = 0; f < fields; f++) coefficients[f] = factor * idf * index.fieldWeights[f]! * (K1 + 1);
+      coefficientsOf.set(factor, coefficients);
+    }
+    if (id < postings.baseKeyCount) {
+      const start = postings.baseStart[id]!;
+      const end = postings.baseStart[id + 1]!;
+      if (end > start) {
+        const bitmap = postings.denseBitmaps[id] ?? null;
+        const ranks = postings.denseRanks[id] ?? null;
+        segments.push({ docs: postings.baseDocs, start, end, bitmap, ranks, tfs: postings.basePayload, coefficients });
+      }
+      cost += end - start;
+    }
+    const tailLength = id < postings.tailLength.length ? postings.tailLength[id]! : 0;
+    if (tailLength > 0) {
+      segments.push({ docs: postings.tailDocs[id]!, start: 0, end: tailLength, bitmap: null, ranks: null, tfs: postings.tailPayload[id]!, coefficients });
+      cost += tailLength;
+    }
+  }
+  return { segments, cost };
+}
+
+/** BM25's context for the index as it is now: `context` (one object per index), refreshed in place for each search. */
+export function refreshBm25Context(index: IndexView, context: Bm25Context): Bm25Context {
+  for (let f = 0; f < index.fields; f++) {
+    const average = index.liveCount > 0 ? index.lengthSums[f]! / index.liveCount : 0;
+    const perLength = average > 0 ? (K1 * B) / average : 0;
+    // the table follows the average, which any write may move (both start at 0)
+    if (perLength !== context.normPerLength[f]) {
+      context.normPerLength[f] = perLength;
+      for (let code = 0; code < 256; code++) context.lengthNorms[f * 256 + code] = perLength * LENGTH_OF_CODE[code]!;
+    }
+    context.minLengths[f] = LENGTH_OF_CODE[index.minLengthCode[f]!]!;
+  }
+  context.lengths = index.lengths;
+  return context;
+}
+
+export function compileFilters(index: IndexView, filters: readonly SearchFilter[]): { keyword: CompiledKeywordFilter[]; range: CompiledRangeFilter[] } {
+  const keyword: CompiledKeywordFilter[] = [];
+  const range: CompiledRangeFilter[] = [];
+  for (const filter of filters) {
+    if ('anyOf' in filter) {
+      const column = index.columnByName.get(filter.attribute);
+      if (!column) throw new RangeError(`search index: ${filter.attribute} is not a keyword attribute`);
+      const allowed = new Uint8Array(Math.max(1, column.valueCount));
+      const valueIds: number[] = [];
+      let cost = 0;
+      for (const value of filter.anyOf) {
+        const id = column.idOf(value);
+        if (id === undefined || allowed[id] === 1) continue;
+        allowed[id] = 1;
+        valueIds.push(id);
+        cost += column.liveCounts[id]!;
+      }
+      const exclude = filter.exclude === true;
+      // A filter every live document passes changes nothing and costs a pass: excluded values no
+      // live document has, or the values of every live document of a one-value-per-document
+      // attribute (images only, in a catalogue of images).
+      if (exclude ? cost === 0 : column.singleValued && cost === index.liveCount && index.liveCount > 0) continue;
+      const bitmaps = valueIds.map((id) => column.bitmaps[id]);
+      const dense = valueIds.length > 0 && bitmaps.every((bitmap) => bitmap !== undefined && bitmap !== null);
+      keyword.push({ column, allowed, valueIds, exclude, cost, bitmaps: dense ? (bitmaps as Uint32Array[]) : undefined });
+    } else {
+      const column = index.numericNames.indexOf(filter.attribute);
+      if (column === -1) throw new RangeError(`search index: ${filter.attribute} is not a numeric attribute`);
+      const min = typeof filter.min === 'number' && !Number.isNaN(filter.min) ? filter.min : -Infinity;
+      const max = typeof filter.max === 'number' && !Number.isNaN(filter.max) ? filter.max : Infinity;
+      range.push({ column: index.numbers[column]!, min, max });
+    }
+  }
+  return { keyword, range };
+}
+
+export function documentFilters(keyword: readonly CompiledKeywordFilter[], range: readonly CompiledRangeFilter[]): DocumentFilter[] {
+  const filters: DocumentFilter[] = [];
+  for (const { column, allowed, exclude } of keyword) {
+    if (column.singleValued) {
+      const shifted = new Uint8Array(allowed.length + 1);
+      shifted.set(allowed, 1);
+      filters.push({ kind: 'single', single: column.single, allowed: shifted, exclude });
+    } else {
+      filters.push({ kind: 'multi', starts: column.docStart, values: column.docValues, allowed, exclude });
+    }
+  }
+  for (const { column, min, max } of range) filters.push({ kind: 'range', column, min, max });
+  return filters;
+}
+
+/** The posting lists (base and tail) of a keyword filter's values. */
+export function valueLists(filter: CompiledKeywordFilter): Array<readonly [Uint32Array, number, number]> {
+  const postings = filter.column.postings;
+  const lists: Array<readonly [Uint32Array, number, number]> = [];
+  for (const value of filter.valueIds) {
+    if (value < postings.baseKeyCount) lists.push([postings.baseDocs, postings.baseStart[value]!, postings.baseStart[value + 1]!]);
+    const tail = value < postings.tailLength.length ? postings.tailLength[value]! : 0;
+    if (tail > 0) lists.push([postings.tailDocs[value]!, 0, tail]);
+  }
+  return lists;
+}
+
+/**
+ * The documents where a word of `left` (variant ids) directly precedes one of `right`, from
+ * the pair lists; undefined unless every such pair has a list (both words common).
+ */
+export function pairPlanFor(index: IndexView, left: readonly number[], right: readonly number[]): TermPlan | undefined {
+  if (left.length * right.length > MAX_PAIR_COMBINATIONS) return undefined;
+  const postings = index.pairs.postings;
+  const segments: Segment[] = [];
+  let cost = 0;
+  for (const a of left) {
+    for (const b of right) {
+      const key = index.pairs.keyOf(a, b);
+      if (key < 0) return undefined;
+      // never scored: no term frequencies, no coefficients
+      const start = postings.baseStart[key]!;
+      const end = postings.baseStart[key + 1]!;
+      if (end > start) segments.push({ docs: postings.baseDocs, start, end, bitmap: null, ranks: null, tfs: NO_BYTES, coefficients: NO_COEFFICIENTS });
+      const tailLength = key < postings.tailLength.length ? postings.tailLength[key]! : 0;
+      if (tailLength > 0) segments.push({ docs: postings.tailDocs[key]!, start: 0, end: tailLength, bitmap: null, ranks: null, tfs: NO_BYTES, coefficients: NO_COEFFICIENTS });
+      cost += end - start + tailLength;
+    }
+  }
+  return { segments, cost };
+}
