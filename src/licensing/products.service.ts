@@ -1,4 +1,5 @@
-import { invalidParameter, notFound } from '../platform/http/errors.js';
+import { invalidParameter } from '../platform/http/errors.js';
+import { productNotFound, userNotFound } from './licensing.errors.js';
 import { utcDateTime } from '../platform/http/date-time.js';
 import { customerIdOf, userTokenRequired, type CustomerGrant } from './customer-access.js';
 import {
@@ -182,7 +183,7 @@ export class ProductsService {
     let team: string | null = null;
     if (input.team) {
       const customer = await this.customers.findById(input.userId);
-      if (!customer) throw notFound('UserNotFound', `User not found: ${input.userId}`);
+      if (!customer) throw userNotFound(input.userId);
       if (!customer.team) throw invalidParameter('team', `user ${customer.username} belongs to no team`);
       team = customer.team;
     }
@@ -211,13 +212,13 @@ export class ProductsService {
       },
       team === null ? undefined : { team, credits: credits ?? 0 },
     );
-    if (!row) throw notFound('UserNotFound', `User not found: ${input.userId}`);
+    if (!row) throw userNotFound(input.userId);
     return toProduct(row);
   }
 
   /** A product that stops counting (and starts again with 'active'); 404 when there is no such product. */
   async setStatus(productId: number, status: 'active' | 'inactive'): Promise<void> {
-    if (!(await this.repository.setStatus(productId, status))) throw notFound('ProductNotFound', `Product not found: ${productId}`);
+    if (!(await this.repository.setStatus(productId, status))) throw productNotFound(`Product not found: ${productId}`);
   }
 
   /**
@@ -229,7 +230,7 @@ export class ProductsService {
   async revoke(productId: number, options: { userId?: number } = {}): Promise<Product> {
     const row = Number.isSafeInteger(productId) ? await this.repository.findById(productId) : undefined;
     if (!row || (options.userId !== undefined && row.user_id !== options.userId)) {
-      throw notFound('ProductNotFound', `Product not found: ${productId}${options.userId === undefined ? '' : ` (of user ${options.userId})`}`);
+      throw productNotFound(`Product not found: ${productId}${options.userId === undefined ? '' : ` (of user ${options.userId})`}`);
     }
     if (row.status !== 'inactive') await this.repository.setStatus(row.id, 'inactive');
     return { ...toProduct(row), status: 'inactive' };
