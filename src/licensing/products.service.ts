@@ -13,23 +13,12 @@ import {
 } from './entitlements.js';
 import { DOWNLOAD_LIMIT_DURATIONS, RESOLUTIONS, type DownloadLimitDuration } from './licensing-policy.js';
 import type { ProductRow, ProductsRepository } from './products.repository.js';
-import { ASSET_PRODUCT_TYPES, PRODUCT_TYPES, type ProductType } from './product-types.js';
+import { ASSET_PRODUCT_TYPES, PRODUCT_TYPE_NAMES, PRODUCT_TYPES, type ProductType } from '../catalog/product-types.js';
 
-export { PRODUCT_TYPES, type ProductType } from './product-types.js';
+export { PRODUCT_TYPES, type ProductType } from '../catalog/product-types.js';
 
 /** The held types that license catalogue assets: what search limits a customer's results to. */
 export const LICENSING_PRODUCT_TYPES: readonly ProductType[] = ASSET_PRODUCT_TYPES;
-
-const DEFAULT_NAMES: Readonly<Record<ProductType, string>> = {
-  premiumaccess: 'Premium Access',
-  easyaccess: 'Easy Access',
-  editorialsubscription: 'Editorial Subscription',
-  imagepack: 'Image Pack',
-  royaltyfreesubscription: 'Royalty-Free Subscription',
-  creditpack: 'Credit Pack',
-  sandbox: 'Sandbox',
-  aigen: 'AI Generation',
-};
 
 /** A product a customer holds, with everything that decides what it may still license. */
 export interface Product extends Entitlement {
@@ -156,7 +145,7 @@ export class ProductsService {
   async grant(input: GrantInput): Promise<Product> {
     const type = input.type.trim().toLowerCase();
     if (!isProductType(type)) throw invalidParameter('type', `'${input.type}' is not one of ${PRODUCT_TYPES.join(', ')}`);
-    const name = input.name?.trim() || DEFAULT_NAMES[type];
+    const name = input.name?.trim() || PRODUCT_TYPE_NAMES[type];
     const credits = wholeNumber('credits', input.credits);
     const generations = wholeNumber('generations', input.generations);
     if (generations !== null && type !== 'aigen') throw invalidParameter('generations', `a ${type} product makes no generations (AI generation products: aigen)`);
