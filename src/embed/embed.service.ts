@@ -1,3 +1,4 @@
+import { escapeHtml } from '../platform/http/escape-html.js';
 import { assetNotEmbeddable, embedAssetNotFound, formatNotImplemented, incorrectlyFormedUri, unknownProviderUri } from './embed.errors.js';
 import { ASSET_ID, type AssetRecord, type AssetType } from '../catalog/catalog.records.js';
 import type { DisplaySizeProvider, DisplaySizeView } from '../catalog/catalog.service.js';
@@ -285,10 +286,3 @@ function creditLine(fields: Record<string, unknown>): string {
 function text(value: unknown): string | null {
   return typeof value === 'string' && value.trim() !== '' ? value : null;
 }
-
-/** Text for HTML text and double-quoted attribute values. */
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (character) => HTML_ESCAPES[character] ?? character);
-}
-
-const HTML_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
