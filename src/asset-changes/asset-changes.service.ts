@@ -1,4 +1,5 @@
-import { ApiError, notFound } from '../platform/http/errors.js';
+import { invalidRequest } from '../platform/http/errors.js';
+import { changeSetNotFound, channelNotFound, channelsNotFound, unauthorizedToAccessResource } from './asset-changes.errors.js';
 import { utcDateTime } from '../platform/http/date-time.js';
 import type { Clock } from '../platform/platform.js';
 import type { AssetChangesRepository, ChangeSetRow, ChannelRow, ChannelScope, PendingEntry } from './asset-changes.repository.js';
@@ -68,9 +69,6 @@ const FAMILY_NAME: Readonly<Record<ChannelFamily, ChannelRecord['AssetFamily']>>
 const TYPE_NAME: Readonly<Record<ChannelAssetType, ChannelRecord['AssetType']>> = { image: 'Image', film: 'Film' };
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-function noAccess(message: string): ApiError {
-  return new ApiError(403, 'UnauthorizedToAccessResource', message);
-}
 
 export interface AssetChangesServiceOptions {
   repository: AssetChangesRepository;
@@ -139,7 +137,7 @@ export class AssetChangesService {
   /** The client's channels with their live counts; 404 ChannelsNotFound when it has none. */
   async channelRecords(clientId: number): Promise<ChannelRecord[]> {
     const channels = await this.repository.listChannels(clientId);
-    if (channels.length === 0) throw notFound('ChannelsNotFound', 'No asset-change channel has been set up for this API key');
+    if (channels.length === 0) throw channelsNotFound();
     const now = this.now();
     return Promise.all(
       channels.map(async (row) => {
@@ -203,7 +201,7 @@ export class AssetChangesService {
       await this.repository.setChannelPosition(trx, channel.id, { confirmedSeq: position, openChangeSetId: id });
       return { change_set_id: String(id), changed_assets: notices, created: true };
     });
-    if (result === null) throw notFound('ChannelNotFound', `Channel ${channelId} does not exist`);
+    if (result === null) throw channelNotFound(channelId);
     return result;
   }
 
@@ -213,8 +211,8 @@ export class AssetChangesService {
    */
   async confirm(clientId: number, changeSetId: number): Promise<void> {
     const set = await this.repository.findChangeSet(changeSetId);
-    if (!set) throw notFound('ChangeSetNotFound', `Change set ${changeSetId} does not exist`);
-    if (set.client_id !== clientId) throw noAccess(`Change set ${changeSetId} belongs to a channel of another API client`);
+    if (!set) throw changeSetNotFound(changeSetId);
+    if (set.client_id !== clientId) throw unauthorizedToAccessResource(`Change set ${changeSetId} belongs to a channel of another API client`);
     if (set.confirmed_at !== null) return;
     const now = this.now();
     await this.repository.withChannel(set.channel_id, async (trx, channel) => {
@@ -238,7 +236,7 @@ export class AssetChangesService {
    */
   async register(clientId: number, assetIds: readonly string[]): Promise<Registration> {
     const ids = [...new Set(assetIds.map((id) => id.trim()).filter((id) => id !== ''))];
-    if (ids.length === 0) throw new ApiError(400, 'InvalidRequest', 'asset_ids names no asset');
+    if (ids.length === 0) throw invalidRequest('asset_ids names no asset');
     const images = await this.catalog.findAssets('image', ids);
     const videos = images.notFound.length > 0 ? await this.catalog.findAssets('video', images.notFound) : { found: [], notFound: [] };
     const known = new Set([...images.found, ...videos.found].map((record) => record.id));
@@ -255,8 +253,8 @@ export class AssetChangesService {
 
   private async ownedChannel(clientId: number, channelId: number): Promise<ChannelRow> {
     const channel = await this.repository.findChannel(channelId);
-    if (!channel) throw notFound('ChannelNotFound', `Channel ${channelId} does not exist`);
-    if (channel.client_id !== clientId) throw noAccess(`Channel ${channelId} belongs to another API client`);
+    if (!channel) throw channelNotFound(channelId);
+    if (channel.client_id !== clientId) throw unauthorizedToAccessResource(`Channel ${channelId} belongs to another API client`);
     return channel;
   }
 

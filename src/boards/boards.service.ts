@@ -1,8 +1,18 @@
 import type { AssetRecord, AssetType } from '../catalog/catalog.records.js';
 import type { DisplaySizeProvider } from '../catalog/catalog.service.js';
-import { ApiError, REALM, notFound } from '../platform/http/errors.js';
+import { invalidParameter, invalidParameterValue } from '../platform/http/errors.js';
 import { utcDateTime } from '../platform/http/date-time.js';
 import type { BoardLinkKind, BoardLinks } from './board-links.js';
+import {
+  assetNotOnBoard,
+  boardAssetNotFound,
+  boardNotFound,
+  boardUserTokenRequired,
+  commentNotFound,
+  insufficientAccess,
+  invitationNotFound,
+  sharedBoardNotFound,
+} from './boards.errors.js';
 import { randomId } from './board-links.js';
 import { BOARD_LIMITS, boardPermissions, type BoardLimits, may, mayDeleteComment, type BoardAction, type BoardRole } from './boards.policy.js';
 import type { BoardAccess, BoardAssetRow, BoardRelationship, BoardRow, BoardSort, BoardsRepository } from './boards.repository.js';
@@ -76,67 +86,26 @@ export interface BoardListQuery {
   sort: BoardSort;
 }
 
-// ── errors ────────────────────────────────────────────────────────────────
-
-/**
- * 403 for a valid token that speaks for no user (client credentials), as the downloads answer:
- * RFC 6750's insufficient_scope — a token for a user would do.
- */
-export function userTokenRequired(): ApiError {
-  const description = 'Boards belong to users: this request needs a token issued for a signed-in user; a client-credentials token acts for no user';
-  return new ApiError(403, 'UserTokenRequired', description, {
-    'www-authenticate': `Bearer realm="${REALM}", error="insufficient_scope", error_description="${description}"`,
-  });
-}
+// ── the user and the text a request names ─────────────────────────────────
 
 /** The user a token speaks for; 403 UserTokenRequired without one. */
 export function boardUserOf(grant: BoardGrant): number {
-  if (grant.userId === null) throw userTokenRequired();
+  if (grant.userId === null) throw boardUserTokenRequired();
   return grant.userId;
-}
-
-/** The same answer for a board that does not exist and one the caller may not see: its existence is not revealed. */
-const boardNotFound = () => notFound('BoardNotFound', 'Board not found: no board with this id is yours or shared with you');
-
-const ACTION_WORDS: Readonly<Record<BoardAction, string>> = {
-  rename: 'rename the board',
-  describe: 'change the board’s description',
-  delete_board: 'delete the board',
-  invite: 'renew the board’s invitation link',
-  share: 'renew the board’s share link or send the board to someone',
-  add_assets: 'add assets',
-  remove_assets: 'remove assets',
-  comment: 'comment',
-  delete_any_comment: 'delete another person’s comment',
-  arrange: 'change the order of the board’s assets',
-  annotate: 'write a note on an asset',
-  share_comments: 'choose whether the share link shows the comments',
-};
-
-function insufficientAccess(action: BoardAction): ApiError {
-  return new ApiError(403, 'InsufficientAccess', `Only the board’s owner may ${ACTION_WORDS[action]}`);
-}
-
-function assetNotOnBoard(assetId: string): ApiError {
-  return notFound('AssetNotOnBoard', `Asset ${assetId} is not on this board`);
-}
-
-function overLimit(message: string): ApiError {
-  return new ApiError(400, 'InvalidParameterValue', message);
 }
 
 /** Text a person typed: trimmed, not blank, at most `max` characters. */
 function checkedText(parameter: string, value: string, max: number): string {
   const text = value.trim();
-  if (text === '') throw new ApiError(400, 'InvalidParameterValue', `Invalid value for parameter '${parameter}': it is blank`);
-  if (text.length > max) throw new ApiError(400, 'InvalidParameterValue', `Invalid value for parameter '${parameter}': at most ${max} characters`);
+  if (text === '') throw invalidParameter(parameter, 'it is blank');
+  if (text.length > max) throw invalidParameter(parameter, `at most ${max} characters`);
   return text;
 }
 
 function checkedDescription(value: string | null | undefined, max: number): string | null | undefined {
   if (value === undefined || value === null) return value;
   const text = value.trim();
-  if (text.length > max) throw new ApiError(400, 'InvalidParameterValue', `Invalid value for parameter 'description': at most ${max} characters`);
+  if (text.length > max) throw invalidParameter('description', `at most ${max} characters`);
   return text === '' ? null : text;
 }
 
@@ -225,7 +194,7 @@ export class BoardsService {
       },
       this.limits.boardsPerUser,
     );
-    if (!created) throw overLimit(`Too many boards: a user may own at most ${this.limits.boardsPerUser}; delete one to make another`);
+    if (!created) throw invalidParameterValue(`Too many boards: a user may own at most ${this.limits.boardsPerUser}; delete one to make another`);
     return { id };
   }
 
@@ -269,7 +238,7 @@ export class BoardsService {
   async addAssets(userId: number, boardId: string, assetIds: readonly string[]) {
     const ids = unique(assetIds);
     if (ids.length > this.limits.assetsPerRequest) {
-      throw overLimit(`Too many assets in one request: at most ${this.limits.assetsPerRequest}, ${ids.length} given`);
+      throw invalidParameterValue(`Too many assets in one request: at most ${this.limits.assetsPerRequest}, ${ids.length} given`);
     }
     const { board, role } = await this.access(boardId, userId);
     this.require(role, 'add_assets');
@@ -283,7 +252,7 @@ export class BoardsService {
     const { board, role } = await this.access(boardId, userId);
     this.require(role, 'add_assets');
     const { found } = await this.lookUp([assetId]);
-    if (found.length === 0) throw new ApiError(403, 'AssetNotFound', `Asset not found: ${assetId}`);
+    if (found.length === 0) throw boardAssetNotFound(assetId);
     await this.store(board.id, found);
   }
 
@@ -291,7 +260,7 @@ export class BoardsService {
   async removeAssets(userId: number, boardId: string, assetIds: readonly string[]): Promise<void> {
     const ids = unique(assetIds);
     if (ids.length > this.limits.assetsPerRequest) {
-      throw overLimit(`Too many assets in one request: at most ${this.limits.assetsPerRequest}, ${ids.length} given`);
+      throw invalidParameterValue(`Too many assets in one request: at most ${this.limits.assetsPerRequest}, ${ids.length} given`);
     }
     const { board, role } = await this.access(boardId, userId);
     this.require(role, 'remove_assets');
@@ -307,7 +276,7 @@ export class BoardsService {
    */
   async moveAsset(userId: number, boardId: string, assetId: string, move: BoardMove): Promise<void> {
     if (typeof move === 'object' && !(Number.isSafeInteger(move.to) && move.to >= 0)) {
-      throw new ApiError(400, 'InvalidParameterValue', "Invalid value for parameter 'to': a place in the board from 0");
+      throw invalidParameter('to', 'a place in the board from 0');
     }
     const { board, role } = await this.access(boardId, userId);
     this.require(role, 'arrange');
@@ -336,7 +305,7 @@ export class BoardsService {
   async setNote(userId: number, boardId: string, assetId: string, note: string): Promise<void> {
     const text = note.trim();
     if (text.length > this.limits.noteLength) {
-      throw new ApiError(400, 'InvalidParameterValue', `Invalid value for parameter 'note': at most ${this.limits.noteLength} characters`);
+      throw invalidParameter('note', `at most ${this.limits.noteLength} characters`);
     }
     const { board, role } = await this.access(boardId, userId);
     this.require(role, 'annotate');
@@ -371,7 +340,7 @@ export class BoardsService {
   async sharedComments(token: string): Promise<Array<{ text: string; author: string | null; date_created: string }> | undefined> {
     const hash = this.links.hashOf(token);
     const board = hash === undefined ? undefined : await this.repository.findByLink('share', hash);
-    if (!board) throw notFound('BoardNotFound', 'This shared board does not exist, or its link was revoked');
+    if (!board) throw sharedBoardNotFound();
     if (board.share_comments !== 1) return undefined;
     const rows = await this.repository.comments(board.id);
     const authors = await this.people.findByIds([...new Set(rows.map((row) => row.author_id).filter((id): id is number => id !== null))]);
@@ -421,7 +390,7 @@ export class BoardsService {
       this.limits.commentsPerBoard,
     );
     if (outcome === undefined) throw boardNotFound();
-    if (outcome === 'full') throw overLimit(`Too many comments: a board holds at most ${this.limits.commentsPerBoard}`);
+    if (outcome === 'full') throw invalidParameterValue(`Too many comments: a board holds at most ${this.limits.commentsPerBoard}`);
     return { id };
   }
 
@@ -429,7 +398,7 @@ export class BoardsService {
   async deleteComment(userId: number, boardId: string, commentId: string): Promise<void> {
     const { board, role } = await this.access(boardId, userId);
     const comment = await this.repository.findComment(board.id, commentId);
-    if (!comment) throw notFound('CommentNotFound', `Comment not found: ${commentId}`);
+    if (!comment) throw commentNotFound(commentId);
     if (!mayDeleteComment(role, userId, comment.author_id)) throw insufficientAccess('delete_any_comment');
     await this.repository.deleteComment(board.id, comment.id);
   }
@@ -440,7 +409,7 @@ export class BoardsService {
   async acceptInvitation(userId: number, token: string): Promise<{ id: string }> {
     const hash = this.links.hashOf(token);
     const board = hash === undefined ? undefined : await this.repository.findByLink('invitation', hash);
-    if (!board) throw notFound('InvitationNotFound', 'This invitation does not exist or was revoked: ask the board’s owner for a new one');
+    if (!board) throw invitationNotFound();
     if (board.owner_id !== userId) await this.repository.addEditor(board.id, userId, this.now().toISOString());
     return { id: board.id };
   }
@@ -471,7 +440,7 @@ export class BoardsService {
   async shared(token: string) {
     const hash = this.links.hashOf(token);
     const board = hash === undefined ? undefined : await this.repository.findByLink('share', hash);
-    if (!board) throw notFound('BoardNotFound', 'This shared board does not exist, or its link was revoked');
+    if (!board) throw sharedBoardNotFound();
     const { assets, withdrawn } = await this.currentAssets(board.id);
     return {
       name: board.name,
@@ -520,7 +489,7 @@ export class BoardsService {
     if (outcome === undefined) throw boardNotFound();
     if ('full' in outcome) {
       const { held, adding } = outcome.full;
-      throw overLimit(`Too many assets: a board holds at most ${this.limits.assetsPerBoard}; this one holds ${held} and the request adds ${adding}`);
+      throw invalidParameterValue(`Too many assets: a board holds at most ${this.limits.assetsPerBoard}; this one holds ${held} and the request adds ${adding}`);
     }
   }
 

@@ -1,8 +1,8 @@
 import type { Change } from '../platform/db/change-log.js';
-import { notFound } from '../platform/http/errors.js';
 import type { FieldSelection } from '../platform/http/fields.js';
 import type { CatalogRepository } from './catalog.repository.js';
 import { ASSET_ID } from './catalog.records.js';
+import { assetNotFound, eventNotFound } from './catalog.errors.js';
 import type {
   AssetInput,
   AssetRecord,
@@ -84,11 +84,8 @@ export interface OEmbedUriProvider {
 const NO_LINKS: CustomerDownloadLinks = { linksFor: () => [], downloadProductFor: () => null };
 const noDownloadLinks: DownloadLinkProvider = { forCustomer: async () => NO_LINKS };
 
-
 /** Records kept in memory by default: each takes a few kilobytes of heap (6 KB with 14 keywords). */
 export const DEFAULT_RECORD_CACHE_SIZE = 10_000;
-
-const NOT_FOUND_CODES: Record<AssetType, string> = { image: 'ImageNotFound', video: 'VideosNotFound' };
 
 /** Reads and writes the catalogue: images, videos, events and collections. */
 export class CatalogService {
@@ -250,7 +247,7 @@ export class CatalogService {
   async getAsset(assetType: AssetType, id: string, selection: FieldSelection, context: ReadContext) {
     const { found } = await this.findAssets(assetType, [id]);
     const record = found[0];
-    if (!record) throw notFound(NOT_FOUND_CODES[assetType], `${assetType === 'image' ? 'Image' : 'Video'} not found: ${id}`);
+    if (!record) throw assetNotFound(assetType, id);
     return this.project(record, selection, context, await this.linksOf(selection, context));
   }
 
@@ -290,7 +287,7 @@ export class CatalogService {
   async getEvent(id: number, selection: FieldSelection, context: ReadContext) {
     const { events } = await this.getEvents([id], selection, context);
     const event = events[0];
-    if (!event) throw notFound('EventNotFound', `Event not found: ${id}`);
+    if (!event) throw eventNotFound(id);
     return event;
   }
 

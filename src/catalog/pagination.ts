@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { badRequest } from '../platform/http/errors.js';
+import { invalidPage, invalidPageSize } from '../platform/http/errors.js';
 
 /*
  * One rule for paging everywhere: page is a whole number from 1 (up to the endpoint's last
@@ -31,7 +31,7 @@ function wholeNumber(value: string | number): number | undefined {
 
 /** A page number as sent (text or already a number); throws 400 InvalidPage naming the spelling. */
 export function readPage(spelling: string, value: string | number, rule: PagingRule = {}): number {
-  const fail = (detail: string) => badRequest('InvalidPage', `Invalid value for parameter '${spelling}': ${detail}`);
+  const fail = (detail: string) => invalidPage(spelling, detail);
   const number = wholeNumber(value);
   if (number === undefined) throw fail(`${shown(value)} is not a whole number`);
   if (number < 1) throw fail(`${shown(value)}: pages are numbered from 1`);
@@ -41,7 +41,7 @@ export function readPage(spelling: string, value: string | number, rule: PagingR
 
 /** A page size as sent; throws 400 InvalidPageSize naming the spelling. */
 export function readPageSize(spelling: string, value: string | number, rule: PagingRule = {}): number {
-  const fail = (detail: string) => badRequest('InvalidPageSize', `Invalid value for parameter '${spelling}': ${detail}`);
+  const fail = (detail: string) => invalidPageSize(spelling, detail);
   const number = wholeNumber(value);
   if (number === undefined) throw fail(`${shown(value)} is not a whole number`);
   if (rule.pageSizes) {

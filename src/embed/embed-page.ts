@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { FRAME_FOOTER_HEIGHT, escapeHtml, type EmbedFrame } from './embed.service.js';
+import { escapeHtml } from '../platform/http/escape-html.js';
+import { FRAME_FOOTER_HEIGHT, type EmbedFrame } from './embed.service.js';
 
 /*
  * The pages of the embed host: the embed page an oEmbed `html` frames, its "not available" page

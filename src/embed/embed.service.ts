@@ -1,4 +1,5 @@
-import { ApiError, badRequest, notFound } from '../platform/http/errors.js';
+import { escapeHtml } from '../platform/http/escape-html.js';
+import { assetNotEmbeddable, embedAssetNotFound, formatNotImplemented, incorrectlyFormedUri, unknownProviderUri } from './embed.errors.js';
 import { ASSET_ID, type AssetRecord, type AssetType } from '../catalog/catalog.records.js';
 import type { DisplaySizeProvider, DisplaySizeView } from '../catalog/catalog.service.js';
 
@@ -137,13 +138,13 @@ export class EmbedService {
    */
   async oembed(request: OEmbedRequest): Promise<OEmbedResponse> {
     if (request.format !== undefined && request.format.toLowerCase() !== OEMBED_FORMAT) {
-      throw new ApiError(501, 'FormatNotImplemented', `Only format=${OEMBED_FORMAT} is offered, not '${request.format}'`);
+      throw formatNotImplemented(OEMBED_FORMAT, request.format);
     }
     const id = this.idOfShortLink(request.url);
     const record = await this.findAsset(id);
-    if (record === undefined) throw notFound('AssetNotFound', `No asset has the id '${id}'`);
+    if (record === undefined) throw embedAssetNotFound(id);
     const sizes = this.embedSizes(record);
-    if (sizes === undefined) throw notFound('AssetNotEmbeddable', `Asset '${id}' may not be embedded`);
+    if (sizes === undefined) throw assetNotEmbeddable(id);
     const { comp, thumb } = sizes;
     const frame = frameSize(comp, request.maxwidth, request.maxheight);
     const fields = record.fields;
@@ -168,7 +169,7 @@ export class EmbedService {
 
   /** Where a short link leads: the asset's page. 404 for an id no asset has. */
   async shortLinkTarget(id: string): Promise<string> {
-    if ((await this.findAsset(id)) === undefined) throw notFound('AssetNotFound', `No asset has the id '${id}'`);
+    if ((await this.findAsset(id)) === undefined) throw embedAssetNotFound(id);
     return this.assetPageUrl(id);
   }
 
@@ -230,21 +231,21 @@ export class EmbedService {
     try {
       url = new URL(given);
     } catch {
-      throw badRequest('IncorrectlyFormedUri', `Invalid value for parameter 'url': not an absolute URL: '${given}'`);
+      throw incorrectlyFormedUri(`not an absolute URL: '${given}'`);
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw badRequest('IncorrectlyFormedUri', `Invalid value for parameter 'url': an http or https URL is needed, not '${url.protocol}'`);
+      throw incorrectlyFormedUri(`an http or https URL is needed, not '${url.protocol}'`);
     }
     const base = this.short.pathname.replace(/\/+$/, '');
     const path = url.pathname.replace(/\/+$/, '');
     const rest = path.startsWith(`${base}/`) ? path.slice(base.length + 1) : undefined;
     if (url.host !== this.short.host || rest === undefined || rest === '' || rest.includes('/')) {
-      throw notFound('UnknownProviderUri', `'${given}' is not a short link of this server (${this.sites.shortUrl}/<asset id>)`);
+      throw unknownProviderUri(given, this.sites.shortUrl);
     }
     try {
       return decodeURIComponent(rest);
     } catch {
-      throw notFound('UnknownProviderUri', `'${given}' is not a short link of this server (${this.sites.shortUrl}/<asset id>)`);
+      throw unknownProviderUri(given, this.sites.shortUrl);
     }
   }
 }
@@ -285,10 +286,3 @@ function creditLine(fields: Record<string, unknown>): string {
 function text(value: unknown): string | null {
   return typeof value === 'string' && value.trim() !== '' ? value : null;
 }
-
-/** Text for HTML text and double-quoted attribute values. */
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (character) => HTML_ESCAPES[character] ?? character);
-}
-
-const HTML_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };

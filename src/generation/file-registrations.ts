@@ -3,7 +3,8 @@ import sharp from 'sharp';
 import type { BlobStore } from '../platform/blobs/blob-store.js';
 import type { DecodeSlots } from '../platform/decode-slots.js';
 import type { FileQuota } from '../config/config.js';
-import { ApiError, badRequest, invalidParameter, notFound } from '../platform/http/errors.js';
+import { invalidParameter } from '../platform/http/errors.js';
+import { fileRegistrationNotFound, invalidReference, notAuthorized, registrationQuotaExceeded } from './generation.errors.js';
 import { applyWatermark } from '../media/watermark.js';
 import type { AiGenerationLicensing } from '../licensing/ai-generation.service.js';
 import type { CustomerGrant } from '../licensing/customer-access.js';
@@ -107,9 +108,9 @@ export class FileRegistrations {
   /** The picture of a registration of the user's, which must be of `category`: the upload's bytes as they came. */
   async imageOf(userId: number, id: string, category: RegistrationCategory): Promise<Buffer> {
     const row = await this.own(userId, id);
-    if (row.category !== category) throw badRequest('InvalidReference', `File registration ${id} is of category ${row.category}; this operation takes ${category}`);
+    if (row.category !== category) throw invalidReference(`File registration ${id} is of category ${row.category}; this operation takes ${category}`);
     const data = await this.deps.blobs.get(row.image_key);
-    if (!data) throw notFound('FileRegistrationIdNotFound', `The file of registration ${id} is no longer kept`);
+    if (!data) throw fileRegistrationNotFound(`The file of registration ${id} is no longer kept`);
     return data;
   }
 
@@ -140,11 +141,7 @@ export class FileRegistrations {
     const check = (usage: { files: number; bytes: number }, quota: FileQuota, whose: string) => {
       const over = usage.files + 1 > quota.files ? `${quota.files} registrations` : usage.bytes + bytes > quota.bytes ? `${Math.round((quota.bytes / (1024 * 1024)) * 10) / 10} MB` : undefined;
       if (over === undefined) return;
-      throw new ApiError(
-        429,
-        'RegistrationQuotaExceeded',
-        `${whose} would keep more than ${over} of file registrations on this server; registrations are kept ${this.deps.retentionDays} days, so try again once older ones have gone`,
-      );
+      throw registrationQuotaExceeded(whose, over, this.deps.retentionDays);
     };
     check(await repository.registrationUsage({ clientId }, since), this.deps.quotas.perKey, 'This API key');
     check(await repository.registrationUsage({ userId }, since), this.deps.quotas.perUser, 'You');
@@ -153,9 +150,9 @@ export class FileRegistrations {
   /** A registration of the user's, within the retention (another user's is 403; an unknown or expired one 404). */
   private async own(userId: number, id: string): Promise<RegistrationRow> {
     const row = ID_PATTERN.test(id) ? await this.deps.repository.findRegistration(id) : undefined;
-    if (!row) throw notFound('FileRegistrationIdNotFound', `File registration not found: ${id}`);
-    if (row.user_id !== userId) throw new ApiError(403, 'NotAuthorized', `File registration ${id} belongs to another user`);
-    if (this.expired(row)) throw notFound('FileRegistrationIdNotFound', `File registration ${id} was kept ${this.deps.retentionDays} days and is gone; register the file again`);
+    if (!row) throw fileRegistrationNotFound(`File registration not found: ${id}`);
+    if (row.user_id !== userId) throw notAuthorized(`File registration ${id} belongs to another user`);
+    if (this.expired(row)) throw fileRegistrationNotFound(`File registration ${id} was kept ${this.deps.retentionDays} days and is gone; register the file again`);
     return row;
   }
 }

@@ -1,6 +1,18 @@
 import type { Logger } from 'pino';
 import type { BlobStore } from '../platform/blobs/blob-store.js';
-import { ApiError, invalidParameter, notFound } from '../platform/http/errors.js';
+import { invalidParameter } from '../platform/http/errors.js';
+import {
+  downloadInProgress,
+  downloadNotFound,
+  downloadPreparationFailed,
+  generatedAssetNotFound,
+  generatedFileNotFound,
+  generationRequestGone,
+  generationRequestNotFound,
+  generationResultNotFound,
+  notAuthorized,
+  originalNotLicensed,
+} from './generation.errors.js';
 import type { CustomerGrant } from '../licensing/customer-access.js';
 import type { DeliverySpec } from '../media/delivery.js';
 import type { Customer, ProductsService } from '../licensing/products.service.js';
@@ -86,7 +98,7 @@ export class GenerationDownloads {
     const assetId = generatedAssetId(requestId, index);
     const latest = await this.deps.licensing.latestGeneratedDownload(customer.id, assetId);
     const file = latest?.size_name ? await this.deps.files.find(requestId, index, latest.size_name) : undefined;
-    if (!latest || !file) throw notFound('DownloadNotFound', `No download of result ${index} of generation ${requestId} was started: PUT …/download first`);
+    if (!latest || !file) throw downloadNotFound(requestId, index);
     return this.answer(latest.id, file);
   }
 
@@ -99,7 +111,7 @@ export class GenerationDownloads {
     const sizeName = sizeNameOf(body.size_name);
     const match = GENERATED_ASSET_ID.exec(id);
     const downloaded = match ? await this.deps.licensing.latestGeneratedDownload(customer.id, id) : undefined;
-    if (!match || !downloaded) throw notFound('GeneratedAssetNotFound', `No earlier download of generated asset ${id} by this user`);
+    if (!match || !downloaded) throw generatedAssetNotFound(id);
     const { row, result } = await this.ownResult(customer, match[1]!, Number(match[2]), { stored: true });
     return this.deliverOrQueue(customer, clientId, row, result, sizeName, body, body.product_id, { conflict: false });
   }
@@ -143,19 +155,15 @@ export class GenerationDownloads {
     // The generation's AI product (or the one a redownload names), its notes and project-code rules as for a generation.
     const product = await deps.licensing.chooseProduct(customer, { productId, notes: body.notes, projectCode: body.project_code });
     if (row.original_asset_id !== null && !(await deps.licensing.mayDownloadEditOf(customer.id, row.original_asset_id))) {
-      throw new ApiError(
-        403,
-        'OriginalNotLicensed',
-        `Downloading an edit of image ${row.original_asset_id} needs a product with download access to it and a download of it first (POST /v3/downloads/images/${row.original_asset_id})`,
-      );
+      throw originalNotLicensed(row.original_asset_id);
     }
     const assetId = generatedAssetId(row.id, result.result_index);
-    if (options.conflict && (await deps.files.preparing(row.id, result.result_index))) throw inProgress(row.id, result.result_index);
+    if (options.conflict && (await deps.files.preparing(row.id, result.result_index))) throw downloadInProgress(row.id, result.result_index);
     // A file made before whose bytes went away is made again, rather than handed out as a URL that finds nothing.
     const made = await deps.files.find(row.id, result.result_index, sizeName);
     if (made) await this.stillStored(made);
     const queued = await deps.files.enqueue({ generatedAssetId: assetId, requestId: row.id, index: result.result_index, sizeName, userId: customer.id }, deps.now());
-    if (queued === 'busy' && options.conflict) throw inProgress(row.id, result.result_index);
+    if (queued === 'busy' && options.conflict) throw downloadInProgress(row.id, result.result_index);
     const { width, height } = fitLongestSide(result, GENERATED_DOWNLOAD_SIZES[sizeName]);
     const recorded = await deps.licensing.recordGeneratedDownload(
       {
@@ -185,7 +193,7 @@ export class GenerationDownloads {
   private answer(downloadId: number, file: PreparedDownloadRow): DownloadAnswer {
     if (file.status === 'preparing') return { status: 202, body: undefined };
     if (file.status === 'failed') {
-      throw new ApiError(502, 'DownloadPreparationFailed', `The ${file.size_name} file of generated asset ${file.generated_asset_id} could not be made; PUT …/download again to retry`);
+      throw downloadPreparationFailed(file.size_name, file.generated_asset_id);
     }
     return { status: 200, body: { url: this.deliveryUrl(downloadId, file.generated_asset_id, file.size_name), generated_asset_id: file.generated_asset_id } };
   }
@@ -202,15 +210,15 @@ export class GenerationDownloads {
    */
   private async ownResult(customer: Customer, requestId: string, index: number, options: { stored?: boolean } = {}): Promise<{ row: GenerationRow; result: ResultRow }> {
     const row = REQUEST_ID.test(requestId) ? await this.deps.repository.find(requestId) : undefined;
-    if (!row) throw notFound('GenerationRequestIdNotFound', `Generation request not found: ${requestId}`);
-    if (row.user_id !== customer.id) throw new ApiError(403, 'NotAuthorized', `Generation request ${requestId} belongs to another user`);
+    if (!row) throw generationRequestNotFound(`Generation request not found: ${requestId}`);
+    if (row.user_id !== customer.id) throw notAuthorized(`Generation request ${requestId} belongs to another user`);
     if (Date.parse(row.expires_at) <= this.deps.now().getTime()) {
-      throw new ApiError(410, 'GenerationRequestGone', `The results of generation ${requestId} were kept until ${utcDateTime(row.expires_at)}`);
+      throw generationRequestGone(requestId, utcDateTime(row.expires_at));
     }
-    if (row.status !== 'done') throw notFound('GenerationResultNotFound', `Generation ${requestId} is ${row.status}: it has no results to download`);
+    if (row.status !== 'done') throw generationResultNotFound(`Generation ${requestId} is ${row.status}: it has no results to download`);
     const result = await this.deps.repository.result(requestId, index);
     if (!result || result.is_blocked || !result.image_key || !result.width || !result.height) {
-      throw notFound('GenerationResultNotFound', `Generation ${requestId} has no result ${index} to download`);
+      throw generationResultNotFound(`Generation ${requestId} has no result ${index} to download`);
     }
     if (options.stored && (await this.deps.blobs.size(result.image_key)) === undefined) {
       throw generatedFileNotFound(`The picture of result ${index} of generation ${requestId} is no longer stored; it cannot be downloaded`);
@@ -219,19 +227,6 @@ export class GenerationDownloads {
   }
 }
 
-/**
- * A generated file (a result's picture, or a prepared download) whose bytes are gone from the
- * blob store. 404, not 410: the server cannot tell that the loss is final (a store restored
- * from a backup brings the bytes back, and a prepared download is made again), and 410 already
- * says GenerationRequestGone, that the retention has passed, which a client takes as final.
- */
-export function generatedFileNotFound(message: string): ApiError {
-  return new ApiError(404, 'GeneratedFileNotFound', message);
-}
-
-function inProgress(requestId: string, index: number): ApiError {
-  return new ApiError(409, 'DownloadInProgress', `A download of result ${index} of generation ${requestId} is being prepared: poll GET …/download`);
-}
 
 function sizeNameOf(value: string | null | undefined): GeneratedSizeName {
   const name = value ?? '';

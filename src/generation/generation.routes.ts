@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { ApiError } from '../platform/http/errors.js';
+import { invalidSignature } from '../media/media.errors.js';
+import { previewNotFound, previewUrlExpired } from './generation.errors.js';
 import { ErrorBody } from '../platform/http/schema-types.js';
 import type { BlobStore } from '../platform/blobs/blob-store.js';
 import type { UrlSigner } from '../media/url-signer.js';
@@ -345,8 +346,8 @@ export async function generationPreviewRoutes(
       const { owner, file } = request.params;
       const path = `/generated/${owner}/${file}`;
       const verdict = signer.verify(path, request.query);
-      if (verdict === 'invalid') throw new ApiError(403, 'InvalidSignature', 'Invalid or tampered preview URL');
-      if (verdict === 'expired') throw new ApiError(403, 'PreviewUrlExpired', 'Preview URL expired');
+      if (verdict === 'invalid') throw invalidSignature('preview');
+      if (verdict === 'expired') throw previewUrlExpired();
       const match = /^(\d{1,9}|fr_[0-9a-f]{32})\.jpg$/.exec(file);
       let key: string | null | undefined;
       if (owner === 'registrations' && match?.[1]?.startsWith('fr_')) key = await registrations.previewKey(match[1]);
@@ -355,7 +356,7 @@ export async function generationPreviewRoutes(
         if (request && Date.parse(request.expires_at) > Date.now()) key = (await repository.result(owner, Number(match[1])))?.preview_key;
       }
       const data = key ? await blobs.get(key) : undefined;
-      if (!data) throw new ApiError(404, 'PreviewNotFound', 'No such preview (or it is no longer kept)');
+      if (!data) throw previewNotFound();
       return response.header('cache-control', 'private, max-age=3600').header('x-content-type-options', 'nosniff').type('image/jpeg').send(data);
     },
   );

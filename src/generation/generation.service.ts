@@ -2,7 +2,8 @@ import { ISO_DATE_EXPECTED, readIsoDate } from '../platform/http/iso-date.js';
 import { randomBytes, randomInt } from 'node:crypto';
 import sharp from 'sharp';
 import type { BlobStore } from '../platform/blobs/blob-store.js';
-import { ApiError, badRequest, invalidParameter, notFound } from '../platform/http/errors.js';
+import { invalidPage, invalidPageSize, invalidParameter } from '../platform/http/errors.js';
+import { assetFileNotAvailable, assetNotFound } from '../catalog/catalog.errors.js';
 import type { AssetRecord } from '../catalog/catalog.records.js';
 import type { AiGenerationLicensing } from '../licensing/ai-generation.service.js';
 import type { CustomerGrant } from '../licensing/customer-access.js';
@@ -12,7 +13,17 @@ import { EngineUnavailableError, type EngineOperation, type StyleHints } from '.
 import type { EngineRouter } from './engine-router.js';
 import type { GenerationJobs, JobSpec } from './generation-jobs.js';
 import { PREVIEW_LONG_SIDE } from './generation-jobs.js';
-import { generatedFileNotFound } from './generation-downloads.js';
+import {
+  assetNotLicensed,
+  companyGenerationsNotEnabled,
+  generatedFileNotFound,
+  generationEngineUnavailable,
+  generationFailed,
+  generationRequestGone,
+  generationRequestNotFound,
+  notAuthorized,
+  tooManyConcurrentGenerations,
+} from './generation.errors.js';
 import type { GenerationRepository, GenerationRow, HistoryFilter, ResultRow } from './generation.repository.js';
 import type { PromptPolicy } from './prompt-policy.js';
 import type { FileRegistrations } from './file-registrations.js';
@@ -164,12 +175,12 @@ export class GenerationService {
     try {
       deps.router.engineFor(operation);
     } catch (error) {
-      if (error instanceof EngineUnavailableError) throw new ApiError(503, 'GenerationEngineUnavailable', error.message);
+      if (error instanceof EngineUnavailableError) throw generationEngineUnavailable(error.message);
       throw error;
     }
     const product = await deps.licensing.chooseProduct(customer, { productId: body.product_id ?? undefined, notes: body.notes, projectCode: body.project_code });
     if ((await deps.repository.activeCount(customer.id)) >= deps.maxPerUser) {
-      throw new ApiError(429, 'TooManyConcurrentGenerations', `At most ${deps.maxPerUser} generation requests of one user may wait or run at once; poll the earlier ones first`);
+      throw tooManyConcurrentGenerations(deps.maxPerUser);
     }
 
     const id = randomBytes(16).toString('hex');
@@ -254,7 +265,7 @@ export class GenerationService {
     const customer = await this.deps.products.customerOf(grant);
     const filter: HistoryFilter = {};
     if (query.companyGenerations) {
-      if (customer.team === null) throw new ApiError(403, 'CompanyGenerationsNotEnabled', 'company_generations lists a team’s generations, and this user belongs to no team');
+      if (customer.team === null) throw companyGenerationsNotEnabled();
       filter.team = customer.team;
     } else {
       filter.userId = customer.id;
@@ -267,8 +278,8 @@ export class GenerationService {
     const pageSize = query.pageSize ?? 30;
     const page = query.page ?? 1;
     // The query's coercion lets "-Infinity" through as a number; no page is before the first.
-    if (!Number.isSafeInteger(page) || page < 1) throw badRequest('InvalidPage', `Invalid value for parameter 'page': ${String(page)} is not a page number (1 or more)`);
-    if (!Number.isSafeInteger(pageSize) || pageSize < 1) throw badRequest('InvalidPageSize', `Invalid value for parameter 'page_size': ${String(pageSize)} is not 1 or more`);
+    if (!Number.isSafeInteger(page) || page < 1) throw invalidPage('page', `${String(page)} is not a page number (1 or more)`);
+    if (!Number.isSafeInteger(pageSize) || pageSize < 1) throw invalidPageSize('page_size', `${String(pageSize)} is not 1 or more`);
     const { total, rows } = await this.deps.repository.history(filter, (page - 1) * pageSize, pageSize);
     return { generations: await this.historyItems(rows), result_count: total };
   }
@@ -383,7 +394,7 @@ export class GenerationService {
   private async assetReference(customer: Customer, assetId: string, excludeIllustrations: boolean): Promise<Reference> {
     const { found } = await this.deps.catalog.findAssets('image', [assetId]);
     const record = found[0];
-    if (!record) throw notFound('ImageNotFound', `Image not found: ${assetId}`);
+    if (!record) throw assetNotFound('image', assetId);
     const family = String(record.fields.asset_family ?? '').toLowerCase();
     if (family !== 'creative') throw invalidParameter('reference_asset_id', `image ${assetId} is not a creative image; generative edits start from creative images`);
     const style = String(record.fields.graphical_style ?? '').toLowerCase();
@@ -391,19 +402,19 @@ export class GenerationService {
       throw invalidParameter('reference_asset_id', `image ${assetId} is ${style === 'vector' ? 'a vector' : 'an illustration'}; this operation takes photographs`);
     }
     if (!(await this.deps.licensing.hasLicensed(customer.id, assetId))) {
-      throw new ApiError(403, 'AssetNotLicensed', `Image ${assetId} must be licensed (downloaded) before it can be edited`);
+      throw assetNotLicensed(assetId);
     }
     const data = record.original ? await this.deps.blobs.get(record.original.key) : undefined;
-    if (!data) throw new ApiError(409, 'AssetFileNotAvailable', `Image ${assetId} has no stored file to edit`);
+    if (!data) throw assetFileNotAvailable(`Image ${assetId} has no stored file to edit`);
     return { picture: await this.deps.decodes.run(() => normalise(data, 'reference_asset_id')), originalAssetId: assetId };
   }
 
   private async generationReference(customer: Customer, requestId: string, index: number): Promise<Reference> {
     const row = await this.ownRequest(customer, requestId);
-    if (row.status !== 'done') throw notFound('GenerationRequestIdNotFound', `Generation ${requestId} has no results yet (${row.status})`);
+    if (row.status !== 'done') throw generationRequestNotFound(`Generation ${requestId} has no results yet (${row.status})`);
     const result = await this.deps.repository.result(requestId, index);
-    if (!result) throw notFound('GenerationRequestIdNotFound', `Generation ${requestId} has no result ${index}`);
-    if (result.is_blocked || result.image_key === null) throw notFound('GenerationRequestIdNotFound', `Result ${index} of generation ${requestId} was blocked by the prompt policy`);
+    if (!result) throw generationRequestNotFound(`Generation ${requestId} has no result ${index}`);
+    if (result.is_blocked || result.image_key === null) throw generationRequestNotFound(`Result ${index} of generation ${requestId} was blocked by the prompt policy`);
     const data = await this.deps.blobs.get(result.image_key);
     if (!data) throw generatedFileNotFound(`The picture of result ${index} of generation ${requestId} is no longer stored; it cannot be edited`);
     return { picture: await this.deps.decodes.run(() => normalise(data, 'reference_generation')), originalAssetId: row.original_asset_id, source: { requestId, index }, sourcePrompt: row.prompt };
@@ -430,11 +441,11 @@ export class GenerationService {
   /** A request of the customer's (another user's is 403; with teamMayRead, a colleague's may be read). */
   private async ownRequest(customer: Customer, id: string, options: { teamMayRead?: boolean; expiredToo?: boolean } = {}): Promise<GenerationRow> {
     const row = ID_PATTERN.test(id) ? await this.deps.repository.find(id) : undefined;
-    if (!row) throw notFound('GenerationRequestIdNotFound', `Generation request not found: ${id}`);
+    if (!row) throw generationRequestNotFound(`Generation request not found: ${id}`);
     const mayRead = row.user_id === customer.id || (options.teamMayRead === true && customer.team !== null && row.team === customer.team);
-    if (!mayRead) throw new ApiError(403, 'NotAuthorized', `Generation request ${id} belongs to another user`);
+    if (!mayRead) throw notAuthorized(`Generation request ${id} belongs to another user`);
     if (!options.expiredToo && Date.parse(row.expires_at) <= this.deps.now().getTime()) {
-      throw new ApiError(410, 'GenerationRequestGone', `The results of generation ${id} were kept until ${utcDateTime(row.expires_at)}`);
+      throw generationRequestGone(id, utcDateTime(row.expires_at));
     }
     return row;
   }
@@ -445,14 +456,14 @@ export class GenerationService {
     const until = Date.now() + waitMs;
     for (;;) {
       const row = await this.deps.repository.find(id);
-      if (!row) throw notFound('GenerationRequestIdNotFound', `Generation request not found: ${id}`);
+      if (!row) throw generationRequestNotFound(`Generation request not found: ${id}`);
       if (row.status === 'done' || row.status === 'failed' || Date.now() >= until) return this.answer(row);
       await new Promise((resolve) => setTimeout(resolve, Math.min(50, Math.max(1, until - Date.now()))));
     }
   }
 
   private async answer(row: GenerationRow): Promise<GenerationAnswer> {
-    if (row.status === 'failed') throw new ApiError(502, 'GenerationFailed', `Generation ${row.id} failed: ${row.failure ?? 'no reason given'} (nothing was charged)`);
+    if (row.status === 'failed') throw generationFailed(row.id, row.failure ?? 'no reason given');
     if (row.status !== 'done') return { status: 202, body: { generation_request_id: row.id } };
     const results = await this.deps.repository.results([row.id]);
     return {

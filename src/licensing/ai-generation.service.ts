@@ -1,4 +1,5 @@
-import { ApiError, badRequest, invalidParameter } from '../platform/http/errors.js';
+import { invalidParameter } from '../platform/http/errors.js';
+import { aiGenerationProductRequired, invalidProduct, notesRequired, productQuotaExceeded, projectCodeRequired } from './licensing.errors.js';
 import type { Customer, Product, ProductsService } from './products.service.js';
 import { utcDateTime } from '../platform/http/date-time.js';
 import { periodState } from './entitlements.js';
@@ -35,19 +36,19 @@ export class AiGenerationLicensing {
     if (choice.productId !== undefined) {
       product = held.find((candidate) => candidate.id === choice.productId);
       if (!product) {
-        throw badRequest('InvalidProduct', `Product ${choice.productId} is not an active AI generation product of this user${held.length ? ` (theirs: ${held.map((p) => p.id).join(', ')})` : ''}`);
+        throw invalidProduct(`Product ${choice.productId} is not an active AI generation product of this user${held.length ? ` (theirs: ${held.map((p) => p.id).join(', ')})` : ''}`);
       }
     } else {
-      if (held.length === 0) throw new ApiError(403, 'AiGenerationProductRequired', 'Generating images needs an active AI generation product (aigen)');
+      if (held.length === 0) throw aiGenerationProductRequired();
       if (held.length > 1) {
-        throw badRequest('InvalidProduct', `product_id is required: this user holds several AI generation products (${held.map((p) => p.id).join(', ')})`);
+        throw invalidProduct(`product_id is required: this user holds several AI generation products (${held.map((p) => p.id).join(', ')})`);
       }
       product = held[0]!;
     }
     const notes = choice.notes?.trim();
     const code = choice.projectCode?.trim();
-    if (product.noteRequired && !notes) throw badRequest('NotesRequired', `Product ${product.id} requires notes in the request body`);
-    if (product.projectCodeRequired && !code) throw badRequest('ProjectCodeRequired', `Product ${product.id} requires a project_code in the request body`);
+    if (product.noteRequired && !notes) throw notesRequired(product.id);
+    if (product.projectCodeRequired && !code) throw projectCodeRequired(product.id);
     if (!product.projectCodeRequired && code && product.projectCodes.length === 0) {
       throw invalidParameter('project_code', `product ${product.id} takes no project_code; leave it out`);
     }
@@ -69,9 +70,7 @@ export class AiGenerationLicensing {
     if (counted === undefined) {
       const resetsAt = periodState(product, now).resetsAt;
       const until = resetsAt === null ? '' : ` until ${utcDateTime(resetsAt)}`;
-      throw new ApiError(
-        403,
-        'ProductQuotaExceeded',
+      throw productQuotaExceeded(
         units === 1
           ? `Product ${product.id} has no generations left${until}`
           : `Product ${product.id} has fewer than the ${units} generations an edit of a catalogue asset uses left${until}`,

@@ -1,9 +1,15 @@
 import type { AssetRecord, AssetType } from '../catalog/catalog.records.js';
-import { ApiError, badRequest, notFound } from '../platform/http/errors.js';
 import type { AssetLicensingRepository, CreditSource } from './asset-licensing.repository.js';
 import type { CustomerGrant } from './customer-access.js';
 import { PaymentRefusedError } from './downloads.repository.js';
-import { orderNotesConflict } from './downloads.service.js';
+import {
+  invalidRequestParameters,
+  notEnoughCreditsForPurchase,
+  orderNotesConflict,
+  partnerCreditsRequired,
+  standardLicenseNotFound,
+  teamCreditsNotAvailable,
+} from './licensing.errors.js';
 import { OrderNotesConflictError, type OrderNotes } from './orders.repository.js';
 import { choiceOrder, paysWithCredits } from './entitlements.js';
 import { EXTENDED_LICENSE_CREDITS, EXTENDED_LICENSE_TYPES, type ExtendedLicenseType } from './licensing-policy.js';
@@ -55,14 +61,14 @@ export class AssetLicensingService {
     const { repository, products } = this.deps;
     const customer = await products.customerOf(request.grant);
     if (!customer.partnerCredit) {
-      throw new ApiError(403, 'PartnerCreditsRequired', 'Extended licenses are bought with partner credits, and this user holds none');
+      throw partnerCreditsRequired();
     }
     const wanted = normalizeLicenses(request.extendedLicenses);
     if (!(await repository.hasDownloaded(customer.id, request.assetId))) {
-      throw notFound('StandardLicenseNotFound', `Asset ${request.assetId} has not been downloaded by this user: download it first, then extend its license`);
+      throw standardLicenseNotFound(request.assetId);
     }
     if (request.useTeamCredits && customer.team === null) {
-      throw new ApiError(403, 'TeamCreditsNotAvailable', 'use_team_credits needs a user who belongs to a team');
+      throw teamCreditsNotAvailable('use_team_credits needs a user who belongs to a team');
     }
 
     const held = await repository.held(customer.id, request.assetId);
@@ -78,7 +84,7 @@ export class AssetLicensingService {
     } else {
       const creditProducts = (await products.heldProducts(customer.id, now)).filter((product) => paysWithCredits(product.type));
       const payer = choiceOrder(creditProducts, new Set()).find((product) => (product.creditsRemaining ?? 0) >= total);
-      if (!payer) throw notEnoughCredits(total, 'none of your credit products has that many left');
+      if (!payer) throw notEnoughCreditsForPurchase(total, 'none of your credit products has that many left');
       source = { productId: payer.id };
     }
     try {
@@ -87,7 +93,7 @@ export class AssetLicensingService {
     } catch (error) {
       if (error instanceof OrderNotesConflictError) throw orderNotesConflict(error);
       if (error instanceof PaymentRefusedError) {
-        throw notEnoughCredits(total, source.team === undefined ? `product ${source.productId} has fewer left` : `team ${source.team} has fewer left`);
+        throw notEnoughCreditsForPurchase(total, source.team === undefined ? `product ${source.productId} has fewer left` : `team ${source.team} has fewer left`);
       }
       throw error;
     }
@@ -118,14 +124,10 @@ function normalizeLicenses(values: readonly string[]): ExtendedLicenseType[] {
   for (const value of values) {
     const type = value.trim().toLowerCase();
     if (!isExtendedLicense(type)) {
-      throw badRequest('InvalidRequestParameters', `'${value}' is not an extended license: use ${EXTENDED_LICENSE_TYPES.join(', ')}`);
+      throw invalidRequestParameters(`'${value}' is not an extended license: use ${EXTENDED_LICENSE_TYPES.join(', ')}`);
     }
     if (!wanted.includes(type)) wanted.push(type);
   }
-  if (wanted.length === 0) throw badRequest('InvalidRequestParameters', `extended_licenses must name at least one of ${EXTENDED_LICENSE_TYPES.join(', ')}`);
+  if (wanted.length === 0) throw invalidRequestParameters(`extended_licenses must name at least one of ${EXTENDED_LICENSE_TYPES.join(', ')}`);
   return wanted;
-}
-
-function notEnoughCredits(total: number, why: string): ApiError {
-  return new ApiError(402, 'NotEnoughCreditsForPurchase', `Not enough credits: these licenses cost ${total} credits, and ${why}`);
 }

@@ -1,4 +1,4 @@
-import { ApiError, REALM, tokenRequired } from '../platform/http/errors.js';
+import { unauthorizedToken, userTokenRequired as tokenForUserRequired, type ApiError } from '../platform/http/errors.js';
 import { DOWNLOAD_TOKEN_MAX_AGE_MS } from './licensing-policy.js';
 
 /** What licensing reads of a bearer token (the platform's BearerGrant has these and more). */
@@ -8,15 +8,9 @@ export interface CustomerGrant {
   issuedAt: Date;
 }
 
-/**
- * 403 for a valid token that speaks for no user (client credentials): RFC 6750's
- * insufficient_scope — a new token of the same kind would not help, one for a user would.
- */
+/** 403 for a valid token that speaks for no user (client credentials): one for a user would do. */
 export function userTokenRequired(): ApiError {
-  const description = 'This request needs a token issued for a signed-in user; a client-credentials token acts for no user';
-  return new ApiError(403, 'UserTokenRequired', description, {
-    'www-authenticate': `Bearer realm="${REALM}", error="insufficient_scope", error_description="${description}"`,
-  });
+  return tokenForUserRequired('This request needs a token issued for a signed-in user; a client-credentials token acts for no user');
 }
 
 /** The user a token speaks for; 403 UserTokenRequired without one. */
@@ -29,7 +23,7 @@ export function customerIdOf(grant: CustomerGrant): number {
 export function requireDownloadToken(grant: CustomerGrant, now: Date): number {
   const userId = customerIdOf(grant);
   if (now.getTime() - grant.issuedAt.getTime() > DOWNLOAD_TOKEN_MAX_AGE_MS) {
-    throw tokenRequired('Unauthorized', 'Downloads need an access token issued in the last 30 days; request a new token', 'invalid_token');
+    throw unauthorizedToken('Downloads need an access token issued in the last 30 days; request a new token');
   }
   return userId;
 }

@@ -2,7 +2,8 @@ import { ISO_DATE_EXPECTED, readIsoDate } from '../platform/http/iso-date.js';
 import { createHash } from 'node:crypto';
 import type { AssetRecord, AssetType } from '../catalog/catalog.records.js';
 import type { CustomerDownloadLinks, DownloadLink } from '../catalog/catalog.service.js';
-import { ApiError, badRequest, invalidParameter, notFound } from '../platform/http/errors.js';
+import { invalidParameter, type ApiError } from '../platform/http/errors.js';
+import { assetFileNotAvailable, assetNotFound } from '../catalog/catalog.errors.js';
 import { requireDownloadToken, type CustomerGrant } from './customer-access.js';
 import {
   allowsSize,
@@ -33,6 +34,21 @@ import {
 } from './downloads.repository.js';
 import { DELIVERY_URI_LIFETIME_MS, type AssetKind } from './licensing-policy.js';
 import { OrderNotesConflictError, type OrderNotes } from './orders.repository.js';
+import {
+  companyDownloadsNotEnabled,
+  downloadNotesRequired,
+  fileTypeNotAvailable,
+  idempotencyKeyReused,
+  insufficientCredits,
+  noAccessToProductType,
+  noDownloadableSize,
+  orderNotesConflict,
+  overageLimitReached,
+  pageNumberLessThanOne,
+  projectCodeRequired,
+  teamCreditsNotAvailable,
+  unauthorizedDownloadSize,
+} from './licensing.errors.js';
 import { utcDateTime } from '../platform/http/date-time.js';
 import { type Customer, type Product, type ProductsService } from './products.service.js';
 import type { DeliverySpec } from '../media/delivery.js';
@@ -128,10 +144,7 @@ export interface HistoricalDownload {
   generated_asset_id: string | null;
 }
 
-const NOT_FOUND: Readonly<Record<AssetKind, { code: string; noun: string }>> = {
-  image: { code: 'ImageNotFound', noun: 'Image' },
-  video: { code: 'VideoNotFound', noun: 'Video' },
-};
+const NOUN: Readonly<Record<AssetKind, string>> = { image: 'Image', video: 'Video' };
 
 const DAY_MS = 86_400_000;
 const HISTORY_WINDOW_MS = 30 * DAY_MS;
@@ -194,7 +207,7 @@ export class DownloadsService {
     if (eps) checkEpsRequest(asset, request);
     const wanted = eps ? undefined : this.wantedSize(asset, request);
     if (request.useTeamCredits && (customer.team === null || !customer.partnerCredit)) {
-      throw new ApiError(403, 'TeamCreditsNotAvailable', 'use_team_credits needs a partner-credit user who belongs to a team');
+      throw teamCreditsNotAvailable('use_team_credits needs a partner-credit user who belongs to a team');
     }
 
     const candidates = await this.candidates(customer, asset, request, now);
@@ -210,7 +223,7 @@ export class DownloadsService {
           : largestSize(asset.sizes.filter((size) => allowsSize(product, size)));
     const sized = candidates.filter((product) => sizeFor(product) !== undefined);
     if (sized.length === 0) {
-      throw new ApiError(403, 'UnauthorizedDownloadSize', `Your products do not license ${asset.assetType} ${asset.id} at that size (imagepack_resolution)`);
+      throw unauthorizedDownloadSize(asset.assetType, asset.id);
     }
     const licensedUnder = await this.repository.licensedUnder(sized.map((product) => product.id), asset.id);
     const teamCredits = request.useTeamCredits ? await this.products.teamCredits(customer.team!) : undefined;
@@ -292,11 +305,7 @@ export class DownloadsService {
   /** The answer to an earlier request with the same key: its URI (a fresh one once it has lapsed), never a second payment. */
   private async replay(earlier: DownloadRow, fingerprint: string, now: Date): Promise<DownloadResult> {
     if (earlier.request_fingerprint !== fingerprint) {
-      throw new ApiError(
-        422,
-        'IdempotencyKeyReused',
-        'This Idempotency-Key was used for a different download request; use a new key for a new request',
-      );
+      throw idempotencyKeyReused();
     }
     const issuedAt = earlier.delivery_issued_at === null ? Number.NEGATIVE_INFINITY : Date.parse(earlier.delivery_issued_at);
     if (earlier.delivery_uri !== null && now.getTime() - issuedAt < this.deliveryUriLifetimeMs) {
@@ -313,16 +322,16 @@ export class DownloadsService {
   private async licensableAsset(assetType: AssetKind, id: string): Promise<LicensableAsset> {
     const { found } = await this.catalog.findAssets(assetType, [id]);
     const record = found[0];
-    const noun = NOT_FOUND[assetType].noun;
-    if (!record) throw notFound(NOT_FOUND[assetType].code, `${noun} not found: ${id}`);
+    const noun = NOUN[assetType];
+    if (!record) throw assetNotFound(assetType, id, 'file');
     // The asset is there (GET shows it) but nothing could be delivered: refused before any payment.
     if (record.original === null) {
-      throw new ApiError(409, 'AssetFileNotAvailable', `${noun} ${id} has no file to download: its record was added without one`);
+      throw assetFileNotAvailable(`${noun} ${id} has no file to download: its record was added without one`);
     }
     const asset = licensableAsset(record);
     // An image is delivered at a size of known pixels; one without any has nothing to download.
     const sizes = assetType === 'image' ? asset.sizes.filter((size) => size.width !== null && size.height !== null) : asset.sizes;
-    if (sizes.length === 0) throw new ApiError(409, 'NoDownloadableSize', `${noun} ${id} has no download size: its record lists none`);
+    if (sizes.length === 0) throw noDownloadableSize(`${noun} ${id} has no download size: its record lists none`);
     return { ...asset, sizes };
   }
 
@@ -354,18 +363,18 @@ export class DownloadsService {
     let products = await this.products.heldProducts(customer.id, now);
     if (request.productId !== undefined) {
       products = products.filter((product) => product.id === request.productId);
-      if (products.length === 0) throw noAccess(`You hold no active product ${request.productId}`);
+      if (products.length === 0) throw noAccessToProductType(`You hold no active product ${request.productId}`);
     }
     if (request.productType !== undefined) {
       const type = request.productType;
       products = products.filter((product) => product.type === type);
-      if (products.length === 0) throw noAccess(`You hold no active ${type} product${request.productId === undefined ? '' : ` ${request.productId}`}`);
+      if (products.length === 0) throw noAccessToProductType(`You hold no active ${type} product${request.productId === undefined ? '' : ` ${request.productId}`}`);
     }
     const licensing = products.filter((product) => typeLicenses(product.type, asset));
-    if (licensing.length === 0) throw noAccess(`None of your products licenses ${asset.assetType} ${asset.id}`);
+    if (licensing.length === 0) throw noAccessToProductType(`None of your products licenses ${asset.assetType} ${asset.id}`);
     if (!request.useTeamCredits) return licensing;
     const withCredits = licensing.filter((product) => paysWithCredits(product.type));
-    if (withCredits.length === 0) throw noAccess(`Team credits pay through a credit product, and none of yours licenses ${asset.assetType} ${asset.id}`);
+    if (withCredits.length === 0) throw noAccessToProductType(`Team credits pay through a credit product, and none of yours licenses ${asset.assetType} ${asset.id}`);
     return withCredits;
   }
 
@@ -373,14 +382,10 @@ export class DownloadsService {
     if (refusal === 'InsufficientCredits') {
       const cost = downloadCredits(product.type, asset);
       const left = team === null ? `product ${product.id} has ${product.creditsRemaining ?? 0} left` : `team ${team} has fewer left`;
-      return new ApiError(403, 'InsufficientCredits', `Not enough credits: ${asset.assetType} ${asset.id} costs ${cost} credits, and ${left}`);
+      return insufficientCredits(`Not enough credits: ${asset.assetType} ${asset.id} costs ${cost} credits, and ${left}`);
     }
     const resetsAt = periodState(product, now).resetsAt;
-    return new ApiError(
-      403,
-      'OverageLimitReached',
-      `Product ${product.id} has no downloads left${resetsAt === null ? '' : ` until ${utcDateTime(resetsAt)}`}, and no overage`,
-    );
+    return overageLimitReached(product.id, resetsAt === null ? '' : ` until ${utcDateTime(resetsAt)}`);
   }
 
   // ── history and purchases ─────────────────────────────────────────────────
@@ -401,7 +406,7 @@ export class DownloadsService {
     const customer = await this.products.customerOf(grant);
     const { found } = await this.catalog.findAssets(assetType, [assetId]);
     if (found.length === 0) {
-      throw notFound(assetType === 'image' ? 'ImageNotFound' : 'VideosNotFound', `${NOT_FOUND[assetType].noun} not found: ${assetId}`);
+      throw assetNotFound(assetType, assetId);
     }
     const filter = { ...this.whose(customer, companyDownloads, 'company_downloads'), assetType, assetId };
     const { rows } = await this.repository.list(filter, 0, 1000);
@@ -421,7 +426,7 @@ export class DownloadsService {
     if (filter.from !== undefined && filter.until !== undefined && filter.from >= filter.until) {
       throw invalidParameter('date_from', 'must not be after date_to');
     }
-    if (query.page !== undefined && query.page < 1) throw badRequest('PageNumberLessThanOne', 'page must be 1 or more');
+    if (query.page !== undefined && query.page < 1) throw pageNumberLessThanOne();
     const page = this.page(query.page, query.pageSize, 75);
     const { total, rows } = await this.repository.list(filter, page.offset, page.limit);
     const thumbs = await this.thumbs(rows);
@@ -457,7 +462,7 @@ export class DownloadsService {
   private whose(customer: Customer, company: boolean, parameter: string): HistoryFilter {
     if (!company) return { userId: customer.id };
     if (customer.team === null) {
-      throw new ApiError(403, 'CompanyDownloadsNotEnabled', `${parameter} lists a team's downloads, and this user belongs to no team`);
+      throw companyDownloadsNotEnabled(parameter);
     }
     return { team: customer.team };
   }
@@ -560,29 +565,16 @@ export class DownloadsService {
   }
 }
 
-/** 409: the purchase named a purchase order whose notes say otherwise; nothing was bought. */
-export function orderNotesConflict(error: OrderNotesConflictError): ApiError {
-  return new ApiError(
-    409,
-    'OrderNotesConflict',
-    `Purchase order ${error.purchaseOrderNumber} already has ${error.field} '${error.recorded}': give the same value, none, or another purchase_order_number. Nothing was bought`,
-  );
-}
-
-function noAccess(message: string): ApiError {
-  return new ApiError(403, 'NoAccessToProductType', message);
-}
-
 /** A product may demand download notes and a project code (one of its list, when it has one). */
 /** The error a download under this product would answer for its requirements, or undefined when the request meets them. */
 function requirementProblem(product: Product, request: DownloadRequest): ApiError | undefined {
   const notes = request.downloadNotes?.trim();
   const code = request.projectCode?.trim();
   if (product.noteRequired && !notes) {
-    return badRequest('DownloadNotesRequired', `Product ${product.id} requires download_notes in the request body`);
+    return downloadNotesRequired(product.id);
   }
   if (product.projectCodeRequired && !code) {
-    return badRequest('ProjectCodeRequired', `Product ${product.id} requires a project_code in the request body`);
+    return projectCodeRequired(product.id);
   }
   if (code && product.projectCodes.length > 0 && !product.projectCodes.includes(code)) {
     return invalidParameter('project_code', `'${code}' is not one of the project codes of product ${product.id}: ${product.projectCodes.join(', ')}`);
@@ -606,7 +598,7 @@ function deliverySpec(downloadId: number, assetId: string, assetType: AssetKind,
  */
 function checkEpsRequest(asset: LicensableAsset, request: DownloadRequest): void {
   if (asset.assetType !== 'image' || asset.vector === undefined) {
-    throw badRequest('FileTypeNotAvailable', `Invalid value for parameter 'file_type': ${asset.assetType} ${asset.id} has no EPS file; jpg is available`);
+    throw fileTypeNotAvailable(asset.assetType, asset.id);
   }
   if (request.height?.trim()) throw invalidParameter('height', 'an EPS file has one size: leave height out with file_type=eps');
 }

@@ -15,7 +15,7 @@ import {
   type ExtendedLicenseType,
   type DownloadLimitDuration,
 } from './licensing-policy.js';
-import type { ProductType } from './product-types.js';
+import type { ProductType } from '../catalog/product-types.js';
 import { EPS_MEDIA_TYPE } from '../media/eps-file.js';
 
 /** What the rules need to know of a product a customer holds. */

@@ -3,7 +3,7 @@
  * assets, what a download costs, the order a product is chosen in, the sizes a resolution
  * allows, the prices of extended licenses. The rules that read them live in entitlements.ts.
  */
-import type { ProductType } from './product-types.js';
+import type { ProductType } from '../catalog/product-types.js';
 
 export type AssetKind = 'image' | 'video';
 

@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Choice, CommaList, Flag, IsoDate, PageNumber, PageSize, ProductType, READING, Text } from '../platform/http/parameters.js';
 import { ErrorBody, Nullable } from '../platform/http/schema-types.js';
 import { EXTENDED_LICENSE_TYPES } from './licensing-policy.js';
-import { PRODUCT_TYPES } from './product-types.js';
+import { PRODUCT_TYPES } from '../catalog/product-types.js';
 import type { OrderNotes } from './orders.repository.js';
 
 /** Far past any real history; it keeps the row offset a safe integer (a larger page is a 400, not a database error). */

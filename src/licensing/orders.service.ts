@@ -1,4 +1,4 @@
-import { ApiError, notFound } from '../platform/http/errors.js';
+import { noAccessToOrderMetadata, orderNotFound } from './licensing.errors.js';
 import { utcDateTime } from '../platform/http/date-time.js';
 import { customerIdOf, type CustomerGrant } from './customer-access.js';
 import type { OrdersRepository } from './orders.repository.js';
@@ -44,9 +44,9 @@ export class OrdersService {
     const userId = customerIdOf(grant);
     const client = await this.clients.byId(grant.clientId);
     if (!client?.orderMetadata) {
-      throw new ApiError(403, 'NoAccessToOrderMetadata', 'This API client is not enabled for order metadata; ask the operator to enable it');
+      throw noAccessToOrderMetadata();
     }
-    const missing = () => notFound('OrderNotFound', `Order not found: ${id}`);
+    const missing = () => orderNotFound(id);
     if (!ORDER_ID.test(id) || Number(id) > MAX_ORDER_ID) throw missing();
     const order = await this.repository.findForUser(Number(id), userId);
     if (!order) throw missing();

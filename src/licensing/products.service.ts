@@ -1,4 +1,5 @@
-import { invalidParameter, notFound } from '../platform/http/errors.js';
+import { invalidParameter } from '../platform/http/errors.js';
+import { productNotFound, userNotFound } from './licensing.errors.js';
 import { utcDateTime } from '../platform/http/date-time.js';
 import { customerIdOf, userTokenRequired, type CustomerGrant } from './customer-access.js';
 import {
@@ -12,23 +13,12 @@ import {
 } from './entitlements.js';
 import { DOWNLOAD_LIMIT_DURATIONS, RESOLUTIONS, type DownloadLimitDuration } from './licensing-policy.js';
 import type { ProductRow, ProductsRepository } from './products.repository.js';
-import { ASSET_PRODUCT_TYPES, PRODUCT_TYPES, type ProductType } from './product-types.js';
+import { ASSET_PRODUCT_TYPES, PRODUCT_TYPE_NAMES, PRODUCT_TYPES, type ProductType } from '../catalog/product-types.js';
 
-export { PRODUCT_TYPES, type ProductType } from './product-types.js';
+export { PRODUCT_TYPES, type ProductType } from '../catalog/product-types.js';
 
 /** The held types that license catalogue assets: what search limits a customer's results to. */
 export const LICENSING_PRODUCT_TYPES: readonly ProductType[] = ASSET_PRODUCT_TYPES;
-
-const DEFAULT_NAMES: Readonly<Record<ProductType, string>> = {
-  premiumaccess: 'Premium Access',
-  easyaccess: 'Easy Access',
-  editorialsubscription: 'Editorial Subscription',
-  imagepack: 'Image Pack',
-  royaltyfreesubscription: 'Royalty-Free Subscription',
-  creditpack: 'Credit Pack',
-  sandbox: 'Sandbox',
-  aigen: 'AI Generation',
-};
 
 /** A product a customer holds, with everything that decides what it may still license. */
 export interface Product extends Entitlement {
@@ -155,7 +145,7 @@ export class ProductsService {
   async grant(input: GrantInput): Promise<Product> {
     const type = input.type.trim().toLowerCase();
     if (!isProductType(type)) throw invalidParameter('type', `'${input.type}' is not one of ${PRODUCT_TYPES.join(', ')}`);
-    const name = input.name?.trim() || DEFAULT_NAMES[type];
+    const name = input.name?.trim() || PRODUCT_TYPE_NAMES[type];
     const credits = wholeNumber('credits', input.credits);
     const generations = wholeNumber('generations', input.generations);
     if (generations !== null && type !== 'aigen') throw invalidParameter('generations', `a ${type} product makes no generations (AI generation products: aigen)`);
@@ -182,7 +172,7 @@ export class ProductsService {
     let team: string | null = null;
     if (input.team) {
       const customer = await this.customers.findById(input.userId);
-      if (!customer) throw notFound('UserNotFound', `User not found: ${input.userId}`);
+      if (!customer) throw userNotFound(input.userId);
       if (!customer.team) throw invalidParameter('team', `user ${customer.username} belongs to no team`);
       team = customer.team;
     }
@@ -211,13 +201,13 @@ export class ProductsService {
       },
       team === null ? undefined : { team, credits: credits ?? 0 },
     );
-    if (!row) throw notFound('UserNotFound', `User not found: ${input.userId}`);
+    if (!row) throw userNotFound(input.userId);
     return toProduct(row);
   }
 
   /** A product that stops counting (and starts again with 'active'); 404 when there is no such product. */
   async setStatus(productId: number, status: 'active' | 'inactive'): Promise<void> {
-    if (!(await this.repository.setStatus(productId, status))) throw notFound('ProductNotFound', `Product not found: ${productId}`);
+    if (!(await this.repository.setStatus(productId, status))) throw productNotFound(`Product not found: ${productId}`);
   }
 
   /**
@@ -229,7 +219,7 @@ export class ProductsService {
   async revoke(productId: number, options: { userId?: number } = {}): Promise<Product> {
     const row = Number.isSafeInteger(productId) ? await this.repository.findById(productId) : undefined;
     if (!row || (options.userId !== undefined && row.user_id !== options.userId)) {
-      throw notFound('ProductNotFound', `Product not found: ${productId}${options.userId === undefined ? '' : ` (of user ${options.userId})`}`);
+      throw productNotFound(`Product not found: ${productId}${options.userId === undefined ? '' : ` (of user ${options.userId})`}`);
     }
     if (row.status !== 'inactive') await this.repository.setStatus(row.id, 'inactive');
     return { ...toProduct(row), status: 'inactive' };

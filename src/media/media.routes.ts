@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../platform/http/errors.js';
+import { assetFileNotFound } from '../catalog/catalog.errors.js';
 import { deliveryPath, ifRangeAllows, parseByteRange, parseDeliveryFileName } from './delivery.js';
 import type { DeliveredFile } from './delivery.js';
 import { displayPath, VIDEO_PREVIEW_FILE, type MediaService } from './media.service.js';
 import type { UrlSigner } from './url-signer.js';
+import { displayUrlExpired, downloadUrlExpired, invalidSignature, rangeNotSatisfiable, videoBeingPrepared, videoTranscodeFailed } from './media.errors.js';
 import { VideoPreparingError, VideoTranscodeFailedError } from './video/video-media.js';
 
 export interface MediaRoutesOptions {
@@ -93,19 +94,19 @@ export async function mediaRoutes(app: FastifyInstance, options: MediaRoutesOpti
       const { assetId, file } = request.params;
       const { expires, signature } = request.query;
       const verdict = signer.verify(displayPath(assetId, file), { expires, signature });
-      if (verdict === 'invalid') throw new ApiError(403, 'InvalidSignature', 'Invalid or tampered display URL');
-      if (verdict === 'expired') throw new ApiError(403, 'DisplayUrlExpired', 'Display URL expired');
+      if (verdict === 'invalid') throw invalidSignature('display');
+      if (verdict === 'expired') throw displayUrlExpired();
 
       if (file === VIDEO_PREVIEW_FILE) {
         const clip = await videoFile(() => media.displayVideo(assetId));
-        if (clip === undefined) throw new ApiError(404, 'VideoNotFound', `Video ${assetId} has no preview clip`);
+        if (clip === undefined) throw assetFileNotFound('video', `Video ${assetId} has no preview clip`);
         const maxAge = Math.min(signer.secondsUntilExpiry(expires ?? ''), MAX_CACHE_SECONDS);
         // Shown inline in a <video>, unlike a download.
         return sendFile(request, reply, clip, { 'cache-control': `public, max-age=${maxAge}` }, 'inline');
       }
 
       const image = await media.render(assetId, file);
-      if (image === undefined) throw new ApiError(404, 'ImageNotFound', `Image ${assetId} has no display file ${file}`);
+      if (image === undefined) throw assetFileNotFound('image', `Image ${assetId} has no display file ${file}`);
 
       // A verified URL always has a numeric expires; a cache must not outlive it.
       const maxAge = Math.min(signer.secondsUntilExpiry(expires ?? ''), MAX_CACHE_SECONDS);
@@ -157,17 +158,15 @@ export async function mediaRoutes(app: FastifyInstance, options: MediaRoutesOpti
       const { downloadId, assetId, fileName } = request.params;
       const { expires, signature } = request.query;
       const verdict = media.verifyDeliveryUrl(deliveryPath(downloadId, assetId, fileName), { expires, signature });
-      if (verdict === 'invalid') throw new ApiError(403, 'InvalidSignature', 'Invalid or tampered download URL');
-      if (verdict === 'expired') throw new ApiError(403, 'DownloadUrlExpired', 'Download URL expired');
+      if (verdict === 'invalid') throw invalidSignature('download');
+      if (verdict === 'expired') throw downloadUrlExpired();
 
       const target = parseDeliveryFileName(assetId, fileName);
       const file = target === undefined ? undefined : await videoFile(() => media.deliver(assetId, target));
       if (file === undefined) {
         // Image names end in .jpg; video names hold no dot.
         const isVideo = target === undefined ? !fileName.includes('.') : target.kind === 'video';
-        throw isVideo
-          ? new ApiError(404, 'VideoNotFound', `Video ${assetId} has no file to deliver`)
-          : new ApiError(404, 'ImageNotFound', `Image ${assetId} has no file to deliver`);
+        throw isVideo ? assetFileNotFound('video', `Video ${assetId} has no file to deliver`) : assetFileNotFound('image', `Image ${assetId} has no file to deliver`);
       }
 
       // A verified URL always has a numeric expires; no cache may keep the file longer, nor share it.
@@ -182,9 +181,9 @@ async function videoFile<T>(load: () => Promise<T>): Promise<T> {
     return await load();
   } catch (error) {
     if (error instanceof VideoPreparingError) {
-      throw new ApiError(503, 'VideoBeingPrepared', error.message, { 'retry-after': String(error.retryAfterSeconds) });
+      throw videoBeingPrepared(error.message, error.retryAfterSeconds);
     }
-    if (error instanceof VideoTranscodeFailedError) throw new ApiError(500, 'VideoTranscodeFailed', error.message);
+    if (error instanceof VideoTranscodeFailedError) throw videoTranscodeFailed(error.message);
     throw error;
   }
 }
@@ -209,10 +208,7 @@ async function sendFile(
   const isHead = request.method === 'HEAD';
   const range = isHead || !ifRangeAllows(request.headers['if-range'], file.etag) ? undefined : parseByteRange(request.headers.range, file.size);
   if (range === 'unsatisfiable') {
-    throw new ApiError(416, 'RangeNotSatisfiable', `The requested range is not within the file's ${file.size} bytes`, {
-      'content-range': `bytes */${file.size}`,
-      'accept-ranges': 'bytes',
-    });
+    throw rangeNotSatisfiable(file.size);
   }
   const { start, end } = range ?? { start: 0, end: file.size - 1 };
   void reply

@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { RefreshTokensTable, Tables } from '../platform/db/tables.js';
+import { revokeLiveTokens } from './token-revocation.js';
 
 export type RefreshTokenRow = Selectable<RefreshTokensTable>;
 
@@ -41,8 +42,7 @@ export class RefreshTokensRepository {
     return this.revokeLive('family', family, at);
   }
 
-  /** Stamps every live token whose `column` holds `value` revoked (revoked ones keep their first stamp). */
-  private async revokeLive(column: 'user_id' | 'code_hash' | 'family', value: string | number, at: string): Promise<void> {
-    await this.db.updateTable('refresh_tokens').set({ revoked_at: at }).where(column, '=', value).where('revoked_at', 'is', null).execute();
+  private revokeLive(column: 'user_id' | 'code_hash' | 'family', value: string | number, at: string): Promise<void> {
+    return revokeLiveTokens(this.db, 'refresh_tokens', column, value, at);
   }
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { escapeHtml } from '../platform/http/escape-html.js';
 
 /**
  * The authorization endpoint's pages: sign-in with consent, and the error page. Pure functions
@@ -34,13 +35,6 @@ export const PAGE_STYLE = [
 
 /** CSP hash source of PAGE_STYLE (CSP3 §8.4: SHA-256 of the element's text, base64). */
 export const PAGE_STYLE_HASH = `sha256-${createHash('sha256').update(PAGE_STYLE, 'utf8').digest('base64')}`;
-
-/** Text for HTML text and double-quoted attribute values. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (character) => HTML_ESCAPES[character] ?? character);
-}
-
-const HTML_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 /**
  * The CSP source that lets the sign-in form's 302 reach the application: browsers (Chromium)

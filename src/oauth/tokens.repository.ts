@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { AccessTokensTable, Tables } from '../platform/db/tables.js';
+import { revokeLiveTokens } from './token-revocation.js';
 
 export type AccessTokenRow = Selectable<AccessTokensTable>;
 
@@ -28,8 +29,7 @@ export class TokensRepository {
     return this.revokeLive('refresh_family', family, at);
   }
 
-  /** Stamps every live token whose `column` holds `value` revoked (revoked ones keep their first stamp). */
-  private async revokeLive(column: 'user_id' | 'code_hash' | 'refresh_family', value: string | number, at: string): Promise<void> {
-    await this.db.updateTable('access_tokens').set({ revoked_at: at }).where(column, '=', value).where('revoked_at', 'is', null).execute();
+  private revokeLive(column: 'user_id' | 'code_hash' | 'refresh_family', value: string | number, at: string): Promise<void> {
+    return revokeLiveTokens(this.db, 'access_tokens', column, value, at);
   }
 }

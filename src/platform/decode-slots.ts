@@ -1,4 +1,4 @@
-import { ApiError } from './http/errors.js';
+import { imageDecodersBusy } from './http/errors.js';
 
 /**
  * How many pictures this process decodes at once on a request path (uploads, file
@@ -36,12 +36,7 @@ export class DecodeSlots {
       this.running += 1;
     } else {
       if (this.waiting.length >= this.queue) {
-        throw new ApiError(
-          503,
-          'ImageDecodersBusy',
-          `The server is decoding as many pictures as it may (${this.concurrency} at once, ${this.queue} waiting); try again in a moment`,
-          { 'retry-after': '1' },
-        );
+        throw imageDecodersBusy(this.concurrency, this.queue);
       }
       // The slot is handed over by the one that finishes, so `running` stays as it is.
       await new Promise<void>((resolve) => this.waiting.push(resolve));

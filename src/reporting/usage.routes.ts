@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../platform/http/errors.js';
+import { invalidRequest } from '../platform/http/errors.js';
 import type { TypeBoxTypeProvider } from '../platform/http/parameters.js';
 import type { UsageService } from './usage.service.js';
 import { UsageBatchBody, UsageBatchParams, UsageBatchResponse, usageErrors } from './usage.schemas.js';
@@ -18,7 +18,7 @@ export async function usageRoutes(fastify: FastifyInstance, options: { usage: Us
     try {
       done(null, JSON.parse(String(body)));
     } catch {
-      done(new ApiError(400, 'InvalidRequest', 'The request body is not valid JSON'), undefined);
+      done(invalidRequest('The request body is not valid JSON'), undefined);
     }
   });
 

@@ -1,5 +1,6 @@
 import type { AssetRecord, AssetType } from '../catalog/catalog.records.js';
-import { ApiError, badRequest } from '../platform/http/errors.js';
+import { invalidRequest } from '../platform/http/errors.js';
+import { transactionIdDuplicated, unauthorizedToReportUsage } from './reporting.errors.js';
 import { isUniqueViolation } from '../platform/db/unique-violation.js';
 import { customerIdOf, type CustomerGrant } from '../licensing/customer-access.js';
 import type { NewUsage, UsageRepository } from './usage.repository.js';
@@ -70,9 +71,6 @@ export interface UsageReport {
   rows: UsageReportRow[];
 }
 
-function invalidRequest(message: string): ApiError {
-  return badRequest('InvalidRequest', message);
-}
 
 /**
  * Usage batches (PUT /usage-batches/{id}): partners report how they used the assets they
@@ -93,7 +91,7 @@ export class UsageService {
     const userId = customerIdOf(grant);
     const client = await this.deps.clients.byId(grant.clientId);
     if (!client?.usageReporting) {
-      throw new ApiError(403, 'UnauthorizedToReportUsage', 'This API client is not enabled for usage reporting; ask the operator to enable it');
+      throw unauthorizedToReportUsage();
     }
     return userId;
   }
@@ -108,7 +106,7 @@ export class UsageService {
     const transactionId = request.transactionId;
     const now = this.now();
     const entries = checkedEntries(request.body, now);
-    if (await this.deps.repository.hasBatch(request.grant.clientId, transactionId)) throw duplicated(transactionId);
+    if (await this.deps.repository.hasBatch(request.grant.clientId, transactionId)) throw transactionIdDuplicated(transactionId);
 
     const { known, unknown } = await this.assetTypes(entries.map((entry) => entry.assetId));
     if (unknown.length > 0) return { invalid_assets: unknown, total_asset_usages_processed: 0 };
@@ -123,7 +121,7 @@ export class UsageService {
       });
     } catch (error) {
       // The same id at the same moment: the other batch was stored first.
-      if (isUniqueViolation(error)) throw duplicated(transactionId);
+      if (isUniqueViolation(error)) throw transactionIdDuplicated(transactionId);
       throw error;
     }
     return { invalid_assets: [], total_asset_usages_processed: usages.length };
@@ -205,9 +203,6 @@ function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function duplicated(transactionId: string): ApiError {
-  return new ApiError(409, 'TransactionIdDuplicated', `A usage batch with the transaction id '${transactionId}' was already reported; each batch needs its own id`);
-}
 
 /**
  * The entries of a batch, as stored: its shape is the route's schema (UsageBatchBody); what the

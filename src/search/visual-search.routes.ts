@@ -5,7 +5,8 @@ import type { AssetRecord, AssetType } from '../catalog/catalog.records.js';
 import { ImageDetail, VideoDetail } from '../catalog/catalog.schemas.js';
 import type { CatalogService } from '../catalog/catalog.service.js';
 import { readContext } from '../catalog/read-context.js';
-import { invalidParameter, notFound } from '../platform/http/errors.js';
+import { invalidParameter } from '../platform/http/errors.js';
+import { anyAssetNotFound, assetNotFound } from '../catalog/catalog.errors.js';
 import { FieldSelector } from '../platform/http/fields.js';
 import type { TypeBoxRequestTypeProvider } from '../platform/http/parameters.js';
 import { ErrorBody } from '../platform/http/schema-types.js';
@@ -26,9 +27,6 @@ export interface VisualSearchRouteOptions {
   /** The token rule: with a customer's token, only what the customer may license. */
   products: LicensingLimits;
 }
-
-/** The 404 codes of GET /v3/images/{id} and /v3/videos/{id}, which these endpoints share. */
-const NOT_FOUND_CODES: Readonly<Record<AssetType, string>> = { image: 'ImageNotFound', video: 'VideosNotFound' };
 
 const PLURAL: Readonly<Record<AssetType, 'images' | 'videos'>> = { image: 'images', video: 'videos' };
 const ITEM_SCHEMA: Readonly<Record<AssetType, TSchema>> = { image: ImageDetail, video: VideoDetail };
@@ -72,7 +70,7 @@ export async function visualSearchRoutes(fastify: FastifyInstance, options: Visu
     if ('image_url' in source) return resolveImageUrl({ clientId: request.apiClient.id, userId: (await request.optionalBearer())?.userId ?? null }, source.image_url);
     const id = source.asset_id;
     const asset = (await findAsset('image', id)) ?? (await findAsset('video', id));
-    if (asset === undefined) throw notFound('AssetNotFound', `Asset not found: ${id}`);
+    if (asset === undefined) throw anyAssetNotFound(`Asset not found: ${id}`);
     const signature = search.visualSignatureOf(asset.id);
     if (signature === undefined) {
       throw invalidParameter('asset_id', `asset ${id} has no visual signature (it has no original picture to compare); choose another asset`);
@@ -147,7 +145,7 @@ export async function visualSearchRoutes(fastify: FastifyInstance, options: Visu
         const selection = selector.select(normalized.fields);
         const read = await readContext(request, selection);
         const source = await findAsset(assetType, id);
-        if (source === undefined) throw notFound(NOT_FOUND_CODES[assetType], `${assetType === 'image' ? 'Image' : 'Video'} not found: ${id}`);
+        if (source === undefined) throw assetNotFound(assetType, id);
         const caller = { licensingTypes: await licensingTypesOf(request, products), selection, read };
         const found = kind === 'same_series' ? await search.sameSeries(source, normalized, caller) : await search.similar(source, normalized, caller);
         return { result_count: found.total, [plural]: found.assets };

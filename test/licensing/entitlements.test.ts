@@ -16,7 +16,7 @@ import {
   type Entitlement,
 } from '../../src/licensing/entitlements.js';
 import { PRODUCT_CHOICE_ORDER, PRODUCT_POLICIES } from '../../src/licensing/licensing-policy.js';
-import { PRODUCT_TYPES, type ProductType } from '../../src/licensing/product-types.js';
+import { PRODUCT_TYPES, type ProductType } from '../../src/catalog/product-types.js';
 import { assetRecord, creativeImageFields, creativeVideoFields, editorialImageFields, IMAGE_SIZES } from './licensing-fixtures.js';
 
 const NOW = new Date('2025-03-10T12:00:00.000Z');

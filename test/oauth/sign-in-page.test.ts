@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import {
   PAGE_STYLE_HASH,
   contentSecurityPolicy,
-  escapeHtml,
   formActionSource,
   htmlPageHeaders,
   renderErrorPage,
@@ -28,12 +27,6 @@ const VIEW: SignInPageView = {
 function inlineStyles(html: string): string[] {
   return [...html.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((match) => match[1] ?? '');
 }
-
-describe('escapeHtml', () => {
-  it('escapes the five characters that matter in text and quoted attributes', () => {
-    expect(escapeHtml(`<a href="x">Tom & 'Jerry'</a>`)).toBe('&lt;a href=&quot;x&quot;&gt;Tom &amp; &#39;Jerry&#39;&lt;/a&gt;');
-  });
-});
 
 describe('Content-Security-Policy', () => {
   it('allows exactly the one inline style, by its SHA-256', () => {

@@ -2,7 +2,7 @@ import { FormatRegistry, Type, type Static, type TSchema } from '@sinclair/typeb
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { ValueErrorType, type ValueError, type ValueErrorIterator } from '@sinclair/typebox/errors';
 import type { EventInput, KeywordInput } from '../catalog.records.js';
-import { ASSET_PRODUCT_TYPES } from '../../licensing/product-types.js';
+import { ASSET_PRODUCT_TYPES } from '../product-types.js';
 import { EDITORIAL_VIDEO_TYPES, IMAGE_TECHNIQUES, VIEWPOINTS } from '../../search/params/search-values.js';
 import { utcDateTime } from '../../platform/http/date-time.js';
 

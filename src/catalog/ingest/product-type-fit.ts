@@ -1,6 +1,6 @@
 import { typeLicenses } from '../../licensing/entitlements.js';
 import { PRODUCT_POLICIES } from '../../licensing/licensing-policy.js';
-import type { ProductType } from '../../licensing/product-types.js';
+import type { ProductType } from '../product-types.js';
 
 /*
  * An asset may list a product type that can never license it: a credit pack on an editorial

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { DOWNLOAD_LIMIT_DURATIONS, RESOLUTIONS } from '../../licensing/licensing-policy.js';
-import { PRODUCT_TYPES } from '../../licensing/product-types.js';
+import { PRODUCT_TYPES } from '../../catalog/product-types.js';
 import { commaList, count, expiryDate, positive, print, withServices } from '../options.js';
 
 export function addProductCommands(admin: Command): void {

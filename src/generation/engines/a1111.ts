@@ -4,7 +4,7 @@
  * ControlNet (the sd-webui-controlnet extension, built into Forge) through `alwayson_scripts` for
  * the two influence operations, and /sdapi/v1/extra-single-image for upscaling.
  */
-import { EngineFailedError } from './engine.js';
+import { EngineFailedError, MODEL_SERVER_OPERATIONS } from './engine.js';
 import type {
   EngineImage,
   EngineOperation,
@@ -57,18 +57,8 @@ export interface A1111Options extends ModelServerOptions {
   denoise?: Partial<Record<keyof typeof A1111_DEFAULTS.denoise, number | undefined>> | undefined;
 }
 
-/** Operations this API serves; background removal needs a segmentation model the web UI's API does not offer. */
-const SERVED: ReadonlySet<EngineOperation> = new Set([
-  'generate',
-  'variations',
-  'refine',
-  'extend',
-  'remove_object',
-  'influence_color',
-  'influence_composition',
-  'generate_background',
-  'upscale',
-]);
+/** The model servers' operations: background removal needs a segmentation model the web UI's API does not offer either. */
+const SERVED: ReadonlySet<EngineOperation> = new Set(MODEL_SERVER_OPERATIONS);
 
 export const A1111_DEFAULTS = {
   steps: 30,

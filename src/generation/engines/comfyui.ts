@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import sharp from 'sharp';
-import { EngineFailedError } from './engine.js';
+import { EngineFailedError, MODEL_SERVER_OPERATIONS, type ModelServerOperation } from './engine.js';
 import type { EngineImage, EngineOperation, EngineRequest, EngineResult, GenerationEngine } from './engine.js';
 import {
   Deadline,
@@ -61,24 +61,10 @@ export const COMFYUI_DEFAULTS = {
   variationDenoise: 0.6,
 } as const;
 
-/** Operations with a workflow; background removal needs a segmentation node that ComfyUI does not have built in. */
-const SERVED_OPERATIONS = [
-  'generate',
-  'variations',
-  'refine',
-  'extend',
-  'remove_object',
-  'influence_color',
-  'influence_composition',
-  'generate_background',
-  'upscale',
-] as const satisfies readonly EngineOperation[];
-type ServedOperation = (typeof SERVED_OPERATIONS)[number];
-
 const SAMPLING = ['checkpoint', 'prompt', 'negative_prompt', 'seed', 'steps', 'cfg', 'sampler', 'scheduler'] as const;
 
 /** The `{{name}}` values each operation fills in; a workflow may use any of them and no other. */
-export const WORKFLOW_VALUES: Readonly<Record<ServedOperation, readonly string[]>> = {
+export const WORKFLOW_VALUES: Readonly<Record<ModelServerOperation, readonly string[]>> = {
   generate: [...SAMPLING, 'width', 'height'],
   variations: [...SAMPLING, 'image', 'denoise'],
   refine: [...SAMPLING, 'image', 'mask'],
@@ -103,13 +89,13 @@ const PLACEHOLDER = /^\{\{(\w+)\}\}$/;
 export class ComfyUIEngine implements GenerationEngine {
   readonly name = 'comfyui';
   private readonly client: ModelServerClient;
-  private readonly workflows: ReadonlyMap<ServedOperation, Workflow>;
+  private readonly workflows: ReadonlyMap<ModelServerOperation, Workflow>;
 
   /** Reads and checks every workflow now, so that a wrong file stops the server at start, not a job later. */
   constructor(private readonly options: ComfyUIOptions) {
     this.client = new ModelServerClient(this.name, options.url, options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}, options.requestTimeoutMs);
-    const workflows = new Map<ServedOperation, Workflow>();
-    for (const operation of SERVED_OPERATIONS) {
+    const workflows = new Map<ModelServerOperation, Workflow>();
+    for (const operation of MODEL_SERVER_OPERATIONS) {
       const file = options.workflows?.[operation];
       workflows.set(operation, loadWorkflow(operation, file ?? new URL(`./comfyui-workflows/${operation}.json`, import.meta.url)));
     }
@@ -117,7 +103,7 @@ export class ComfyUIEngine implements GenerationEngine {
   }
 
   supports(operation: EngineOperation): boolean {
-    return this.workflows.has(operation as ServedOperation);
+    return this.workflows.has(operation as ModelServerOperation);
   }
 
   async run(request: EngineRequest, signal?: AbortSignal): Promise<EngineResult> {
@@ -221,7 +207,7 @@ export class ComfyUIEngine implements GenerationEngine {
    * of it could be made again alone), then waits for each and fetches what it saved.
    */
   private async queued(
-    operation: ServedOperation,
+    operation: ModelServerOperation,
     values: Values,
     seed: number,
     count: number,
@@ -314,7 +300,7 @@ async function colorGrid(reference: EngineImage, size: PictureSize): Promise<Buf
   return sharp(grid).resize(size.width, size.height, { kernel: 'nearest' }).png().toBuffer();
 }
 
-function loadWorkflow(operation: ServedOperation, file: string | URL): Workflow {
+function loadWorkflow(operation: ModelServerOperation, file: string | URL): Workflow {
   const name = typeof file === 'string' ? file : `the built-in ${operation} workflow`;
   let parsed: unknown;
   try {

@@ -9,6 +9,17 @@
  * the operation acts and black elsewhere, the size of its source.
  */
 
+/** What an extension adds on each side of a picture, in pixels. */
+export interface Margins {
+  left: number;
+  right: number;
+  top: number;
+  bottom: number;
+}
+
+/** The operations a model server (ComfyUI, the A1111 web UI) serves: all but background removal, which needs a segmentation model neither API offers. */
+export type ModelServerOperation = Exclude<EngineOperation, 'remove_background'>;
+
 /** Every operation of the API's generative endpoints, as an engine sees it. */
 export const ENGINE_OPERATIONS = [
   'generate',
@@ -23,6 +34,10 @@ export const ENGINE_OPERATIONS = [
   'upscale',
 ] as const;
 export type EngineOperation = (typeof ENGINE_OPERATIONS)[number];
+
+export const MODEL_SERVER_OPERATIONS: readonly ModelServerOperation[] = ENGINE_OPERATIONS.filter(
+  (operation): operation is ModelServerOperation => operation !== 'remove_background',
+);
 
 /** The operations that follow a prompt: only a model can do them. */
 export const PROMPT_OPERATIONS: ReadonlySet<EngineOperation> = new Set([
@@ -84,7 +99,7 @@ export interface ExtendRequest extends Seeded {
   operation: 'extend';
   source: EngineImage;
   /** New pixels on each side, at the source's own scale. */
-  margins: { left: number; right: number; top: number; bottom: number };
+  margins: Margins;
   prompt?: string | undefined;
   negativePrompt?: string | undefined;
 }

@@ -6,7 +6,7 @@
  */
 import sharp from 'sharp';
 import { EngineFailedError } from './engine.js';
-import type { EngineImage, StyleHints } from './engine.js';
+import type { EngineImage, Margins, StyleHints } from './engine.js';
 
 /** The settings every model-server engine takes; the generation module reads them from the configuration. */
 export interface ModelServerOptions {
@@ -328,12 +328,6 @@ export async function flattened(image: EngineImage): Promise<Buffer> {
   return sharp(image.data).flatten({ background: '#ffffff' }).png().toBuffer();
 }
 
-export interface Margins {
-  left: number;
-  right: number;
-  top: number;
-  bottom: number;
-}
 
 /**
  * The picture on a canvas grown by the margins, the new area filled by mirroring the picture's

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError, accountInactive, tokenRequired } from './errors.js';
+import { accountInactive, accountOverLimit, authorizationTokenRequired, unauthorizedToken } from './errors.js';
 import type { Throttle, ThrottleLimits } from '../throttle/throttle.js';
 import { throttleRefusal } from '../throttle/throttle.js';
 
@@ -79,10 +79,10 @@ export function registerApiAuth(app: FastifyInstance, options: ApiAuthOptions): 
     const token = bearerToken(request);
     if (token === undefined) {
       if (!required) return undefined;
-      throw tokenRequired('AuthorizationTokenRequired', missingTokenReason(request.headers.authorization));
+      throw authorizationTokenRequired(missingTokenReason(request.headers.authorization));
     }
     if (token === '') {
-      throw tokenRequired('Unauthorized', 'The Authorization header must be: Bearer <access token>', 'invalid_request');
+      throw unauthorizedToken('The Authorization header must be: Bearer <access token>', 'invalid_request');
     }
     // A route may ask twice (search's token rule, then the fields that need a token): one lookup.
     let checking = verifications.get(request);
@@ -91,7 +91,7 @@ export function registerApiAuth(app: FastifyInstance, options: ApiAuthOptions): 
       verifications.set(request, checking);
     }
     const check = await checking;
-    if (!check.valid) throw tokenRequired('Unauthorized', check.reason);
+    if (!check.valid) throw unauthorizedToken(check.reason);
     return check.grant;
   }
 
@@ -118,8 +118,7 @@ export function registerApiAuth(app: FastifyInstance, options: ApiAuthOptions): 
     reply.headers(decision.headers);
     if (!decision.allowed) {
       const refusal = throttleRefusal(decision);
-      const code = decision.exceeded === 'second' ? 'AccountOverQueriesPerSecondLimit' : 'AccountOverRateLimit';
-      throw new ApiError(403, code, refusal.message, { 'x-error-detail': refusal.detail });
+      throw accountOverLimit(decision.exceeded, refusal.message, refusal.detail);
     }
   });
 }

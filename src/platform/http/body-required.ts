@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { ApiError } from './errors.js';
+import { bodyRequired } from './errors.js';
 
 /**
  * A route whose body may be JSON null but not absent. Fastify hands a route's body validator
@@ -7,5 +7,5 @@ import { ApiError } from './errors.js';
  * this preValidation hook does (400 InvalidParameterValue, as for a missing body elsewhere).
  */
 export async function requireBody(request: FastifyRequest): Promise<void> {
-  if (request.body === undefined) throw new ApiError(400, 'InvalidParameterValue', 'This request needs a JSON body');
+  if (request.body === undefined) throw bodyRequired();
 }

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
-import { badRequest } from './errors.js';
+import { invalidNumber } from './errors.js';
 import { readingOf } from './parameters.js';
 
 /*
@@ -13,8 +13,6 @@ import { readingOf } from './parameters.js';
 const WHOLE_NUMBER = /^[+-]?\d+$/;
 const DECIMAL_NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 
-/** The spec's codes for a page number or page size that is not one. */
-export const PAGING_CODES: Readonly<Record<string, string>> = { page: 'InvalidPage', page_size: 'InvalidPageSize', pageSize: 'InvalidPageSize' };
 
 type NumberKind = 'integer' | 'number';
 
@@ -61,10 +59,7 @@ export function checkNumberForm(name: string, kind: NumberKind, value: string, c
   const text = value.trim();
   const fine = kind === 'integer' ? WHOLE_NUMBER.test(text) : DECIMAL_NUMBER.test(text) && Number.isFinite(Number(text));
   if (fine) return;
-  throw badRequest(
-    code ?? PAGING_CODES[name] ?? 'InvalidParameterValue',
-    `Invalid value for parameter '${name}': ${shown(value)} is not ${kind === 'integer' ? 'a whole number' : 'a number'}`,
-  );
+  throw invalidNumber(name, `${shown(value)} is not ${kind === 'integer' ? 'a whole number' : 'a number'}`, code);
 }
 
 function checkerFor(query: readonly NumberParameter[], params: readonly NumberParameter[]) {

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from './errors.js';
+import { unsupportedContentEncoding } from './errors.js';
 
 /*
  * What HTTP itself asks of the server, before any route: requests that never finish, methods a
@@ -104,9 +104,7 @@ export function registerProtocolRules(app: FastifyInstance): void {
     const codings = coding.split(',').map((item) => item.trim().toLowerCase()).filter((item) => item !== '');
     const unreadable = codings.find((item) => !READABLE_CODINGS.has(item));
     if (unreadable !== undefined) {
-      throw new ApiError(415, 'UnsupportedContentEncoding', `Request bodies are read as sent, without a content coding; '${unreadable}' is not supported`, {
-        'accept-encoding': 'identity',
-      });
+      throw unsupportedContentEncoding(unreadable);
     }
   });
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError } from './errors.js';
+import { invalidCharacter, type ApiError } from './errors.js';
 
 /*
  * One rule for every surface (the API, the OAuth endpoints, the catalogue browser's pages): text
@@ -11,12 +11,10 @@ import { ApiError } from './errors.js';
  * stores alike. Headers cannot carry either: Node's parser refuses a NUL in a header, and a
  * header is read as Latin-1.
  *
- * The error is an ApiError with the code below, so that each surface answers it in its own
+ * The error is the catalogue's InvalidCharacter, so that each surface answers it in its own
  * shape: `{message, code}` under /v3 and /beta, RFC 6749's invalid_request at the token
  * endpoint, the error page on the sign-in and catalogue pages.
  */
-
-export const INVALID_CHARACTER = 'InvalidCharacter';
 
 /** A NUL, a high surrogate not followed by a low one, or a low surrogate not preceded by a high one. */
 const FORBIDDEN = /\0|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
@@ -35,7 +33,7 @@ function shown(name: string): string {
 }
 
 function refusal(where: string, name: string, problem: string): ApiError {
-  return new ApiError(400, INVALID_CHARACTER, `The ${where} ${shown(name)} contains ${problem}, which no text here may hold`);
+  return invalidCharacter(`The ${where} ${shown(name)} contains ${problem}, which no text here may hold`);
 }
 
 /** Every string of a parsed value (query, params, JSON), names included, with a dotted path. */

@@ -1,4 +1,4 @@
-import { ASSET_PRODUCT_TYPES } from '../../licensing/product-types.js';
+import { ASSET_PRODUCT_TYPES } from '../../catalog/product-types.js';
 /*
  * The names and value lists of the search endpoints, as data.
  *

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { BlobStore } from '../../platform/blobs/blob-store.js';
 import { utcDateTime } from '../../platform/http/date-time.js';
-import { ApiError, invalidParameter } from '../../platform/http/errors.js';
+import { invalidParameter, type ApiError } from '../../platform/http/errors.js';
+import { uploadQuotaExceeded } from '../search.errors.js';
 import type { DecodeSlots } from '../../platform/decode-slots.js';
 import type { FileQuota } from '../../config/config.js';
 import { computeVisualSignature, decodeStoredSignature, encodeStoredSignature } from '../../media/visual-signature.js';
@@ -52,15 +53,6 @@ export interface UploadsServiceOptions {
   decodes: DecodeSlots;
   /** Milliseconds since the epoch; tests move it. */
   now?: () => number;
-}
-
-/** 429 when an upload would take its sender past a quota. */
-function quotaExceeded(whose: string, what: string): ApiError {
-  return new ApiError(
-    429,
-    'UploadQuotaExceeded',
-    `${whose} would keep more than ${what} of uploads on this server; uploads expire 24 h after they arrive, and an upload to a name already used replaces the file, so try again later or reuse a name`,
-  );
 }
 
 /**
@@ -190,8 +182,8 @@ export class UploadsService {
   private async checkQuotas(repository: UploadsRepository, owner: UploadOwner, name: string, bytes: number, nowIso: string): Promise<void> {
     const replacing = { owner, name };
     const check = (usage: UploadUsage, quota: FileQuota, whose: string) => {
-      if (usage.files + 1 > quota.files) throw quotaExceeded(whose, `${quota.files} files`);
-      if (usage.bytes + bytes > quota.bytes) throw quotaExceeded(whose, `${formatMegabytes(quota.bytes)}`);
+      if (usage.files + 1 > quota.files) throw uploadQuotaExceeded(whose, `${quota.files} files`);
+      if (usage.bytes + bytes > quota.bytes) throw uploadQuotaExceeded(whose, `${formatMegabytes(quota.bytes)}`);
     };
     check(await repository.usage({ clientId: owner.clientId }, nowIso, replacing), this.quotas.perKey, 'This API key');
     if (owner.userId !== null) check(await repository.usage({ userId: owner.userId }, nowIso, replacing), this.quotas.perUser, 'You');

@@ -1,3 +1,4 @@
+import type { Margins } from '../engine.js';
 import { exemplarFill } from './exemplar-fill.js';
 import { carryFillToFullSize } from './full-size-fill.js';
 import { crop, emptyRaster, maskRaster, resize, type Raster } from './raster.js';
@@ -35,12 +36,6 @@ export interface CopiedFrom {
   pixels: Uint8Array;
 }
 
-export interface Margins {
-  left: number;
-  right: number;
-  top: number;
-  bottom: number;
-}
 
 /**
  * `source` with the pixels where `hole` is 1 filled from the rest of the picture (a new raster).

@@ -1,0 +1,82 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/*
+ * One error catalogue: a refusal's code is written in the platform's errors.ts (the refusals
+ * every domain shares) or in a domain's `<domain>.errors.ts`, and everywhere else the refusal is
+ * named (`assetNotFound(type, id)`), never spelled as `new ApiError(404, 'ImageNotFound', …)` or
+ * `badRequest('X', …)`. The files below are being restructured; they still write codes where
+ * they throw, and are converted (and taken off this list) once that work has landed.
+ */
+
+const SRC = path.resolve(import.meta.dirname, '../../src');
+
+/** Files that may still write literal codes, for now. Each must still do so, so that the list only shrinks. */
+const NOT_YET_CONVERTED = new Set([
+  'licensing/downloads.routes.ts',
+  'search/params/normalize.ts',
+  'web/web-search.ts',
+  'web/web.module.ts',
+  'web/web.routes.ts',
+  'web/web.service.ts',
+]);
+
+/** An error catalogue: the platform's errors.ts, or a domain's `<domain>.errors.ts`. */
+const CATALOGUE = /(^|\/)([\w-]+\.)?errors\.ts$/;
+
+/** An ApiError made with a code written out, or one of the platform's helpers that take a code given that way. */
+const LITERAL_CODE = /\bnew\s+ApiError\(\s*\d+\s*,\s*['"`]|\b(?:badRequest|notFound)\(\s*['"`]/g;
+
+interface SourceFile {
+  /** relative to src/, with forward slashes */
+  file: string;
+  text: string;
+}
+
+/** Every place outside the catalogues that writes a code, as "file:line". */
+export function literalCodes(sources: readonly SourceFile[]): string[] {
+  return sources
+    .filter((source) => !CATALOGUE.test(source.file))
+    .flatMap((source) =>
+      [...source.text.matchAll(LITERAL_CODE)].map((match) => `${source.file}:${source.text.slice(0, match.index).split('\n').length}`),
+    );
+}
+
+function readSources(dir: string, prefix = ''): SourceFile[] {
+  const files: SourceFile[] = [];
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const relative = prefix ? `${prefix}/${entry.name}` : entry.name;
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) files.push(...readSources(full, relative));
+    else if (entry.name.endsWith('.ts')) files.push({ file: relative, text: fs.readFileSync(full, 'utf8') });
+  }
+  return files;
+}
+
+const fileOf = (place: string) => place.slice(0, place.lastIndexOf(':'));
+
+describe('error catalogue', () => {
+  const places = literalCodes(readSources(SRC));
+
+  it('rule: error codes are written only in the error catalogues (errors.ts, <domain>.errors.ts)', () => {
+    expect(places.filter((place) => !NOT_YET_CONVERTED.has(fileOf(place)))).toEqual([]);
+  });
+
+  it('rule: each file allowed to write codes for now still does (take it off the list once converted)', () => {
+    const writing = new Set(places.map(fileOf));
+    expect([...NOT_YET_CONVERTED].filter((file) => !writing.has(file))).toEqual([]);
+  });
+
+  it('the check finds each way of writing a code, and passes the catalogues and named errors', () => {
+    const sources: SourceFile[] = [
+      { file: 'media/media.routes.ts', text: "import x;\nthrow new ApiError(404, 'ImageNotFound', `Image ${id}`);" },
+      { file: 'generation/a.ts', text: "throw new ApiError(\n  429,\n  'RegistrationQuotaExceeded',\n  message,\n);" },
+      { file: 'embed/embed.service.ts', text: "throw badRequest('IncorrectlyFormedUri', m);\nthrow notFound( \"AssetNotFound\", m);" },
+      { file: 'catalog/catalog.errors.ts', text: "return new ApiError(404, 'EventNotFound', m);" },
+      { file: 'platform/http/errors.ts', text: "return new ApiError(400, 'InvalidRequest', m);" },
+      { file: 'catalog/catalog.service.ts', text: 'throw assetNotFound(assetType, id);\nthrow new ApiError(status, code, message);' },
+    ];
+    expect(literalCodes(sources)).toEqual(['media/media.routes.ts:2', 'generation/a.ts:1', 'embed/embed.service.ts:1', 'embed/embed.service.ts:2']);
+  });
+});
