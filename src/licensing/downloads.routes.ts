@@ -2,7 +2,7 @@ import type { Static } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '../platform/http/parameters.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Redirect } from '../platform/http/openapi.js';
-import { ApiError } from '../platform/http/errors.js';
+import { malformedRequest } from '../platform/http/errors.js';
 import type { DownloadsService } from './downloads.service.js';
 import {
   AssetDownloadHistory,
@@ -62,7 +62,7 @@ export async function downloadsRoutes(app: FastifyInstance, options: DownloadsRo
     try {
       done(null, JSON.parse(text));
     } catch {
-      done(new ApiError(400, 'MalformedRequest', 'The request body is not valid JSON'), undefined);
+      done(malformedRequest('The request body is not valid JSON'), undefined);
     }
   });
 

@@ -10,3 +10,8 @@ export function uploadQuotaExceeded(whose: string, what: string): ApiError {
     `${whose} would keep more than ${what} of uploads on this server; uploads expire 24 h after they arrive, and an upload to a name already used replaces the file, so try again later or reuse a name`,
   );
 }
+
+/** Event search with neither a phrase nor an editorial segment: there is nothing to search by. */
+export function searchPhraseOrEditorialSegmentRequired(): ApiError {
+  return new ApiError(400, 'SearchPhraseOrEditorialSegmentRequired', 'At least one of phrase and editorial_segment must be given');
+}

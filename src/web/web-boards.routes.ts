@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { ApiError, badRequest } from '../platform/http/errors.js';
+import { invalidChoice, noSuchLink } from './web.errors.js';
 import type { TypeBoxTypeProvider } from '../platform/http/parameters.js';
 import { zipStream } from '../platform/zip-stream.js';
 import { safeReturnPath } from './web-sessions.service.js';
@@ -46,7 +46,7 @@ export async function boardListPageRoutes(app: FastifyInstance, { site, boards }
 
   app.post('/boards/add', { schema: { hide: true } }, async (request, reply) => {
     const { user, form } = await site.formUser(request);
-    if (!form.board_id || !form.asset_id) throw badRequest('InvalidChoice', 'Choose a board to add to');
+    if (!form.board_id || !form.asset_id) throw invalidChoice('Choose a board to add to');
     await boards.addAsset(user.userId, form.board_id, form.asset_id);
     const back = safeReturnPath(form.return);
     const onAssetPage = back.startsWith('/asset/') && !back.includes('?');
@@ -81,7 +81,7 @@ export async function boardLinkPageRoutes(app: FastifyInstance, { site, web, boa
 
   api.post('/boards/:id/links/:kind', { schema: { hide: true, params: BoardLinkParams } }, async (request, reply) => {
     const { id, kind } = request.params;
-    if (kind !== 'share' && kind !== 'invitation') throw new ApiError(404, 'NotFound', 'There is no such link');
+    if (kind !== 'share' && kind !== 'invitation') throw noSuchLink();
     const { user } = await site.formUser(request);
     await boards.renewLink(user.userId, id, kind);
     return reply.redirect(`/boards/${encodeURIComponent(id)}`, 303);
@@ -137,11 +137,11 @@ export async function boardPageRoutes(app: FastifyInstance, { site, web, boards 
   api.post('/boards/:id/order', { schema: { hide: true, params: BoardParams } }, async (request, reply) => {
     const { id } = request.params;
     const { user, form } = await site.formUser(request);
-    if (!form.asset_id) throw badRequest('InvalidChoice', 'Choose an asset to move');
+    if (!form.asset_id) throw invalidChoice('Choose an asset to move');
     let move: 'up' | 'down' | { to: number };
     if (form.move === 'up' || form.move === 'down') move = form.move;
     else if (form.to !== undefined && /^[0-9]{1,6}$/.test(form.to)) move = { to: Number(form.to) };
-    else throw badRequest('InvalidChoice', 'Say where the asset goes: up, down, or a place on the board');
+    else throw invalidChoice('Say where the asset goes: up, down, or a place on the board');
     await boards.moveAsset(user.userId, id, form.asset_id, move);
     const query = new URLSearchParams({ moved: form.asset_id, ...(typeof move === 'string' ? { dir: move } : {}) });
     // No fragment: a page whose address targets an element runs no autofocus, and the moved card's button takes the focus.
@@ -151,7 +151,7 @@ export async function boardPageRoutes(app: FastifyInstance, { site, web, boards 
   api.post('/boards/:id/notes', { schema: { hide: true, params: BoardParams } }, async (request, reply) => {
     const { id } = request.params;
     const { user, form } = await site.formUser(request);
-    if (!form.asset_id) throw badRequest('InvalidChoice', 'Choose an asset to write the note on');
+    if (!form.asset_id) throw invalidChoice('Choose an asset to write the note on');
     await boards.setNote(user.userId, id, form.asset_id, form.note ?? '');
     return reply.redirect(`/boards/${encodeURIComponent(id)}#asset-${encodeURIComponent(form.asset_id)}`, 303);
   });
@@ -159,7 +159,7 @@ export async function boardPageRoutes(app: FastifyInstance, { site, web, boards 
   api.post('/boards/:id/share-comments', { schema: { hide: true, params: BoardParams } }, async (request, reply) => {
     const { id } = request.params;
     const { user, form } = await site.formUser(request);
-    if (form.show !== '1' && form.show !== '0') throw badRequest('InvalidChoice', 'Say whether the share link shows the comments');
+    if (form.show !== '1' && form.show !== '0') throw invalidChoice('Say whether the share link shows the comments');
     await boards.setShareComments(user.userId, id, form.show === '1');
     return reply.redirect(`/boards/${encodeURIComponent(id)}#links-heading`, 303);
   });

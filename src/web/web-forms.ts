@@ -1,13 +1,13 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { FORM_BODY_LIMIT_BYTES, FORM_CONTENT_TYPE, parseForm } from '../oauth/form-body.js';
-import { badRequest } from '../platform/http/errors.js';
+import { malformedForm } from './web.errors.js';
 
 /** The pages' forms: a form body becomes its fields (each given once), or a 400 page. */
 export function registerFormBody(app: FastifyInstance): void {
   app.addContentTypeParser(FORM_CONTENT_TYPE, { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT_BYTES }, (_request, body, done) => {
     const parsed = parseForm(body as string);
-    if (!parsed.ok) done(badRequest('MalformedForm', parsed.problem === 'repeated' ? `The form sent ${parsed.name} twice` : 'The form cannot be read'), undefined);
+    if (!parsed.ok) done(malformedForm(parsed.problem === 'repeated' ? `The form sent ${parsed.name} twice` : 'The form cannot be read'), undefined);
     else done(null, parsed.fields);
   });
 }

@@ -1,3 +1,5 @@
+import { escapeHtml } from '../platform/http/escape-html.js';
+
 /*
  * HTML written with a tagged template that escapes every value it is given, unless the value
  * is itself HTML made by the template: a page cannot forget to escape a title or a caption.
@@ -11,17 +13,11 @@ export class Html {
   }
 }
 
-const ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-export function escapeText(text: string): string {
-  return text.replace(/[&<>"']/g, (character) => ESCAPES[character] ?? character);
-}
-
 function render(value: unknown): string {
   if (value instanceof Html) return value.text;
   if (Array.isArray(value)) return value.map(render).join('');
   if (value === undefined || value === null || value === false) return '';
-  return escapeText(String(value));
+  return escapeHtml(String(value));
 }
 
 /** HTML from a template: strings as written, values escaped (arrays joined, undefined/null/false left out). */

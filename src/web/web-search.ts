@@ -1,4 +1,5 @@
-import { badRequest } from '../platform/http/errors.js';
+import { invalidParameterValue } from '../platform/http/errors.js';
+import { invalidPageNumber } from './web.errors.js';
 import { EDITORIAL_SORT_ORDERS, SORT_ORDERS, type SearchEndpoint } from '../search/params/search-values.js';
 import { SEARCH_ENDPOINT_DEFINITIONS } from '../search/params/search-parameters.js';
 
@@ -64,7 +65,7 @@ export function sortOrdersOf(endpoint: SearchEndpoint): readonly string[] {
 function one(raw: unknown, name: string): string {
   if (raw === undefined) return '';
   if (Array.isArray(raw)) {
-    if (raw.length > 1) throw badRequest('InvalidParameterValue', `Give ${name} once`);
+    if (raw.length > 1) throw invalidParameterValue(`Give ${name} once`);
     return one(raw[0], name);
   }
   return typeof raw === 'string' ? raw.trim() : '';
@@ -74,7 +75,7 @@ function one(raw: unknown, name: string): string {
 function many(raw: unknown, name: string): string[] {
   const parts = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).flatMap((value) => (typeof value === 'string' ? value.split(',') : []));
   const values = [...new Set(parts.map((value) => value.trim()).filter((value) => value !== ''))];
-  if (values.length > MAX_VALUES) throw badRequest('InvalidParameterValue', `At most ${MAX_VALUES} values of ${name}`);
+  if (values.length > MAX_VALUES) throw invalidParameterValue(`At most ${MAX_VALUES} values of ${name}`);
   return values;
 }
 
@@ -84,13 +85,13 @@ function many(raw: unknown, name: string): string[] {
  */
 export function parseBrowseQuery(raw: Readonly<Record<string, unknown>>): BrowseQuery {
   const kindText = one(raw.kind, 'kind') || 'creative';
-  if (!(KINDS as readonly string[]).includes(kindText)) throw badRequest('InvalidParameterValue', `kind must be one of ${KINDS.join(', ')}`);
+  if (!(KINDS as readonly string[]).includes(kindText)) throw invalidParameterValue(`kind must be one of ${KINDS.join(', ')}`);
   const familyText = one(raw.family, 'family') || 'creative';
-  if (!(FAMILIES as readonly string[]).includes(familyText)) throw badRequest('InvalidParameterValue', `family must be one of ${FAMILIES.join(', ')}`);
+  if (!(FAMILIES as readonly string[]).includes(familyText)) throw invalidParameterValue(`family must be one of ${FAMILIES.join(', ')}`);
   const phrase = one(raw.phrase, 'phrase');
-  if (phrase.length > MAX_PHRASE) throw badRequest('InvalidParameterValue', `The search text is longer than ${MAX_PHRASE} characters`);
+  if (phrase.length > MAX_PHRASE) throw invalidParameterValue(`The search text is longer than ${MAX_PHRASE} characters`);
   const pageText = one(raw.page, 'page') || '1';
-  if (!/^[1-9][0-9]{0,5}$/.test(pageText) || Number(pageText) > MAX_PAGE) throw badRequest('InvalidPage', `page must be a whole number from 1 to ${MAX_PAGE}`);
+  if (!/^[1-9][0-9]{0,5}$/.test(pageText) || Number(pageText) > MAX_PAGE) throw invalidPageNumber(`page must be a whole number from 1 to ${MAX_PAGE}`);
   const lists = Object.fromEntries(LIST_PARAMETERS.map((name) => [name, many(raw[name], name)])) as Record<ListParameter, string[]>;
   return {
     kind: kindText as Kind,

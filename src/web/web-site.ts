@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { BoardsService } from '../boards/boards.service.js';
-import { ApiError } from '../platform/http/errors.js';
+import { csrfCheckFailed, signInRequired } from './web.errors.js';
 import { preferredLanguage } from '../platform/http/language.js';
 import { SessionCookie } from './web-cookies.js';
 import { formFields, sameToken } from './web-forms.js';
@@ -90,9 +90,9 @@ export class WebSite {
     const form = formFields(request.body);
     const session = await this.sessions.read(this.cookie.of(request));
     if (!session || typeof form.csrf !== 'string' || !sameToken(form.csrf, session.csrfToken)) {
-      throw new ApiError(403, 'CsrfCheckFailed', 'This form has expired or did not come from this site. Go back, reload the page and try again.');
+      throw csrfCheckFailed('This form has expired or did not come from this site. Go back, reload the page and try again.');
     }
-    if (!session.user) throw new ApiError(401, 'SignInRequired', 'Your session has ended. Sign in again.');
+    if (!session.user) throw signInRequired('Your session has ended. Sign in again.');
     return { session, user: session.user, form };
   }
 }

@@ -7,7 +7,7 @@ import type { OAuthService } from '../oauth/oauth.service.js';
 import type { TokensService } from '../oauth/tokens.service.js';
 import { randomSecret } from '../platform/crypto/secrets.js';
 import { getOrCreateSetting } from '../platform/db/settings.js';
-import { ApiError } from '../platform/http/errors.js';
+import { signInUnavailable } from './web.errors.js';
 import type { StockroomModule } from '../platform/module.js';
 import type { Platform } from '../platform/platform.js';
 import type { AssetSearch } from '../search/asset-search.js';
@@ -57,7 +57,7 @@ export async function webModule(platform: Platform, needs: WebNeeds): Promise<St
   const redirectUri = webRedirectUri(config.publicUrl);
   const settingKey = `web_client:${redirectUri}`;
   const disabled = () =>
-    new ApiError(503, 'SignInUnavailable', 'Sign-in is switched off: an operator disabled the "Stockroom web" OAuth client (stockroom admin client enable turns it on again)');
+    signInUnavailable('Sign-in is switched off: an operator disabled the "Stockroom web" OAuth client (stockroom admin client enable turns it on again)');
   let registered: Promise<{ clientKey: string; clientId: number; redirectUri: string }> | undefined;
 
   /**
@@ -74,9 +74,7 @@ export async function webModule(platform: Platform, needs: WebNeeds): Promise<St
       try {
         created = await needs.clients.create({ name: 'Stockroom web', confidential: false, redirectUris: [redirectUri], exactRedirects: true, grantTypes: ['authorization_code', 'refresh_token'] });
       } catch (error) {
-        throw new ApiError(
-          503,
-          'SignInUnavailable',
+        throw signInUnavailable(
           `Sign-in needs STOCKROOM_PUBLIC_URL to be an https address (or a local one): ${error instanceof Error ? error.message : String(error)}`,
         );
       }

@@ -1,3 +1,4 @@
+import { PRODUCT_TYPE_NAMES } from '../catalog/product-types.js';
 import type { HistoricalDownload } from '../licensing/downloads.service.js';
 import { originalSizeName } from '../media/video/video-sizes.js';
 import { IMAGE_ORIENTATIONS, NUMBERS_OF_PEOPLE, VIDEO_LICENSE_MODELS, VIDEO_ORIENTATIONS } from '../search/params/search-values.js';
@@ -56,12 +57,7 @@ const LABELS: Readonly<Record<string, string>> = {
   orientations: 'Orientation',
   license_models: 'License model',
   number_of_people: 'People',
-  premiumaccess: 'Premium Access',
-  easyaccess: 'Easy Access',
-  editorialsubscription: 'Editorial Subscription',
-  imagepack: 'Image Pack',
-  royaltyfreesubscription: 'Royalty-Free Subscription',
-  creditpack: 'Credit Pack',
+  ...PRODUCT_TYPE_NAMES,
 };
 
 const label = (value: string) => LABELS[value] ?? value;

@@ -1,7 +1,7 @@
 import cookie from '@fastify/cookie';
 import type { FastifyInstance } from 'fastify';
 import type { BoardsService } from '../boards/boards.service.js';
-import { ApiError, badRequest } from '../platform/http/errors.js';
+import { csrfCheckFailed, invalidChoice, signInCancelled, signInExpired, signInIncomplete } from './web.errors.js';
 import type { TypeBoxTypeProvider } from '../platform/http/parameters.js';
 import { parseBrowseQuery } from './web-search.js';
 import { boardLinkPageRoutes, boardListPageRoutes, boardPageRoutes, boardZipRoutes } from './web-boards.routes.js';
@@ -100,7 +100,7 @@ async function assetRoutes(app: FastifyInstance, { site, web }: WebPageRoutesOpt
     const { id } = request.params;
     const { user, form } = await site.formUser(request);
     const [size, productId, productType] = (form.choice ?? '').split('|');
-    if (!size || !productId || !/^[0-9]{1,15}$/.test(productId) || !productType) throw badRequest('InvalidChoice', 'Choose a size and a product to download with');
+    if (!size || !productId || !/^[0-9]{1,15}$/.test(productId) || !productType) throw invalidChoice('Choose a size and a product to download with');
     const uri = await web.download(user, { assetId: id, productId: Number(productId), productType, size, notes: form.notes, projectCode: form.project_code, source: site.siteName });
     return reply.redirect(uri, 303);
   });
@@ -118,10 +118,10 @@ async function signInRoutes(app: FastifyInstance, { site, sessions }: WebPageRou
 
   api.get('/signin/callback', { schema: { hide: true, querystring: SignInCallbackQuery } }, async (request, reply) => {
     const { code, state, error } = request.query;
-    if (error !== undefined) throw new ApiError(400, 'SignInCancelled', error === 'access_denied' ? 'Sign-in was cancelled.' : 'Sign-in did not complete. Try again.');
-    if (code === undefined || state === undefined) throw badRequest('SignInIncomplete', 'This address is where sign-in comes back to; it needs a code and a state.');
+    if (error !== undefined) throw signInCancelled(error === 'access_denied' ? 'Sign-in was cancelled.' : 'Sign-in did not complete. Try again.');
+    if (code === undefined || state === undefined) throw signInIncomplete('This address is where sign-in comes back to; it needs a code and a state.');
     const done = await sessions.completeSignIn(site.cookie.of(request), state, code, request.ip);
-    if (!done) throw badRequest('SignInExpired', 'This sign-in expired or was started in another browser. Sign in again.');
+    if (!done) throw signInExpired('This sign-in expired or was started in another browser. Sign in again.');
     site.cookie.set(reply, done.cookieId);
     return reply.header('cache-control', 'no-store').redirect(done.returnTo, 303);
   });
@@ -130,7 +130,7 @@ async function signInRoutes(app: FastifyInstance, { site, sessions }: WebPageRou
     const form = formFields(request.body);
     const session = await sessions.read(site.cookie.of(request));
     if (session) {
-      if (typeof form.csrf !== 'string' || !sameToken(form.csrf, session.csrfToken)) throw new ApiError(403, 'CsrfCheckFailed', 'This form has expired. Reload the page and try again.');
+      if (typeof form.csrf !== 'string' || !sameToken(form.csrf, session.csrfToken)) throw csrfCheckFailed('This form has expired. Reload the page and try again.');
       await sessions.signOut(session.cookieId);
     }
     site.cookie.clear(reply);

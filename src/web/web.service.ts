@@ -9,7 +9,6 @@ import { downloadCredits, licensableAsset, paysWithCredits, standardCredits, typ
 import { PRODUCT_CHOICE_ORDER } from '../licensing/licensing-policy.js';
 import type { ProductRecord, ProductsService } from '../licensing/products.service.js';
 import type { DeliveredFile } from '../media/delivery.js';
-import { notFound } from '../platform/http/errors.js';
 import { ZIP_MAX_BYTES, type ZipEntry } from '../platform/zip-stream.js';
 import { FieldSelector, type FieldSelection } from '../platform/http/fields.js';
 import type { AssetSearch, SearchCaller } from '../search/asset-search.js';
@@ -17,6 +16,7 @@ import { normalizeSearchParameters } from '../search/params/normalize.js';
 import { EDITORIAL_FACET_FIELDS, CREATIVE_FACET_FIELDS } from '../search/params/search-values.js';
 import { apiQueryOf, endpointOf, PAGE_SIZE, type BrowseQuery } from './web-search.js';
 import type { WebUser } from './web-sessions.service.js';
+import { anyAssetNotFound } from '../catalog/catalog.errors.js';
 
 /** Who is reading a page: their language (Accept-Language) and, when signed in, who they are. */
 export interface Reader {
@@ -283,7 +283,7 @@ export class WebService {
     if (images.found[0]) return images.found[0];
     const videos = await this.catalog.findAssets('video', [id]);
     if (videos.found[0]) return videos.found[0];
-    throw notFound('AssetNotFound', `There is no image or video ${id} in the catalogue`);
+    throw anyAssetNotFound(`There is no image or video ${id} in the catalogue`);
   }
 
   async assetPage(id: string, reader: Reader): Promise<AssetPage> {

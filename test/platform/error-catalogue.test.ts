@@ -6,21 +6,10 @@ import { describe, expect, it } from 'vitest';
  * One error catalogue: a refusal's code is written in the platform's errors.ts (the refusals
  * every domain shares) or in a domain's `<domain>.errors.ts`, and everywhere else the refusal is
  * named (`assetNotFound(type, id)`), never spelled as `new ApiError(404, 'ImageNotFound', …)` or
- * `badRequest('X', …)`. The files below are being restructured; they still write codes where
- * they throw, and are converted (and taken off this list) once that work has landed.
+ * a helper taking a code (`badRequest('X', …)`, as the platform once had).
  */
 
 const SRC = path.resolve(import.meta.dirname, '../../src');
-
-/** Files that may still write literal codes, for now. Each must still do so, so that the list only shrinks. */
-const NOT_YET_CONVERTED = new Set([
-  'licensing/downloads.routes.ts',
-  'search/params/normalize.ts',
-  'web/web-search.ts',
-  'web/web.module.ts',
-  'web/web.routes.ts',
-  'web/web.service.ts',
-]);
 
 /** An error catalogue: the platform's errors.ts, or a domain's `<domain>.errors.ts`. */
 const CATALOGUE = /(^|\/)([\w-]+\.)?errors\.ts$/;
@@ -54,18 +43,11 @@ function readSources(dir: string, prefix = ''): SourceFile[] {
   return files;
 }
 
-const fileOf = (place: string) => place.slice(0, place.lastIndexOf(':'));
-
 describe('error catalogue', () => {
   const places = literalCodes(readSources(SRC));
 
   it('rule: error codes are written only in the error catalogues (errors.ts, <domain>.errors.ts)', () => {
-    expect(places.filter((place) => !NOT_YET_CONVERTED.has(fileOf(place)))).toEqual([]);
-  });
-
-  it('rule: each file allowed to write codes for now still does (take it off the list once converted)', () => {
-    const writing = new Set(places.map(fileOf));
-    expect([...NOT_YET_CONVERTED].filter((file) => !writing.has(file))).toEqual([]);
+    expect(places).toEqual([]);
   });
 
   it('the check finds each way of writing a code, and passes the catalogues and named errors', () => {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import type { StoredKeyword } from '../../src/catalog/catalog.records.js';
 import { STORES, createTestApp } from '../helpers/test-app.js';
-import { escapeText as escape } from '../../src/web/web-html.js';
+import { escapeHtml as escape } from '../../src/platform/http/escape-html.js';
 import { humanWords } from '../../src/web/web.pages.js';
 import { clipLength } from '../../src/web/web.service.js';
 import { safeReturnPath } from '../../src/web/web-sessions.service.js';

@@ -52,6 +52,11 @@ export function invalidPageSize(parameter: string, detail: string): ApiError {
   return new ApiError(400, 'InvalidPageSize', `Invalid value for parameter '${parameter}': ${detail}`);
 }
 
+/** 400 for a request the server cannot read as the API's: an unknown parameter, a body that is not JSON. */
+export function malformedRequest(message: string): ApiError {
+  return new ApiError(400, 'MalformedRequest', message);
+}
+
 /** 400 for a JSON request without a body. */
 export function bodyRequired(): ApiError {
   return new ApiError(400, 'InvalidParameterValue', 'This request needs a JSON body');
@@ -80,19 +85,6 @@ export function imageDecodersBusy(concurrency: number, queue: number): ApiError 
     `The server is decoding as many pictures as it may (${concurrency} at once, ${queue} waiting); try again in a moment`,
     { 'retry-after': '1' },
   );
-}
-
-/**
- * For the pages whose own refusals are still written where they are thrown (the catalogue
- * browser and the routes being restructured); new code names its error in a catalogue instead.
- */
-export function badRequest(code: string, message: string): ApiError {
-  return new ApiError(400, code, message);
-}
-
-/** As badRequest: for the pages that still write their codes where they throw. */
-export function notFound(code: string, message: string): ApiError {
-  return new ApiError(404, code, message);
 }
 
 export const REALM = 'Stockroom';

@@ -1,5 +1,6 @@
 import { readPage, readPageSize } from '../../catalog/pagination.js';
-import { badRequest, invalidParameter, type ApiError } from '../../platform/http/errors.js';
+import { invalidPage, invalidPageSize, invalidParameter, invalidParameterValue, malformedRequest, type ApiError } from '../../platform/http/errors.js';
+import { searchPhraseOrEditorialSegmentRequired } from '../search.errors.js';
 import { isoBound } from '../../platform/http/iso-date.js';
 import { splitCsv } from '../../platform/http/schema-types.js';
 import { SEARCH_ENDPOINT_DEFINITIONS, type SearchEndpointDefinition, type SearchParameter } from './search-parameters.js';
@@ -434,8 +435,8 @@ function shown(value: unknown): string {
 
 /** 400 naming the parameter as the caller spelled it; page and page_size have codes of their own. */
 function parameterError(parameter: SearchParameter, spelling: string, detail: string): ApiError {
-  if (parameter.type === 'page') return badRequest('InvalidPage', `Invalid value for parameter '${spelling}': ${detail}`);
-  if (parameter.type === 'page_size') return badRequest('InvalidPageSize', `Invalid value for parameter '${spelling}': ${detail}`);
+  if (parameter.type === 'page') return invalidPage(spelling, detail);
+  if (parameter.type === 'page_size') return invalidPageSize(spelling, detail);
   return invalidParameter(spelling, detail);
 }
 
@@ -723,7 +724,7 @@ function readQuery(endpoint: SearchEndpoint, query: RawSearchQuery): ParsedQuery
     const raw = query[key];
     if (raw === undefined) continue;
     const parameter = index.get(key);
-    if (!parameter) throw badRequest('MalformedRequest', `Unknown parameter '${key}'`);
+    if (!parameter) throw malformedRequest(`Unknown parameter '${key}'`);
     const value = parseValue(parameter, key, raw);
     if (value === undefined) continue;
     const earlier = values.get(parameter.name);
@@ -739,7 +740,7 @@ function readQuery(endpoint: SearchEndpoint, query: RawSearchQuery): ParsedQuery
   }
   for (const parameter of SEARCH_ENDPOINT_DEFINITIONS[endpoint].parameters) {
     if (values.has(parameter.name)) continue;
-    if (parameter.required) throw badRequest('InvalidParameterValue', `Missing required parameter '${parameter.name}'`);
+    if (parameter.required) throw invalidParameterValue(`Missing required parameter '${parameter.name}'`);
     const fallback = defaultOf(parameter);
     if (fallback !== undefined) values.set(parameter.name, fallback);
   }
@@ -840,8 +841,7 @@ function imageSource(q: ParsedQuery): ImageSource {
   const imageUrl = q.text('image_url');
   if (assetId !== undefined && imageUrl === undefined) return { asset_id: assetId };
   if (imageUrl !== undefined && assetId === undefined) return { image_url: imageUrl };
-  throw badRequest(
-    'InvalidParameterValue',
+  throw invalidParameterValue(
     `Exactly one of the parameters 'asset_id' and 'image_url' is required; ${assetId === undefined ? 'neither was' : 'both were'} given`,
   );
 }
@@ -903,7 +903,7 @@ const ENDPOINT_RULES: Partial<Record<SearchEndpoint, (search: NormalizedSearch) 
     const { phrase, filters } = search as EventSearch;
     // A phrase of punctuation alone ("---") has no word to search for: it counts as none.
     if (!/[\p{L}\p{N}]/u.test(phrase) && filters.editorial_segment === undefined) {
-      throw badRequest('SearchPhraseOrEditorialSegmentRequired', 'At least one of phrase and editorial_segment must be given');
+      throw searchPhraseOrEditorialSegmentRequired();
     }
   },
 };
