@@ -23,6 +23,8 @@ import { size } from './sizes.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const JOBS = size('BENCH_JOBS', 50, 1);
+/** How often one request is sent again after a 503 with Retry-After before the run gives up. */
+const MAX_ATTEMPTS = 120;
 const PICTURES = size('BENCH_PICTURES', 10, 1);
 const WIDTH = size('BENCH_WIDTH', 768, 256);
 const HEIGHT = size('BENCH_HEIGHT', 512, 192);
@@ -135,10 +137,18 @@ async function throughTheApi(cases: readonly Case[]): Promise<{ rows: Row[]; idl
       sent.map(async (item) => {
         const operation = item.operation === 'remove_background' ? 'background-removal' : 'object-removal';
         const body = { reference_asset_id: item.assetId, ...(item.mask ? { mask_url: maskUrls.get(item.assetId) } : {}) };
-        const response = await fetch(`${base}/v3/ai/image-generations/${operation}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-        const answer = (await response.json()) as { generation_request_id?: string; message?: string };
-        if (!answer.generation_request_id) throw new Error(`${operation} was refused: ${response.status} ${answer.message}`);
-        return answer.generation_request_id;
+        // As a client should: a 503 with Retry-After (the node is decoding as many sources as it
+        // may, STOCKROOM_IMAGE_DECODES, with its queue full) is asked again after that wait.
+        for (let attempt = 1; ; attempt++) {
+          const response = await fetch(`${base}/v3/ai/image-generations/${operation}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+          const answer = (await response.json()) as { generation_request_id?: string; message?: string };
+          if (answer.generation_request_id) return answer.generation_request_id;
+          const retryAfter = Number(response.headers.get('retry-after'));
+          if (response.status !== 503 || !Number.isFinite(retryAfter) || attempt >= MAX_ATTEMPTS) {
+            throw new Error(`${operation} was refused: ${response.status} ${answer.message}`);
+          }
+          await new Promise((resolve) => setTimeout(resolve, retryAfter * 1000));
+        }
       }),
     );
     // The history says when every job is over; the store's own times give each one's turnaround.
