@@ -1,6 +1,6 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readSources, type SourceFile } from '../helpers/source-files.js';
 
 /*
  * One error catalogue: a refusal's code is written in the platform's errors.ts (the refusals
@@ -17,12 +17,6 @@ const CATALOGUE = /(^|\/)([\w-]+\.)?errors\.ts$/;
 /** An ApiError made with a code written out, or one of the platform's helpers that take a code given that way. */
 const LITERAL_CODE = /\bnew\s+ApiError\(\s*\d+\s*,\s*['"`]|\b(?:badRequest|notFound)\(\s*['"`]/g;
 
-interface SourceFile {
-  /** relative to src/, with forward slashes */
-  file: string;
-  text: string;
-}
-
 /** Every place outside the catalogues that writes a code, as "file:line". */
 export function literalCodes(sources: readonly SourceFile[]): string[] {
   return sources
@@ -30,17 +24,6 @@ export function literalCodes(sources: readonly SourceFile[]): string[] {
     .flatMap((source) =>
       [...source.text.matchAll(LITERAL_CODE)].map((match) => `${source.file}:${source.text.slice(0, match.index).split('\n').length}`),
     );
-}
-
-function readSources(dir: string, prefix = ''): SourceFile[] {
-  const files: SourceFile[] = [];
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    const relative = prefix ? `${prefix}/${entry.name}` : entry.name;
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) files.push(...readSources(full, relative));
-    else if (entry.name.endsWith('.ts')) files.push({ file: relative, text: fs.readFileSync(full, 'utf8') });
-  }
-  return files;
 }
 
 describe('error catalogue', () => {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readSources, type SourceFile } from '../helpers/source-files.js';
 
 /*
  * Modules meet only through the interfaces they export: a file of one domain never imports
@@ -17,12 +18,6 @@ const PLATFORM_FOLDERS = new Set(['platform', 'config']);
 const CONSUMER_FOLDERS = new Set(['cli']);
 /** The files of a domain that no other domain may import. */
 const PRIVATE_FILE = /\.(repository|routes|module)\.ts$/;
-
-interface SourceFile {
-  /** relative to src/, with forward slashes */
-  file: string;
-  text: string;
-}
 
 const IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"]([^'"]+)['"]/g;
 /** A file named beside the code, as a worker thread's entry is: `new URL('./x-worker.js', import.meta.url)`. */
@@ -99,20 +94,12 @@ export function boundaryViolations(sources: readonly SourceFile[]): string[] {
   return violations;
 }
 
-function readSources(dir: string, prefix = ''): SourceFile[] {
-  const files: SourceFile[] = [];
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    const relative = prefix ? `${prefix}/${entry.name}` : entry.name;
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) files.push(...readSources(full, relative));
-    else if (/\.(ts|mjs)$/.test(entry.name)) files.push({ file: relative, text: fs.readFileSync(full, 'utf8') });
-  }
-  return files;
-}
+/** The product's code: TypeScript, and the loaders its workers start from. */
+const readProduct = () => readSources(SRC, /\.(ts|mjs)$/);
 
 describe('module boundaries', () => {
   it('rule: no module imports another module’s repository, routes or module, and the platform imports no module', () => {
-    const sources = readSources(SRC);
+    const sources = readProduct();
     expect(sources.length).toBeGreaterThan(100);
     expect(boundaryViolations(sources)).toEqual([]);
   });
@@ -131,11 +118,11 @@ describe('module boundaries', () => {
   });
 
   it('rule: src/ imports nothing from bench/ or test/', () => {
-    expect(importsOutOfProduct(readSources(SRC))).toEqual([]);
+    expect(importsOutOfProduct(readProduct())).toEqual([]);
   });
 
   it('rule: src/ holds no fixture: every file of it is reached from the command (src/main.ts)', () => {
-    expect(unreachedFiles(readSources(SRC))).toEqual([]);
+    expect(unreachedFiles(readProduct())).toEqual([]);
   });
 
   it('the checks find an import out of the product and a file only a test reaches', () => {
