@@ -9,6 +9,7 @@
  */
 import { patternOffsets } from './pattern-offsets.js';
 import type { Raster } from './raster.js';
+import { clipPatch, pixelsOf, voteFromSources, type PatchOffsets } from './source-vote.js';
 
 export interface FillOptions {
   /** Patches are (2r+1)² pixels. */
@@ -69,6 +70,11 @@ export function exemplarFill(image: Raster, hole: Uint8Array, { patchRadius: r, 
   const repeats = patternOffsets(image, hole);
   // A coarse scale cannot hold a repeat that is not a whole number of its pixels: its rough fill is a weaker guide then.
   const guideWeight = repeats.length > 0 ? GUIDE_WEIGHT_IN_PATTERNS : GUIDE_WEIGHT;
+
+  // Reused by the patch loops below, each its own, so that no comparison allocates.
+  const copiedPatch: PatchOffsets = { top: 0, bottom: 0, left: 0, right: 0 };
+  const shiftedPatch: PatchOffsets = { top: 0, bottom: 0, left: 0, right: 0 };
+  const comparedPatch: PatchOffsets = { top: 0, bottom: 0, left: 0, right: 0 };
 
   const onFront = new Uint8Array(size);
   const front: number[] = [];
@@ -147,20 +153,17 @@ export function exemplarFill(image: Raster, hole: Uint8Array, { patchRadius: r, 
     const tx = best % width;
     const ty = (best - tx) / width;
     const { source, matchError } = bestSource(tx, ty);
-    const sx = source % width;
-    const sy = (source - sx) / width;
     const patchConfidence = priority[best]! > 0 ? confidenceOf(tx, ty) : 0;
     // Only a close match is shifted: a patch of other structure (a hill's edge for sky) would be smeared by it.
     const shift = matchError <= MAX_SHIFTED_ERROR ? colourShift(tx, ty, source) : NO_SHIFT;
-    for (let dy = -r; dy <= r; dy++) {
+    const patch = clipPatch(tx, ty, r, width, height, copiedPatch);
+    for (let dy = patch.top; dy <= patch.bottom; dy++) {
       const y = ty + dy;
-      if (y < 0 || y >= height) continue;
-      for (let dx = -r; dx <= r; dx++) {
+      for (let dx = patch.left; dx <= patch.right; dx++) {
         const x = tx + dx;
-        if (x < 0 || x >= width) continue;
         const i = y * width + x;
         if (filled[i]) continue;
-        const from = (sy + dy) * width + sx + dx;
+        const from = source + dy * width + dx;
         for (let c = 0; c < 3; c++) {
           clamped[i * 3 + c] = data[from * 3 + c]! + shift[c]!;
           shiftOf[i * 3 + c] = shift[c]!;
@@ -211,18 +214,16 @@ export function exemplarFill(image: Raster, hole: Uint8Array, { patchRadius: r, 
    * a step. Bounded, so that a poor match cannot turn into a false colour.
    */
   function colourShift(tx: number, ty: number, source: number): [number, number, number] {
-    const sx = source % width;
-    const sy = (source - sx) / width;
     const sums = [0, 0, 0];
     let count = 0;
-    for (let dy = -r; dy <= r; dy++) {
+    const patch = clipPatch(tx, ty, r, width, height, shiftedPatch);
+    for (let dy = patch.top; dy <= patch.bottom; dy++) {
       const y = ty + dy;
-      if (y < 0 || y >= height) continue;
-      for (let dx = -r; dx <= r; dx++) {
+      for (let dx = patch.left; dx <= patch.right; dx++) {
         const x = tx + dx;
-        if (x < 0 || x >= width || !filled[y * width + x]) continue;
+        if (!filled[y * width + x]) continue;
         const t = (y * width + x) * 3;
-        const s = ((sy + dy) * width + sx + dx) * 3;
+        const s = (source + dy * width + dx) * 3;
         for (let c = 0; c < 3; c++) sums[c]! += data[t + c]! - data[s + c]!;
         count++;
       }
@@ -233,18 +234,15 @@ export function exemplarFill(image: Raster, hole: Uint8Array, { patchRadius: r, 
 
   /** The sum of squared differences over the target's known pixels, given up once above `limit`. */
   function distance(tx: number, ty: number, source: number, limit: number): number {
-    const sx = source % width;
-    const sy = (source - sx) / width;
     let sum = 0;
-    for (let dy = -r; dy <= r; dy++) {
+    const patch = clipPatch(tx, ty, r, width, height, comparedPatch);
+    for (let dy = patch.top; dy <= patch.bottom; dy++) {
       const y = ty + dy;
-      if (y < 0 || y >= height) continue;
-      for (let dx = -r; dx <= r; dx++) {
+      for (let dx = patch.left; dx <= patch.right; dx++) {
         const x = tx + dx;
-        if (x < 0 || x >= width) continue;
         const i = y * width + x;
         const t = i * 3;
-        const s = ((sy + dy) * width + sx + dx) * 3;
+        const s = (source + dy * width + dx) * 3;
         if (filled[i]) {
           const d0 = data[t]! - data[s]!;
           const d1 = data[t + 1]! - data[s + 1]!;
@@ -366,44 +364,14 @@ const PROPAGATION_OFFSETS: readonly (readonly [number, number])[] = [
 ];
 
 /**
- * One voting step of Wexler, Shechtman and Irani's completion (2007): each filled pixel takes
- * the mean of what its filled neighbours' sources, shifted to it, say it should be. Inside one
- * copied patch they agree; across the line where two patches meet they differ, and the mean
- * softens that line.
+ * Softens the lines where two copied patches meet: each filled pixel takes the mean of what its
+ * filled neighbours' sources, shifted to it (with their colour shift), say it should be.
  */
 function blendSeams(image: Raster, hole: Uint8Array, sourceOf: Int32Array, shiftOf: Int16Array, radius: number): void {
   if (radius <= 0) return;
   const { width, height, data } = image;
   const clamped = new Uint8ClampedArray(data.buffer, data.byteOffset, data.length);
-  const before = data.slice();
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      const p = y * width + x;
-      if (!hole[p]) continue;
-      let r = 0;
-      let g = 0;
-      let b = 0;
-      let votes = 0;
-      for (let qy = Math.max(0, y - radius); qy <= Math.min(height - 1, y + radius); qy++) {
-        for (let qx = Math.max(0, x - radius); qx <= Math.min(width - 1, x + radius); qx++) {
-          const q = qy * width + qx;
-          if (!hole[q]) continue;
-          const sx = (sourceOf[q]! % width) + x - qx;
-          const sy = Math.floor(sourceOf[q]! / width) + y - qy;
-          if (sx < 0 || sy < 0 || sx >= width || sy >= height || hole[sy * width + sx]) continue;
-          const s = (sy * width + sx) * 3;
-          r += before[s]! + shiftOf[q * 3]!;
-          g += before[s + 1]! + shiftOf[q * 3 + 1]!;
-          b += before[s + 2]! + shiftOf[q * 3 + 2]!;
-          votes++;
-        }
-      }
-      if (votes === 0) continue;
-      clamped[p * 3] = r / votes;
-      clamped[p * 3 + 1] = g / votes;
-      clamped[p * 3 + 2] = b / votes;
-    }
-  }
+  voteFromSources({ width, height, hole, sources: sourceOf }, pixelsOf(hole), radius, data.slice(), clamped, shiftOf);
 }
 
 /** Centres of the patches lying wholly inside the picture and wholly outside the hole, in reading order. */

@@ -273,24 +273,19 @@ function patchRadiusFor(picture: Raster): number {
 
 /** The mask grown by `radius` pixels (a square structuring element), so an object's soft edge goes with it. */
 export function dilate(mask: Uint8Array, width: number, height: number, radius: number): Uint8Array {
-  const rows = new Uint8Array(mask.length);
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      for (let dx = -radius; dx <= radius; dx++) {
-        const nx = x + dx;
-        if (nx >= 0 && nx < width && mask[y * width + nx]) {
-          rows[y * width + x] = 1;
-          break;
-        }
-      }
-    }
-  }
+  // A square is separable: grown along the rows, then along the columns.
+  return dilateAlong(dilateAlong(mask, width, height, radius, 1, 0), width, height, radius, 0, 1);
+}
+
+/** The mask grown by `radius` pixels along one axis: (stepX, stepY) is (1, 0) for rows, (0, 1) for columns. */
+function dilateAlong(mask: Uint8Array, width: number, height: number, radius: number, stepX: number, stepY: number): Uint8Array {
   const out = new Uint8Array(mask.length);
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
-      for (let dy = -radius; dy <= radius; dy++) {
-        const ny = y + dy;
-        if (ny >= 0 && ny < height && rows[ny * width + x]) {
+      for (let d = -radius; d <= radius; d++) {
+        const nx = x + d * stepX;
+        const ny = y + d * stepY;
+        if (nx >= 0 && nx < width && ny >= 0 && ny < height && mask[ny * width + nx]) {
           out[y * width + x] = 1;
           break;
         }

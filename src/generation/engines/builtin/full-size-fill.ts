@@ -18,6 +18,7 @@
  */
 import { sourceCentres } from './exemplar-fill.js';
 import { maskRaster, resize, type Raster } from './raster.js';
+import { clipPatch, voteFromSources, type PatchOffsets } from './source-vote.js';
 
 /** Patches of 5×5 pixels compare detail at each finer level (of 7×7, twice the time for the same figures). */
 const PATCH_RADIUS = 2;
@@ -108,46 +109,25 @@ async function fillLevel(picture: Raster, hole: Uint8Array, below: Raster, below
 
   // 4. (and the start of 3) The hole's detail: the mean of what the neighbours' sources give each pixel.
   const holeDetail = new Float32Array(size * 3);
+  const field = { width, height, hole, sources };
   const vote = () => {
-    for (const p of holePixels) {
-      const x = p % width;
-      const y = (p - x) / width;
-      let d0 = 0;
-      let d1 = 0;
-      let d2 = 0;
-      let votes = 0;
-      for (let qy = Math.max(0, y - VOTE_RADIUS); qy <= Math.min(height - 1, y + VOTE_RADIUS); qy++) {
-        for (let qx = Math.max(0, x - VOTE_RADIUS); qx <= Math.min(width - 1, x + VOTE_RADIUS); qx++) {
-          const q = qy * width + qx;
-          if (!hole[q]) continue;
-          // The source's patch is all known picture, and (x, y) lies within it.
-          const s = (sources[q]! + (y - qy) * width + (x - qx)) * 3;
-          d0 += detail[s]!;
-          d1 += detail[s + 1]!;
-          d2 += detail[s + 2]!;
-          votes++;
-        }
-      }
-      holeDetail[p * 3] = d0 / votes;
-      holeDetail[p * 3 + 1] = d1 / votes;
-      holeDetail[p * 3 + 2] = d2 / votes;
-    }
+    voteFromSources(field, holePixels, VOTE_RADIUS, detail, holeDetail);
     for (const p of holePixels) detailGrey[p] = 0.299 * holeDetail[p * 3]! + 0.587 * holeDetail[p * 3 + 1]! + 0.114 * holeDetail[p * 3 + 2]!;
   };
   vote();
 
+  const comparedPatch: PatchOffsets = { top: 0, bottom: 0, left: 0, right: 0 };
   /** The sum of squared differences of detail between the patch at `target` and the one at `source`, given up past `limit`. */
   const distance = (target: number, source: number, limit: number) => {
     const tx = target % width;
     const ty = (target - tx) / width;
     let sum = 0;
-    for (let dy = -r; dy <= r; dy++) {
-      const y = ty + dy;
-      if (y < 0 || y >= height) continue;
-      for (let dx = -r; dx <= r; dx++) {
-        const x = tx + dx;
-        if (x < 0 || x >= width) continue;
-        const d = detailGrey[y * width + x]! - detailGrey[source + dy * width + dx]!;
+    const patch = clipPatch(tx, ty, r, width, height, comparedPatch);
+    for (let dy = patch.top; dy <= patch.bottom; dy++) {
+      const row = target + dy * width;
+      const sourceRow = source + dy * width;
+      for (let dx = patch.left; dx <= patch.right; dx++) {
+        const d = detailGrey[row + dx]! - detailGrey[sourceRow + dx]!;
         sum += d * d;
       }
       if (sum >= limit) return sum;
