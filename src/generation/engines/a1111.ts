@@ -5,33 +5,8 @@
  * the two influence operations, and /sdapi/v1/extra-single-image for upscaling.
  */
 import { EngineFailedError, MODEL_SERVER_OPERATIONS } from './engine.js';
-import type {
-  EngineImage,
-  EngineOperation,
-  EngineRequest,
-  EngineResult,
-  GenerationEngine,
-  InfluenceColorRequest,
-  InfluenceCompositionRequest,
-} from './engine.js';
-import {
-  Deadline,
-  cutOutSubject,
-  ModelServerClient,
-  OBJECT_REMOVAL_NEGATIVE_PROMPT,
-  OBJECT_REMOVAL_PROMPT,
-  binaryMask,
-  bytesOfBase64,
-  coverTo,
-  flattened,
-  maskOfTransparency,
-  outpaintCanvas,
-  pngOf,
-  promptWithStyle,
-  sizeForAspect,
-  sizeOf,
-  snappedSize,
-} from './model-server.js';
+import type { EngineImage, EngineOperation, EngineRequest, EngineResult, GenerationEngine, InfluenceColorRequest, InfluenceCompositionRequest } from './engine.js';
+import { Deadline, cutOutSubject, ModelServerClient, OBJECT_REMOVAL_NEGATIVE_PROMPT, OBJECT_REMOVAL_PROMPT, binaryMask, bytesOfBase64, coverTo, flattened, maskOfTransparency, outpaintCanvas, pngOf, promptWithStyle, sizeForAspect, sizeOf, snappedSize } from './model-server.js';
 import type { ModelServerOptions, PictureSize } from './model-server.js';
 
 /** One ControlNet unit's preprocessor and model, as the extension's model list names them. */
@@ -84,9 +59,7 @@ export class A1111Engine implements GenerationEngine {
   private readonly client: ModelServerClient;
 
   constructor(private readonly options: A1111Options) {
-    const headers: Record<string, string> = {};
-    if (options.apiKey) headers.authorization = `Basic ${Buffer.from(options.apiKey).toString('base64')}`;
-    this.client = new ModelServerClient(this.name, options.url, headers, options.requestTimeoutMs);
+    this.client = new ModelServerClient(this.name, options.url, { apiKey: options.apiKey, scheme: 'Basic' }, options.requestTimeoutMs);
   }
 
   supports(operation: EngineOperation): boolean {

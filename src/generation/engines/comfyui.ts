@@ -10,20 +10,7 @@ import fs from 'node:fs';
 import sharp from 'sharp';
 import { EngineFailedError, MODEL_SERVER_OPERATIONS, type ModelServerOperation } from './engine.js';
 import type { EngineImage, EngineOperation, EngineRequest, EngineResult, GenerationEngine } from './engine.js';
-import {
-  Deadline,
-  cutOutSubject,
-  ModelServerClient,
-  OBJECT_REMOVAL_NEGATIVE_PROMPT,
-  OBJECT_REMOVAL_PROMPT,
-  binaryMask,
-  coverTo,
-  pngOf,
-  promptWithStyle,
-  sizeForAspect,
-  sizeOf,
-  snappedSize,
-} from './model-server.js';
+import { Deadline, cutOutSubject, ModelServerClient, OBJECT_REMOVAL_NEGATIVE_PROMPT, OBJECT_REMOVAL_PROMPT, binaryMask, coverTo, pngOf, promptWithStyle, sizeForAspect, sizeOf, snappedSize } from './model-server.js';
 import type { ModelServerOptions, PictureSize } from './model-server.js';
 
 export interface ComfyUIOptions extends ModelServerOptions {
@@ -93,7 +80,7 @@ export class ComfyUIEngine implements GenerationEngine {
 
   /** Reads and checks every workflow now, so that a wrong file stops the server at start, not a job later. */
   constructor(private readonly options: ComfyUIOptions) {
-    this.client = new ModelServerClient(this.name, options.url, options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}, options.requestTimeoutMs);
+    this.client = new ModelServerClient(this.name, options.url, { apiKey: options.apiKey, scheme: 'Bearer' }, options.requestTimeoutMs);
     const workflows = new Map<ModelServerOperation, Workflow>();
     for (const operation of MODEL_SERVER_OPERATIONS) {
       const file = options.workflows?.[operation];

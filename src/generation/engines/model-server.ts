@@ -43,17 +43,31 @@ const MAX_DETAIL_CHARS = 300;
  * operation's deadline or when the caller stops waiting; a deadline becomes an EngineFailedError
  * saying so, the caller's own abort passes its reason through untouched.
  */
+/**
+ * How a server takes the operator's key: as a bearer token (ComfyUI behind a proxy, OpenAI), or
+ * as HTTP Basic's "user:password" (the AUTOMATIC1111 web UI's --api-auth).
+ */
+export type KeyScheme = 'Bearer' | 'Basic';
+
+function authorization(apiKey: string, scheme: KeyScheme): string {
+  return scheme === 'Basic' ? `Basic ${Buffer.from(apiKey).toString('base64')}` : `Bearer ${apiKey}`;
+}
+
 export class ModelServerClient {
   private readonly base: URL;
+
+  private readonly headers: Readonly<Record<string, string>>;
 
   constructor(
     private readonly engineName: string,
     url: string,
-    private readonly headers: Readonly<Record<string, string>> = {},
+    /** The operator's key for the server, sent with every call; unset: none. */
+    key: { apiKey?: string | undefined; scheme: KeyScheme },
     /** How long one call may take, its answer's body read too; unset: the operation's deadline alone. */
     private readonly requestTimeoutMs?: number | undefined,
   ) {
     this.base = new URL(url.endsWith('/') ? url : `${url}/`);
+    this.headers = key.apiKey ? { authorization: authorization(key.apiKey, key.scheme) } : {};
   }
 
   /** The server's address for messages: no credentials, no query. */

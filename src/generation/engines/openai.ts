@@ -9,22 +9,7 @@
 import sharp from 'sharp';
 import { EngineFailedError } from './engine.js';
 import type { EngineOperation, EngineRequest, EngineResult, GenerationEngine } from './engine.js';
-import {
-  Deadline,
-  cutOutSubject,
-  ModelServerClient,
-  OBJECT_REMOVAL_PROMPT,
-  binaryMask,
-  bytesOfBase64,
-  coverTo,
-  flattened,
-  maskOfTransparency,
-  outpaintCanvas,
-  pngOf,
-  promptWithStyle,
-  sizeForAspect,
-  sizeOf,
-} from './model-server.js';
+import { Deadline, cutOutSubject, ModelServerClient, OBJECT_REMOVAL_PROMPT, binaryMask, bytesOfBase64, coverTo, flattened, maskOfTransparency, outpaintCanvas, pngOf, promptWithStyle, sizeForAspect, sizeOf } from './model-server.js';
 import type { ModelServerOptions, PictureSize } from './model-server.js';
 
 export interface OpenAIImagesOptions extends ModelServerOptions {
@@ -77,7 +62,7 @@ export class OpenAIImagesEngine implements GenerationEngine {
   constructor(private readonly options: OpenAIImagesOptions) {
     // The base URL may or may not end in /v1, as OpenAI's own clients allow.
     const url = /\/v1\/?$/.test(options.url) ? options.url : `${options.url.replace(/\/$/, '')}/v1`;
-    this.client = new ModelServerClient(this.name, url, options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}, options.requestTimeoutMs);
+    this.client = new ModelServerClient(this.name, url, { apiKey: options.apiKey, scheme: 'Bearer' }, options.requestTimeoutMs);
     this.model = options.model ?? OPENAI_DEFAULTS.model;
     const known = MODEL_TRAITS[this.model] ?? OTHER_SERVER;
     this.traits = options.sizes ? { ...known, sizes: options.sizes } : known;
@@ -226,18 +211,22 @@ export class OpenAIImagesEngine implements GenerationEngine {
   }
 }
 
+/** The canvas's margins around the picture's place, as sharp's extend takes them. */
+function marginsAround(placement: Placement): { left: number; top: number; right: number; bottom: number } {
+  return {
+    left: placement.left,
+    top: placement.top,
+    right: placement.canvas.width - placement.width - placement.left,
+    bottom: placement.canvas.height - placement.height - placement.top,
+  };
+}
+
 /** The picture scaled into its place, the margin continuing its edge pixels (nothing there is edited). */
 async function placed(picture: Buffer, placement: Placement): Promise<Buffer> {
   return sharp(picture)
     .removeAlpha()
     .resize(placement.width, placement.height, { fit: 'fill' })
-    .extend({
-      left: placement.left,
-      top: placement.top,
-      right: placement.canvas.width - placement.width - placement.left,
-      bottom: placement.canvas.height - placement.height - placement.top,
-      extendWith: 'copy',
-    })
+    .extend({ ...marginsAround(placement), extendWith: 'copy' })
     .png()
     .toBuffer();
 }
@@ -248,13 +237,7 @@ async function transparentOnCanvas(canvasImage: Buffer, editMask: Buffer, placem
   // negate, like removeAlpha, runs after extend in sharp's pipeline: turn the mask round first.
   const keepInPlace = await sharp(inPlace).negate().png().toBuffer();
   const keep = await sharp(keepInPlace)
-    .extend({
-      left: placement.left,
-      top: placement.top,
-      right: placement.canvas.width - placement.width - placement.left,
-      bottom: placement.canvas.height - placement.height - placement.top,
-      background: '#ffffff',
-    })
+    .extend({ ...marginsAround(placement), background: '#ffffff' })
     .extractChannel(0)
     .raw()
     .toBuffer();
