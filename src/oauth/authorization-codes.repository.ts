@@ -1,17 +1,12 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { AuthorizationCodesTable, Tables } from '../platform/db/tables.js';
+import { CredentialRows } from './credential-rows.js';
 
 export type AuthorizationCodeRow = Selectable<AuthorizationCodesTable>;
 
-export class AuthorizationCodesRepository {
-  constructor(private readonly db: Kysely<Tables>) {}
-
-  async insert(row: AuthorizationCodeRow): Promise<void> {
-    await this.db.insertInto('authorization_codes').values(row).execute();
-  }
-
-  findByHash(codeHash: string): Promise<AuthorizationCodeRow | undefined> {
-    return this.db.selectFrom('authorization_codes').selectAll().where('code_hash', '=', codeHash).executeTakeFirst();
+export class AuthorizationCodesRepository extends CredentialRows<'authorization_codes'> {
+  constructor(db: Kysely<Tables>) {
+    super(db, 'authorization_codes', 'code_hash');
   }
 
   /**

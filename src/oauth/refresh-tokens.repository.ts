@@ -1,18 +1,13 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { RefreshTokensTable, Tables } from '../platform/db/tables.js';
+import { CredentialRows } from './credential-rows.js';
 import { revokeLiveTokens } from './token-revocation.js';
 
 export type RefreshTokenRow = Selectable<RefreshTokensTable>;
 
-export class RefreshTokensRepository {
-  constructor(private readonly db: Kysely<Tables>) {}
-
-  async insert(row: RefreshTokenRow): Promise<void> {
-    await this.db.insertInto('refresh_tokens').values(row).execute();
-  }
-
-  findByHash(tokenHash: string): Promise<RefreshTokenRow | undefined> {
-    return this.db.selectFrom('refresh_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+export class RefreshTokensRepository extends CredentialRows<'refresh_tokens'> {
+  constructor(db: Kysely<Tables>) {
+    super(db, 'refresh_tokens', 'token_hash');
   }
 
   /**

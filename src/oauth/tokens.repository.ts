@@ -1,18 +1,13 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { AccessTokensTable, Tables } from '../platform/db/tables.js';
+import { CredentialRows } from './credential-rows.js';
 import { revokeLiveTokens } from './token-revocation.js';
 
 export type AccessTokenRow = Selectable<AccessTokensTable>;
 
-export class TokensRepository {
-  constructor(private readonly db: Kysely<Tables>) {}
-
-  async insert(row: AccessTokenRow): Promise<void> {
-    await this.db.insertInto('access_tokens').values(row).execute();
-  }
-
-  findByHash(tokenHash: string): Promise<AccessTokenRow | undefined> {
-    return this.db.selectFrom('access_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+export class TokensRepository extends CredentialRows<'access_tokens'> {
+  constructor(db: Kysely<Tables>) {
+    super(db, 'access_tokens', 'token_hash');
   }
 
   revokeForUser(userId: number, at: string): Promise<void> {
