@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import type { Logger } from 'pino';
 import type { BlobStore } from '../platform/blobs/blob-store.js';
-import type { JobHandler, JobLease, JobRunner } from '../platform/jobs/job-runner.js';
+import type { JobHandler, JobLease, JobRunner, JobSettings, RegisteredJobKind } from '../platform/jobs/job-runner.js';
 import type { LeaseQueue } from '../platform/jobs/lease-queue.js';
 import type { EngineRouter } from './engine-router.js';
 import type { GenerationRepository } from './generation.repository.js';
@@ -18,10 +18,8 @@ export interface DownloadPreparationsOptions {
   files: GenerationDownloadsRepository;
   router: EngineRouter;
   blobs: BlobStore;
-  /** Files this node prepares at once (0: none; another node does). */
-  concurrency: number;
-  leaseMs?: number;
-  pollMs?: number;
+  /** How this node prepares files: how many at once (0: none; another node does), the lease. */
+  job: JobSettings;
   timeoutMs: number;
   log: Logger;
 }
@@ -34,21 +32,16 @@ export interface DownloadPreparationsOptions {
  */
 export class DownloadPreparations implements JobHandler<'generation_downloads'> {
   readonly queue: LeaseQueue<'generation_downloads'>;
-  readonly concurrency: number;
-  readonly leaseMs: number;
-  readonly pollMs: number;
+  private readonly kind: RegisteredJobKind;
 
   constructor(private readonly options: DownloadPreparationsOptions) {
     this.queue = options.files.queue;
-    this.concurrency = options.concurrency;
-    this.leaseMs = options.leaseMs ?? 60_000;
-    this.pollMs = options.pollMs ?? 500;
-    options.runner.register(DOWNLOAD_PREPARATION, this);
+    this.kind = options.runner.register(DOWNLOAD_PREPARATION, this, options.job);
   }
 
   /** Looks for work now (a file was just queued here). */
   wake(): void {
-    this.options.runner.wake(DOWNLOAD_PREPARATION);
+    this.kind.wake();
   }
 
   async run(file: PreparedDownloadRow, lease: JobLease): Promise<void> {

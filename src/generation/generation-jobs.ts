@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import type { Logger } from 'pino';
 import type { BlobStore } from '../platform/blobs/blob-store.js';
-import { JobInterruptedError, type JobHandler, type JobLease, type JobRunner } from '../platform/jobs/job-runner.js';
+import { JobInterruptedError, type JobHandler, type JobLease, type JobRunner, type JobSettings, type RegisteredJobKind } from '../platform/jobs/job-runner.js';
 import type { LeaseQueue } from '../platform/jobs/lease-queue.js';
 import { applyWatermark } from '../media/watermark.js';
 import { EngineFailedError, EngineUnavailableError, type EngineImage, type EngineOperation, type EngineRequest } from './engines/engine.js';
@@ -26,12 +26,8 @@ export interface GenerationJobsOptions {
   repository: GenerationRepository;
   router: EngineRouter;
   blobs: BlobStore;
-  /** Jobs this node runs at once (0: none). */
-  concurrency: number;
-  /** How long a claim holds without being renewed: a node that stopped loses its jobs after this. */
-  leaseMs?: number;
-  /** How often an idle runner looks for work another node queued. */
-  pollMs?: number;
+  /** How this node runs the jobs: how many at once (0: none; another node does), the lease. */
+  job: JobSettings;
   timeoutMs: number;
   /** Gives back a failed job's charge (licensing). */
   refund: (requestId: string) => Promise<void>;
@@ -46,16 +42,11 @@ export interface GenerationJobsOptions {
  */
 export class GenerationJobs implements JobHandler<'generation_requests'> {
   readonly queue: LeaseQueue<'generation_requests'>;
-  readonly concurrency: number;
-  readonly leaseMs: number;
-  readonly pollMs: number;
+  private readonly kind: RegisteredJobKind;
 
   constructor(private readonly options: GenerationJobsOptions) {
     this.queue = options.repository.queue;
-    this.concurrency = options.concurrency;
-    this.leaseMs = options.leaseMs ?? 60_000;
-    this.pollMs = options.pollMs ?? 500;
-    options.runner.register(GENERATION, this);
+    this.kind = options.runner.register(GENERATION, this, options.job);
   }
 
   /**
@@ -75,13 +66,13 @@ export class GenerationJobs implements JobHandler<'generation_requests'> {
       running: of('running')?.jobs ?? 0,
       oldestPendingSeconds: age('pending'),
       oldestRunningSeconds: age('running'),
-      runningHere: this.options.runner.runningHere(GENERATION),
+      runningHere: this.kind.runningHere(),
     };
   }
 
   /** Looks for work now (a request was just queued here). */
   wake(): void {
-    this.options.runner.wake(GENERATION);
+    this.kind.wake();
   }
 
   /** Charges of failed jobs a stopped node did not give back. */

@@ -52,14 +52,15 @@ export function generationModule(platform: Platform, needs: GenerationNeeds): St
   const repository = new GenerationRepository(database.db, database.dialect);
   const engines = needs.engines ?? configuredEngines(settings);
   const router = new EngineRouter(engines, settings.server);
+  // Generation jobs and the preparations of their downloads run side by side, each kind as many at once.
+  const job = { concurrency: settings.concurrency, leaseMs: settings.leaseSeconds * 1000 };
   const jobs = new GenerationJobs({
     runner: platform.jobs,
     repository,
     router,
     blobs,
-    concurrency: settings.concurrency,
+    job,
     timeoutMs: settings.timeoutSeconds * 1000,
-    leaseMs: settings.leaseSeconds * 1000,
     refund: (requestId) => needs.aiLicensing.refund(requestId),
     log,
     now: clock,
@@ -71,8 +72,7 @@ export function generationModule(platform: Platform, needs: GenerationNeeds): St
     files,
     router,
     blobs,
-    concurrency: settings.concurrency,
-    leaseMs: settings.leaseSeconds * 1000,
+    job,
     timeoutMs: settings.timeoutSeconds * 1000,
     log,
   });

@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import type { BlobStore } from '../../platform/blobs/blob-store.js';
 import type { SqlDialect } from '../../platform/db/database.js';
 import type { Tables } from '../../platform/db/tables.js';
-import type { JobHandler, JobLease, JobRunner } from '../../platform/jobs/job-runner.js';
+import type { JobHandler, JobLease, JobRunner, JobSettings, RegisteredJobKind } from '../../platform/jobs/job-runner.js';
 import { LeaseQueue, type LeaseTable } from '../../platform/jobs/lease-queue.js';
 import { probeVideo } from './video-probe.js';
 import { previewClip, transcodeToKind, withScratch } from './video-renders.js';
@@ -103,12 +103,9 @@ export interface TranscodeJobsOptions {
   repository: TranscodeRepository;
   blobs: BlobStore;
   tools: VideoTools;
-  /** Whether this node runs jobs at all (others may). */
-  enabled: boolean;
-  leaseMs: number;
+  /** How this node runs transcodes: one at a time, or none (others may). */
+  job: JobSettings & { concurrency: 0 | 1 };
   timeoutMs: number;
-  /** How often an idle runner looks for jobs other nodes queued. */
-  pollMs?: number;
   log: Logger;
   now: () => Date;
 }
@@ -116,21 +113,16 @@ export interface TranscodeJobsOptions {
 /** The transcode jobs, as a handler of the node's job runner: one at a time on a node. */
 export class TranscodeJobs implements JobHandler<'video_transcodes'> {
   readonly queue: LeaseQueue<'video_transcodes'>;
-  readonly concurrency: number;
-  readonly leaseMs: number;
-  readonly pollMs: number;
+  private readonly kind: RegisteredJobKind;
 
   constructor(private readonly options: TranscodeJobsOptions) {
     this.queue = options.repository.queue;
-    this.concurrency = options.enabled ? 1 : 0;
-    this.leaseMs = options.leaseMs;
-    this.pollMs = options.pollMs ?? 1000;
-    options.runner.register(VIDEO_TRANSCODE, this);
+    this.kind = options.runner.register(VIDEO_TRANSCODE, this, options.job);
   }
 
   /** Looks for work now (a job was just queued here). */
   wake(): void {
-    this.options.runner.wake(VIDEO_TRANSCODE);
+    this.kind.wake();
   }
 
   async run(job: TranscodeRow, lease: JobLease): Promise<void> {

@@ -33,21 +33,39 @@ export interface JobLease {
  */
 export interface JobHandler<Name extends keyof Tables> {
   readonly queue: LeaseQueue<Name>;
-  /** Jobs of this kind this node runs at once; 0: none (another node runs them). */
-  readonly concurrency: number;
-  /** How long a claim holds without being renewed: a node that stopped loses its jobs after this. */
-  readonly leaseMs: number;
-  /** How often an idle node looks for jobs another node queued. */
-  readonly pollMs: number;
   /** Once at start, before the first claim. */
   onStart?(): Promise<void>;
   run(job: Selectable<Tables[Name]>, lease: JobLease): Promise<void>;
   fail(job: Selectable<Tables[Name]>, error: unknown, lease: JobLease): Promise<void>;
 }
 
+/** How this node runs one kind of job. */
+export interface JobSettings {
+  /** Jobs of this kind this node runs at once; 0: none (another node runs them). */
+  concurrency: number;
+  /** How long a claim holds without being renewed: a node that stopped loses its jobs after this (default a minute). */
+  leaseMs?: number | undefined;
+  /** How often an idle node looks for jobs another node queued (default half a second). */
+  pollMs?: number | undefined;
+}
+
+/** A kind of job as registered: what its handler keeps to say "look now". */
+export interface RegisteredJobKind {
+  /** Looks for jobs of this kind now (one was just queued here). */
+  wake(): void;
+  /** Jobs of this kind running on this node. */
+  runningHere(): number;
+}
+
+const DEFAULT_LEASE_MS = 60_000;
+const DEFAULT_POLL_MS = 500;
+
 interface Kind {
   readonly name: string;
   readonly handler: JobHandler<keyof Tables>;
+  readonly concurrency: number;
+  readonly leaseMs: number;
+  readonly pollMs: number;
   readonly running: Set<AbortController>;
   active: boolean;
   timer: NodeJS.Timeout | undefined;
@@ -77,27 +95,38 @@ export class JobRunner {
   constructor(private readonly options: JobRunnerOptions) {}
 
   /** Adds a kind of job; one handler per name. */
-  register<Name extends keyof Tables>(name: string, handler: JobHandler<Name>): void {
+  register<Name extends keyof Tables>(name: string, handler: JobHandler<Name>, settings: JobSettings): RegisteredJobKind {
     if (this.kinds.has(name)) throw new Error(`jobs named '${name}' already have a handler`);
-    this.kinds.set(name, { name, handler: handler as unknown as JobHandler<keyof Tables>, running: new Set(), active: false, timer: undefined, filling: undefined, wokenWhileFilling: false });
+    this.kinds.set(name, {
+      name,
+      handler: handler as unknown as JobHandler<keyof Tables>,
+      concurrency: settings.concurrency,
+      leaseMs: settings.leaseMs ?? DEFAULT_LEASE_MS,
+      pollMs: settings.pollMs ?? DEFAULT_POLL_MS,
+      running: new Set(),
+      active: false,
+      timer: undefined,
+      filling: undefined,
+      wokenWhileFilling: false,
+    });
+    return { wake: () => this.wake(name), runningHere: () => this.runningHere(name) };
   }
 
   /** Starts claiming every kind this node runs. */
   async start(): Promise<void> {
     for (const kind of this.kinds.values()) {
-      if (kind.handler.concurrency === 0) continue;
+      if (kind.concurrency === 0) continue;
       // A restart would otherwise leave the process's own earlier jobs waiting out their leases.
       if (this.options.soleRunner) await kind.handler.queue.releaseAll();
       kind.active = true;
       await kind.handler.onStart?.();
-      kind.timer = setInterval(() => this.wake(kind.name), kind.handler.pollMs);
+      kind.timer = setInterval(() => this.wake(kind.name), kind.pollMs);
       kind.timer.unref();
       this.wake(kind.name);
     }
   }
 
-  /** Looks for jobs of this kind now (one was just queued here). */
-  wake(name: string): void {
+  private wake(name: string): void {
     const kind = this.kinds.get(name);
     if (!kind?.active) return;
     if (kind.filling) {
@@ -114,8 +143,7 @@ export class JobRunner {
       });
   }
 
-  /** Jobs of this kind running on this node. */
-  runningHere(name: string): number {
+  private runningHere(name: string): number {
     return this.kinds.get(name)?.running.size ?? 0;
   }
 
@@ -138,9 +166,9 @@ export class JobRunner {
 
   private async fill(kind: Kind): Promise<void> {
     const { handler } = kind;
-    while (kind.active && kind.running.size < handler.concurrency) {
+    while (kind.active && kind.running.size < kind.concurrency) {
       const now = this.options.now();
-      const job = await handler.queue.claim(this.node, now, new Date(now.getTime() + handler.leaseMs));
+      const job = await handler.queue.claim(this.node, now, new Date(now.getTime() + kind.leaseMs));
       if (!job) return;
       const controller = new AbortController();
       kind.running.add(controller);
@@ -155,18 +183,18 @@ export class JobRunner {
   }
 
   private async run(kind: Kind, job: Selectable<Tables[keyof Tables]>, controller: AbortController): Promise<void> {
-    const { handler, name } = kind;
+    const { handler, name, leaseMs } = kind;
     const { log } = this.options;
     const lease: JobLease = { node: this.node, signal: controller.signal };
     const renew = setInterval(() => {
       const now = this.options.now();
-      handler.queue.renew(job, this.node, new Date(now.getTime() + handler.leaseMs)).then(
+      handler.queue.renew(job, this.node, new Date(now.getTime() + leaseMs)).then(
         (still) => {
           if (!still) controller.abort();
         },
         (error: unknown) => log.warn({ err: error, job: handler.queue.keyOf(job) }, `renewing the lease of a ${name} job failed`),
       );
-    }, Math.max(50, Math.floor(handler.leaseMs / 3)));
+    }, Math.max(50, Math.floor(leaseMs / 3)));
     try {
       if ((handler.queue.attemptsOf(job) ?? 0) > MAX_ATTEMPTS) throw new JobInterruptedError();
       await handler.run(job, lease);

@@ -23,7 +23,7 @@ describe.each(STORES)('video transcode jobs, on $name', ({ name, url }) => {
     const log = pino({ level: 'silent' });
     const now = () => new Date();
     const runner = new JobRunner({ soleRunner: name === 'sqlite', log, now });
-    const jobs = new TranscodeJobs({ runner, repository, blobs, tools, enabled: options.enabled ?? true, leaseMs: options.leaseMs ?? 60_000, timeoutMs: 120_000, pollMs: 100, log, now });
+    const jobs = new TranscodeJobs({ runner, repository, blobs, tools, job: { concurrency: (options.enabled ?? true) ? 1 : 0, leaseMs: options.leaseMs ?? 60_000, pollMs: 100 }, timeoutMs: 120_000, log, now });
     runners.push(runner);
     return { node: runner.node, jobs, start: () => runner.start(), close: () => runner.close() };
   }

@@ -7,7 +7,7 @@ import type { Selectable } from 'kysely';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Tables } from '../../../src/platform/db/tables.js';
-import { JobRunner, type JobHandler, type JobLease } from '../../../src/platform/jobs/job-runner.js';
+import { JobRunner, type JobHandler, type JobLease, type JobSettings } from '../../../src/platform/jobs/job-runner.js';
 import { LeaseQueue } from '../../../src/platform/jobs/lease-queue.js';
 import { openTestStore, STORES, type TestStore } from '../../helpers/test-store.js';
 import type { ClaimingProcessSettings } from './claiming-process.js';
@@ -68,6 +68,9 @@ async function claimingProcess(settings: ClaimingProcessSettings): Promise<Claim
   return started;
 }
 
+/** The contract's kind of job: one at a time, on short leases. */
+const HOLDING: JobSettings = { concurrency: 1, leaseMs: LEASE_MS, pollMs: LEASE_MS };
+
 /** A runner's handler of one kind of job that holds each job it runs until the runner stops it, and says which it took. */
 function holdingHandler(queue: LeaseQueue<keyof Tables>) {
   let took!: (job: Row) => void;
@@ -76,9 +79,6 @@ function holdingHandler(queue: LeaseQueue<keyof Tables>) {
   });
   const handler: JobHandler<keyof Tables> = {
     queue,
-    concurrency: 1,
-    leaseMs: LEASE_MS,
-    pollMs: LEASE_MS,
     run: (job: Row, lease: JobLease) => {
       took(job);
       return new Promise<void>((resolve) => lease.signal.addEventListener('abort', () => resolve()));
@@ -195,7 +195,7 @@ describe.each(STORES)('the lease queue, on $name', ({ name, url }) => {
       const [key] = await table.addJobs(store.database.db, 1, new Date());
       const closing = runner(() => new Date());
       const { handler, taken } = holdingHandler(queue());
-      closing.register('contract', handler);
+      closing.register('contract', handler, HOLDING);
       await closing.start();
       const job = await taken;
       expect(table.keyOf(job)).toBe(key);
@@ -227,11 +227,11 @@ describe.each(STORES)('the lease queue, on $name', ({ name, url }) => {
       }
       const waking = runner(() => new Date());
       const { handler, taken } = holdingHandler(new HeldQueue(store.database.db, store.database.dialect, table.description));
-      waking.register('contract', { ...handler, pollMs: 3_600_000 });
+      const kind = waking.register('contract', handler, { ...HOLDING, pollMs: 3_600_000 });
       await waking.start();
       await held;
       const [key] = await table.addJobs(store.database.db, 1, new Date());
-      waking.wake('contract');
+      kind.wake();
       release();
       expect(table.keyOf(await taken)).toBe(key);
     });
@@ -250,7 +250,7 @@ describe.each(STORES)('the lease queue, on $name', ({ name, url }) => {
       const clock = name === 'sqlite' ? () => new Date() : () => later(new Date(), 2 * LEASE_MS);
       const starting = runner(clock);
       const { handler, taken } = holdingHandler(queue());
-      starting.register('contract', handler);
+      starting.register('contract', handler, HOLDING);
       await starting.start();
       const job = (await taken) as Record<string, unknown>;
       expect(table.keyOf(job)).toBe(key);
