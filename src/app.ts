@@ -97,6 +97,8 @@ async function composeStockroom(config: Config, overrides: ServiceOverrides): Pr
       downloadLinks: { forCustomer: (userId) => licensing.exports.downloads.downloadLinksFor(userId) },
       oembedUris: { oembedUri: (record) => embed.exports.embeds.oembedUri(record) },
       partnerLicenses: { partnerLicensesOf: (record) => licensing.exports.downloads.partnerLicensesOf(record) },
+      videoTools: media.exports.videoTools,
+      displayFiles: media.exports.media,
     });
     built.push(catalog);
     const licensing = licensingModule(platform, {

@@ -12,7 +12,7 @@ import { withEmbeddedFields } from './embedded-fields.js';
 import type { AssetInput, AssetRecord, OriginalFile, Publication } from '../catalog.records.js';
 import { CatalogConflictError } from '../catalog.repository.js';
 import type { CatalogService } from '../catalog.service.js';
-import { parseManifestLine, type AssetManifestRecord, type EventManifestRecord, type ManifestRecord } from './ingest.schemas.js';
+import { checkManifestLine, reasonOfProblems, type AssetManifestRecord, type EventManifestRecord, type FieldProblem, type ManifestRecord } from './ingest.schemas.js';
 import { VideoTools } from '../../media/video/video-tools.js';
 import { unfitProductTypes, type UnfitProductType } from './product-type-fit.js';
 import { assetChanges, eventChanges, withStoredEventFields, withStoredFields, type FieldChange } from './stored-fields.js';
@@ -98,6 +98,15 @@ export interface IngestDeps {
 /** Why one record was refused; its message is the reason reported for the line. */
 export class IngestLineError extends Error {
   override name = 'IngestLineError';
+}
+
+/** A record refused by the manifest's schema: its reason, and each problem under its field (the back office shows them beside the fields). */
+export class InvalidRecordError extends IngestLineError {
+  override name = 'InvalidRecordError';
+
+  constructor(readonly problems: readonly FieldProblem[]) {
+    super(reasonOfProblems(problems));
+  }
 }
 
 /** A record refused because its file (given, or the stored original) cannot be read or decoded; the cause is the decoder's error. */
@@ -360,9 +369,9 @@ function derivedFromPicture(
 }
 
 function parse(value: unknown): ManifestRecord {
-  const parsed = parseManifestLine(value);
-  if (!parsed.ok) throw new IngestLineError(parsed.reason);
-  return parsed.record;
+  const checked = checkManifestLine(value);
+  if (!checked.ok) throw new InvalidRecordError(checked.problems);
+  return checked.record;
 }
 
 function reasonOf(error: unknown): string {
