@@ -158,6 +158,7 @@ async function composeStockroom(config: Config, overrides: ServiceOverrides): Pr
     const backOffice = backOfficeModule(platform, {
       browserSessions: web.exports.browserSessions,
       users: oauth.exports.users,
+      catalogEditing: catalog.exports.catalogEditing,
     });
     built.push(backOffice);
     measureGenerationQueue(platform.metrics, generation.exports.generationJobs);

@@ -5,12 +5,16 @@ import { AuditLogRepository } from './audit-log.repository.js';
 import { AuditLog } from './audit-log.service.js';
 import { BACK_OFFICE_PREFIX, backOfficeFiles, StaffSite, type StaffDirectory, type StaffRoute } from './back-office-site.js';
 import { backOfficeRoutes } from './back-office.routes.js';
+import { CatalogueDesk } from './catalogue-desk.service.js';
+import type { CatalogEditingService } from '../catalog/catalog-editing.service.js';
 
 export interface BackOfficeNeeds {
   /** The catalogue browser's sessions: staff sign in as everyone does, through this server's own OAuth. */
   browserSessions: BrowserSessions;
   /** The OAuth module's users: a signed-in person's account and role, read on every request. */
   users: StaffDirectory;
+  /** The catalogue's drafts, fields, files and states (the catalogue's editing service). */
+  catalogEditing: CatalogEditingService;
 }
 
 export interface BackOfficeExports {
@@ -18,6 +22,8 @@ export interface BackOfficeExports {
   auditLog: AuditLog;
   /** Every page and form of the back office with the least role it takes (filled as the routes register). */
   backOfficeRoutes: readonly StaffRoute[];
+  /** The catalogue's work for the back office: role-checked and audited. */
+  catalogueDesk: CatalogueDesk;
 }
 
 /**
@@ -29,9 +35,10 @@ export function backOfficeModule(platform: Platform, needs: BackOfficeNeeds): St
   const { config, database, clock } = platform;
   const auditLog = new AuditLog(new AuditLogRepository(database.db), clock);
   const site = new StaffSite(needs.browserSessions, needs.users, backOfficeFiles(), config.publicUrl);
+  const catalogueDesk = new CatalogueDesk({ editing: needs.catalogEditing, auditLog });
   return {
     name: 'back-office',
-    exports: { auditLog, backOfficeRoutes: site.routes },
+    exports: { auditLog, backOfficeRoutes: site.routes, catalogueDesk },
     routes: {
       async root(root) {
         await root.register(backOfficeRoutes, { prefix: BACK_OFFICE_PREFIX, site, auditLog });
