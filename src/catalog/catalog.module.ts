@@ -7,9 +7,20 @@ import { videosRoutes } from './videos.routes.js';
 import { eventsRoutes } from './events.routes.js';
 import { collectionsRoutes } from './collections.routes.js';
 import { countriesRoutes } from './countries.routes.js';
+import { IngestService } from './ingest/ingest.service.js';
+import { CatalogEditingService } from './catalog-editing.service.js';
+import type { VideoTools } from '../media/video/video-tools.js';
 
 export interface CatalogExports {
   catalog: CatalogService;
+  /** The back office's work on the catalogue: drafts, fields, files, publish, withdraw, bring back. */
+  catalogEditing: CatalogEditingService;
+  /**
+   * Ingest of one record at a time (applyRecord) for a serving node: what the back office's
+   * edits and uploads store through. Without the nudity classifier, which a command loads: a new
+   * original's nudity is left to `stockroom backfill`.
+   */
+  ingest: IngestService;
 }
 
 export interface CatalogNeeds {
@@ -21,11 +32,15 @@ export interface CatalogNeeds {
   oembedUris: OEmbedUriProvider;
   /** What an asset costs in credits under each license, for partner_licenses when its record lists none (licensing). */
   partnerLicenses: PartnerLicensePrices;
+  /** ffmpeg and ffprobe, for a video file an editor gives (media). */
+  videoTools: VideoTools;
+  /** Makes a new original's display files as it is stored (media). */
+  displayFiles: { prepareDisplayFiles(originalKey: string): Promise<unknown> };
 }
 
 /** Images, videos, events, collections and countries: the metadata endpoints and the records behind them. */
 export function catalogModule(platform: Platform, needs: CatalogNeeds): StockroomModule<CatalogExports> {
-  const { config, database, changeFeed } = platform;
+  const { config, database, changeFeed, blobs } = platform;
   const catalog = new CatalogService(
     new CatalogRepository(database.db, database.dialect),
     needs.displaySizes,
@@ -36,10 +51,12 @@ export function catalogModule(platform: Platform, needs: CatalogNeeds): Stockroo
   );
   // Records cached here may have been changed by another node or the ingest command.
   changeFeed.subscribe((changes) => catalog.applyChanges(changes));
+  const ingest = new IngestService({ catalog, blobs, videoTools: needs.videoTools, displayFiles: needs.displayFiles });
+  const catalogEditing = new CatalogEditingService({ catalog, ingest });
   const deps = { catalog };
   return {
     name: 'catalog',
-    exports: { catalog },
+    exports: { catalog, catalogEditing, ingest },
     routes: {
       async api(api) {
         await api.register(imagesRoutes, deps);

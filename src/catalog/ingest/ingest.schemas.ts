@@ -355,6 +355,18 @@ export type ManifestRecord = AssetManifestRecord | EventManifestRecord;
 
 export type ParseResult = { ok: true; record: ManifestRecord } | { ok: false; reason: string };
 
+/** One problem of a record: the top-level field it is in ('record' for the record as a whole) and ingest's message. */
+export interface FieldProblem {
+  field: string;
+  message: string;
+}
+
+/** A record checked field by field: every problem, each with its field, in ingest's own words. */
+export type CheckResult = { ok: true; record: ManifestRecord } | { ok: false; problems: FieldProblem[] };
+
+/** The field a problem of the record as a whole is filed under. */
+export const WHOLE_RECORD = 'record';
+
 const CHECKS: Record<ManifestRecord['asset_type'], { schema: TSchema; check: TypeCheck<TSchema> }> = {
   image: { schema: ImageLine, check: TypeCompiler.Compile(ImageLine) },
   video: { schema: VideoLine, check: TypeCompiler.Compile(VideoLine) },
@@ -366,21 +378,32 @@ const MAX_REPORTED = 3;
 
 /** Validates one manifest line (already JSON-parsed) and normalises it; the reason names the field and the fault. */
 export function parseManifestLine(value: unknown): ParseResult {
+  const checked = checkManifestLine(value);
+  return checked.ok ? checked : { ok: false, reason: reasonOfProblems(checked.problems) };
+}
+
+/**
+ * parseManifestLine with every problem apart, filed under its field: what the back office shows
+ * beside each field of a form. One check and one set of messages for both.
+ */
+export function checkManifestLine(value: unknown): CheckResult {
+  const refuse = (field: string, message: string): CheckResult => ({ ok: false, problems: [{ field, message }] });
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return { ok: false, reason: 'a manifest line must be a JSON object' };
+    return refuse(WHOLE_RECORD, 'a manifest line must be a JSON object');
   }
   const prototypeKey = findPrototypeKey(value);
-  if (prototypeKey !== undefined) return { ok: false, reason: `unknown field '${prototypeKey}'` };
+  if (prototypeKey !== undefined) return refuse(prototypeKey.split('/')[0]!, `unknown field '${prototypeKey}'`);
   const assetType = (value as Record<string, unknown>).asset_type;
-  if (assetType === undefined) return { ok: false, reason: "missing field 'asset_type' (image, video or event)" };
+  if (assetType === undefined) return refuse('asset_type', "missing field 'asset_type' (image, video or event)");
   // An own-key test: 'constructor' or 'toString' must not find Object.prototype's members.
   if (typeof assetType !== 'string' || !Object.hasOwn(CHECKS, assetType)) {
-    return { ok: false, reason: `asset_type must be one of image, video, event; got ${show(assetType)}` };
+    return refuse('asset_type', `asset_type must be one of image, video, event; got ${show(assetType)}`);
   }
   const { schema, check } = CHECKS[assetType as ManifestRecord['asset_type']];
   const candidate = withoutNullOptionals(value as Record<string, unknown>, schema);
-  if (!check.Check(candidate)) return { ok: false, reason: describeErrors(check.Errors(candidate)) };
-  return normalize(candidate as Static<typeof ImageLine> | Static<typeof VideoLine> | Static<typeof EventLine>);
+  if (!check.Check(candidate)) return { ok: false, problems: problemsOf(check.Errors(candidate)) };
+  const normalized = normalize(candidate as Static<typeof ImageLine> | Static<typeof VideoLine> | Static<typeof EventLine>);
+  return normalized.ok ? normalized : refuse('parent_id', normalized.reason);
 }
 
 /**
@@ -454,17 +477,24 @@ function normalize(line: Static<typeof ImageLine> | Static<typeof VideoLine> | S
 
 // ── readable errors ─────────────────────────────────────────────────────────
 
-function describeErrors(errors: ValueErrorIterator): string {
-  const reasons: string[] = [];
+/** Every problem once per path, in the validator's order, under its top-level field. */
+function problemsOf(errors: ValueErrorIterator): FieldProblem[] {
+  const problems: FieldProblem[] = [];
   const seenPaths = new Set<string>();
-  let more = 0;
   for (const error of errors) {
     // A missing field is reported once, not again as "must be a string".
     if (seenPaths.has(error.path)) continue;
     seenPaths.add(error.path);
-    if (reasons.length < MAX_REPORTED) reasons.push(describe(error));
-    else more += 1;
+    const field = unescapePointer(error.path.split('/')[1] ?? '');
+    problems.push({ field: field === '' ? WHOLE_RECORD : field, message: describe(error) });
   }
+  return problems;
+}
+
+/** A line's one reason: its first problems, and how many more. */
+export function reasonOfProblems(problems: readonly FieldProblem[]): string {
+  const reasons = problems.slice(0, MAX_REPORTED).map((problem) => problem.message);
+  const more = problems.length - reasons.length;
   if (more > 0) reasons.push(`and ${more} more problem${more === 1 ? '' : 's'}`);
   return reasons.join('; ');
 }

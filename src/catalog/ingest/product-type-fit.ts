@@ -15,6 +15,16 @@ export interface UnfitProductType {
   reason: string;
 }
 
+/** The warning for an asset that lists no product_types (ingest's report and the back office say the same). */
+export function unlicensableWarning(id: string): string {
+  return `asset '${id}' lists no product_types, so no product can license it`;
+}
+
+/** The warning for a product type that can never license the asset. */
+export function unfitWarning(id: string, unfit: UnfitProductType): string {
+  return `asset '${id}' lists product type ${unfit.productType}, which can never license it: ${unfit.reason}`;
+}
+
 export function unfitProductTypes(asset: {
   assetType: 'image' | 'video';
   family: string | null;

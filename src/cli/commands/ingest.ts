@@ -3,6 +3,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { ingestFolder, type FolderDefaults, type FolderIngestReport } from '../../catalog/ingest/folder-ingest.js';
 import { IngestService } from '../../catalog/ingest/ingest.service.js';
 import { showValue, type FieldChange } from '../../catalog/ingest/stored-fields.js';
+import { unfitWarning, unlicensableWarning } from '../../catalog/ingest/product-type-fit.js';
 import { NudityClassifier } from '../../media/nudity-classifier.js';
 import { commaList, withServices } from '../options.js';
 import { progressBar } from '../progress.js';
@@ -64,11 +65,8 @@ async function runManifest(ingest: IngestService, manifest: string, options: Ing
   }
   const problems = [
     ...report.failed.map(({ line, reason }) => ({ line, message: reason })),
-    ...report.unlicensable.map(({ line, id }) => ({ line, message: `warning: asset '${id}' lists no product_types, so no product can license it` })),
-    ...report.unfit.map(({ line, id, productType, reason }) => ({
-      line,
-      message: `warning: asset '${id}' lists product type ${productType}, which can never license it: ${reason}`,
-    })),
+    ...report.unlicensable.map(({ line, id }) => ({ line, message: `warning: ${unlicensableWarning(id)}` })),
+    ...report.unfit.map(({ line, id, productType, reason }) => ({ line, message: `warning: ${unfitWarning(id, { productType, reason })}` })),
   ].sort((a, b) => a.line - b.line);
   for (const { line, message } of problems) process.stderr.write(`line ${line}: ${message}\n`);
   if (options.dryRun) {

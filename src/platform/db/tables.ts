@@ -58,6 +58,8 @@ export interface AssetsTable {
   media_facts_version: number | null;
   /** The classifier's nudity score, 0–1; null: not classified. */
   nudity_score: number | null;
+  /** draft | published | withdrawn: only a published asset is shown to clients (the catalogue's reads keep the rule). */
+  publication: Generated<'draft' | 'published' | 'withdrawn'>;
 }
 
 export interface KeywordsTable {
@@ -164,6 +166,8 @@ export interface UsersTable {
   first_failed_at: string | null;
   /** When an operator disabled the account; null: enabled. */
   disabled_at: string | null;
+  /** Staff: `editor` (the catalogue) or `admin` (the whole back office); null: a customer. */
+  role: Generated<string | null>;
 }
 
 export interface AccessTokensTable {
@@ -605,6 +609,20 @@ export interface WebSessionsTable {
   expires_at: string;
 }
 
+/** One back-office action: who, when, what, on what, and the target before and after (JSON). */
+export interface AuditLogTable {
+  id: Generated<number>;
+  actor_id: number;
+  /** The actor's username when they acted. */
+  actor_username: string;
+  at: string;
+  action: string;
+  target_kind: string;
+  target_id: string;
+  before: string | null;
+  after: string | null;
+}
+
 export interface Tables {
   settings: SettingsTable;
   collections: CollectionsTable;
@@ -644,4 +662,5 @@ export interface Tables {
   generation_downloads: GenerationDownloadsTable;
   video_transcodes: VideoTranscodesTable;
   web_sessions: WebSessionsTable;
+  audit_log: AuditLogTable;
 }
