@@ -35,6 +35,7 @@ import { assetChangesModule, type AssetChangesExports } from './asset-changes/as
 import { reportingModule, type ReportingExports } from './reporting/reporting.module.js';
 import { generationModule, type GenerationExports } from './generation/generation.module.js';
 import { webModule } from './web/web.module.js';
+import { backOfficeModule, type BackOfficeExports } from './back-office/back-office.module.js';
 import { embedModule, type EmbedExports } from './embed/embed.module.js';
 import type { ConfiguredEngines } from './generation/engine-router.js';
 import type { DeliveryUri } from './licensing/downloads.service.js';
@@ -43,7 +44,7 @@ import type { DeliveryUri } from './licensing/downloads.service.js';
  * Everything a running Stockroom is made of: the platform and the public services of every
  * module. Commands and tests reach the services here.
  */
-export interface Services extends MediaExports, OAuthExports, CatalogExports, LicensingExports, SearchExports, AssetManagementExports, BoardsExports, ReportingExports, AssetChangesExports, GenerationExports, EmbedExports {
+export interface Services extends MediaExports, OAuthExports, CatalogExports, LicensingExports, SearchExports, AssetManagementExports, BoardsExports, ReportingExports, AssetChangesExports, GenerationExports, EmbedExports, BackOfficeExports {
   config: Config;
   database: Database;
   blobs: BlobStore;
@@ -152,6 +153,11 @@ async function composeStockroom(config: Config, overrides: ServiceOverrides): Pr
     built.push(web);
     const embed = embedModule(platform, { catalog: catalog.exports.catalog, displaySizes: media.exports.media, signer: media.exports.signer });
     built.push(embed);
+    const backOffice = backOfficeModule(platform, {
+      browserSessions: web.exports.browserSessions,
+      users: oauth.exports.users,
+    });
+    built.push(backOffice);
     measureGenerationQueue(platform.metrics, generation.exports.generationJobs);
     await platform.followChanges();
     const services: Services = {
@@ -167,6 +173,7 @@ async function composeStockroom(config: Config, overrides: ServiceOverrides): Pr
       ...reporting.exports,
       ...generation.exports,
       ...embed.exports,
+      ...backOffice.exports,
       close: () => closeStockroom(platform, built),
     };
     return { services, modules: built, jobs: platform.jobs };

@@ -47,6 +47,24 @@ export class ClientsRepository {
       .executeTakeFirst();
   }
 
+  /** Sets the columns given; the row as it now is, or undefined when there is none. */
+  async update(
+    id: number,
+    changes: {
+      name?: string;
+      secret_hash?: string;
+      redirect_uris?: string;
+      grant_types?: string | null;
+      queries_per_second?: number | null;
+      queries_per_day?: number | null;
+      usage_reporting?: number;
+      order_metadata?: number;
+    },
+  ): Promise<ApiClientRow | undefined> {
+    if (Object.keys(changes).length > 0) await this.db.updateTable('api_clients').set(changes).where('id', '=', id).execute();
+    return this.findById(id);
+  }
+
   list(): Promise<ApiClientRow[]> {
     return this.db.selectFrom('api_clients').selectAll().orderBy('id').execute();
   }

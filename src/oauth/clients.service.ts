@@ -102,18 +102,9 @@ export class ClientsService {
     const confidential = input.confidential ?? true;
     if (sandbox && !confidential) throw new InvalidClientMetadata('a sandbox client uses client credentials, so it needs a secret: it cannot be public');
     const kind = clientKind({ sandbox, confidential });
-    const grantTypes = input.grantTypes ? [...new Set(input.grantTypes)] : null;
-    if (grantTypes) {
-      const unknown = grantTypes.find((grant) => !GRANT_TYPES.includes(grant));
-      if (unknown !== undefined) throw new InvalidClientMetadata(`unknown grant ${String(unknown)} (known: ${GRANT_TYPES.join(', ')})`);
-      const problem = grantListProblem(kind, grantTypes);
-      if (problem) throw new InvalidClientMetadata(problem);
-    }
-    const redirectUris = [...new Set(input.redirectUris ?? [])];
-    for (const uri of redirectUris) {
-      const check = checkRegistrableRedirectUri(uri);
-      if (!check.ok) throw new InvalidClientMetadata(`redirect URI ${uri} ${check.reason}`);
-    }
+    const grantTypes = input.grantTypes ? checkedGrants(kind, input.grantTypes) : null;
+    const redirectUris = checkedRedirectUris(input.redirectUris ?? []);
+    checkLimits(input);
 
     const apiKey = randomApiKey();
     const apiSecret = confidential ? randomSecret() : undefined;
@@ -208,16 +199,56 @@ export class ClientsService {
 
   /** Every client, by id. */
   async list(): Promise<ClientListing[]> {
-    return (await this.repository.list()).map((row) => {
-      const client = toClient(row);
-      return {
-        ...client,
-        kind: clientKind(client),
-        disabled: row.disabled === 1,
-        keyHint: row.key_hint,
-        createdAt: row.created_at,
-      };
-    });
+    return (await this.repository.list()).map(toListing);
+  }
+
+  /** One client as an operator sees it (enabled or not), or undefined for an unknown id. */
+  async listing(id: number): Promise<ClientListing | undefined> {
+    const row = Number.isSafeInteger(id) ? await this.repository.findById(id) : undefined;
+    return row ? toListing(row) : undefined;
+  }
+
+  /**
+   * A new secret for a confidential client: only its hash is stored, and the old one stops
+   * working at once (the token endpoint reads the hash from the store, never from a cache).
+   * Tokens already issued stay valid until they expire or are revoked. Undefined for an unknown
+   * id; InvalidClientMetadata for a public client, which has no secret.
+   */
+  async rotateSecret(id: number): Promise<{ client: ClientListing; apiSecret: string } | undefined> {
+    const row = Number.isSafeInteger(id) ? await this.repository.findById(id) : undefined;
+    if (!row) return undefined;
+    if (row.confidential !== 1) throw new InvalidClientMetadata('a public client has no secret to rotate');
+    const apiSecret = randomSecret();
+    const updated = await this.repository.update(id, { secret_hash: sha256Hex(apiSecret) });
+    return updated ? { client: toListing(updated), apiSecret } : undefined;
+  }
+
+  /**
+   * Changes a client's name, redirect URIs, grants (null: its kind's defaults), limits (null:
+   * the configured default) and permissions, under the rules of create(); absent: unchanged.
+   * The client as it now is, or undefined for an unknown id.
+   */
+  async update(id: number, changes: ClientChanges): Promise<ClientListing | undefined> {
+    const row = Number.isSafeInteger(id) ? await this.repository.findById(id) : undefined;
+    if (!row) return undefined;
+    const kind = clientKind({ sandbox: row.sandbox === 1, confidential: row.confidential === 1 });
+    const values: Parameters<ClientsRepository['update']>[1] = {};
+    if (changes.name !== undefined) {
+      const name = changes.name.trim();
+      if (!name) throw new InvalidClientMetadata('a client needs a name');
+      values.name = name;
+    }
+    if (changes.redirectUris !== undefined) values.redirect_uris = JSON.stringify(checkedRedirectUris(changes.redirectUris));
+    if (changes.grantTypes !== undefined) values.grant_types = changes.grantTypes === null ? null : JSON.stringify(checkedGrants(kind, changes.grantTypes));
+    checkLimits(changes);
+    if (changes.queriesPerSecond !== undefined) values.queries_per_second = changes.queriesPerSecond;
+    if (changes.queriesPerDay !== undefined) values.queries_per_day = changes.queriesPerDay;
+    if (changes.usageReporting !== undefined) values.usage_reporting = changes.usageReporting ? 1 : 0;
+    if (changes.orderMetadata !== undefined) values.order_metadata = changes.orderMetadata ? 1 : 0;
+    // A cached key would keep its old limits and grants for a few seconds more.
+    this.keyCache.clear();
+    const updated = await this.repository.update(id, values);
+    return updated ? toListing(updated) : undefined;
   }
 
   private async setDisabled(keyOrId: string, disabled: boolean): Promise<boolean> {
@@ -230,6 +261,51 @@ export class ClientsService {
     this.keyCache.delete(reference);
     return this.repository.setDisabled({ keyHash: sha256Hex(reference) }, disabled);
   }
+}
+
+/** What update() may change; absent: unchanged. */
+export interface ClientChanges extends ClientPermissions {
+  name?: string;
+  redirectUris?: readonly string[];
+  /** null: the defaults of the client's kind. */
+  grantTypes?: readonly GrantType[] | null;
+  /** null: the configured default. */
+  queriesPerSecond?: number | null;
+  queriesPerDay?: number | null;
+}
+
+/** A grant list without repeats, each a known grant its kind may have; InvalidClientMetadata otherwise. */
+function checkedGrants(kind: ClientKind, grants: readonly GrantType[]): GrantType[] {
+  const grantTypes = [...new Set(grants)];
+  const unknown = grantTypes.find((grant) => !GRANT_TYPES.includes(grant));
+  if (unknown !== undefined) throw new InvalidClientMetadata(`unknown grant ${String(unknown)} (known: ${GRANT_TYPES.join(', ')})`);
+  const problem = grantListProblem(kind, grantTypes);
+  if (problem) throw new InvalidClientMetadata(problem);
+  return grantTypes;
+}
+
+function checkedRedirectUris(uris: readonly string[]): string[] {
+  const redirectUris = [...new Set(uris)];
+  for (const uri of redirectUris) {
+    const check = checkRegistrableRedirectUri(uri);
+    if (!check.ok) throw new InvalidClientMetadata(`redirect URI ${uri} ${check.reason}`);
+  }
+  return redirectUris;
+}
+
+/** Limits are whole numbers of at least 1 (the command line's own rule), or null for the default. */
+function checkLimits(limits: { queriesPerSecond?: number | null; queriesPerDay?: number | null }): void {
+  for (const [name, value] of [
+    ['calls per second', limits.queriesPerSecond],
+    ['calls per day', limits.queriesPerDay],
+  ] as const) {
+    if (value !== undefined && value !== null && !(Number.isSafeInteger(value) && value >= 1)) throw new InvalidClientMetadata(`${name} must be a whole number of at least 1`);
+  }
+}
+
+function toListing(row: ApiClientRow): ClientListing {
+  const client = toClient(row);
+  return { ...client, kind: clientKind(client), disabled: row.disabled === 1, keyHint: row.key_hint, createdAt: row.created_at };
 }
 
 function parseList(json: string | null): unknown[] | null {

@@ -29,6 +29,28 @@ export class UsersRepository {
     return this.db.selectFrom('users').selectAll().orderBy('id').execute();
   }
 
+  /** A page of users whose username, names, email or team contain `text` (any case), by id, and how many match. */
+  async search(query: { text: string; role: string | undefined; offset: number; limit: number }): Promise<{ rows: UserRow[]; total: number }> {
+    let select = this.db.selectFrom('users');
+    if (query.text !== '') {
+      // LIKE's own wildcards in the text are matched as themselves.
+      const pattern = `%${query.text.toLowerCase().replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
+      const like = (column: 'username' | 'first_name' | 'last_name' | 'email' | 'team') => sql<boolean>`lower(coalesce(${sql.ref(column)}, '')) like ${pattern} escape '\\'`;
+      select = select.where((eb) => eb.or([like('username'), like('first_name'), like('last_name'), like('email'), like('team')]));
+    }
+    if (query.role === 'customer') select = select.where('role', 'is', null);
+    else if (query.role !== undefined) select = select.where('role', '=', query.role);
+    const [rows, counted] = await Promise.all([
+      select.selectAll().orderBy('id').limit(query.limit).offset(query.offset).execute(),
+      select.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+    ]);
+    return { rows, total: Number(counted.total) };
+  }
+
+  async setRole(userId: number, role: string | null): Promise<void> {
+    await this.db.updateTable('users').set({ role }).where('id', '=', userId).execute();
+  }
+
   /** Disables the account as of `at`, or enables it (null); false when there is no such user. */
   async setDisabledAt(userId: number, at: string | null): Promise<boolean> {
     const result = await this.db.updateTable('users').set({ disabled_at: at }).where('id', '=', userId).executeTakeFirst();

@@ -2,6 +2,14 @@ import { hash, verify } from '@node-rs/argon2';
 import { randomSecret } from '../platform/crypto/secrets.js';
 import type { UserRow, UsersRepository } from './users.repository.js';
 
+/** What a member of the library's staff may do in the back office: `editor` the catalogue, `admin` everything. */
+export type StaffRole = 'editor' | 'admin';
+export const STAFF_ROLES: readonly StaffRole[] = ['editor', 'admin'];
+
+export function isStaffRole(value: unknown): value is StaffRole {
+  return typeof value === 'string' && (STAFF_ROLES as readonly string[]).includes(value);
+}
+
 export interface User {
   id: number;
   username: string;
@@ -11,6 +19,8 @@ export interface User {
   team: string | null;
   /** A user of a partner site who holds credits. */
   partnerCredit: boolean;
+  /** Staff: what they may do in the back office; null: a customer. */
+  role: StaffRole | null;
 }
 
 /** A user as an operator lists them. */
@@ -30,6 +40,8 @@ export interface NewUser {
   first_name?: string | null;
   last_name?: string | null;
   email?: string | null;
+  /** Default null: a customer. */
+  role?: StaffRole | null;
 }
 
 /** A user's lockout state, as the sign-in guard reads it. */
@@ -67,6 +79,7 @@ export class UsersService {
     const username = input.username.trim();
     if (!username) throw new Error('a user needs a username');
     checkPasswordRules(input.password);
+    if (input.role != null && !isStaffRole(input.role)) throw new Error(`unknown role ${String(input.role)} (known: ${STAFF_ROLES.join(', ')})`);
     const now = this.now().toISOString();
     const row = await this.repository.insert({
       username,
@@ -81,6 +94,7 @@ export class UsersService {
       first_failed_at: null,
       password_changed_at: now,
       created_at: now,
+      role: input.role ?? null,
     });
     return toUser(row);
   }
@@ -125,14 +139,38 @@ export class UsersService {
     return true;
   }
 
+  /**
+   * Makes a user staff (`editor`, `admin`) or a customer again (null). Tokens are left alone:
+   * the back office reads the role from the store on every request, so a change counts at once.
+   * The user as they now are, or undefined when there is no such user.
+   */
+  async setRole(username: string, role: StaffRole | null): Promise<UserAccount | undefined> {
+    if (role !== null && !isStaffRole(role)) throw new Error(`unknown role ${String(role)} (known: ${STAFF_ROLES.join(', ')})`);
+    const row = await this.repository.findByUsername(username);
+    if (!row) return undefined;
+    await this.repository.setRole(row.id, role);
+    return this.account(row.id);
+  }
+
   /** Every user, by id, with the state of the account. */
   async list(): Promise<UserAccount[]> {
-    return (await this.repository.list()).map((row) => ({
-      ...toUser(row),
-      disabledAt: row.disabled_at,
-      lockedUntil: row.locked_until,
-      createdAt: row.created_at,
-    }));
+    return (await this.repository.list()).map(toAccount);
+  }
+
+  /**
+   * A page of users whose username, name, email or team contains `text` (any letter case; all
+   * users without one), by id, and how many match in all.
+   */
+  async search(query: { text?: string; role?: StaffRole | 'customer'; offset: number; limit: number }): Promise<{ users: UserAccount[]; total: number }> {
+    const text = query.text?.trim() ?? '';
+    const { rows, total } = await this.repository.search({ text, role: query.role, offset: query.offset, limit: query.limit });
+    return { users: rows.map(toAccount), total };
+  }
+
+  /** One user with the state of the account, or undefined. */
+  async account(id: number): Promise<UserAccount | undefined> {
+    const row = Number.isSafeInteger(id) ? await this.repository.findById(id) : undefined;
+    return row ? toAccount(row) : undefined;
   }
 
   /**
@@ -192,9 +230,20 @@ export class UsersService {
   }
 }
 
+/** What is wrong with a password as a new one, or undefined: the one rule the command line and the back office apply. */
+export function passwordProblem(password: string): string | undefined {
+  if (password.length < MIN_PASSWORD_LENGTH) return `a password needs at least ${MIN_PASSWORD_LENGTH} characters`;
+  if (password.length > MAX_PASSWORD_LENGTH) return `a password has at most ${MAX_PASSWORD_LENGTH} characters`;
+  return undefined;
+}
+
 function checkPasswordRules(password: string): void {
-  if (password.length < MIN_PASSWORD_LENGTH) throw new Error(`a password needs at least ${MIN_PASSWORD_LENGTH} characters`);
-  if (password.length > MAX_PASSWORD_LENGTH) throw new Error(`a password has at most ${MAX_PASSWORD_LENGTH} characters`);
+  const problem = passwordProblem(password);
+  if (problem) throw new Error(problem);
+}
+
+function toAccount(row: UserRow): UserAccount {
+  return { ...toUser(row), disabledAt: row.disabled_at, lockedUntil: row.locked_until, createdAt: row.created_at };
 }
 
 function toUser(row: UserRow): User {
@@ -206,5 +255,6 @@ function toUser(row: UserRow): User {
     email: row.email,
     team: row.team,
     partnerCredit: row.partner_credit === 1,
+    role: isStaffRole(row.role) ? row.role : null,
   };
 }

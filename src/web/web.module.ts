@@ -16,6 +16,8 @@ import type { WebPeople } from './web-site.js';
 import { WebService, type GridPicture, type LicensedFile } from './web.service.js';
 import { WebSessionsRepository } from './web-sessions.repository.js';
 import { Sealer, WebSessions, type WebOAuth } from './web-sessions.service.js';
+import { BrowserSessions } from './browser-sessions.js';
+import { SessionCookie } from './web-cookies.js';
 
 export interface WebNeeds {
   /** The search module's use case: the pages search as the JSON search does. */
@@ -38,6 +40,8 @@ export interface WebNeeds {
 /** The catalogue browser's exports: its page models, for whatever else shows the catalogue to people. */
 export interface WebExports {
   web: WebService;
+  /** Who a browser's session is signed in as, and its form token: the back office signs in through the browser's sign-in. */
+  browserSessions: BrowserSessions;
 }
 
 /** Where the browser's sign-in comes back to; its client is registered for exactly this address. */
@@ -108,7 +112,7 @@ export async function webModule(platform: Platform, needs: WebNeeds): Promise<St
   const sessions = new WebSessions({ repository: new WebSessionsRepository(database.db), oauth, sealer, now: clock });
   return {
     name: 'web',
-    exports: { web },
+    exports: { web, browserSessions: new BrowserSessions(sessions, new SessionCookie(config.publicUrl)) },
     routes: {
       async root(root) {
         await root.register(webRoutes, { web, sessions, boards: needs.boards, people: needs.people, publicUrl: config.publicUrl });

@@ -31,6 +31,7 @@ import { web } from './migrations/0017-web.js';
 import { uploadOwners } from './migrations/0018-upload-owners.js';
 import { exactRedirects } from './migrations/0019-exact-redirects.js';
 import { boardArrangement } from './migrations/0020-board-arrangement.js';
+import { staff } from './migrations/0021-staff.js';
 import { assetUploads } from './migrations/0023-asset-uploads.js';
 
 export type SqlDialect = 'sqlite' | 'postgres';
@@ -128,6 +129,7 @@ export function stockroomMigrations(dialect: SqlDialect): Record<string, Migrati
     '0018-upload-owners': uploadOwners(dialect),
     '0019-exact-redirects': exactRedirects(),
     '0020-board-arrangement': boardArrangement(),
+    '0021-staff': staff(dialect),
     '0023-asset-uploads': assetUploads(),
   };
 }

@@ -164,6 +164,8 @@ export interface UsersTable {
   first_failed_at: string | null;
   /** When an operator disabled the account; null: enabled. */
   disabled_at: string | null;
+  /** Staff: `editor` (the catalogue) or `admin` (the whole back office); null: a customer. */
+  role: Generated<string | null>;
 }
 
 export interface AccessTokensTable {
@@ -625,6 +627,20 @@ export interface WebSessionsTable {
   expires_at: string;
 }
 
+/** One back-office action: who, when, what, on what, and the target before and after (JSON). */
+export interface AuditLogTable {
+  id: Generated<number>;
+  actor_id: number;
+  /** The actor's username when they acted. */
+  actor_username: string;
+  at: string;
+  action: string;
+  target_kind: string;
+  target_id: string;
+  before: string | null;
+  after: string | null;
+}
+
 export interface Tables {
   settings: SettingsTable;
   collections: CollectionsTable;
@@ -665,4 +681,5 @@ export interface Tables {
   video_transcodes: VideoTranscodesTable;
   asset_uploads: AssetUploadsTable;
   web_sessions: WebSessionsTable;
+  audit_log: AuditLogTable;
 }

@@ -1,0 +1,55 @@
+import type { FastifyInstance } from 'fastify';
+import { ApiError } from '../platform/http/errors.js';
+import { isStorageFull, STORAGE_FULL_MESSAGE } from '../platform/http/storage-full.js';
+import { registerFormBody } from '../web/web-forms.js';
+import type { AuditLog } from './audit-log.service.js';
+import { auditRoutes } from './audit.routes.js';
+import { withinBackOffice, type StaffSite } from './back-office-site.js';
+import { errorPage, homePage } from './back-office.pages.js';
+
+export interface BackOfficeRoutesOptions {
+  site: StaffSite;
+  auditLog: AuditLog;
+}
+
+/** What each section is for, on the front page. */
+const ABOUT: ReadonlyMap<string, string> = new Map([
+  ['catalogue', 'Upload, describe, publish and withdraw assets'],
+  ['applications', 'API clients: keys, secrets, limits, grants'],
+  ['users', 'Customers, staff and teams: accounts, roles, products'],
+  ['sales', 'What sold: downloads and reported usage'],
+  ['jobs', 'Generation jobs and video transcodes'],
+  ['audit', 'Who did what, when, before and after'],
+]);
+
+/**
+ * The back office, registered with the prefix /admin: every answer is a whole page of it,
+ * errors too. A group of pages (a section) registers here; each declares its pages and forms
+ * through the site (`site.page`, `site.form`) with their full path and the least role they take.
+ */
+export async function backOfficeRoutes(app: FastifyInstance, options: BackOfficeRoutesOptions): Promise<void> {
+  // Each group gets these alone: the options this plugin was registered with carry its prefix, which a group must not add again.
+  const groups: BackOfficeRoutesOptions = { site: options.site, auditLog: options.auditLog };
+  const { site } = groups;
+  registerFormBody(app);
+  app.setErrorHandler(async (error, request, reply) => {
+    const full = isStorageFull(error);
+    const known = error instanceof ApiError;
+    const given = full ? 507 : known ? error.statusCode : (error as { statusCode?: number }).statusCode;
+    const status = given !== undefined && given >= 400 && given < 600 ? given : 500;
+    const explained = full || known || status < 500;
+    if (status >= 500) request.log.error({ err: error }, 'back-office page failed');
+    const message = full ? STORAGE_FULL_MESSAGE : explained && error instanceof Error ? error.message : 'The server could not make this page. Try again in a moment.';
+    const frame = site.frameOf(request) ?? site.anonymousFrame('Error', request.url);
+    return site.send(reply, status, errorPage(frame, status, message, known ? error.code : undefined));
+  });
+  app.setNotFoundHandler(async (request, reply) => site.send(reply, 404, errorPage(site.frameOf(request) ?? site.anonymousFrame('Not found', request.url), 404, 'There is no such page in the back office.', undefined)));
+
+  app.get(withinBackOffice(site.files.css.path.split('?')[0]!), { schema: { hide: true } }, async (_request, reply) =>
+    reply.headers({ 'content-type': 'text/css; charset=utf-8', 'cache-control': 'public, max-age=31536000, immutable', 'x-content-type-options': 'nosniff' }).send(site.files.css.body),
+  );
+
+  site.page(app, { url: '/admin', role: 'editor', title: 'Back office' }, async (_request, reply, { frame }) => site.send(reply, 200, homePage(frame, ABOUT)));
+
+  await app.register(auditRoutes, groups);
+}
