@@ -23,6 +23,21 @@ export function assetNotFound(assetType: AssetType, id: string, miss: AssetMiss 
   return new ApiError(404, ASSET_NOT_FOUND_CODES[miss][assetType], `${NOUN[assetType]} not found: ${id}`);
 }
 
+/**
+ * 404 for an asset the catalogue withdrew: the spec's not-found code, which every client knows,
+ * with a message that says what happened. A licence bought before stands (the customer keeps
+ * the file they have and may use it within its terms), but the file is no longer delivered:
+ * a withdrawal is often a takedown (a release revoked, a rights claim), and the catalogue must
+ * stop handing the file out. docs/back-office.md, "The catalogue's life cycle", says why.
+ */
+export function assetWithdrawn(assetType: AssetType, id: string, miss: AssetMiss = 'record'): ApiError {
+  return new ApiError(
+    404,
+    ASSET_NOT_FOUND_CODES[miss][assetType],
+    `${NOUN[assetType]} ${id} was withdrawn from the catalogue: it can no longer be shown, licensed or downloaded (a licence bought before it was withdrawn stands for the file already downloaded)`,
+  );
+}
+
 /** 404 for an asset the catalogue holds without the file asked for (a display file, a preview clip, an original). */
 export function assetFileNotFound(assetType: AssetType, message: string): ApiError {
   return new ApiError(404, ASSET_NOT_FOUND_CODES.file[assetType], message);

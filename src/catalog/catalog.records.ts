@@ -7,6 +7,15 @@ import type { MediaFacts } from '../media/media-facts.js';
 
 export type AssetType = 'image' | 'video';
 
+/**
+ * Where an asset is in its life: `draft` (new from an upload, waiting for review), `published`
+ * (what clients search, read, license, embed and keep on boards) or `withdrawn` (taken out:
+ * kept for the back office and for the records of past sales). Only a published asset is ever
+ * shown to a client; the catalogue's reads keep that rule for every module.
+ */
+export type Publication = 'draft' | 'published' | 'withdrawn';
+export const PUBLICATIONS: readonly Publication[] = ['draft', 'published', 'withdrawn'];
+
 /** What an asset id may be: 1-64 letters, digits, '_' or '-'. Anything else names no asset. */
 export const ASSET_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -44,6 +53,12 @@ export interface AssetInput {
    * (no original); undefined: the ones already stored stay.
    */
   media_facts?: MediaFacts | null | undefined;
+  /**
+   * The state to store it in. Undefined: a new asset is published (folder and manifest ingest
+   * publish directly) and a stored one keeps its state (a re-run of a manifest neither publishes
+   * a draft nobody reviewed nor brings back a withdrawn asset).
+   */
+  publication?: Publication | undefined;
 }
 
 export interface StoredKeyword {
@@ -72,6 +87,12 @@ export interface AssetRecord {
   downloads?: number;
   /** Facts computed from the original's pixels; null or absent when not computed (no original, or not yet backfilled). */
   media_facts?: MediaFacts | null;
+}
+
+/** An asset as the back office sees it, whatever its state: its record, its state and when it last changed. */
+export interface EditableAssetRecord extends AssetRecord {
+  publication: Publication;
+  updated_at: string;
 }
 
 export interface EventInput {

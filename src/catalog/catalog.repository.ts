@@ -8,9 +8,11 @@ import type {
   AssetRecord,
   AssetType,
   CollectionRecord,
+  EditableAssetRecord,
   EventInput,
   EventRecord,
   KeywordInput,
+  Publication,
   StoredKeyword,
 } from './catalog.records.js';
 
@@ -44,6 +46,41 @@ export interface AssetWrite {
   keywordsChanged: boolean;
 }
 
+/** What a change of publication state found: the asset's type and its state before; undefined when there is no such asset. */
+export interface PublicationChange {
+  asset_type: AssetType;
+  before: Publication;
+  /** Whether the state was changed: false when it was already the one asked, or not one it may change from. */
+  changed: boolean;
+}
+
+/** Which assets the back office lists: one state, optionally one type, optionally an id or words of a title. */
+export interface EditingListFilter {
+  publication: Publication;
+  assetType?: AssetType | undefined;
+  /** An asset id (exactly) or text found in the title. */
+  text?: string | undefined;
+  offset: number;
+  limit: number;
+}
+
+/**
+ * The change-log entry a write makes, as clients see the asset: it appears when it becomes
+ * published (insert, announced New), changes while published (update), and leaves when it stops
+ * being published (delete: search drops it, boards drop it, partners are told Delete). A draft or
+ * a withdrawn asset changing is nothing a client can see, so it writes no entry.
+ */
+export function visibleOperation(before: Publication | undefined, after: Publication): 'insert' | 'update' | 'delete' | undefined {
+  const wasShown = before === 'published';
+  const isShown = after === 'published';
+  if (wasShown && isShown) return 'update';
+  if (isShown) return 'insert';
+  if (wasShown) return 'delete';
+  return undefined;
+}
+
+const PUBLISHED: Publication = 'published';
+
 // Any constant: names the lock that serializes catalogue writes on PostgreSQL.
 const CATALOG_WRITE_LOCK = 7_311_001;
 
@@ -70,13 +107,18 @@ export class CatalogRepository {
     return this.db.transaction().execute(async (trx) => {
       await this.takeWriteTurn(trx);
       const f = input.fields;
-      const existing = await trx.selectFrom('assets').select(['asset_type']).where('id', '=', input.id).executeTakeFirst();
+      const existing = await trx
+        .selectFrom('assets')
+        .select(['asset_type', 'asset_family', 'publication'])
+        .where('id', '=', input.id)
+        .executeTakeFirst();
       if (existing && existing.asset_type !== input.asset_type) {
         throw new CatalogConflictError(`asset ${input.id} is a ${existing.asset_type}, not a ${input.asset_type}`);
       }
       const artistId = typeof f.artist === 'string' && f.artist ? await this.artistId(trx, f.artist) : null;
       const collectionId = await this.collectionIdFor(trx, f);
-      const row = assetColumns(input, artistId, collectionId, new Date().toISOString());
+      const publication = input.publication ?? existing?.publication ?? PUBLISHED;
+      const row = { ...assetColumns(input, artistId, collectionId, new Date().toISOString()), publication };
       if (existing) {
         await trx.updateTable('assets').set(row).where('id', '=', input.id).execute();
         await trx.deleteFrom('asset_keywords').where('asset_id', '=', input.id).execute();
@@ -105,7 +147,10 @@ export class CatalogRepository {
           .execute();
       }
       const operation = existing ? 'update' : 'insert';
-      await recordChange(trx, input.asset_type, input.id, operation, nullable(f.asset_family as string | undefined));
+      const visible = visibleOperation(existing?.publication, publication);
+      // A withdrawal is logged with the family the asset had while clients saw it.
+      const family = visible === 'delete' ? existing!.asset_family : nullable(f.asset_family as string | undefined);
+      if (visible !== undefined) await recordChange(trx, input.asset_type, input.id, visible, family);
       return { operation, keywordsChanged };
     });
   }
@@ -120,13 +165,14 @@ export class CatalogRepository {
       await this.takeWriteTurn(trx);
       const existing = await trx
         .selectFrom('assets')
-        .select(['asset_type', 'asset_family'])
+        .select(['asset_type', 'asset_family', 'publication'])
         .where('id', '=', id)
         .where('original_key', '=', originalKey)
         .executeTakeFirst();
       if (!existing) return false;
       await trx.updateTable('assets').set(mediaFactsColumns(facts)).where('id', '=', id).execute();
-      await recordChange(trx, existing.asset_type as AssetType, id, 'update', existing.asset_family);
+      // Facts of a draft or a withdrawn asset are read when it is published; no client sees it before.
+      if (existing.publication === PUBLISHED) await recordChange(trx, existing.asset_type as AssetType, id, 'update', existing.asset_family);
       return true;
     });
   }
@@ -179,13 +225,33 @@ export class CatalogRepository {
   async deleteAsset(id: string): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
       await this.takeWriteTurn(trx);
-      const existing = await trx.selectFrom('assets').select(['asset_type', 'asset_family']).where('id', '=', id).executeTakeFirst();
+      const existing = await trx.selectFrom('assets').select(['asset_type', 'asset_family', 'publication']).where('id', '=', id).executeTakeFirst();
       if (!existing) return false;
       await trx.deleteFrom('asset_keywords').where('asset_id', '=', id).execute();
       await trx.deleteFrom('asset_events').where('asset_id', '=', id).execute();
       await trx.deleteFrom('assets').where('id', '=', id).execute();
-      await recordChange(trx, existing.asset_type as AssetType, id, 'delete', existing.asset_family);
+      if (existing.publication === PUBLISHED) await recordChange(trx, existing.asset_type as AssetType, id, 'delete', existing.asset_family);
       return true;
+    });
+  }
+
+  /**
+   * Moves an asset to the state `to` when its state is one of `from`, and logs what clients see
+   * change (see visibleOperation); all in one transaction, so two editors at once cannot both
+   * act on the state they read. Undefined when there is no such asset.
+   */
+  async changePublication(id: string, to: Publication, from: readonly Publication[]): Promise<PublicationChange | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      await this.takeWriteTurn(trx);
+      const existing = await trx.selectFrom('assets').select(['asset_type', 'asset_family', 'publication']).where('id', '=', id).executeTakeFirst();
+      if (!existing) return undefined;
+      const before = existing.publication;
+      const assetType = existing.asset_type as AssetType;
+      if (before === to || !from.includes(before)) return { asset_type: assetType, before, changed: false };
+      await trx.updateTable('assets').set({ publication: to, updated_at: new Date().toISOString() }).where('id', '=', id).execute();
+      const visible = visibleOperation(before, to);
+      if (visible !== undefined) await recordChange(trx, assetType, id, visible, existing.asset_family);
+      return { asset_type: assetType, before, changed: true };
     });
   }
 
@@ -327,25 +393,71 @@ export class CatalogRepository {
 
   // ── reads ─────────────────────────────────────────────────────────────────
 
-  /** The assets of one type among ids, in no particular order; unknown ids are simply absent. */
+  /*
+   * Every read a client's answer is made from sees published assets only: the metadata
+   * endpoints, search (its snapshot and its live follow), licensing, boards, embed, the
+   * catalogue browser and the asset-change feed all read through these. The back office reads
+   * drafts and withdrawn assets through the methods named "in any state".
+   */
+
+  /** The published assets of one type among ids, in no particular order; unknown ids are simply absent. */
   async findAssets(assetType: AssetType, ids: readonly string[]): Promise<AssetRecord[]> {
     if (ids.length === 0) return [];
-    const rows = await this.assetRows().where('assets.asset_type', '=', assetType).where('assets.id', 'in', ids).execute();
+    const rows = await this.assetRows()
+      .where('assets.asset_type', '=', assetType)
+      .where('assets.id', 'in', ids)
+      .where('assets.publication', '=', PUBLISHED)
+      .execute();
     return this.hydrate(rows);
   }
 
-  /** The type of each of these assets the catalogue holds; ids it does not hold are left out. */
-  async assetTypes(ids: readonly string[]): Promise<Array<{ id: string; asset_type: string }>> {
+  /** Assets among ids whatever their state (of one type, or both), for the back office and ingest; unknown ids are absent. */
+  async findAssetsInAnyState(assetType: AssetType | undefined, ids: readonly string[]): Promise<EditableAssetRecord[]> {
+    if (ids.length === 0) return [];
+    let query = this.assetRows().where('assets.id', 'in', ids);
+    if (assetType !== undefined) query = query.where('assets.asset_type', '=', assetType);
+    return this.hydrateEditable(await query.execute());
+  }
+
+  /** One page of the assets in one state, in id order, with how many there are in all (the back office's lists). */
+  async listInState(filter: EditingListFilter): Promise<{ total: number; records: EditableAssetRecord[] }> {
+    let query = this.db.selectFrom('assets').where('assets.publication', '=', filter.publication);
+    if (filter.assetType !== undefined) query = query.where('assets.asset_type', '=', filter.assetType);
+    const text = filter.text?.trim();
+    if (text) {
+      const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      query = query.where((eb) => eb.or([eb('assets.id', '=', text), sql<boolean>`lower(assets.title) like lower(${pattern}) escape '\\'`]));
+    }
+    const counted = await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+    const ids = await query.select('assets.id').orderBy('assets.id').limit(filter.limit).offset(filter.offset).execute();
+    const records = await this.findAssetsInAnyState(filter.assetType, ids.map((row) => row.id));
+    const order = new Map(ids.map((row, index) => [row.id, index]));
+    records.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
+    return { total: Number(counted?.n ?? 0), records };
+  }
+
+  /**
+   * The type of each of these assets in one of `states`; ids of other assets are left out. Usage
+   * reports name assets licensed before they were withdrawn, so they ask for those too.
+   */
+  async assetTypes(ids: readonly string[], states: readonly Publication[] = [PUBLISHED]): Promise<Array<{ id: string; asset_type: string }>> {
     const found: Array<{ id: string; asset_type: string }> = [];
     for (let start = 0; start < ids.length; start += 500) {
-      found.push(...(await this.db.selectFrom('assets').select(['id', 'asset_type']).where('id', 'in', ids.slice(start, start + 500)).execute()));
+      found.push(
+        ...(await this.db
+          .selectFrom('assets')
+          .select(['id', 'asset_type'])
+          .where('id', 'in', ids.slice(start, start + 500))
+          .where('publication', 'in', states)
+          .execute()),
+      );
     }
     return found;
   }
 
-  /** One page of every asset, images and videos, in id order after `afterId`: for building indexes. */
+  /** One page of every published asset, images and videos, in id order after `afterId`: for building indexes. */
   async scanAssets(afterId: string | null, limit: number): Promise<AssetRecord[]> {
-    let query = this.assetRows().orderBy('assets.id').limit(limit);
+    let query = this.assetRows().where('assets.publication', '=', PUBLISHED).orderBy('assets.id').limit(limit);
     if (afterId !== null) query = query.where('assets.id', '>', afterId);
     return this.hydrate(await query.execute());
   }
@@ -374,6 +486,8 @@ export class CatalogRepository {
         'assets.visual_signature',
         'assets.download_count',
         'assets.media_facts',
+        'assets.publication',
+        'assets.updated_at',
         'artists.name as artist',
         'collections.id as collection_id',
         'collections.code as collection_code',
@@ -431,6 +545,13 @@ export class CatalogRepository {
     return rows.map((r) => assetRecord(r, keywordsOf.get(r.id) ?? [], eventsOf.get(r.id) ?? []));
   }
 
+  /** hydrate(), each record with its state and when it last changed. */
+  private async hydrateEditable(rows: Awaited<ReturnType<ReturnType<CatalogRepository['assetRows']>['execute']>>): Promise<EditableAssetRecord[]> {
+    const records = await this.hydrate(rows);
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return records.map((record) => ({ ...record, publication: byId.get(record.id)!.publication, updated_at: byId.get(record.id)!.updated_at }));
+  }
+
   /**
    * Counts one download of an asset and logs the change, so that every node's search index
    * re-reads it (most_popular ranks by the count). False when there is no such asset.
@@ -443,6 +564,7 @@ export class CatalogRepository {
         .set({ download_count: sql<number>`download_count + 1` })
         .where('id', '=', id)
         .where('asset_type', '=', assetType)
+        .where('publication', '=', PUBLISHED)
         .executeTakeFirst();
       if (Number(result.numUpdatedRows) === 0) return false;
       await recordChange(trx, assetType, id, 'count');
@@ -450,9 +572,22 @@ export class CatalogRepository {
     });
   }
 
+  /** The blob key of a published asset's original (media renders and delivers it). */
   async findOriginalKey(id: string): Promise<string | undefined> {
+    const row = await this.db.selectFrom('assets').select('original_key').where('id', '=', id).where('publication', '=', PUBLISHED).executeTakeFirst();
+    return row?.original_key ?? undefined;
+  }
+
+  /** The blob key of an asset's original whatever its state (ingest keeps it; the back office shows it to staff). */
+  async findOriginalKeyInAnyState(id: string): Promise<string | undefined> {
     const row = await this.db.selectFrom('assets').select('original_key').where('id', '=', id).executeTakeFirst();
     return row?.original_key ?? undefined;
+  }
+
+  /** The state of an asset of this type; undefined when there is none. */
+  async publicationOf(assetType: AssetType, id: string): Promise<Publication | undefined> {
+    const row = await this.db.selectFrom('assets').select('publication').where('id', '=', id).where('asset_type', '=', assetType).executeTakeFirst();
+    return row?.publication;
   }
 
   async findEvents(ids: readonly number[]): Promise<EventRecord[]> {
@@ -488,7 +623,8 @@ export class CatalogRepository {
               selectFrom('assets')
                 .select('assets.id')
                 .whereRef('assets.id', '=', 'asset_events.asset_id')
-                .where('assets.asset_type', '=', 'image'),
+                .where('assets.asset_type', '=', 'image')
+                .where('assets.publication', '=', PUBLISHED),
             ),
           )
           .as('image_count'),
@@ -516,6 +652,7 @@ export class CatalogRepository {
     return rows.map((r) => ({ ...r, product_types: parseJson(r.product_types, []) }));
   }
 
+  /** Every asset stored, whatever its state: whether the store is empty (a store of drafts is not). */
   async countAssets(): Promise<number> {
     const row = await this.db.selectFrom('assets').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
     return Number(row?.n ?? 0);

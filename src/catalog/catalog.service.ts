@@ -1,6 +1,6 @@
 import type { Change } from '../platform/db/change-log.js';
 import type { FieldSelection } from '../platform/http/fields.js';
-import type { CatalogRepository } from './catalog.repository.js';
+import type { CatalogRepository, EditingListFilter, PublicationChange } from './catalog.repository.js';
 import { ASSET_ID } from './catalog.records.js';
 import { assetNotFound, eventNotFound } from './catalog.errors.js';
 import type {
@@ -8,8 +8,10 @@ import type {
   AssetRecord,
   AssetType,
   CollectionRecord,
+  EditableAssetRecord,
   EventInput,
   EventRecord,
+  Publication,
   StoredKeyword,
 } from './catalog.records.js';
 import { localizedText } from './localize.js';
@@ -121,6 +123,16 @@ export class CatalogService {
     return this.repository.deleteAsset(id);
   }
 
+  /**
+   * Moves an asset to the state `to` when it is in one of `from` (see CatalogRepository.changePublication);
+   * undefined when there is no such asset. The back office's editing service is the caller.
+   */
+  async changePublication(id: string, to: Publication, from: readonly Publication[]): Promise<PublicationChange | undefined> {
+    const change = await this.repository.changePublication(id, to, from);
+    if (change) this.assetCache.delete(cacheKey(change.asset_type, id));
+    return change;
+  }
+
   /** Stores facts computed from an asset's original (see CatalogRepository.saveMediaFacts). */
   async saveMediaFacts(assetType: AssetType, id: string, originalKey: string, facts: MediaFacts): Promise<boolean> {
     const saved = await this.repository.saveMediaFacts(id, originalKey, facts);
@@ -153,7 +165,7 @@ export class CatalogService {
     }
   }
 
-  /** Every asset, a page at a time, straight from the store (the cache is not filled by a scan). */
+  /** Every published asset, a page at a time, straight from the store (the cache is not filled by a scan). */
   async *scanAssets(pageSize = 2000): AsyncGenerator<AssetRecord[]> {
     let after: string | null = null;
     for (;;) {
@@ -175,20 +187,36 @@ export class CatalogService {
     }
   }
 
+  /** Every asset stored, whatever its state: whether the store is empty. */
   countAssets(): Promise<number> {
     return this.repository.countAssets();
   }
 
-  /** Where the original file of an asset is, for the media module. */
   /** One more download of an asset (licensing calls it; search's most_popular ranks by the count). */
   async countDownload(assetType: AssetType, id: string): Promise<void> {
     await this.repository.countDownload(assetType, id);
     this.assetCache.delete(cacheKey(assetType, id));
   }
 
+  /** Where the original file of a published asset is, for the media module (it renders and delivers only those). */
   async findOriginal(assetId: string): Promise<{ originalKey: string } | undefined> {
     const key = await this.repository.findOriginalKey(assetId);
     return key ? { originalKey: key } : undefined;
+  }
+
+  /** Where an asset's original is whatever its state: for ingest, which keeps it, and the back office, which shows it to staff. */
+  async findOriginalInAnyState(assetId: string): Promise<{ originalKey: string } | undefined> {
+    const key = await this.repository.findOriginalKeyInAnyState(assetId);
+    return key ? { originalKey: key } : undefined;
+  }
+
+  /**
+   * Whether the catalogue withdrew this asset: a client asking for it is told so rather than
+   * that it never existed. A draft is not withdrawn (nothing about it is shown to a client).
+   */
+  async wasWithdrawn(assetType: AssetType, id: string): Promise<boolean> {
+    if (!ASSET_ID.test(id)) return false;
+    return (await this.repository.publicationOf(assetType, id)) === 'withdrawn';
   }
 
   /** Where an image's EPS (vector) original is in the blob store, if it has one (media delivers it). */
@@ -199,6 +227,11 @@ export class CatalogService {
   }
 
   // ── reads ─────────────────────────────────────────────────────────────────
+
+  /*
+   * Every read below answers published assets only, so no module can show a client a draft or
+   * a withdrawn asset by forgetting to check. The reads of other states are named so.
+   */
 
   /** Records of one type in the order asked, each id once; unknown ids come back in notFound. */
   async findAssets(assetType: AssetType, ids: readonly string[]): Promise<{ found: AssetRecord[]; notFound: string[] }> {
@@ -229,13 +262,35 @@ export class CatalogService {
   }
 
   /**
-   * The type of each known asset among `ids`, read from the store by key alone: for checking many
-   * ids at once (usage batches) without filling the record cache the metadata reads live on.
+   * The type of each published (and, when asked, withdrawn) asset among `ids`, read from the store
+   * by key alone: for checking many ids at once (usage batches) without filling the record cache
+   * the metadata reads live on.
    */
-  async assetTypesOf(ids: readonly string[]): Promise<Map<string, AssetType>> {
+  async assetTypesOf(ids: readonly string[], options: { includeWithdrawn?: boolean } = {}): Promise<Map<string, AssetType>> {
     const valid = [...new Set(ids)].filter((id) => ASSET_ID.test(id));
-    const rows = valid.length === 0 ? [] : await this.repository.assetTypes(valid);
+    const states: Publication[] = options.includeWithdrawn ? ['published', 'withdrawn'] : ['published'];
+    const rows = valid.length === 0 ? [] : await this.repository.assetTypes(valid, states);
     return new Map(rows.map((row) => [row.id, row.asset_type as AssetType]));
+  }
+
+  /**
+   * Published and withdrawn assets among ids (never drafts, which nobody bought): what the records
+   * of past sales name, such as a royalty statement's artists. Straight from the store.
+   */
+  async findSoldOrSellableAssets(assetType: AssetType, ids: readonly string[]): Promise<AssetRecord[]> {
+    const valid = [...new Set(ids)].filter((id) => ASSET_ID.test(id));
+    return (await this.repository.findAssetsInAnyState(assetType, valid)).filter((record) => record.publication !== 'draft');
+  }
+
+  /** Assets among ids whatever their state, with it (the back office and ingest); straight from the store, unknown ids absent. */
+  async findAssetsInAnyState(assetType: AssetType | undefined, ids: readonly string[]): Promise<EditableAssetRecord[]> {
+    const valid = [...new Set(ids)].filter((id) => ASSET_ID.test(id));
+    return this.repository.findAssetsInAnyState(assetType, valid);
+  }
+
+  /** One page of the assets in one state (the back office's review queue and lists). */
+  listInState(filter: EditingListFilter): Promise<{ total: number; records: EditableAssetRecord[] }> {
+    return this.repository.listInState(filter);
   }
 
   async getAssets(assetType: AssetType, ids: readonly string[], selection: FieldSelection, context: ReadContext) {

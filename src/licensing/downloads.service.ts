@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { AssetRecord, AssetType } from '../catalog/catalog.records.js';
 import type { CustomerDownloadLinks, DownloadLink } from '../catalog/catalog.service.js';
 import { invalidParameter, type ApiError } from '../platform/http/errors.js';
-import { assetFileNotAvailable, assetNotFound } from '../catalog/catalog.errors.js';
+import { assetFileNotAvailable, assetNotFound, assetWithdrawn } from '../catalog/catalog.errors.js';
 import { requireDownloadToken, type CustomerGrant } from './customer-access.js';
 import {
   allowsSize,
@@ -65,6 +65,8 @@ export interface DownloadCatalog {
   thumbUris(assetType: AssetType, ids: readonly string[]): Promise<Map<string, string>>;
   /** Counts a download of the asset (its popularity in search). */
   countDownload(assetType: AssetType, id: string): Promise<void>;
+  /** Whether the catalogue withdrew the asset (findAssets finds only published ones): the refusal then says so. */
+  wasWithdrawn(assetType: AssetType, id: string): Promise<boolean>;
 }
 
 export interface DownloadsServiceDeps {
@@ -323,7 +325,7 @@ export class DownloadsService {
     const { found } = await this.catalog.findAssets(assetType, [id]);
     const record = found[0];
     const noun = NOUN[assetType];
-    if (!record) throw assetNotFound(assetType, id, 'file');
+    if (!record) throw (await this.catalog.wasWithdrawn(assetType, id)) ? assetWithdrawn(assetType, id, 'file') : assetNotFound(assetType, id, 'file');
     // The asset is there (GET shows it) but nothing could be delivered: refused before any payment.
     if (record.original === null) {
       throw assetFileNotAvailable(`${noun} ${id} has no file to download: its record was added without one`);

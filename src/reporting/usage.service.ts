@@ -14,11 +14,14 @@ export interface UsageClients {
   list(): Promise<Array<{ id: number; name: string }>>;
 }
 
-/** Which assets exist, and their artists (the catalogue). */
+/**
+ * Which assets exist, and their artists (the catalogue). Usage and sales are of assets a customer
+ * licensed, which the catalogue may have withdrawn since: they are still known here (drafts are not).
+ */
 export interface UsageCatalog {
   /** The type of each known asset among the ids (a lean read that leaves the record cache alone). */
-  assetTypesOf(ids: readonly string[]): Promise<Map<string, AssetType>>;
-  findAssets(assetType: AssetType, ids: readonly string[]): Promise<{ found: AssetRecord[]; notFound: string[] }>;
+  assetTypesOf(ids: readonly string[], options: { includeWithdrawn: boolean }): Promise<Map<string, AssetType>>;
+  findSoldOrSellableAssets(assetType: AssetType, ids: readonly string[]): Promise<AssetRecord[]>;
 }
 
 /** The purchases a report sets usage beside (licensing's downloads). */
@@ -129,7 +132,7 @@ export class UsageService {
 
   /** The type of each known asset, and the unknown ids in the order first given. */
   private async assetTypes(ids: readonly string[]): Promise<{ known: Map<string, AssetType>; unknown: string[] }> {
-    const known = await this.deps.catalog.assetTypesOf(ids);
+    const known = await this.deps.catalog.assetTypesOf(ids, { includeWithdrawn: true });
     return { known, unknown: [...new Set(ids)].filter((id) => !known.has(id)) };
   }
 
@@ -189,7 +192,7 @@ export class UsageService {
     for (const assetType of ['image', 'video'] as const) {
       const ids = [...new Set(cells.filter((c) => c.asset_type === assetType).map((c) => c.asset_id))];
       for (let start = 0; start < ids.length; start += 1000) {
-        const { found } = await this.deps.catalog.findAssets(assetType, ids.slice(start, start + 1000));
+        const found = await this.deps.catalog.findSoldOrSellableAssets(assetType, ids.slice(start, start + 1000));
         for (const record of found) {
           if (typeof record.fields.artist === 'string' && record.fields.artist !== '') artists.set(`${assetType}:${record.id}`, record.fields.artist);
         }

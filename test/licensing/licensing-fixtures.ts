@@ -86,6 +86,10 @@ export function memoryCatalog(records: readonly AssetRecord[]): DownloadCatalog 
     async thumbUris(assetType, ids) {
       return new Map(ids.filter((id) => byKey.has(`${assetType}:${id}`)).map((id) => [id, `https://display.test/${id}/thumb.jpg`]));
     },
+    // Records in memory are all published: none was withdrawn.
+    async wasWithdrawn() {
+      return false;
+    },
   };
 }
 

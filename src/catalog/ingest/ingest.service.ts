@@ -9,7 +9,7 @@ import { computeVisualSignature, decodeStoredSignature, encodeStoredSignature } 
 import { readEmbeddedMetadata, readVideoMetadata } from '../../media/embedded-metadata.js';
 import { computeMediaFacts, isCurrentFacts, type MediaFacts, type NudityScorer } from '../../media/media-facts.js';
 import { withEmbeddedFields } from './embedded-fields.js';
-import type { AssetInput, AssetRecord, OriginalFile } from '../catalog.records.js';
+import type { AssetInput, AssetRecord, OriginalFile, Publication } from '../catalog.records.js';
 import { CatalogConflictError } from '../catalog.repository.js';
 import type { CatalogService } from '../catalog.service.js';
 import { parseManifestLine, type AssetManifestRecord, type EventManifestRecord, type ManifestRecord } from './ingest.schemas.js';
@@ -53,6 +53,11 @@ export interface WriteOptions {
 export interface RecordOptions extends WriteOptions {
   /** The title a record without one (none given, stored or embedded in its file) takes: one made from its file name. */
   titleFromFileName?: string | undefined;
+  /**
+   * The state to store the asset in (an upload from the back office: `draft`, waiting for review).
+   * Undefined: a new asset is published and a stored one keeps its state (AssetInput.publication).
+   */
+  publication?: Publication | undefined;
 }
 
 /** What storing one record did, or on a dry run would do. */
@@ -212,7 +217,8 @@ export class IngestService {
     epsFile?: Buffer,
   ): Promise<RecordOutcome> {
     if (record.asset_type === 'event') return this.storeEvent(record, named, options);
-    const stored = (await this.deps.catalog.findAssets(record.asset_type, [record.id])).found[0];
+    // What is stored whatever its state: a line over a draft or a withdrawn asset keeps its fields (and its state).
+    const stored = (await this.deps.catalog.findAssetsInAnyState(record.asset_type, [record.id]))[0];
     const blobs = options.dryRun ? new UnwrittenBlobStore(this.deps.blobs) : this.deps.blobs;
     /** The record to build from: with the stored fields it leaves out, but for those the file decides again. */
     const complete = (derived: readonly string[]) => (stored === undefined || options.replace ? record : withStoredFields(record, stored, named, derived));
@@ -240,6 +246,7 @@ export class IngestService {
       titledFromFileName = options.titleFromFileName;
       input.fields.title = titledFromFileName;
     }
+    if (options.publication !== undefined) input.publication = options.publication;
     const operation = options.dryRun ? await this.plannedOperation(input.asset_type, input.id, stored) : await this.deps.catalog.upsertAsset(input);
     if (!options.dryRun && input.original !== undefined) await this.deps.displayFiles?.prepareDisplayFiles(input.original.key);
     const productTypes = Array.isArray(input.fields.product_types) ? (input.fields.product_types as string[]) : [];
@@ -265,7 +272,7 @@ export class IngestService {
   private async plannedOperation(assetType: 'image' | 'video', id: string, stored: AssetRecord | undefined): Promise<'insert' | 'update'> {
     if (stored !== undefined) return 'update';
     const otherType = assetType === 'image' ? 'video' : 'image';
-    if ((await this.deps.catalog.findAssets(otherType, [id])).found.length > 0) {
+    if ((await this.deps.catalog.findAssetsInAnyState(otherType, [id])).length > 0) {
       throw new CatalogConflictError(`asset ${id} is a ${otherType}, not a ${assetType}`);
     }
     return 'insert';
@@ -292,13 +299,13 @@ export class IngestService {
     };
     if (isVideoFile(file)) return build(file);
     if (Buffer.isBuffer(file)) return isStillPicture(file) ? undefined : withVideoBytes(file, build);
-    const found = await this.deps.catalog.findOriginal(record.id);
+    const found = await this.deps.catalog.findOriginalInAnyState(record.id);
     return found === undefined ? undefined : withStoredVideo(this.deps.blobs, found.originalKey, build);
   }
 
   /** The original already stored for an asset, as a source to derive from; undefined when it has none. */
   private async storedOriginal(assetType: 'image' | 'video', id: string): Promise<MediaSource | undefined> {
-    const found = await this.deps.catalog.findOriginal(id);
+    const found = await this.deps.catalog.findOriginalInAnyState(id);
     if (found === undefined) return undefined;
     const data = await this.deps.blobs.get(found.originalKey);
     if (data === undefined) {
@@ -308,7 +315,7 @@ export class IngestService {
     }
     // The signature goes with the original it was computed from; a record of another type
     // has none to keep (and its upsert is refused as a conflict anyway).
-    const { found: records } = await this.deps.catalog.findAssets(assetType, [id]);
+    const records = await this.deps.catalog.findAssetsInAnyState(assetType, [id]);
     return {
       data,
       storedKey: found.originalKey,

@@ -58,6 +58,8 @@ export interface AssetsTable {
   media_facts_version: number | null;
   /** The classifier's nudity score, 0–1; null: not classified. */
   nudity_score: number | null;
+  /** draft | published | withdrawn: only a published asset is shown to clients (the catalogue's reads keep the rule). */
+  publication: Generated<'draft' | 'published' | 'withdrawn'>;
 }
 
 export interface KeywordsTable {
