@@ -1,12 +1,12 @@
 import type { Logger } from 'pino';
 import { uningestibleFileName } from '../catalog/ingest/folder-ingest.js';
+import { mayAct } from '../back-office/staff-policy.js';
+import type { StaffRole } from '../oauth/users.service.js';
 import type { Clock } from '../platform/platform.js';
 import { fileNameMissing, fileTooLarge, lengthRequired, notAnAssetFile, uploadNotAllowed, uploadNotFound, type TusRefusal } from './asset-uploads.errors.js';
 import type { AssetUploadRow, AssetUploadsRepository } from './asset-uploads.repository.js';
 import type { UploadStaging } from './upload-staging.js';
 
-/** The staff roles; only editors and admins upload. */
-export type StaffRole = 'editor' | 'admin';
 
 /** Who sends an upload: a signed-in member of staff. */
 export interface Uploader {
@@ -57,7 +57,7 @@ export class AssetUploadsService {
 
   /** Refuses anyone but an editor or an admin. */
   requireUploader(actor: Uploader): void {
-    if (actor.role !== 'editor' && actor.role !== 'admin') throw uploadNotAllowed();
+    if (!mayAct(actor.role, 'editor')) throw uploadNotAllowed();
   }
 
   /** Why a new upload is refused (ingest's words for a file it does not take), or undefined when it may begin. */

@@ -9,6 +9,7 @@ import { parseManifestLine } from './ingest.schemas.js';
 import { ManifestUnreadableError, UnreadableFileError, type IngestService, type RecordOutcome, type WriteOptions } from './ingest.service.js';
 import type { UnfitProductType } from './product-type-fit.js';
 import type { FieldChange } from './stored-fields.js';
+import type { Publication } from '../catalog.records.js';
 
 /*
  * `stockroom ingest ./folder`: a folder of pictures, with no manifest, becomes assets. Each file
@@ -113,6 +114,8 @@ export interface FileIngestOptions extends WriteOptions {
   probe?: ProbeRunner | undefined;
   /** Told the file's SHA-256 before anything is stored; throws SkippedFileError to skip it (a folder's second copy of a file). */
   claim?: ((sha256: string) => void) | undefined;
+  /** The state to store the asset in (an upload of the back office: a draft); undefined: as ingest decides. */
+  publication?: Publication | undefined;
 }
 
 /** What a file of this name is ingested as, by its extension; undefined for a file that is neither a picture nor a video. */
@@ -145,7 +148,7 @@ export async function ingestOneFile(ingest: IngestService, file: FileToIngest, o
   const store = (value: Record<string, unknown>, content: Buffer | { videoPath: string }) => {
     const parsed = parseManifestLine(value);
     if (!parsed.ok) throw new SkippedFileError(parsed.reason);
-    return ingest.applyRecord(value, content, { ...writeOptions, titleFromFileName: titleFromFileName(file.name) });
+    return ingest.applyRecord(value, content, { ...writeOptions, titleFromFileName: titleFromFileName(file.name), publication: options.publication });
   };
   const unreadable = (error: unknown): never => {
     throw new UnreadableFileError(`could not be read: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
