@@ -34,8 +34,10 @@ import { boardsModule, type BoardsExports } from './boards/boards.module.js';
 import { assetChangesModule, type AssetChangesExports } from './asset-changes/asset-changes.module.js';
 import { reportingModule, type ReportingExports } from './reporting/reporting.module.js';
 import { generationModule, type GenerationExports } from './generation/generation.module.js';
-import { webModule } from './web/web.module.js';
+import { webModule, type WebExports } from './web/web.module.js';
 import { backOfficeModule, type BackOfficeExports } from './back-office/back-office.module.js';
+import { assetUploadsModule, type AssetUploadsExports, type StaffGate } from './asset-uploads/asset-uploads.module.js';
+import { contentSecurityPolicy, pageHeaders } from './web/web-page-policy.js';
 import { embedModule, type EmbedExports } from './embed/embed.module.js';
 import type { ConfiguredEngines } from './generation/engine-router.js';
 import type { DeliveryUri } from './licensing/downloads.service.js';
@@ -44,7 +46,7 @@ import type { DeliveryUri } from './licensing/downloads.service.js';
  * Everything a running Stockroom is made of: the platform and the public services of every
  * module. Commands and tests reach the services here.
  */
-export interface Services extends MediaExports, OAuthExports, CatalogExports, LicensingExports, SearchExports, AssetManagementExports, BoardsExports, ReportingExports, AssetChangesExports, GenerationExports, EmbedExports, BackOfficeExports {
+export interface Services extends MediaExports, OAuthExports, CatalogExports, LicensingExports, SearchExports, AssetManagementExports, BoardsExports, ReportingExports, AssetChangesExports, GenerationExports, EmbedExports, BackOfficeExports, AssetUploadsExports {
   config: Config;
   database: Database;
   blobs: BlobStore;
@@ -161,6 +163,14 @@ async function composeStockroom(config: Config, overrides: ServiceOverrides): Pr
       catalogEditing: catalog.exports.catalogEditing,
     });
     built.push(backOffice);
+    const assetUploads = assetUploadsModule(platform, {
+      catalog: catalog.exports.catalog,
+      displayFiles: media.exports.media,
+      videoTools: media.exports.videoTools,
+      gate: staffGate(web.exports.browserSessions, oauth.exports.users),
+      pageHeaders: pageHeaders(contentSecurityPolicy(config.publicUrl)),
+    });
+    built.push(assetUploads);
     measureGenerationQueue(platform.metrics, generation.exports.generationJobs);
     await platform.followChanges();
     const services: Services = {
@@ -177,6 +187,7 @@ async function composeStockroom(config: Config, overrides: ServiceOverrides): Pr
       ...generation.exports,
       ...embed.exports,
       ...backOffice.exports,
+      ...assetUploads.exports,
       close: () => closeStockroom(platform, built),
     };
     return { services, modules: built, jobs: platform.jobs };
@@ -184,6 +195,24 @@ async function composeStockroom(config: Config, overrides: ServiceOverrides): Pr
     await closeStockroom(platform, built);
     throw error;
   }
+}
+
+/**
+ * Who is signed in to the back office, for its uploads: the catalogue browser's session (the
+ * one sign-in of this server) and the account's role as the store has it now.
+ */
+function staffGate(sessions: WebExports['browserSessions'], users: OAuthExports['users']): StaffGate {
+  return {
+    async sessionOf(request) {
+      const session = await sessions.of(request);
+      const account = session?.userId === undefined ? undefined : await users.account(session.userId);
+      if (!session || !account || account.disabledAt !== null) return undefined;
+      return { uploader: { userId: account.id, role: account.role }, csrfToken: session.csrfToken };
+    },
+    signInPath: (returnTo) => sessions.signInPath(returnTo),
+    // The catalogue pages' edit page of an asset.
+    editPath: '/admin/catalogue/assets/{id}',
+  };
 }
 
 /**

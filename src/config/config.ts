@@ -74,6 +74,8 @@ export interface Config {
   readonly blobs: BlobsConfig;
   /** What clients may keep: uploads (PUT /v3/search/by-image/uploads) and file registrations, per key and per user. */
   readonly storedFiles: StoredFilesConfig;
+  /** The back office's resumable uploads: the largest file, and how long an upload may sit idle before it is abandoned. */
+  readonly assetUploads: AssetUploadsConfig;
   /** How many pictures the request paths of uploads, registrations and masks decode at once, and how many may wait. */
   readonly imageDecodes: { readonly concurrency: number; readonly queue: number };
 }
@@ -105,6 +107,20 @@ function storedFilesConfig(env: Env): StoredFilesConfig {
     registrationsPerKey: quota('STOCKROOM_REGISTRATIONS_PER_KEY', 2000, 'STOCKROOM_REGISTRATION_MB_PER_KEY', 5000),
     registrationsPerUser: quota('STOCKROOM_REGISTRATIONS_PER_USER', 200, 'STOCKROOM_REGISTRATION_MB_PER_USER', 500),
     registrationRetentionDays: integer(env, 'STOCKROOM_REGISTRATION_RETENTION_DAYS', 30, 1, 3650),
+  });
+}
+
+export interface AssetUploadsConfig {
+  /** STOCKROOM_ASSET_UPLOAD_MAX_MB: the largest file the back office takes (a video of several GB fits the default). */
+  readonly maxBytes: number;
+  /** STOCKROOM_ASSET_UPLOAD_IDLE_HOURS: an unfinished upload that received nothing for this long is removed with its staged bytes. */
+  readonly idleMs: number;
+}
+
+function assetUploadsConfig(env: Env): AssetUploadsConfig {
+  return Object.freeze({
+    maxBytes: integer(env, 'STOCKROOM_ASSET_UPLOAD_MAX_MB', 20 * 1024, 1, 5 * 1024 * 1024) * MEGABYTE,
+    idleMs: integer(env, 'STOCKROOM_ASSET_UPLOAD_IDLE_HOURS', 24, 1, 24 * 365) * 3600 * 1000,
   });
 }
 
@@ -468,6 +484,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     video: videoConfig(env),
     blobs: blobsConfig(env, dataDir),
     storedFiles: storedFilesConfig(env),
+    assetUploads: assetUploadsConfig(env),
     imageDecodes: Object.freeze({
       concurrency: integer(env, 'STOCKROOM_IMAGE_DECODES', 2, 1, 64),
       queue: integer(env, 'STOCKROOM_IMAGE_DECODE_QUEUE', 32, 0, 10_000),

@@ -9,6 +9,7 @@ import { parseManifestLine } from './ingest.schemas.js';
 import { ManifestUnreadableError, UnreadableFileError, type IngestService, type RecordOutcome, type WriteOptions } from './ingest.service.js';
 import type { UnfitProductType } from './product-type-fit.js';
 import type { FieldChange } from './stored-fields.js';
+import type { Publication } from '../catalog.records.js';
 
 /*
  * `stockroom ingest ./folder`: a folder of pictures, with no manifest, becomes assets. Each file
@@ -55,9 +56,9 @@ export interface FolderIngestReport {
   unfit: Array<{ file: string; id: string } & UnfitProductType>;
 }
 
-/** A file that is no asset to ingest; not a failure. */
-class SkippedFile extends Error {
-  override name = 'SkippedFile';
+/** A file that is no asset to ingest (not a picture or video, a copy of another); not a failure. */
+export class SkippedFileError extends Error {
+  override name = 'SkippedFileError';
 }
 
 /**
@@ -101,6 +102,76 @@ function defaultFields(defaults: FolderDefaults): Record<string, unknown> {
   return fields;
 }
 
+/** One file to ingest: its name (its extension says picture or video; a title is made from it) and where its bytes lie. */
+export interface FileToIngest {
+  name: string;
+  path: string;
+}
+
+/** How one file is ingested: the flags' defaults, how its tags are read, and what is written. */
+export interface FileIngestOptions extends WriteOptions {
+  defaults?: FolderDefaults | undefined;
+  probe?: ProbeRunner | undefined;
+  /** Told the file's SHA-256 before anything is stored; throws SkippedFileError to skip it (a folder's second copy of a file). */
+  claim?: ((sha256: string) => void) | undefined;
+  /** The state to store the asset in (an upload of the back office: a draft); undefined: as ingest decides. */
+  publication?: Publication | undefined;
+}
+
+/** What a file of this name is ingested as, by its extension; undefined for a file that is neither a picture nor a video. */
+export function assetTypeOfFileName(name: string): 'image' | 'video' | undefined {
+  const extension = path.extname(name).toLowerCase();
+  return VIDEO_EXTENSIONS.has(extension) ? 'video' : IMAGE_EXTENSIONS.has(extension) ? 'image' : undefined;
+}
+
+/** Why a file of this name is no asset to ingest (not a picture or video by its extension); undefined when it may be one. */
+export function uningestibleFileName(name: string): string | undefined {
+  if (assetTypeOfFileName(name) !== undefined) return undefined;
+  const extension = path.extname(name).toLowerCase();
+  return `not an image or video (${extension === '' ? 'no extension' : extension})`;
+}
+
+/**
+ * Stores one file as an asset, as `stockroom ingest ./folder` stores each of its files (the
+ * back office's uploads too): its embedded metadata read, the flags filling what it does not
+ * say, titled from its name when it names no title. A video is read where it lies and streamed
+ * into the blob store, never held whole. Throws SkippedFileError for a file that is no asset,
+ * and the ingest's errors otherwise: fileFailureReason puts them in words.
+ */
+export async function ingestOneFile(ingest: IngestService, file: FileToIngest, options: FileIngestOptions = {}): Promise<RecordOutcome> {
+  const defaults = options.defaults ?? {};
+  const fields = defaultFields(defaults);
+  const writeOptions: WriteOptions = { replace: options.replace, dryRun: options.dryRun };
+  const problem = uningestibleFileName(file.name);
+  if (problem !== undefined) throw new SkippedFileError(problem);
+  /** A record the flags make but the file's type refuses (rightsready on a picture) skips the file, with the reason. */
+  const store = (value: Record<string, unknown>, content: Buffer | { videoPath: string }) => {
+    const parsed = parseManifestLine(value);
+    if (!parsed.ok) throw new SkippedFileError(parsed.reason);
+    return ingest.applyRecord(value, content, { ...writeOptions, titleFromFileName: titleFromFileName(file.name), publication: options.publication });
+  };
+  const unreadable = (error: unknown): never => {
+    throw new UnreadableFileError(`could not be read: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  };
+  if (assetTypeOfFileName(file.name) === 'video') {
+    const sha256 = await sha256OfFile(file.path).catch(unreadable);
+    options.claim?.(sha256);
+    const id = sha256.slice(0, ID_HEX_DIGITS);
+    // Ingest reads the container's tags itself; here only whether they name the artist, which the flag must not override.
+    const value: Record<string, unknown> = { asset_type: 'video', id, file: file.name, ...fields };
+    if (defaults.artist !== undefined && (await readVideoMetadata(options.probe ?? VideoTools.fromEnvironment(), file.path)).artist === undefined) {
+      value.artist = defaults.artist;
+    }
+    return store(value, { videoPath: file.path });
+  }
+  const data = await fsp.readFile(file.path).catch(unreadable);
+  const sha256 = createHash('sha256').update(data).digest('hex');
+  options.claim?.(sha256);
+  const value: Record<string, unknown> = { asset_type: 'image', id: sha256.slice(0, ID_HEX_DIGITS), file: file.name, ...fields };
+  if (defaults.artist !== undefined && (await readEmbeddedMetadata(data)).artist === undefined) value.artist = defaults.artist;
+  return store(value, data);
+}
+
 /** Flags that would make every file's record invalid; thrown before any file is read. */
 export class FolderDefaultsError extends Error {
   override name = 'FolderDefaultsError';
@@ -132,49 +203,17 @@ export async function ingestFolder(ingest: IngestService, dir: string, options: 
     const first = firstWithHash.get(sha256);
     if (first !== undefined) {
       report.duplicates.push({ kept: first, skipped: relative, sha256 });
-      throw new SkippedFile(`the same content as ${first} (sha256 ${sha256.slice(0, ID_HEX_DIGITS)}…); the first in path order is kept`);
+      throw new SkippedFileError(`the same content as ${first} (sha256 ${sha256.slice(0, ID_HEX_DIGITS)}…); the first in path order is kept`);
     }
     firstWithHash.set(sha256, relative);
   };
-  const writeOptions: WriteOptions = { replace: options.replace, dryRun: options.dryRun };
+  const fileOptions: FileIngestOptions = { replace: options.replace, dryRun: options.dryRun, defaults, probe: options.probe };
   let done = 0;
-  let tagReader = options.probe;
-  /** A record the flags make but the file's type refuses (rightsready on a picture) skips the file, with the reason. */
-  const store = (value: Record<string, unknown>, file: Buffer | { videoPath: string }, relative: string) => {
-    const parsed = parseManifestLine(value);
-    if (!parsed.ok) throw new SkippedFile(parsed.reason);
-    return ingest.applyRecord(value, file, { ...writeOptions, titleFromFileName: titleFromFileName(relative) });
-  };
-  /** Stores one file as an asset. */
-  const ingestOne = async ({ relative, absolute, problem }: FolderEntry): Promise<RecordOutcome> => {
-    if (problem !== undefined) throw new SkippedFile(problem);
-    const extension = path.extname(relative).toLowerCase();
-    const unreadable = (error: unknown): never => {
-      throw new UnreadableFileError(`could not be read: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-    };
-    if (VIDEO_EXTENSIONS.has(extension)) {
-      const sha256 = await sha256OfFile(absolute).catch(unreadable);
-      claim(sha256, relative);
-      const id = sha256.slice(0, ID_HEX_DIGITS);
-      // Ingest reads the container's tags itself; here only whether they name the artist, which the flag must not override.
-      const value: Record<string, unknown> = { asset_type: 'video', id, file: relative, ...fields };
-      if (defaults.artist !== undefined && (await readVideoMetadata((tagReader ??= VideoTools.fromEnvironment()), absolute)).artist === undefined) {
-        value.artist = defaults.artist;
-      }
-      return store(value, { videoPath: absolute }, relative);
-    }
-    if (!IMAGE_EXTENSIONS.has(extension)) throw new SkippedFile(`not an image or video (${extension === '' ? 'no extension' : extension})`);
-    const data = await fsp.readFile(absolute).catch(unreadable);
-    const sha256 = createHash('sha256').update(data).digest('hex');
-    claim(sha256, relative);
-    const value: Record<string, unknown> = { asset_type: 'image', id: sha256.slice(0, ID_HEX_DIGITS), file: relative, ...fields };
-    if (defaults.artist !== undefined && (await readEmbeddedMetadata(data)).artist === undefined) value.artist = defaults.artist;
-    return store(value, data, relative);
-  };
   for (const entry of files) {
     const file = entry.relative;
     try {
-      const outcome = await ingestOne(entry);
+      if (entry.problem !== undefined) throw new SkippedFileError(entry.problem);
+      const outcome = await ingestOneFile(ingest, { name: entry.relative, path: entry.absolute }, { ...fileOptions, claim: (sha256) => claim(sha256, entry.relative) });
       const { id } = outcome;
       if (outcome.operation === 'insert') report.created.push({ file, id });
       else report.updated.push({ file, id, changes: outcome.changes });
@@ -182,8 +221,8 @@ export async function ingestFolder(ingest: IngestService, dir: string, options: 
       if (outcome.unlicensable) report.unlicensable.push({ file, id });
       for (const unfit of outcome.unfit) report.unfit.push({ file, id, ...unfit });
     } catch (error) {
-      if (error instanceof SkippedFile) report.skipped.push({ file, reason: error.message });
-      else report.failed.push({ file, reason: await failureReason(entry, error) });
+      if (error instanceof SkippedFileError) report.skipped.push({ file, reason: error.message });
+      else report.failed.push({ file, reason: await fileFailureReason({ name: entry.relative, path: entry.absolute }, error) });
     }
     done += 1;
     options.onProgress?.(done, files.length);
@@ -192,10 +231,10 @@ export async function ingestFolder(ingest: IngestService, dir: string, options: 
 }
 
 /** Why a file failed, in words: what is wrong with the file itself, else the record's own reason. */
-async function failureReason(entry: FolderEntry, error: unknown): Promise<string> {
+export async function fileFailureReason(file: FileToIngest, error: unknown): Promise<string> {
   if (error instanceof UnreadableFileError) {
-    const expected = VIDEO_EXTENSIONS.has(path.extname(entry.relative).toLowerCase()) ? 'video' : 'image';
-    return unreadableReason(entry.absolute, expected, error);
+    const expected = VIDEO_EXTENSIONS.has(path.extname(file.name).toLowerCase()) ? 'video' : 'image';
+    return unreadableReason(file.path, expected, error);
   }
   const message = error instanceof Error ? error.message : String(error);
   return fileSystemReason(error) ?? message.replace(/^file '[^']*': /, '');

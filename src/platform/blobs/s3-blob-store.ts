@@ -15,7 +15,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { assertSafeBlobKey, type BlobRange, type ListableBlobStore, type ListedBlob } from './blob-store.js';
-import { formatS3Location, type S3Location } from './s3-location.js';
+import { formatS3Location, uploadStagingPrefix, type S3Location } from './s3-location.js';
 
 /** The object metadata entry (x-amz-meta-sha256) holding the hex SHA-256 of the bytes, written with every blob. */
 const SHA256_METADATA = 'sha256';
@@ -61,6 +61,8 @@ function isMissingObject(error: unknown): boolean {
  */
 export class S3BlobStore implements ListableBlobStore {
   readonly client: S3Client;
+  /** What the client was made with: another client of the same bucket (the back office's upload staging) is made alike. */
+  readonly clientConfig: S3ClientConfig;
   private readonly pathStyle: boolean;
 
   constructor(
@@ -68,7 +70,7 @@ export class S3BlobStore implements ListableBlobStore {
     options: S3BlobStoreOptions,
   ) {
     this.pathStyle = options.pathStyle;
-    this.client = new S3Client({
+    this.clientConfig = {
       region: process.env.AWS_REGION?.trim() || 'us-east-1',
       forcePathStyle: options.pathStyle,
       // Flexible checksums (CRC trailers on aws-chunked uploads) are refused by many S3-compatible
@@ -78,7 +80,8 @@ export class S3BlobStore implements ListableBlobStore {
       // No request timeout: a slow client of a video download pauses the object's stream for as long as it likes.
       requestHandler: { connectionTimeout: 5000, httpAgent: { keepAlive: true, maxSockets: 256 }, httpsAgent: { keepAlive: true, maxSockets: 256 } },
       ...options.client,
-    });
+    };
+    this.client = new S3Client(this.clientConfig);
   }
 
   toString(): string {
@@ -174,6 +177,8 @@ export class S3BlobStore implements ListableBlobStore {
 
   async *list(): AsyncIterable<ListedBlob> {
     const prefix = this.location.prefix ? `${this.location.prefix}/` : '';
+    // At the bucket's top the back office's upload staging is among the objects: not blobs.
+    const staging = `${uploadStagingPrefix(this.location)}/`;
     let continuationToken: string | undefined;
     do {
       const page = await this.client.send(
@@ -181,7 +186,7 @@ export class S3BlobStore implements ListableBlobStore {
       );
       for (const object of page.Contents ?? []) {
         const key = object.Key?.slice(prefix.length);
-        if (key === undefined || !isSafeKey(key)) continue;
+        if (key === undefined || !isSafeKey(key) || (prefix === '' && key.startsWith(staging))) continue;
         yield { key, size: object.Size ?? 0 };
       }
       continuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;

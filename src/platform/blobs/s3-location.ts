@@ -30,3 +30,13 @@ export function parseS3Location(text: string): S3Location | string {
 export function formatS3Location(location: S3Location): string {
   return `s3://${location.bucket}${location.prefix ? `/${location.prefix}` : ''}`;
 }
+
+/**
+ * Where the back office stages unfinished uploads in the blobs' bucket: beside the blobs'
+ * prefix, never under it (`media/stockroom.upload-staging/` for `s3://media/stockroom`), so that
+ * a listing of the blobs (a backup, a migration) leaves them out; at the bucket's top,
+ * `upload-staging/`, which the listing skips.
+ */
+export function uploadStagingPrefix(location: S3Location): string {
+  return location.prefix ? `${location.prefix}.upload-staging` : 'upload-staging';
+}

@@ -33,6 +33,7 @@ import { exactRedirects } from './migrations/0019-exact-redirects.js';
 import { boardArrangement } from './migrations/0020-board-arrangement.js';
 import { staff } from './migrations/0021-staff.js';
 import { assetPublication } from './migrations/0022-asset-publication.js';
+import { assetUploads } from './migrations/0023-asset-uploads.js';
 
 export type SqlDialect = 'sqlite' | 'postgres';
 
@@ -131,6 +132,7 @@ export function stockroomMigrations(dialect: SqlDialect): Record<string, Migrati
     '0020-board-arrangement': boardArrangement(),
     '0021-staff': staff(dialect),
     '0022-asset-publication': assetPublication(),
+    '0023-asset-uploads': assetUploads(),
   };
 }
 

@@ -591,6 +591,26 @@ export interface VideoTranscodesTable {
   finished_at: string | null;
 }
 
+/** An upload of the back office (src/asset-uploads), from its creation to what its ingest made of it. */
+export interface AssetUploadsTable {
+  id: string;
+  user_id: number;
+  file_name: string;
+  byte_size: number;
+  /** uploading | waiting (its ingest queued) | ingesting | done | refused | abandoned */
+  status: string;
+  asset_id: string | null;
+  asset_type: string | null;
+  /** Why ingest refused the file, in ingest's words. */
+  problem: string | null;
+  attempts: Generated<number>;
+  claimed_by: string | null;
+  lease_until: string | null;
+  created_at: string;
+  active_at: string;
+  finished_at: string | null;
+}
+
 /** A session of the catalogue browser (src/web); tokens and the PKCE verifier are sealed. */
 export interface WebSessionsTable {
   /** SHA-256 of the cookie's random id. */
@@ -661,6 +681,7 @@ export interface Tables {
   generation_file_registrations: GenerationFileRegistrationsTable;
   generation_downloads: GenerationDownloadsTable;
   video_transcodes: VideoTranscodesTable;
+  asset_uploads: AssetUploadsTable;
   web_sessions: WebSessionsTable;
   audit_log: AuditLogTable;
 }

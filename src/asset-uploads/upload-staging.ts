@@ -1,0 +1,141 @@
+import { randomBytes } from 'node:crypto';
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import fs from 'node:fs';
+import { FileStore } from '@tus/file-store';
+import { DeleteObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { S3Store } from '@tus/s3-store';
+import type { DataStore } from '@tus/utils';
+import type { BlobStore } from '../platform/blobs/blob-store.js';
+import { FilesystemBlobStore } from '../platform/blobs/filesystem-blob-store.js';
+import { S3BlobStore } from '../platform/blobs/s3-blob-store.js';
+import { uploadStagingPrefix } from '../platform/blobs/s3-location.js';
+
+/*
+ * Where the bytes of an upload wait until it is finished and ingested: a folder beside the blob
+ * folder (tus's file store), or, when the blobs are in a bucket, the same bucket under a staging
+ * prefix (tus's S3 store, a multipart upload per file), so that an upload begun through one node
+ * goes on through any other.
+ */
+
+/** An upload's id as its URL carries it: 32 hex digits. */
+const UPLOAD_ID = /^[0-9a-f]{32}$/;
+/** The parts of a staged upload in a bucket: 8 MiB, as the blob store's (S3 wants 5 MiB at least). */
+const S3_PART_BYTES = 8 * 1024 * 1024;
+
+export function isUploadId(text: string): boolean {
+  return UPLOAD_ID.test(text);
+}
+
+export function newUploadId(): string {
+  return randomBytes(16).toString('hex');
+}
+
+export interface UploadStaging {
+  /** tus's store of the staged bytes. */
+  readonly datastore: DataStore;
+  /** Where it is, for the log and the docs. */
+  readonly description: string;
+  /** The store's id of an upload (an object key in a bucket). */
+  storeId(uploadId: string): string;
+  /** The upload's id of a store id. */
+  uploadIdOf(storeId: string): string;
+  /** Runs `work` with a finished upload's bytes as a local file (copied out of a bucket as a stream first). */
+  withLocalFile<T>(uploadId: string, work: (file: string) => Promise<T>): Promise<T>;
+  /** Removes an upload's staged bytes, finished or not; nothing when they are gone already. */
+  remove(uploadId: string): Promise<void>;
+}
+
+/** The staging that goes with a blob store: a folder beside a folder store, a prefix beside a bucket's. */
+export function stagingFor(blobs: BlobStore): UploadStaging {
+  if (blobs instanceof S3BlobStore) return new BucketStaging(blobs);
+  if (blobs instanceof FilesystemBlobStore) return new FolderStaging(path.join(path.dirname(path.resolve(blobs.root)), 'upload-staging'));
+  throw new Error('the back office stages uploads beside a folder or S3 blob store; this blob store is neither');
+}
+
+const isGone = (error: unknown) => (error as { status_code?: number }).status_code === 404 || (error as NodeJS.ErrnoException).code === 'ENOENT';
+
+class FolderStaging implements UploadStaging {
+  readonly datastore: FileStore;
+  readonly description: string;
+
+  constructor(private readonly directory: string) {
+    // The folder holds what staff send before anyone reviewed it: the owner's alone, as the blobs are.
+    fs.mkdirSync(directory, { recursive: true, mode: 0o700 });
+    this.datastore = new FileStore({ directory });
+    this.description = directory;
+  }
+
+  storeId(uploadId: string): string {
+    return uploadId;
+  }
+
+  uploadIdOf(storeId: string): string {
+    return storeId;
+  }
+
+  withLocalFile<T>(uploadId: string, work: (file: string) => Promise<T>): Promise<T> {
+    return work(path.join(this.directory, uploadId));
+  }
+
+  async remove(uploadId: string): Promise<void> {
+    try {
+      await this.datastore.remove(uploadId);
+    } catch (error) {
+      if (!isGone(error)) throw error;
+    }
+  }
+}
+
+class BucketStaging implements UploadStaging {
+  readonly datastore: S3Store;
+  readonly description: string;
+  private readonly prefix: string;
+  private readonly client: S3Client;
+  private readonly bucket: string;
+
+  constructor(blobs: S3BlobStore) {
+    this.client = blobs.client;
+    this.bucket = blobs.location.bucket;
+    this.prefix = uploadStagingPrefix(blobs.location);
+    this.datastore = new S3Store({ partSize: S3_PART_BYTES, s3ClientConfig: { ...blobs.clientConfig, bucket: blobs.location.bucket } });
+    this.description = `s3://${blobs.location.bucket}/${this.prefix}/`;
+  }
+
+  storeId(uploadId: string): string {
+    return `${this.prefix}/${uploadId}`;
+  }
+
+  uploadIdOf(storeId: string): string {
+    return storeId.slice(storeId.lastIndexOf('/') + 1);
+  }
+
+  async withLocalFile<T>(uploadId: string, work: (file: string) => Promise<T>): Promise<T> {
+    const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'stockroom-upload-'));
+    try {
+      const file = path.join(dir, 'upload');
+      // A stream from the bucket to the disk: a video of several GB never sits in memory.
+      await pipeline((await this.datastore.read(this.storeId(uploadId))) as Readable, fs.createWriteStream(file));
+      return await work(file);
+    } finally {
+      await fsp.rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  async remove(uploadId: string): Promise<void> {
+    const key = this.storeId(uploadId);
+    try {
+      // An unfinished upload: its multipart upload is aborted and its objects go.
+      await this.datastore.remove(key);
+      return;
+    } catch (error) {
+      if (!isGone(error)) throw error;
+    }
+    // A finished one has no multipart upload left to abort (tus's store then stops short): its
+    // object, its info and any leftover part are deleted here; deleting what is not there succeeds.
+    for (const object of [key, `${key}.info`, `${key}.part`]) await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: object }));
+  }
+}
