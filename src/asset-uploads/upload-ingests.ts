@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { assetTypeOfFileName, fileFailureReason, ingestOneFile, SkippedFileError } from '../catalog/ingest/folder-ingest.js';
 import type { IngestService, RecordOutcome } from '../catalog/ingest/ingest.service.js';
 import { isStoreUnavailable } from '../platform/http/error-handler.js';
-import type { JobHandler, JobLease, JobRunner } from '../platform/jobs/job-runner.js';
+import type { JobHandler, JobLease, JobRunner, JobSettings, RegisteredJobKind } from '../platform/jobs/job-runner.js';
 import type { LeaseQueue } from '../platform/jobs/lease-queue.js';
 import type { AssetUploadRow, AssetUploadsRepository } from './asset-uploads.repository.js';
 import type { UploadStaging } from './upload-staging.js';
@@ -16,10 +16,8 @@ export interface UploadIngestsOptions {
   staging: UploadStaging;
   /** The one ingest of the catalogue, as `stockroom ingest` runs it. */
   ingest: IngestService;
-  /** Ingests this node runs at once (0: none; another node does). */
-  concurrency: number;
-  leaseMs?: number;
-  pollMs?: number;
+  /** How this node runs the ingests: how many at once (0: none; another node does), the lease, the poll. */
+  job: JobSettings;
   log: Logger;
   now: () => Date;
 }
@@ -34,20 +32,16 @@ export interface UploadIngestsOptions {
  */
 export class UploadIngests implements JobHandler<'asset_uploads'> {
   readonly queue: LeaseQueue<'asset_uploads'>;
-  readonly concurrency: number;
-  readonly leaseMs: number;
-  readonly pollMs: number;
+  private readonly kind: RegisteredJobKind;
 
   constructor(private readonly options: UploadIngestsOptions) {
     this.queue = options.repository.queue;
-    this.concurrency = options.concurrency;
-    this.leaseMs = options.leaseMs ?? 60_000;
-    this.pollMs = options.pollMs ?? 2000;
-    options.runner.register(UPLOAD_INGEST, this);
+    this.kind = options.runner.register(UPLOAD_INGEST, this, options.job);
   }
 
+  /** Looks for work now (an upload just finished here). */
   wake(): void {
-    this.options.runner.wake(UPLOAD_INGEST);
+    this.kind.wake();
   }
 
   async run(upload: AssetUploadRow, lease: JobLease): Promise<void> {
