@@ -161,6 +161,13 @@ async function composeStockroom(config: Config, overrides: ServiceOverrides): Pr
       browserSessions: web.exports.browserSessions,
       users: oauth.exports.users,
       catalogEditing: catalog.exports.catalogEditing,
+      // Staff see drafts and withdrawn assets: the original is found in any state, and the picture made as media makes every display file.
+      assetPictures: {
+        async pictureOf(assetId, file) {
+          const original = await catalog.exports.catalog.findOriginalInAnyState(assetId);
+          return original === undefined ? undefined : media.exports.media.renderFromOriginal(original.originalKey, file);
+        },
+      },
     });
     built.push(backOffice);
     const assetUploads = assetUploadsModule(platform, {

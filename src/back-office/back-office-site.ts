@@ -96,7 +96,8 @@ export class StaffSite {
   /** Every page and form, as declared: the access-matrix test covers each. */
   readonly routes: StaffRoute[] = [];
   private readonly sections: BackOfficeSection[] = [];
-  private readonly headers: Record<string, string>;
+  /** The strict page policy's headers every page is sent with. */
+  readonly pageHeaders: Readonly<Record<string, string>>;
   /** A request's frame once its actor is known: an error page shows the same header. */
   private readonly frames = new WeakMap<FastifyRequest, StaffFrame>();
 
@@ -106,7 +107,7 @@ export class StaffSite {
     readonly files: BackOfficeFiles,
     publicUrl: string,
   ) {
-    this.headers = pageHeaders(contentSecurityPolicy(publicUrl));
+    this.pageHeaders = pageHeaders(contentSecurityPolicy(publicUrl));
   }
 
   /** Adds a section to the header (a group of pages calls this when it registers). */
@@ -168,7 +169,7 @@ export class StaffSite {
   }
 
   send(reply: FastifyReply, status: number, body: string): FastifyReply {
-    return reply.code(status).headers(this.headers).send(body);
+    return reply.code(status).headers(this.pageHeaders).send(body);
   }
 
   private remember(request: FastifyRequest, actor: Staff | { id: number; username: string; role: StaffRole | null }, csrfToken: string, spec: { title: string; section?: string | undefined }) {

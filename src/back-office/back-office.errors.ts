@@ -59,3 +59,13 @@ export function teamNotFound(team: string): ApiError {
 export function cannotDemoteYourself(message: string): ApiError {
   return new ApiError(409, 'CannotChangeOwnAccount', message);
 }
+
+/** A picture of an asset that is not there: no such asset, no such display file, or no file to make it from. */
+export function pictureNotFound(id: string): ApiError {
+  return new ApiError(404, 'PictureNotFound', `There is no picture of asset ${id}`);
+}
+
+/** A move between draft, published and withdrawn that the asset's state does not allow (the message says which states may). */
+export function publicationMoveRefused(message: string): ApiError {
+  return new ApiError(409, 'PublicationMoveRefused', message);
+}

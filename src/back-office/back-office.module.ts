@@ -7,6 +7,7 @@ import { BACK_OFFICE_PREFIX, backOfficeFiles, StaffSite, type StaffDirectory, ty
 import { backOfficeRoutes } from './back-office.routes.js';
 import { CatalogueDesk } from './catalogue-desk.service.js';
 import type { CatalogEditingService } from '../catalog/catalog-editing.service.js';
+import type { AssetPictures } from './catalogue.routes.js';
 
 export interface BackOfficeNeeds {
   /** The catalogue browser's sessions: staff sign in as everyone does, through this server's own OAuth. */
@@ -15,6 +16,8 @@ export interface BackOfficeNeeds {
   users: StaffDirectory;
   /** The catalogue's drafts, fields, files and states (the catalogue's editing service). */
   catalogEditing: CatalogEditingService;
+  /** A small picture of an asset in any state, for staff only (never through a public URL). */
+  assetPictures: AssetPictures;
 }
 
 export interface BackOfficeExports {
@@ -41,7 +44,12 @@ export function backOfficeModule(platform: Platform, needs: BackOfficeNeeds): St
     exports: { auditLog, backOfficeRoutes: site.routes, catalogueDesk },
     routes: {
       async root(root) {
-        await root.register(backOfficeRoutes, { prefix: BACK_OFFICE_PREFIX, site, auditLog });
+        await root.register(backOfficeRoutes, {
+          prefix: BACK_OFFICE_PREFIX,
+          site,
+          auditLog,
+          catalogue: { desk: catalogueDesk, pictures: needs.assetPictures, pageHeaders: site.pageHeaders },
+        });
       },
     },
   };

@@ -4,12 +4,15 @@ import { isStorageFull, STORAGE_FULL_MESSAGE } from '../platform/http/storage-fu
 import { registerFormBody } from '../web/web-forms.js';
 import type { AuditLog } from './audit-log.service.js';
 import { auditRoutes } from './audit.routes.js';
+import { catalogueRoutes, type CataloguePagesNeeds } from './catalogue.routes.js';
 import { withinBackOffice, type StaffSite } from './back-office-site.js';
 import { errorPage, homePage } from './back-office.pages.js';
 
 export interface BackOfficeRoutesOptions {
   site: StaffSite;
   auditLog: AuditLog;
+  /** What the catalogue's pages act through. */
+  catalogue: CataloguePagesNeeds;
 }
 
 /** What each section is for, on the front page. */
@@ -29,7 +32,7 @@ const ABOUT: ReadonlyMap<string, string> = new Map([
  */
 export async function backOfficeRoutes(app: FastifyInstance, options: BackOfficeRoutesOptions): Promise<void> {
   // Each group gets these alone: the options this plugin was registered with carry its prefix, which a group must not add again.
-  const groups: BackOfficeRoutesOptions = { site: options.site, auditLog: options.auditLog };
+  const groups: BackOfficeRoutesOptions = { site: options.site, auditLog: options.auditLog, catalogue: options.catalogue };
   const { site } = groups;
   registerFormBody(app);
   app.setErrorHandler(async (error, request, reply) => {
@@ -51,5 +54,6 @@ export async function backOfficeRoutes(app: FastifyInstance, options: BackOffice
 
   site.page(app, { url: '/admin', role: 'editor', title: 'Back office' }, async (_request, reply, { frame }) => site.send(reply, 200, homePage(frame, ABOUT)));
 
+  await app.register(catalogueRoutes, groups);
   await app.register(auditRoutes, groups);
 }

@@ -190,15 +190,24 @@ export class MediaService {
    * asset, or an original missing from the store.
    */
   async render(assetId: string, fileName: string): Promise<RenderedImage | undefined> {
+    if (!KEY_FRAME_FILE.test(fileName) && renditionForFile(fileName) === undefined) return undefined;
+    const original = await this.findOriginal(assetId);
+    return original === undefined ? undefined : this.renderFromOriginal(original.originalKey, fileName);
+  }
+
+  /**
+   * The bytes of one display file of the original stored under `originalKey`, as render() makes
+   * them (the same cache). For a caller that found the original itself: the back office shows
+   * staff a draft or a withdrawn asset, which render()'s published-only lookup does not find.
+   */
+  async renderFromOriginal(originalKey: string, fileName: string): Promise<RenderedImage | undefined> {
     const keyFrame = KEY_FRAME_FILE.exec(fileName);
     const rendition = keyFrame ? { ...DISPLAY_SIZES.comp, file: fileName } : renditionForFile(fileName);
     if (rendition === undefined) return undefined;
-    const original = await this.findOriginal(assetId);
-    if (original === undefined) return undefined;
-    const video = isVideoOriginal(original.originalKey);
+    const video = isVideoOriginal(originalKey);
     if (keyFrame && !video) return undefined;
-    const sourceKey = !video ? original.originalKey : keyFrame ? keyFrameKey(original.originalKey, Number(keyFrame[1])) : posterKey(original.originalKey);
-    const cacheKey = renditionBlobKey(original.originalKey, rendition.file);
+    const sourceKey = !video ? originalKey : keyFrame ? keyFrameKey(originalKey, Number(keyFrame[1])) : posterKey(originalKey);
+    const cacheKey = renditionBlobKey(originalKey, rendition.file);
     // The cache read happens inside the shared promise too: a request arriving just
     // after a render finished then finds the stored file instead of rendering again.
     let pending = this.inFlight.get(cacheKey);

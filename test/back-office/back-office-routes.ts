@@ -1,6 +1,7 @@
 import type { Services } from '../../src/app.js';
 import type { StaffRole } from '../../src/oauth/users.service.js';
 import type { Person } from './back-office-fixtures.js';
+import { CATALOGUE_ROUTES } from './catalogue-access-routes.js';
 
 /** What a row of the table may use to name its page: the ids of the matrix's people, and the services. */
 export interface RouteContext {
@@ -29,4 +30,5 @@ export const form = (pattern: string, role: StaffRole, path: AccessRoute['path']
 export const BACK_OFFICE_ROUTES: readonly AccessRoute[] = [
   page('/admin', 'editor'),
   page('/admin/audit', 'admin', () => '/admin/audit?action=&from=2020-01-01'),
+  ...CATALOGUE_ROUTES,
 ];
