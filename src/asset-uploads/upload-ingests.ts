@@ -50,8 +50,8 @@ export class UploadIngests implements JobHandler<'asset_uploads'> {
     let problem: string | undefined;
     await staging.withLocalFile(upload.id, async (file) => {
       try {
-        // A new asset waits for review as a draft.
-        outcome = await ingestOneFile(ingest, { name: upload.file_name, path: file }, { publication: 'draft' });
+        // A new asset waits for review as a draft; a file already in the catalogue (the same bytes, the same id) keeps its state.
+        outcome = await ingestOneFile(ingest, { name: upload.file_name, path: file }, { publicationOfNew: 'draft' });
       } catch (error) {
         // The store gone is nobody's fault: the job runs again, its staged bytes kept for it.
         if (isStoreUnavailable(error)) throw error;

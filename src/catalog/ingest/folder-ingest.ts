@@ -114,8 +114,10 @@ export interface FileIngestOptions extends WriteOptions {
   probe?: ProbeRunner | undefined;
   /** Told the file's SHA-256 before anything is stored; throws SkippedFileError to skip it (a folder's second copy of a file). */
   claim?: ((sha256: string) => void) | undefined;
-  /** The state to store the asset in (an upload of the back office: a draft); undefined: as ingest decides. */
+  /** The state to store the asset in; undefined: as ingest decides. */
   publication?: Publication | undefined;
+  /** The state to store the asset in if it is new (an upload of the back office: a draft); a stored one keeps its own. */
+  publicationOfNew?: Publication | undefined;
 }
 
 /** What a file of this name is ingested as, by its extension; undefined for a file that is neither a picture nor a video. */
@@ -148,7 +150,7 @@ export async function ingestOneFile(ingest: IngestService, file: FileToIngest, o
   const store = (value: Record<string, unknown>, content: Buffer | { videoPath: string }) => {
     const parsed = parseManifestLine(value);
     if (!parsed.ok) throw new SkippedFileError(parsed.reason);
-    return ingest.applyRecord(value, content, { ...writeOptions, titleFromFileName: titleFromFileName(file.name), publication: options.publication });
+    return ingest.applyRecord(value, content, { ...writeOptions, titleFromFileName: titleFromFileName(file.name), publication: options.publication, publicationOfNew: options.publicationOfNew });
   };
   const unreadable = (error: unknown): never => {
     throw new UnreadableFileError(`could not be read: ${error instanceof Error ? error.message : String(error)}`, { cause: error });

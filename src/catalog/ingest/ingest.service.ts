@@ -58,6 +58,12 @@ export interface RecordOptions extends WriteOptions {
    * Undefined: a new asset is published and a stored one keeps its state (AssetInput.publication).
    */
   publication?: Publication | undefined;
+  /**
+   * The state to store the asset in if it is new; a stored asset keeps its own (an upload from
+   * the back office: a new file waits as a draft, but a file already published, uploaded again,
+   * is not taken out of the catalogue by it). `publication`, when given, wins.
+   */
+  publicationOfNew?: Publication | undefined;
 }
 
 /** What storing one record did, or on a dry run would do. */
@@ -256,6 +262,7 @@ export class IngestService {
       input.fields.title = titledFromFileName;
     }
     if (options.publication !== undefined) input.publication = options.publication;
+    else if (options.publicationOfNew !== undefined && stored === undefined) input.publication = options.publicationOfNew;
     const operation = options.dryRun ? await this.plannedOperation(input.asset_type, input.id, stored) : await this.deps.catalog.upsertAsset(input);
     if (!options.dryRun && input.original !== undefined) await this.deps.displayFiles?.prepareDisplayFiles(input.original.key);
     const productTypes = Array.isArray(input.fields.product_types) ? (input.fields.product_types as string[]) : [];
