@@ -219,9 +219,14 @@ export async function catalogueRoutes(app: FastifyInstance, { site, catalogue }:
     if (action === 'edit') {
       const changes = bulkChanges(form);
       if (changes.length === 0) return refuse(400, { bulkProblem: 'Say what to change: a field to set, or keywords to add or remove.' });
-      const results: BulkResult[] = [];
-      for (const change of changes) results.push(...(await desk.updateMany(actor, ids, change)));
-      outcomes = results.filter((result) => !result.ok).map((result) => ({ id: result.id, problems: result.ok ? [] : result.problems }));
+      // A draft refused one change is left out of the next ones: it stays as it was, and its refusal is shown.
+      const refused: BulkResult[] = [];
+      for (const change of changes) {
+        const remaining = ids.filter((id) => !refused.some((result) => result.id === id));
+        if (remaining.length === 0) break;
+        refused.push(...(await desk.updateMany(actor, remaining, change)).filter((result) => !result.ok));
+      }
+      outcomes = refused.map((result) => ({ id: result.id, problems: result.ok ? [] : result.problems }));
     } else {
       const results: PublicationResult[] = action === 'publish' ? await desk.publish(actor, ids) : await desk.withdraw(actor, ids);
       outcomes = results.filter((result) => result.refusal !== undefined).map((result) => ({ id: result.id, problems: [{ field: 'state', message: result.refusal! }] }));

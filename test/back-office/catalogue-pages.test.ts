@@ -125,9 +125,11 @@ describe('the back office catalogue pages', () => {
     }
     expect((await stored('b3')).fields.city ?? null).toBeNull();
 
-    const refused = await f.post('/admin/catalogue/bulk', { csrf, 'select.b1': 'on', 'select.b3': 'on', action: 'edit', set_field: 'date_created', set_value: 'soon' }, editor);
+    const refused = await f.post('/admin/catalogue/bulk', { csrf, 'select.b1': 'on', 'select.b3': 'on', action: 'edit', set_field: 'date_created', set_value: 'soon', add_keywords: 'later' }, editor);
     expect(refused.statusCode).toBe(400);
     expect(refused.body).toMatch(/b1<\/a>: date_created: date_created must be an ISO 8601 date/);
+    // Refused the first change, a draft is left out of the next: no keyword was added.
+    expect(((await stored('b1')).fields.keywords as Array<{ text: string }>).map((keyword) => keyword.text)).toEqual(['sea', 'pier']);
     expect(refused.body).toContain('name="select.b1" form="bulk" checked');
     const nothing = await f.post('/admin/catalogue/bulk', { csrf, action: 'publish' }, editor);
     expect([nothing.statusCode, nothing.body]).toEqual([400, expect.stringContaining('Select at least one draft first.')]);
