@@ -101,6 +101,18 @@ describe('the back office catalogue pages', () => {
     expect(unchanged.headers.location).toBe('/admin/catalogue/assets/e1?done=unchanged');
   });
 
+  it("a video's page offers a video's fields and choices", async () => {
+    await f.t.services.ingest.applyRecord({ asset_type: 'video', id: 'v1', title: 'Surf', asset_family: 'creative' }, undefined, { publication: 'draft' });
+    const page = await f.get('/admin/catalogue/assets/v1', editor);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('<option value="rightsready">rightsready</option>');
+    expect(page.body).not.toContain('>Date shot<');
+    expect(page.body).toContain('No file yet.');
+    const saved = await f.post('/admin/catalogue/assets/v1', { ...formOf(page.body, 'v1'), license_model: 'rightsready' }, editor);
+    expect(saved.headers.location).toBe('/admin/catalogue/assets/v1?done=saved');
+    expect((await stored('v1')).fields).toMatchObject({ title: 'Surf', license_model: 'rightsready', asset_family: 'creative' });
+  });
+
   it('refuses a form without the session token (CSRF), and changes nothing', async () => {
     await draft('c1', { title: 'Pier', ...creative });
     const forged = await f.post('/admin/catalogue/assets/c1', { title: 'Forged' }, editor);
@@ -183,8 +195,8 @@ describe('the back office catalogue pages', () => {
 });
 
 /** The fields a browser would post from an edit page as it is shown. */
-function formOf(page: string): Record<string, string> {
-  const form = page.slice(page.indexOf('<form method="post" action="/admin/catalogue/assets/e1" class="form-grid edit"'));
+function formOf(page: string, id = 'e1'): Record<string, string> {
+  const form = page.slice(page.indexOf(`<form method="post" action="/admin/catalogue/assets/${id}" class="form-grid edit"`));
   const fields: Record<string, string> = { ...hiddenFields(form) };
   const unescape = (text: string) => text.replaceAll('&quot;', '"').replaceAll('&#39;', "'").replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&amp;', '&');
   for (const match of form.matchAll(/<input id="[^"]+" name="([^"]+)" value="([^"]*)"/g)) fields[match[1]!] = unescape(match[2]!);
