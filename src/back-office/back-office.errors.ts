@@ -69,3 +69,8 @@ export function pictureNotFound(id: string): ApiError {
 export function publicationMoveRefused(message: string): ApiError {
   return new ApiError(409, 'PublicationMoveRefused', message);
 }
+
+/** A form's file larger than a form takes (the resumable upload takes large files). */
+export function fileTooLarge(largestBytes: number): ApiError {
+  return new ApiError(413, 'FileTooLarge', `The file is larger than this form takes (${Math.round(largestBytes / (1024 * 1024))} MB)`);
+}

@@ -4,6 +4,7 @@ import { ASSET_PRODUCT_TYPES, PRODUCT_TYPE_NAMES } from '../catalog/product-type
 import { html, type Html } from '../web/web-html.js';
 import type { StaffFrame } from './back-office-site.js';
 import { csrfField, layout, notice, pager, when } from './back-office.pages.js';
+import { FILE_FORM_LARGEST_BYTES } from './file-form.js';
 
 /*
  * The catalogue's pages: the review queue of drafts, the published and withdrawn lists, and an
@@ -237,7 +238,9 @@ function fieldId(name: string): string {
 export function editPage(frame: StaffFrame, model: EditPageModel): string {
   const { asset } = model;
   const fields = editFieldsOf(asset.asset_type);
-  const shown = new Set(fields.map((field) => field.ingestField));
+  const shown = new Set([...fields.map((field) => field.ingestField), 'file']);
+  const anchorOf = (field: string) => (field === 'file' ? 'field-file' : fieldId(fields.find((candidate) => candidate.ingestField === field)!.name));
+  const fileProblems = model.problems.filter((problem) => problem.field === 'file');
   const elsewhere = model.problems.filter((problem) => !shown.has(problem.field));
   const problemsOf = (field: EditField) => model.problems.filter((problem) => problem.field === field.ingestField && (field.ingestField !== 'allowed_use' || field.name === 'usage_restrictions'));
   const warningsOf = (field: EditField) => model.warnings.filter((warning) => warning.field === field.ingestField);
@@ -251,7 +254,7 @@ export function editPage(frame: StaffFrame, model: EditPageModel): string {
     ${
       model.problems.length > 0
         ? html`<div class="problem" role="alert"><p>Nothing was saved: ${model.problems.length === 1 ? 'one value does' : `${model.problems.length} values do`} not fit.</p><ul>${model.problems.map(
-            (problem) => html`<li>${shown.has(problem.field) ? html`<a href="#${fieldId(fields.find((field) => field.ingestField === problem.field)!.name)}">${problem.message}</a>` : problem.message}</li>`,
+            (problem) => html`<li>${shown.has(problem.field) ? html`<a href="#${anchorOf(problem.field)}">${problem.message}</a>` : problem.message}</li>`,
           )}</ul></div>`
         : ''
     }
@@ -275,6 +278,16 @@ export function editPage(frame: StaffFrame, model: EditPageModel): string {
           .map((field) => fieldBlock(field, asset.asset_type, model.values.get(field.name), problemsOf(field), warningsOf(field)))}</fieldset>`,
       )}
       <div class="actions"><button type="submit">Save</button></div>
+    </form>
+    <h2 id="file-heading">Replace the file</h2>
+    <form method="post" action="${editPath(asset.id)}/file" enctype="multipart/form-data" class="form-grid" aria-labelledby="file-heading">
+      ${csrfField(frame.csrfToken)}
+      <div class="field"><label for="field-file">A new original</label>
+        <input type="file" id="field-file" name="file" required aria-describedby="field-file-hint${fileProblems.length > 0 ? ' field-file-problem' : ''}"${fileProblems.length > 0 ? html` aria-invalid="true"` : ''}>
+        <span class="hint" id="field-file-hint">${asset.asset_type === 'image' ? 'A picture' : 'A video or a short clip'}, up to ${Math.round(FILE_FORM_LARGEST_BYTES / (1024 * 1024))} MB. Its size, renditions and signature are made again; the fields stay.</span>
+        ${fileProblems.length > 0 ? html`<span class="field-problem" id="field-file-problem">${fileProblems.map((problem) => problem.message).join(' ')}</span>` : ''}
+      </div>
+      <div class="actions"><button type="submit">Replace the file</button></div>
     </form>`,
   );
 }

@@ -20,6 +20,7 @@ import {
 import type { CatalogueDesk } from './catalogue-desk.service.js';
 import type { Staff } from './staff-policy.js';
 import type { StaffFrame } from './back-office-site.js';
+import { formFile, registerFileForm } from './file-form.js';
 
 /** A display file's bytes and type. */
 export interface Picture {
@@ -52,6 +53,8 @@ const DONE: Readonly<Record<string, string>> = {
   bulk_published: 'The selected drafts are published.',
   bulk_withdrawn: 'The selected drafts are withdrawn.',
   bulk_edited: 'The selected drafts are changed.',
+  replaced: 'The file is replaced: its size, renditions and signature are made again.',
+  no_file: 'No file was chosen: nothing changed.',
 };
 
 /** The form's value of each field as the stored asset gives it. */
@@ -270,6 +273,19 @@ export async function catalogueRoutes(app: FastifyInstance, { site, catalogue }:
       return seeOther(reply, `${editPath(id)}?done=${done}`);
     });
   }
+
+  registerFileForm(app);
+  site.form(app, { ...section, url: '/admin/catalogue/assets/:id/file', title: 'Asset' }, async (request, reply, { actor, csrfToken }) => {
+    const id = assetIdOf(request.params);
+    const { asset } = await desk.read(actor, id);
+    const file = formFile(request, 'file');
+    if (file === undefined) return seeOther(reply, `${editPath(id)}?done=no_file`);
+    const result = await desk.update(actor, id, {}, { name: file.name === '' ? 'file' : file.name, data: file.data });
+    if (result.ok) return seeOther(reply, `${editPath(id)}?done=replaced`);
+    // Refused (a file ingest cannot read, or one of another type): the original stays; the problem shows beside the file.
+    const frame: StaffFrame = { ...site.frameOf(request)!, title: titleOf(asset), csrfToken, path: editPath(id) };
+    return site.send(reply, 400, editPage(frame, { asset, values: storedValues(asset), problems: result.problems, warnings: warningsOf(asset), done: undefined }));
+  });
 
   // The asset's picture for the queue and the edit page, drafts and withdrawn assets included: private to this person's browser.
   site.page(app, { ...section, url: '/admin/catalogue/assets/:id/picture/:file', title: 'Picture' }, async (request, reply, { actor }) => {

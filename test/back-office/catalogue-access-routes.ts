@@ -41,6 +41,8 @@ export const CATALOGUE_ROUTES: readonly AccessRoute[] = [
   page('/admin/catalogue/assets/:id', '/admin/catalogue/assets/matrix-draft'),
   page('/admin/catalogue/assets/:id/picture/:file', '/admin/catalogue/assets/matrix-draft/picture/thumb.jpg'),
   form('/admin/catalogue/assets/:id', '/admin/catalogue/assets/matrix-draft', { title: 'Matrix draft, retitled', caption: 'Made by the matrix' }),
+  // The matrix posts plain forms: a file form without a file changes nothing (its file is tested in catalogue-pages.test.ts).
+  form('/admin/catalogue/assets/:id/file', '/admin/catalogue/assets/matrix-draft/file'),
   form('/admin/catalogue/assets/:id/publish', '/admin/catalogue/assets/matrix-draft/publish'),
   form('/admin/catalogue/assets/:id/withdraw', '/admin/catalogue/assets/matrix-published/withdraw'),
   form('/admin/catalogue/assets/:id/restore', '/admin/catalogue/assets/matrix-withdrawn/restore'),

@@ -9,7 +9,8 @@ import { createTestApp, type TestApp } from '../helpers/test-app.js';
 /**
  * The catalogue's back-office pages in Debian's Chromium: an editor signs in, opens the review
  * queue (its staff-only thumbnails load), ticks a draft and publishes it, opens a draft's edit
- * page, sends a bad date and sees the problem beside the field, corrects it. axe finds no serious
+ * page, sends a bad date and sees the problem beside the field, corrects it, replaces the file
+ * through the page's plain file form. axe finds no serious
  * or critical violation on the queue, the edit page (with and without a problem) or the lists.
  * Only loopback is ever contacted.
  */
@@ -109,6 +110,12 @@ describe.skipIf(!HAS_CHROMIUM)(`the back office's catalogue pages in a real brow
     await page.getByRole('button', { name: 'Save' }).click();
     await page.waitForURL(/done=saved/);
     expect(await page.getByLabel('Caption').inputValue()).toBe('Centre court, empty');
+
+    // The plain file form replaces the original: the page shows the new size.
+    await page.getByLabel('A new original').setInputFiles({ name: 'court-wide.jpg', mimeType: 'image/jpeg', buffer: await makeJpeg(800, 400, '#336699') });
+    await page.getByRole('button', { name: 'Replace the file' }).click();
+    await page.waitForURL(/done=replaced/);
+    expect(await page.locator('dl.facts').textContent()).toContain('800 × 400');
 
     await page.goto(`${origin}/admin/catalogue/published?q=harbour`);
     expect(await page.locator('table.assets').textContent()).toContain('Harbour at dawn');

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FILE_FORM_LARGEST_BYTES } from '../../src/back-office/file-form.js';
 import { makeJpeg } from '../helpers/catalog-fixtures.js';
 import { backOfficeFixture, hiddenFields, type BackOfficeFixture } from './back-office-fixtures.js';
 
@@ -111,6 +112,61 @@ describe('the back office catalogue pages', () => {
     const saved = await f.post('/admin/catalogue/assets/v1', { ...formOf(page.body, 'v1'), license_model: 'rightsready' }, editor);
     expect(saved.headers.location).toBe('/admin/catalogue/assets/v1?done=saved');
     expect((await stored('v1')).fields).toMatchObject({ title: 'Surf', license_model: 'rightsready', asset_family: 'creative' });
+  });
+
+  /** Posts a file form as a browser does (multipart/form-data). */
+  async function postFile(path: string, fields: Record<string, string>, file: { name: string; data: Buffer } | undefined) {
+    const form = new FormData();
+    for (const [name, value] of Object.entries(fields)) form.append(name, value);
+    form.append('file', new Blob(file ? [new Uint8Array(file.data)] : []), file?.name ?? '');
+    const request = new Request('https://stockroom.example/', { method: 'POST', body: form });
+    return f.t.app.inject({
+      method: 'POST',
+      url: path,
+      headers: { 'content-type': request.headers.get('content-type')!, cookie: `__Host-stockroom-session=${editor}` },
+      payload: Buffer.from(await request.arrayBuffer()),
+    });
+  }
+
+  it("replaces an asset's file from its page: the size and picture are made again, the fields stay; a file ingest cannot read is shown beside the file", async () => {
+    await draft('r1', { title: 'Pier', ...creative });
+    const before = await stored('r1');
+    expect([before.width, before.height]).toEqual([320, 240]);
+    const page = await f.get('/admin/catalogue/assets/r1', editor);
+    expect(page.body).toContain('action="/admin/catalogue/assets/r1/file" enctype="multipart/form-data"');
+
+    const replaced = await postFile('/admin/catalogue/assets/r1/file', { csrf }, { name: 'pier-wide.jpg', data: await makeJpeg(640, 360, '#aa3300') });
+    expect([replaced.statusCode, replaced.headers.location]).toEqual([303, '/admin/catalogue/assets/r1?done=replaced']);
+    const after = await stored('r1');
+    expect([after.width, after.height, after.fields.title, after.publication]).toEqual([640, 360, 'Pier', 'draft']);
+    expect(after.original!.key).not.toBe(before.original!.key);
+    const comp = await f.get('/admin/catalogue/assets/r1/picture/comp.jpg', editor);
+    expect(comp.statusCode).toBe(200);
+    const { entries } = await f.t.services.auditLog.read({ id: f.ids.admin, username: 'ada', role: 'admin' }, { page: 1 });
+    expect(entries[0]).toMatchObject({ action: 'asset.replace_file', target: { id: 'r1' }, after: expect.objectContaining({ file: 'pier-wide.jpg' }) });
+
+    const unreadable = await postFile('/admin/catalogue/assets/r1/file', { csrf }, { name: 'notes.jpg', data: Buffer.from('these are not the bytes of a picture') });
+    expect(unreadable.statusCode).toBe(400);
+    expect(unreadable.body).toMatch(/<input type="file" id="field-file" name="file" required aria-describedby="field-file-hint field-file-problem" aria-invalid="true">/);
+    expect(unreadable.body).toMatch(/<span class="field-problem" id="field-file-problem">[^<]*notes\.jpg/);
+    expect((await stored('r1')).original!.key).toBe(after.original!.key);
+
+    const none = await postFile('/admin/catalogue/assets/r1/file', { csrf }, undefined);
+    expect(none.headers.location).toBe('/admin/catalogue/assets/r1?done=no_file');
+    const forged = await postFile('/admin/catalogue/assets/r1/file', {}, { name: 'x.jpg', data: await makeJpeg(100, 100) });
+    expect([forged.statusCode, forged.body]).toEqual([403, expect.stringContaining('<code>CsrfCheckFailed</code>')]);
+    expect((await stored('r1')).width).toBe(640);
+
+    // Bodies above the server's usual limit (1 MB) are this form's to take, up to its own largest.
+    const large = await postFile('/admin/catalogue/assets/r1/file', { csrf }, { name: 'large.jpg', data: Buffer.alloc(3 * 1024 * 1024, 7) });
+    expect([large.statusCode, large.body]).toEqual([400, expect.stringContaining('id="field-file-problem"')]);
+    const huge = await f.t.app.inject({
+      method: 'POST',
+      url: '/admin/catalogue/assets/r1/file',
+      headers: { 'content-type': 'multipart/form-data; boundary=x', cookie: `__Host-stockroom-session=${editor}` },
+      payload: Buffer.alloc(FILE_FORM_LARGEST_BYTES + 1),
+    });
+    expect([huge.statusCode, huge.body]).toEqual([413, expect.stringContaining('<code>FileTooLarge</code>')]);
   });
 
   it('refuses a form without the session token (CSRF), and changes nothing', async () => {
