@@ -158,6 +158,11 @@ export class StaffSite {
     });
   }
 
+  /** Whether the request comes with a session at all: a large form body is read only then. */
+  async hasSession(request: FastifyRequest): Promise<boolean> {
+    return (await this.sessions.of(request)) !== undefined;
+  }
+
   /** The frame of a request whose actor is known; undefined otherwise. */
   frameOf(request: FastifyRequest): StaffFrame | undefined {
     return this.frames.get(request);

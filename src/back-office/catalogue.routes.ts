@@ -274,7 +274,7 @@ export async function catalogueRoutes(app: FastifyInstance, { site, catalogue }:
     });
   }
 
-  registerFileForm(app);
+  registerFileForm(app, (request) => site.hasSession(request));
   site.form(app, { ...section, url: '/admin/catalogue/assets/:id/file', title: 'Asset' }, async (request, reply, { actor, csrfToken }) => {
     const id = assetIdOf(request.params);
     const { asset } = await desk.read(actor, id);

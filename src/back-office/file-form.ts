@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { malformedForm } from '../web/web.errors.js';
-import { fileTooLarge } from './back-office.errors.js';
+import { fileTooLarge, formExpired } from './back-office.errors.js';
 
 /*
  * A form with a file (`multipart/form-data`), read with the platform's own reader (Node's
@@ -26,7 +26,11 @@ export interface FormFile {
 const filesOf = new WeakMap<FastifyRequest, ReadonlyMap<string, FormFile>>();
 
 /** Reads file forms in this plugin's routes; a field given twice, or a body that is not one, is a 400 page. */
-export function registerFileForm(app: FastifyInstance): void {
+export function registerFileForm(app: FastifyInstance, hasSession: (request: FastifyRequest) => Promise<boolean>): void {
+  // Up to 64 MB is read only for a browser that has a session; the form's own checks (its token, the role) follow.
+  app.addHook('preParsing', async (request) => {
+    if (request.headers['content-type']?.toLowerCase().startsWith(MULTIPART_CONTENT_TYPE) && !(await hasSession(request))) throw formExpired();
+  });
   app.addContentTypeParser(MULTIPART_CONTENT_TYPE, async (request: FastifyRequest, payload: NodeJS.ReadableStream) => {
     const declared = Number(request.headers['content-length']);
     if (declared > FILE_FORM_LARGEST_BYTES) throw fileTooLarge(FILE_FORM_LARGEST_BYTES);

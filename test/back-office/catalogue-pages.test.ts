@@ -167,6 +167,9 @@ describe('the back office catalogue pages', () => {
       payload: Buffer.alloc(FILE_FORM_LARGEST_BYTES + 1),
     });
     expect([huge.statusCode, huge.body]).toEqual([413, expect.stringContaining('<code>FileTooLarge</code>')]);
+    // Without a session the body is not read at all.
+    const stranger = await f.t.app.inject({ method: 'POST', url: '/admin/catalogue/assets/r1/file', headers: { 'content-type': 'multipart/form-data; boundary=x' }, payload: Buffer.alloc(1024) });
+    expect([stranger.statusCode, stranger.body]).toEqual([403, expect.stringContaining('<code>CsrfCheckFailed</code>')]);
   });
 
   it('refuses a form without the session token (CSRF), and changes nothing', async () => {
