@@ -156,6 +156,8 @@ async function composeStockroom(config: Config, overrides: ServiceOverrides): Pr
     const backOffice = backOfficeModule(platform, {
       browserSessions: web.exports.browserSessions,
       users: oauth.exports.users,
+      clients: oauth.exports.clients,
+      products: licensing.exports.products,
     });
     built.push(backOffice);
     measureGenerationQueue(platform.metrics, generation.exports.generationJobs);
