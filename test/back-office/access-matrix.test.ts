@@ -42,6 +42,16 @@ describe.each(STORES)('back-office access matrix on $name', ({ url }) => {
     expect(listed).toEqual(registered);
   });
 
+  it('CSRF: a form without the session’s token, or with another session’s, is refused and changes nothing', async () => {
+    const path = `/admin/applications/${f.things.applicationId}/disable`;
+    for (const form of [{}, { csrf: 'x'.repeat(43) }, { csrf: csrf.editor }] as Array<Record<string, string>>) {
+      const refused = await f.post(path, form, cookies.admin);
+      expect(refused.statusCode).toBe(403);
+      expect(refused.body).toContain('<code>CsrfCheckFailed</code>');
+    }
+    expect((await f.t.services.clients.listing(f.things.applicationId))?.disabled).toBe(false);
+  });
+
   // Refusals first, then the visitors who may: an allowed form changes things the next rows read.
   const order: Array<[Visitor, AccessRoute]> = [];
   for (const visitor of VISITORS) for (const route of BACK_OFFICE_ROUTES) if (expected(visitor, route) !== 'allowed') order.push([visitor, route]);
