@@ -161,6 +161,8 @@ async function composeStockroom(config: Config, overrides: ServiceOverrides): Pr
       browserSessions: web.exports.browserSessions,
       users: oauth.exports.users,
       catalogEditing: catalog.exports.catalogEditing,
+      clients: oauth.exports.clients,
+      products: licensing.exports.products,
       // Staff see drafts and withdrawn assets: the original is found in any state, and the picture made as media makes every display file.
       assetPictures: {
         async pictureOf(assetId, file) {

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely, type Transaction } from 'kysely';
 import type { SqlDialect } from '../platform/db/database.js';
 import type { AssetsTable, Tables } from '../platform/db/tables.js';
 import { recordChange } from '../platform/db/change-log.js';
@@ -191,13 +191,7 @@ export class CatalogRepository {
       .selectFrom('assets')
       .select(['id', 'asset_type', 'original_key'])
       .where('original_key', 'is not', null)
-      .where((eb) =>
-        eb.or([
-          eb('media_facts_version', 'is', null),
-          eb('media_facts_version', '<', version),
-          ...(needNudity ? [eb('nudity_score', 'is', null)] : []),
-        ]),
-      )
+      .where((eb) => needsMediaFacts(eb, version, needNudity))
       .orderBy('id')
       .limit(limit);
     if (afterId !== null) query = query.where('id', '>', afterId);
@@ -211,13 +205,7 @@ export class CatalogRepository {
       .selectFrom('assets')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('original_key', 'is not', null)
-      .where((eb) =>
-        eb.or([
-          eb('media_facts_version', 'is', null),
-          eb('media_facts_version', '<', version),
-          ...(needNudity ? [eb('nudity_score', 'is', null)] : []),
-        ]),
-      )
+      .where((eb) => needsMediaFacts(eb, version, needNudity))
       .executeTakeFirst();
     return Number(row?.n ?? 0);
   }
@@ -791,4 +779,9 @@ function mediaFactsColumns(facts: MediaFacts | null) {
 /** A write that contradicts what is stored (an id reused for another type, a collection id clash). */
 export class CatalogConflictError extends Error {
   override name = 'CatalogConflictError';
+}
+
+/** An asset's media facts are due: never computed, computed by an older version, or without the nudity score a classifier now gives. */
+function needsMediaFacts(eb: ExpressionBuilder<Tables, 'assets'>, version: number, needNudity: boolean) {
+  return eb.or([eb('media_facts_version', 'is', null), eb('media_facts_version', '<', version), ...(needNudity ? [eb('nudity_score', 'is', null)] : [])]);
 }

@@ -55,6 +55,13 @@ const DELIVERY_EXPOSED_HEADERS = 'content-disposition, content-range, accept-ran
  * URLs end up in `<img src>`, which sends no headers. The signed, expiring query
  * string is the authorization instead.
  */
+/** What every signed URL may answer besides its file: not modified, a malformed URL, a bad signature. */
+const SIGNED_URL_ANSWERS = {
+  304: { description: 'Not modified (If-None-Match matched the ETag)', type: 'null' },
+  400: { ...ErrorBody, description: 'A path segment or query value longer than any signed URL has' },
+  403: { ...ErrorBody, description: 'Signature invalid, missing or expired' },
+} as const;
+
 export async function mediaRoutes(app: FastifyInstance, options: MediaRoutesOptions): Promise<void> {
   const { media, signer } = options;
   // A video download answers 307 (the spec), and a client following it repeats its POST, body
@@ -80,9 +87,7 @@ export async function mediaRoutes(app: FastifyInstance, options: MediaRoutesOpti
             content: { 'image/jpeg': binaryImage, 'image/webp': binaryImage, 'video/mp4': binaryImage },
           },
           206: { description: 'The requested byte range of a preview clip (Content-Range)', content: { 'video/mp4': binaryImage } },
-          304: { description: 'Not modified (If-None-Match matched the ETag)', type: 'null' },
-          400: { ...ErrorBody, description: 'A path segment or query value longer than any signed URL has' },
-          403: { ...ErrorBody, description: 'Signature invalid, missing or expired' },
+          ...SIGNED_URL_ANSWERS,
           404: { ...ErrorBody, description: 'No such image or display file' },
           416: { ...ErrorBody, description: 'The range lies past the end of the preview clip (Content-Range: bytes */size)' },
           500: { ...ErrorBody, description: 'The preview clip could not be made from the video (VideoTranscodeFailed)' },
@@ -140,9 +145,7 @@ export async function mediaRoutes(app: FastifyInstance, options: MediaRoutesOpti
           content: { 'image/jpeg': binaryImage, 'application/postscript': binaryImage, 'application/octet-stream': binaryImage },
         },
         206: { description: 'The requested byte range of the file (Content-Range)', content: { 'application/octet-stream': binaryImage } },
-        304: { description: 'Not modified (If-None-Match matched the ETag)', type: 'null' },
-        400: { ...ErrorBody, description: 'A path segment or query value longer than any signed URL has' },
-        403: { ...ErrorBody, description: 'Signature invalid, missing or expired' },
+        ...SIGNED_URL_ANSWERS,
         404: {
           ...ErrorBody,
           description:

@@ -7,7 +7,7 @@ import type { TypeBoxRequestTypeProvider } from '../platform/http/parameters.js'
 import { ErrorBody, Nullable } from '../platform/http/schema-types.js';
 import type { AssetSearch } from './asset-search.js';
 import { normalizeSearchParameters, type AffiliateImageSearch, type AffiliateVideoSearch } from './params/normalize.js';
-import { SEARCH_ENDPOINT_DEFINITIONS, searchQuerySchema, searchRulesDescription } from './params/search-parameters.js';
+import { SEARCH_ENDPOINT_DEFINITIONS, searchRouteSchema } from './params/search-parameters.js';
 
 /*
  * GET /affiliates/search/images and /affiliates/search/videos: a fixed page of the 30 best
@@ -148,13 +148,7 @@ export async function affiliatesRoutes(fastify: FastifyInstance, options: { sear
   app.get(
     SEARCH_ENDPOINT_DEFINITIONS.affiliates_images.path,
     {
-      schema: {
-        tags: ['search'],
-        summary: SEARCH_ENDPOINT_DEFINITIONS.affiliates_images.summary,
-        querystring: searchQuerySchema('affiliates_images'),
-        ...searchRulesDescription('affiliates_images'),
-        response: { 200: Type.Object({ images: Type.Array(AffiliateImage), auto_corrections: AutoCorrections }), 400: ErrorBody, 403: ErrorBody },
-      },
+      schema: searchRouteSchema('affiliates_images', { 200: Type.Object({ images: Type.Array(AffiliateImage), auto_corrections: AutoCorrections }), 400: ErrorBody, 403: ErrorBody }),
     },
     async (request) => {
       const { assets, autoCorrections } = await bestMatches(request, normalizeSearchParameters('affiliates_images', request.query));
@@ -165,13 +159,7 @@ export async function affiliatesRoutes(fastify: FastifyInstance, options: { sear
   app.get(
     SEARCH_ENDPOINT_DEFINITIONS.affiliates_videos.path,
     {
-      schema: {
-        tags: ['search'],
-        summary: SEARCH_ENDPOINT_DEFINITIONS.affiliates_videos.summary,
-        querystring: searchQuerySchema('affiliates_videos'),
-        ...searchRulesDescription('affiliates_videos'),
-        response: { 200: Type.Object({ videos: Type.Array(AffiliateVideo), auto_corrections: AutoCorrections }), 400: ErrorBody, 403: ErrorBody },
-      },
+      schema: searchRouteSchema('affiliates_videos', { 200: Type.Object({ videos: Type.Array(AffiliateVideo), auto_corrections: AutoCorrections }), 400: ErrorBody, 403: ErrorBody }),
     },
     async (request) => {
       const { assets, autoCorrections } = await bestMatches(request, normalizeSearchParameters('affiliates_videos', request.query));

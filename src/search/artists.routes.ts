@@ -8,7 +8,7 @@ import { ErrorBody } from '../platform/http/schema-types.js';
 import type { AssetSearch } from './asset-search.js';
 import { SEARCH_FIELD_CATALOGS } from './params/field-sets.js';
 import { normalizeSearchParameters } from './params/normalize.js';
-import { SEARCH_ENDPOINT_DEFINITIONS, searchQuerySchema, searchRulesDescription } from './params/search-parameters.js';
+import { SEARCH_ENDPOINT_DEFINITIONS, searchRouteSchema } from './params/search-parameters.js';
 import { licensingTypesOf, type LicensingLimits } from './licensing-limits.js';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody };
@@ -36,13 +36,7 @@ export async function artistsRoutes(fastify: FastifyInstance, options: { search:
     app.get(
       definition.path,
       {
-        schema: {
-          tags: ['search'],
-          summary: definition.summary,
-          querystring: searchQuerySchema(endpoint),
-          ...searchRulesDescription(endpoint),
-          response: { 200: Type.Object({ result_count: Type.Integer(), [property]: Type.Array(itemSchema) }), ...errors },
-        },
+        schema: searchRouteSchema(endpoint, { 200: Type.Object({ result_count: Type.Integer(), [property]: Type.Array(itemSchema) }), ...errors }),
       },
       async (request) => {
         const normalized = normalizeSearchParameters(endpoint, request.query);

@@ -9,7 +9,7 @@ import { ErrorBody } from '../platform/http/schema-types.js';
 import type { AssetSearch } from './asset-search.js';
 import { SEARCH_FIELD_CATALOGS } from './params/field-sets.js';
 import { normalizeSearchParameters } from './params/normalize.js';
-import { SEARCH_ENDPOINT_DEFINITIONS, searchQuerySchema, searchRulesDescription } from './params/search-parameters.js';
+import { SEARCH_ENDPOINT_DEFINITIONS, searchRouteSchema } from './params/search-parameters.js';
 import { SearchFacets, facetsResponse } from './search-facets.js';
 import { licensingTypesOf, type LicensingLimits } from './licensing-limits.js';
 
@@ -43,13 +43,7 @@ export async function searchRoutes(fastify: FastifyInstance, options: SearchRout
     app.get(
       definition.path,
       {
-        schema: {
-          tags: ['search'],
-          summary: definition.summary,
-          querystring: searchQuerySchema(endpoint),
-          ...searchRulesDescription(endpoint),
-          response: { 200: searchResults(property, assetType === 'image' ? ImageDetail : VideoDetail), ...errors },
-        },
+        schema: searchRouteSchema(endpoint, { 200: searchResults(property, assetType === 'image' ? ImageDetail : VideoDetail), ...errors }),
       },
       async (request) => {
         const normalized = normalizeSearchParameters(endpoint, request.query);
@@ -70,13 +64,7 @@ export async function searchRoutes(fastify: FastifyInstance, options: SearchRout
   app.get(
     SEARCH_ENDPOINT_DEFINITIONS.events.path,
     {
-      schema: {
-        tags: ['search'],
-        summary: SEARCH_ENDPOINT_DEFINITIONS.events.summary,
-        querystring: searchQuerySchema('events'),
-        ...searchRulesDescription('events'),
-        response: { 200: Type.Object({ result_count: Type.Integer(), events: Type.Array(EventDetail) }), ...errors },
-      },
+      schema: searchRouteSchema('events', { 200: Type.Object({ result_count: Type.Integer(), events: Type.Array(EventDetail) }), ...errors }),
     },
     async (request) => {
       const normalized = normalizeSearchParameters('events', request.query);

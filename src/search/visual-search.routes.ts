@@ -13,7 +13,7 @@ import { ErrorBody } from '../platform/http/schema-types.js';
 import type { AssetSearch } from './asset-search.js';
 import { SEARCH_FIELD_CATALOGS } from './params/field-sets.js';
 import { normalizeSearchParameters, type ImageSource } from './params/normalize.js';
-import { SEARCH_ENDPOINT_DEFINITIONS, searchQuerySchema, searchRulesDescription } from './params/search-parameters.js';
+import { SEARCH_ENDPOINT_DEFINITIONS, searchQuerySchema, searchRouteSchema, searchRulesDescription } from './params/search-parameters.js';
 import { CreativeFacets, facetsResponse } from './search-facets.js';
 import { licensingTypesOf, type LicensingLimits } from './licensing-limits.js';
 import { signatureToBase64 } from '../media/visual-signature.js';
@@ -85,13 +85,7 @@ export async function visualSearchRoutes(fastify: FastifyInstance, options: Visu
     app.get(
       definition.path,
       {
-        schema: {
-          tags: ['search'],
-          summary: definition.summary,
-          querystring: searchQuerySchema(endpoint),
-          ...searchRulesDescription(endpoint),
-          response: { 200: byImageResults(assetType), ...byImageErrors },
-        },
+        schema: searchRouteSchema(endpoint, { 200: byImageResults(assetType), ...byImageErrors }),
       },
       async (request) => {
         const normalized = normalizeSearchParameters(endpoint, request.query);

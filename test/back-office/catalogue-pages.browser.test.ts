@@ -124,5 +124,5 @@ describe.skipIf(!HAS_CHROMIUM)(`the back office's catalogue pages in a real brow
     expect(Object.fromEntries(violations)).toEqual({ queue: [], edit: [], 'edit with a problem': [], 'published list': [] });
     expect(outside).toEqual([]);
     await context.close();
-  });
+  }, 120_000);
 });

@@ -677,6 +677,11 @@ export function searchQuerySchema(endpoint: SearchEndpoint): TObject {
   return SEARCH_QUERY_SCHEMAS[endpoint];
 }
 
+/** The route schema of one search endpoint: its summary, its querystring and its rules in words, with its answers. */
+export function searchRouteSchema<Response>(endpoint: SearchEndpoint, response: Response): { tags: string[]; summary: string; querystring: TObject; description?: string; response: Response } {
+  return { tags: ['search'], summary: SEARCH_ENDPOINT_DEFINITIONS[endpoint].summary, querystring: searchQuerySchema(endpoint), ...searchRulesDescription(endpoint), response };
+}
+
 /** The parameters of one endpoint. */
 export function searchParameters(endpoint: SearchEndpoint): readonly SearchParameter[] {
   return SEARCH_ENDPOINT_DEFINITIONS[endpoint].parameters;
