@@ -161,6 +161,8 @@ async function composeStockroom(config: Config, overrides: ServiceOverrides): Pr
       browserSessions: web.exports.browserSessions,
       users: oauth.exports.users,
       catalogEditing: catalog.exports.catalogEditing,
+      clients: oauth.exports.clients,
+      products: licensing.exports.products,
     });
     built.push(backOffice);
     const assetUploads = assetUploadsModule(platform, {

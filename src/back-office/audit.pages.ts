@@ -44,8 +44,8 @@ export function auditPage(frame: StaffFrame, model: AuditPageModel): string {
         <td>${entry.actor.username} <span class="muted">#${entry.actor.id}</span></td>
         <td><code>${entry.action}</code></td>
         <td>${entry.target.kind} ${entry.target.id}</td>
-        <td>${jsonBlock(entry.before, `Before: ${entry.action} ${entry.target.kind} ${entry.target.id}`)}</td>
-        <td>${jsonBlock(entry.after, `After: ${entry.action} ${entry.target.kind} ${entry.target.id}`)}</td>
+        <td>${jsonBlock(entry.before)}</td>
+        <td>${jsonBlock(entry.after)}</td>
       </tr>`,
       )}</tbody></table>`
     }

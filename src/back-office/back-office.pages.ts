@@ -93,10 +93,10 @@ export function pager(path: string, query: Readonly<Record<string, string | unde
   </nav>`;
 }
 
-/** A value as JSON, indented, for the audit log's before and after. */
-export function jsonBlock(value: unknown, label: string): Html {
+/** A value as JSON, indented, for the audit log's before and after (shown whole: a scrolled box would need its own keyboard stop). */
+export function jsonBlock(value: unknown): Html {
   if (value === null || value === undefined) return html`<span class="none">—</span>`;
-  return html`<pre aria-label="${label}">${JSON.stringify(value, null, 2)}</pre>`;
+  return html`<pre>${JSON.stringify(value, null, 2)}</pre>`;
 }
 
 /** An instant as people read it, in UTC: 2025-03-04 12:30:05 UTC. */

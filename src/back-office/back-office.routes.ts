@@ -3,6 +3,11 @@ import { ApiError } from '../platform/http/errors.js';
 import { isStorageFull, STORAGE_FULL_MESSAGE } from '../platform/http/storage-full.js';
 import { registerFormBody } from '../web/web-forms.js';
 import type { AuditLog } from './audit-log.service.js';
+import type { ApplicationsService } from './applications.service.js';
+import type { DefaultLimits } from './applications.pages.js';
+import { applicationsRoutes } from './applications.routes.js';
+import type { CustomersService } from './customers.service.js';
+import { customersRoutes } from './customers.routes.js';
 import { auditRoutes } from './audit.routes.js';
 import { withinBackOffice, type StaffSite } from './back-office-site.js';
 import { errorPage, homePage } from './back-office.pages.js';
@@ -10,6 +15,10 @@ import { errorPage, homePage } from './back-office.pages.js';
 export interface BackOfficeRoutesOptions {
   site: StaffSite;
   auditLog: AuditLog;
+  applications: ApplicationsService;
+  customers: CustomersService;
+  /** The throttle's configured limits, shown for an application without its own. */
+  defaultLimits: DefaultLimits;
 }
 
 /** What each section is for, on the front page. */
@@ -29,8 +38,8 @@ const ABOUT: ReadonlyMap<string, string> = new Map([
  */
 export async function backOfficeRoutes(app: FastifyInstance, options: BackOfficeRoutesOptions): Promise<void> {
   // Each group gets these alone: the options this plugin was registered with carry its prefix, which a group must not add again.
-  const groups: BackOfficeRoutesOptions = { site: options.site, auditLog: options.auditLog };
-  const { site } = groups;
+  const { site, auditLog, applications, customers, defaultLimits } = options;
+  const groups: BackOfficeRoutesOptions = { site, auditLog, applications, customers, defaultLimits };
   registerFormBody(app);
   app.setErrorHandler(async (error, request, reply) => {
     const full = isStorageFull(error);
@@ -51,5 +60,7 @@ export async function backOfficeRoutes(app: FastifyInstance, options: BackOffice
 
   site.page(app, { url: '/admin', role: 'editor', title: 'Back office' }, async (_request, reply, { frame }) => site.send(reply, 200, homePage(frame, ABOUT)));
 
+  await app.register(applicationsRoutes, groups);
+  await app.register(customersRoutes, groups);
   await app.register(auditRoutes, groups);
 }

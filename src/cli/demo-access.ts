@@ -9,12 +9,17 @@ export interface DemoAccess {
   api_secret: string;
   username: string;
   password: string;
+  /** The demo's administrator of the back office (/admin); absent in a file written before there was one. */
+  admin_username?: string;
+  admin_password?: string;
 }
 
 export interface DemoAccessState {
   access: DemoAccess;
   /** Made just now: the secret and the password may be shown this once. */
   created: boolean;
+  /** The administrator was made just now (on the first start, or the first after an upgrade): the password may be shown this once. */
+  adminCreated: boolean;
   /** Where they are kept, readable by its owner only. */
   file: string;
 }
@@ -47,7 +52,11 @@ export async function ensureDemoAccess(services: Services): Promise<DemoAccessSt
     fs.chmodSync(file, 0o600);
     const user = await services.users.findByUsername(existing.username);
     if (user) await grantGenerationsOnce(services, user.id);
-    return { access: existing, created: false, file };
+    if (existing.admin_username !== undefined) return { access: existing, created: false, adminCreated: false, file };
+    // A demo made before the back office: its administrator now, shown this once.
+    const access = { ...existing, ...(await createDemoAdmin(services)) };
+    writeOwnerOnly(file, `${JSON.stringify(access, null, 2)}\n`);
+    return { access, created: false, adminCreated: true, file };
   }
   // The demo is for trying the API: its application may use every grant, password included.
   const { apiKey, apiSecret } = await services.clients.create({
@@ -63,9 +72,18 @@ export async function ensureDemoAccess(services: Services): Promise<DemoAccessSt
   await services.products.grant({ userId: user.id, type: 'premiumaccess', downloads: 100, period: 'month', agreementName: 'Demo premium access agreement' });
   await services.products.grant({ userId: user.id, type: 'creditpack', credits: 100, agreementName: 'Demo credit pack agreement' });
   await grantGenerationsOnce(services, user.id);
-  const access: DemoAccess = { api_key: apiKey, api_secret: apiSecret, username, password };
+  const access: DemoAccess = { api_key: apiKey, api_secret: apiSecret, username, password, ...(await createDemoAdmin(services)) };
   writeOwnerOnly(file, `${JSON.stringify(access, null, 2)}\n`);
-  return { access, created: true, file };
+  return { access, created: true, adminCreated: true, file };
+}
+
+/** The demo's administrator, so that the back office can be tried at once (as the demo user lets the API be). */
+async function createDemoAdmin(services: Services): Promise<{ admin_username: string; admin_password: string }> {
+  let username = 'demo-admin';
+  for (let n = 2; await services.users.findByUsername(username); n++) username = `demo-admin${n}`;
+  const password = randomSecret(12);
+  await services.users.create({ username, password, first_name: 'Demo', last_name: 'Administrator', role: 'admin' });
+  return { admin_username: username, admin_password: password };
 }
 
 /**

@@ -2,18 +2,22 @@ import readline from 'node:readline';
 import { InvalidArgumentError } from 'commander';
 import { createServices, type Services } from '../app.js';
 import { loadConfig, type Config } from '../config/config.js';
+import { readExpiry, readList, readWholeNumber } from '../licensing/grant-terms.js';
 
 /** What the CLI's option parsers and commands share. */
 
+// Numbers, dates and lists are read as the back office reads them (licensing/grant-terms.ts).
+
 export function count(value: string): number {
-  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('must be a whole number');
-  return Number(value);
+  const read = readWholeNumber(value);
+  if ('problem' in read) throw new InvalidArgumentError(read.problem);
+  return read.value;
 }
 
 export function positive(value: string): number {
-  const n = count(value);
-  if (n < 1) throw new InvalidArgumentError('must be at least 1');
-  return n;
+  const read = readWholeNumber(value, 1);
+  if ('problem' in read) throw new InvalidArgumentError(read.problem);
+  return read.value;
 }
 
 /** For repeatable options: each use adds one value. */
@@ -22,20 +26,14 @@ export function collect(value: string, previous: string[]): string[] {
 }
 
 export function commaList(value: string): string[] {
-  return value
-    .split(',')
-    .map((item) => item.trim())
-    .filter((item) => item !== '');
+  return readList(value);
 }
 
 /** A date (YYYY-MM-DD, the end of that day UTC) or an ISO 8601 date-time. */
 export function expiryDate(value: string): string {
-  const text = value.trim();
-  const instant = /^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T23:59:59Z` : text;
-  if (!/^\d{4}-\d{2}-\d{2}/.test(instant) || Number.isNaN(Date.parse(instant))) {
-    throw new InvalidArgumentError('must be a date (YYYY-MM-DD) or an ISO 8601 date-time');
-  }
-  return new Date(Date.parse(instant)).toISOString();
+  const read = readExpiry(value);
+  if ('problem' in read) throw new InvalidArgumentError(read.problem);
+  return read.value;
 }
 
 /** The first line of standard input (a password piped in stays out of the process list and shell history). */

@@ -1,5 +1,5 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
-import type { ProductsTable, Tables } from '../platform/db/tables.js';
+import type { DownloadLedgerTable, ProductsTable, Tables } from '../platform/db/tables.js';
 import { Ledger } from './ledger.repository.js';
 
 export type ProductRow = Selectable<ProductsTable>;
@@ -71,6 +71,16 @@ export class ProductsRepository {
   }
 
   /** The credits in a team's pool; 0 when the team has none. */
+  /** A user's ledger entries, newest first, and how many there are. */
+  async ledgerOf(userId: number, offset: number, limit: number): Promise<{ rows: Array<Selectable<DownloadLedgerTable>>; total: number }> {
+    const select = this.db.selectFrom('download_ledger').where('user_id', '=', userId);
+    const [rows, counted] = await Promise.all([
+      select.selectAll().orderBy('id', 'desc').limit(limit).offset(offset).execute(),
+      select.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+    ]);
+    return { rows, total: Number(counted.total) };
+  }
+
   async teamCredits(team: string): Promise<number> {
     const row = await this.db.selectFrom('team_credits').select('credits').where('team', '=', team).executeTakeFirst();
     return row?.credits ?? 0;

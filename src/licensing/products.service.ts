@@ -95,6 +95,24 @@ export interface Customer {
   partnerCredit: boolean;
 }
 
+/** One line of a user's ledger. */
+export interface LedgerEntryRecord {
+  id: number;
+  at: string;
+  productId: number | null;
+  /** set when the entry moved the team's pool */
+  team: string | null;
+  /** credit | download | overage | generation */
+  unit: string;
+  /** grant | download | extended_license | … */
+  reason: string;
+  /** positive for a grant, negative for a debit */
+  amount: number;
+  downloadId: number | null;
+  extendedLicenseId: number | null;
+  generationRequestId: string | null;
+}
+
 /** GET /products: one product in the spec's names (the contract's Product). */
 export interface ProductRecord {
   id: number;
@@ -247,6 +265,29 @@ export class ProductsService {
   async licensingProductTypes(userId: number, now: Date = this.now()): Promise<string[]> {
     const held = await this.heldProductTypes(userId, now);
     return held.filter((type) => (LICENSING_PRODUCT_TYPES as readonly string[]).includes(type));
+  }
+
+  /**
+   * A user's ledger, newest first: every grant of credits and every debit (credits, downloads,
+   * overage, generations) with its reason, product and download.
+   */
+  async ledgerOf(userId: number, page: { offset: number; limit: number }): Promise<{ entries: LedgerEntryRecord[]; total: number }> {
+    const { rows, total } = await this.repository.ledgerOf(userId, page.offset, page.limit);
+    return {
+      total,
+      entries: rows.map((row) => ({
+        id: row.id,
+        at: row.created_at,
+        productId: row.product_id,
+        team: row.team,
+        unit: row.unit,
+        reason: row.reason,
+        amount: row.amount,
+        downloadId: row.download_id,
+        extendedLicenseId: row.extended_license_id,
+        generationRequestId: row.generation_request_id,
+      })),
+    };
   }
 
   /** The credits the team shares; 0 for a team without any. */

@@ -30,7 +30,7 @@ export class UsersRepository {
   }
 
   /** A page of users whose username, names, email or team contain `text` (any case), by id, and how many match. */
-  async search(query: { text: string; role: string | undefined; offset: number; limit: number }): Promise<{ rows: UserRow[]; total: number }> {
+  async search(query: { text: string; role: string | undefined; team?: string | undefined; offset: number; limit: number }): Promise<{ rows: UserRow[]; total: number }> {
     let select = this.db.selectFrom('users');
     if (query.text !== '') {
       // LIKE's own wildcards in the text are matched as themselves.
@@ -38,6 +38,7 @@ export class UsersRepository {
       const like = (column: 'username' | 'first_name' | 'last_name' | 'email' | 'team') => sql<boolean>`lower(coalesce(${sql.ref(column)}, '')) like ${pattern} escape '\\'`;
       select = select.where((eb) => eb.or([like('username'), like('first_name'), like('last_name'), like('email'), like('team')]));
     }
+    if (query.team !== undefined) select = select.where('team', '=', query.team);
     if (query.role === 'customer') select = select.where('role', 'is', null);
     else if (query.role !== undefined) select = select.where('role', '=', query.role);
     const [rows, counted] = await Promise.all([

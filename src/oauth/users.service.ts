@@ -159,11 +159,12 @@ export class UsersService {
 
   /**
    * A page of users whose username, name, email or team contains `text` (any letter case; all
-   * users without one), by id, and how many match in all.
+   * users without one), of a role (or customers) and of a team when given, by id, and how many
+   * match in all.
    */
-  async search(query: { text?: string; role?: StaffRole | 'customer'; offset: number; limit: number }): Promise<{ users: UserAccount[]; total: number }> {
+  async search(query: { text?: string; role?: StaffRole | 'customer'; team?: string; offset: number; limit: number }): Promise<{ users: UserAccount[]; total: number }> {
     const text = query.text?.trim() ?? '';
-    const { rows, total } = await this.repository.search({ text, role: query.role, offset: query.offset, limit: query.limit });
+    const { rows, total } = await this.repository.search({ text, role: query.role, team: query.team, offset: query.offset, limit: query.limit });
     return { users: rows.map(toAccount), total };
   }
 

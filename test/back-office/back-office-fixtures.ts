@@ -15,9 +15,18 @@ export const PEOPLE = {
 
 export type Person = keyof typeof PEOPLE;
 
+/** What the pages act on: an application, a customer who signs in nowhere (\`target\`, of the team "Picture desk") and a product of theirs. */
+export interface FixtureThings {
+  applicationId: number;
+  targetId: number;
+  productId: number;
+  team: string;
+}
+
 export interface BackOfficeFixture {
   t: TestApp;
   ids: Record<Person, number>;
+  things: FixtureThings;
   get(path: string, cookie?: string): Promise<LightMyRequestResponse>;
   post(path: string, form: Record<string, string>, cookie?: string): Promise<LightMyRequestResponse>;
   /** Signs in the way a browser does (through the server's own OAuth sign-in page); the session cookie. */
@@ -50,6 +59,11 @@ export async function backOfficeFixture(options: { databaseUrl?: string | undefi
   for (const [person, { username, password, role }] of Object.entries(PEOPLE) as Array<[Person, (typeof PEOPLE)[Person]]>) {
     ids[person] = (await t.services.users.create({ username, password, role, team: person === 'customer' ? 'Picture desk' : null })).id;
   }
+  const team = 'Picture desk';
+  const target = await t.services.users.create({ username: 'tess', password: 'target password 4444', team, first_name: 'Tess', last_name: 'Ng' });
+  const product = await t.services.products.grant({ userId: target.id, type: 'premiumaccess', downloads: 20, period: 'month' });
+  const application = await t.services.clients.create({ name: 'Matrix application' });
+  const things: FixtureThings = { applicationId: application.client.id, targetId: target.id, productId: product.id, team };
   const get = (path: string, cookie?: string) => t.app.inject({ method: 'GET', url: path, headers: cookie ? { cookie: `${COOKIE}=${cookie}` } : {} });
   const post = (path: string, form: Record<string, string>, cookie?: string) =>
     t.app.inject({
@@ -83,5 +97,5 @@ export async function backOfficeFixture(options: { databaseUrl?: string | undefi
     if (!token) throw new Error(`no form token on ${path}: ${page.statusCode}`);
     return token;
   }
-  return { t, ids, get, post, signIn, csrfOf };
+  return { t, ids, things, get, post, signIn, csrfOf };
 }

@@ -1,10 +1,11 @@
 import type { Services } from '../../src/app.js';
 import type { StaffRole } from '../../src/oauth/users.service.js';
-import type { Person } from './back-office-fixtures.js';
+import type { FixtureThings, Person } from './back-office-fixtures.js';
 
 /** What a row of the table may use to name its page: the ids of the matrix's people, and the services. */
 export interface RouteContext {
   ids: Record<Person, number>;
+  things: FixtureThings;
   services: Services;
 }
 
@@ -29,4 +30,25 @@ export const form = (pattern: string, role: StaffRole, path: AccessRoute['path']
 export const BACK_OFFICE_ROUTES: readonly AccessRoute[] = [
   page('/admin', 'editor'),
   page('/admin/audit', 'admin', () => '/admin/audit?action=&from=2020-01-01'),
+  // Applications
+  page('/admin/applications', 'admin'),
+  page('/admin/applications/new', 'admin'),
+  form('/admin/applications', 'admin', () => '/admin/applications', () => ({ name: 'Made by the matrix', kind: 'confidential', grants_default: 'on' })),
+  page('/admin/applications/:id', 'admin', ({ things }) => `/admin/applications/${things.applicationId}`),
+  form('/admin/applications/:id', 'admin', ({ things }) => `/admin/applications/${things.applicationId}`, () => ({ name: 'Matrix application', grants_default: 'on', queries_per_second: '7' })),
+  form('/admin/applications/:id/rotate-secret', 'admin', ({ things }) => `/admin/applications/${things.applicationId}/rotate-secret`),
+  form('/admin/applications/:id/disable', 'admin', ({ things }) => `/admin/applications/${things.applicationId}/disable`),
+  form('/admin/applications/:id/enable', 'admin', ({ things }) => `/admin/applications/${things.applicationId}/enable`),
+  // Users and teams
+  page('/admin/users', 'admin', () => '/admin/users?q=t&role=customer'),
+  page('/admin/users/new', 'admin'),
+  form('/admin/users', 'admin', () => '/admin/users', () => ({ username: 'made-by-the-matrix', role: 'none' })),
+  page('/admin/users/:id', 'admin', ({ things }) => `/admin/users/${things.targetId}`),
+  form('/admin/users/:id/role', 'admin', ({ things }) => `/admin/users/${things.targetId}/role`, () => ({ role: 'none' })),
+  form('/admin/users/:id/disable', 'admin', ({ things }) => `/admin/users/${things.targetId}/disable`),
+  form('/admin/users/:id/enable', 'admin', ({ things }) => `/admin/users/${things.targetId}/enable`),
+  form('/admin/users/:id/password', 'admin', ({ things }) => `/admin/users/${things.targetId}/password`),
+  form('/admin/users/:id/products', 'admin', ({ things }) => `/admin/users/${things.targetId}/products`, () => ({ type: 'creditpack', credits: '5' })),
+  form('/admin/users/:id/products/:productId/revoke', 'admin', ({ things }) => `/admin/users/${things.targetId}/products/${things.productId}/revoke`),
+  page('/admin/teams/:team', 'admin', ({ things }) => `/admin/teams/${encodeURIComponent(things.team)}`),
 ];

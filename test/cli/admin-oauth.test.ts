@@ -139,6 +139,24 @@ describe('stockroom admin: users and OAuth clients', () => {
     expect(unknown.stderr.trim()).toBe('stockroom: no user named nobody');
   });
 
+  it('creates staff with --role, changes the role with set-role (none: a customer again), and lists the role', async () => {
+    const created = await stockroom(['admin', 'user', 'create', '--username', 'stella', '--role', 'admin', '--json'], 'staff password 1\n');
+    expect(created).toMatchObject({ code: 0, stderr: '' });
+    const { id } = JSON.parse(created.stdout) as { id: number; role: string };
+    expect(JSON.parse(created.stdout)).toMatchObject({ username: 'stella', role: 'admin' });
+    expect((await stockroom(['admin', 'user', 'list'])).stdout).toMatch(new RegExp(`^${id}\tstella\tenabled\tadmin$`, 'm'));
+    expect(await stockroom(['admin', 'user', 'set-role', 'stella', 'editor'])).toMatchObject({ code: 0, stdout: 'stella is now editor of the back office (/admin).\n' });
+    expect((JSON.parse((await stockroom(['admin', 'user', 'list', '--json'])).stdout) as { users: Array<Record<string, unknown>> }).users.find((entry) => entry.id === id)).toMatchObject({ role: 'editor' });
+    expect(await stockroom(['admin', 'user', 'set-role', 'stella', 'none'])).toMatchObject({ code: 0, stdout: 'stella is a customer: no role in the back office.\n' });
+    const wrong = await stockroom(['admin', 'user', 'set-role', 'stella', 'owner']);
+    expect(wrong.code).not.toBe(0);
+    expect(wrong.stderr).toContain('must be one of editor, admin, or none');
+    expect((await stockroom(['admin', 'user', 'set-role', 'nobody', 'admin'])).stderr.trim()).toBe('stockroom: no user named nobody');
+    const badCreate = await stockroom(['admin', 'user', 'create', '--username', 'x', '--role', 'boss'], 'staff password 1\n');
+    expect(badCreate.code).not.toBe(0);
+    expect(badCreate.stderr).toContain('must be one of editor, admin');
+  });
+
   it('lists clients with kind, state, grants and limits, and enables a disabled client by its id', async () => {
     const created = JSON.parse((await stockroom(['admin', 'client', 'create', '--name', 'Listed app', '--qps', '7', '--json'])).stdout) as { api_key: string };
     const id = (await withStore((database) => database.db.selectFrom('api_clients').select('id').where('name', '=', 'Listed app').executeTakeFirstOrThrow())).id;

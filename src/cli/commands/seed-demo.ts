@@ -43,7 +43,8 @@ export function addSeedDemoCommand(program: Command): void {
         const demo = await ensureDemoAccess(services);
         process.stdout.write(
           `Seeded ${seeded.images} images, ${seeded.videos} videos and ${seeded.events} events.\n` +
-            `Demo API key: ${demo.access.api_key} (its secret and the password of demo user ${demo.access.username} are in ${demo.file})\n`,
+            `Demo API key: ${demo.access.api_key} (its secret and the password of demo user ${demo.access.username} are in ${demo.file})\n` +
+            (demo.access.admin_username === undefined ? '' : `Demo admin of the back office (/admin): ${demo.access.admin_username} (the password is in ${demo.file})\n`),
         );
       });
     });

@@ -89,9 +89,10 @@ function banner(config: Config, demo: DemoAccessState | undefined): string[] {
     `  store: ${config.databaseUrl ? 'PostgreSQL' : `SQLite in ${config.dataDir}`}${config.redisUrl ? ', Redis' : ''}`,
     `  docs:  ${config.publicUrl}/docs`,
     `  browse the catalogue: ${config.publicUrl}/`,
+    `  back office:          ${config.publicUrl}/admin${demo ? '' : ' (sign in as staff: stockroom admin user create --role admin)'}`,
   ];
   if (!demo) return lines;
-  const { access, created, file } = demo;
+  const { access, created, adminCreated, file } = demo;
   if (created) {
     lines.push(
       `  demo API key:    ${access.api_key}`,
@@ -104,6 +105,13 @@ function banner(config: Config, demo: DemoAccessState | undefined): string[] {
       `  demo API key:    ${access.api_key}`,
       `  demo user:       ${access.username}`,
       `  the demo API secret and the demo user's password are in ${file}`,
+    );
+  }
+  if (access.admin_username !== undefined) {
+    lines.push(
+      adminCreated
+        ? `  demo admin:      ${access.admin_username} / ${access.admin_password} (signs in to the back office at ${config.publicUrl}/admin; shown this once, kept in ${file})`
+        : `  demo admin:      ${access.admin_username} (signs in to the back office at ${config.publicUrl}/admin; the password is in ${file})`,
     );
   }
   const secret = created ? access.api_secret : '<api_secret>';
