@@ -163,6 +163,7 @@ async function composeStockroom(config: Config, overrides: ServiceOverrides): Pr
       catalogEditing: catalog.exports.catalogEditing,
       clients: oauth.exports.clients,
       products: licensing.exports.products,
+      usageReports: reporting.exports.usage,
     });
     built.push(backOffice);
     const assetUploads = assetUploadsModule(platform, {

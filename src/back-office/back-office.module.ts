@@ -6,6 +6,7 @@ import { AuditLog } from './audit-log.service.js';
 import { BACK_OFFICE_PREFIX, backOfficeFiles, StaffSite, type StaffRoute } from './back-office-site.js';
 import { backOfficeRoutes } from './back-office.routes.js';
 import { CatalogueDesk } from './catalogue-desk.service.js';
+import { SalesDesk, type SalesReports } from './sales-desk.service.js';
 import type { CatalogEditingService } from '../catalog/catalog-editing.service.js';
 import type { ClientsService } from '../oauth/clients.service.js';
 import { ApplicationsService } from './applications.service.js';
@@ -24,6 +25,8 @@ export interface BackOfficeNeeds {
   products: ProductsService;
   /** The OAuth module's clients: the applications admins manage. */
   clients: ClientsService;
+  /** The reporting module's usage report: what sold, the one query `stockroom report usage` runs. */
+  usageReports: SalesReports;
 }
 
 export interface BackOfficeExports {
@@ -37,6 +40,8 @@ export interface BackOfficeExports {
   backOfficeRoutes: readonly StaffRoute[];
   /** The catalogue's work for the back office: role-checked and audited. */
   catalogueDesk: CatalogueDesk;
+  /** What sold, for admins (the reporting module's usage report behind the role check). */
+  salesDesk: SalesDesk;
 }
 
 /**
@@ -51,9 +56,10 @@ export function backOfficeModule(platform: Platform, needs: BackOfficeNeeds): St
   const customers = new CustomersService(needs.users, needs.products, auditLog);
   const site = new StaffSite(needs.browserSessions, needs.users, backOfficeFiles(), config.publicUrl);
   const catalogueDesk = new CatalogueDesk({ editing: needs.catalogEditing, auditLog });
+  const sales = new SalesDesk(needs.usageReports);
   return {
     name: 'back-office',
-    exports: { auditLog, applications, customers, backOfficeRoutes: site.routes, catalogueDesk },
+    exports: { auditLog, applications, customers, backOfficeRoutes: site.routes, catalogueDesk, salesDesk: sales },
     routes: {
       async root(root) {
         await root.register(backOfficeRoutes, {
@@ -63,6 +69,8 @@ export function backOfficeModule(platform: Platform, needs: BackOfficeNeeds): St
           applications,
           customers,
           defaultLimits: { perSecond: config.throttle.perSecond, perDay: config.throttle.perDay },
+          sales,
+          now: clock,
         });
       },
     },

@@ -51,4 +51,7 @@ export const BACK_OFFICE_ROUTES: readonly AccessRoute[] = [
   form('/admin/users/:id/products', 'admin', ({ things }) => `/admin/users/${things.targetId}/products`, () => ({ type: 'creditpack', credits: '5' })),
   form('/admin/users/:id/products/:productId/revoke', 'admin', ({ things }) => `/admin/users/${things.targetId}/products/${things.productId}/revoke`),
   page('/admin/teams/:team', 'admin', ({ things }) => `/admin/teams/${encodeURIComponent(things.team)}`),
+  // What sold
+  page('/admin/sales', 'admin', () => '/admin/sales?from=2024-01-01&to=2024-03-31&by=month'),
+  page('/admin/sales.csv', 'admin', () => '/admin/sales.csv?from=2024-01-01&to=2024-01-31&by=asset'),
 ];
