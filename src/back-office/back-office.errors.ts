@@ -59,3 +59,13 @@ export function teamNotFound(team: string): ApiError {
 export function cannotDemoteYourself(message: string): ApiError {
   return new ApiError(409, 'CannotChangeOwnAccount', message);
 }
+
+/** A kind of job the jobs page does not know. */
+export function jobKindNotFound(kind: string): ApiError {
+  return new ApiError(404, 'JobKindNotFound', `There is no kind of job named ${kind}`);
+}
+
+/** Running again a job that is not (or no longer) failed: gone, or run again by someone else already. */
+export function jobNotFailed(kind: string): ApiError {
+  return new ApiError(409, 'JobNotFailed', `That ${kind} job has not failed (it is gone, or someone ran it again already): reload the page`);
+}

@@ -7,6 +7,7 @@ import { BACK_OFFICE_PREFIX, backOfficeFiles, StaffSite, type StaffRoute } from 
 import { backOfficeRoutes } from './back-office.routes.js';
 import { CatalogueDesk } from './catalogue-desk.service.js';
 import { SalesDesk, type SalesReports } from './sales-desk.service.js';
+import { JobsDesk } from './jobs-desk.service.js';
 import type { CatalogEditingService } from '../catalog/catalog-editing.service.js';
 import type { ClientsService } from '../oauth/clients.service.js';
 import { ApplicationsService } from './applications.service.js';
@@ -42,6 +43,8 @@ export interface BackOfficeExports {
   catalogueDesk: CatalogueDesk;
   /** What sold, for admins (the reporting module's usage report behind the role check). */
   salesDesk: SalesDesk;
+  /** The jobs at work, for admins: counts, errors, running a failed one again. */
+  jobsDesk: JobsDesk;
 }
 
 /**
@@ -57,9 +60,11 @@ export function backOfficeModule(platform: Platform, needs: BackOfficeNeeds): St
   const site = new StaffSite(needs.browserSessions, needs.users, backOfficeFiles(), config.publicUrl);
   const catalogueDesk = new CatalogueDesk({ editing: needs.catalogEditing, auditLog });
   const sales = new SalesDesk(needs.usageReports);
+  // The jobs of every module, as the platform's job runner holds them (any node's, through the store).
+  const jobs = new JobsDesk(platform.jobs.desk(), auditLog, clock);
   return {
     name: 'back-office',
-    exports: { auditLog, applications, customers, backOfficeRoutes: site.routes, catalogueDesk, salesDesk: sales },
+    exports: { auditLog, applications, customers, backOfficeRoutes: site.routes, catalogueDesk, salesDesk: sales, jobsDesk: jobs },
     routes: {
       async root(root) {
         await root.register(backOfficeRoutes, {
@@ -70,6 +75,7 @@ export function backOfficeModule(platform: Platform, needs: BackOfficeNeeds): St
           customers,
           defaultLimits: { perSecond: config.throttle.perSecond, perDay: config.throttle.perDay },
           sales,
+          jobs,
           now: clock,
         });
       },

@@ -11,6 +11,8 @@ import { customersRoutes } from './customers.routes.js';
 import { auditRoutes } from './audit.routes.js';
 import { withinBackOffice, type StaffSite } from './back-office-site.js';
 import { errorPage, homePage } from './back-office.pages.js';
+import type { JobsDesk } from './jobs-desk.service.js';
+import { jobsRoutes } from './jobs.routes.js';
 import type { SalesDesk } from './sales-desk.service.js';
 import { salesRoutes } from './sales.routes.js';
 
@@ -22,6 +24,7 @@ export interface BackOfficeRoutesOptions {
   /** The throttle's configured limits, shown for an application without its own. */
   defaultLimits: DefaultLimits;
   sales: SalesDesk;
+  jobs: JobsDesk;
   /** The clock: the sales page opens on the last days up to today. */
   now: () => Date;
 }
@@ -43,8 +46,8 @@ const ABOUT: ReadonlyMap<string, string> = new Map([
  */
 export async function backOfficeRoutes(app: FastifyInstance, options: BackOfficeRoutesOptions): Promise<void> {
   // Each group gets these alone: the options this plugin was registered with carry its prefix, which a group must not add again.
-  const { site, auditLog, applications, customers, defaultLimits, sales, now } = options;
-  const groups: BackOfficeRoutesOptions = { site, auditLog, applications, customers, defaultLimits, sales, now };
+  const { site, auditLog, applications, customers, defaultLimits, sales, jobs, now } = options;
+  const groups: BackOfficeRoutesOptions = { site, auditLog, applications, customers, defaultLimits, sales, jobs, now };
   registerFormBody(app);
   app.setErrorHandler(async (error, request, reply) => {
     const full = isStorageFull(error);
@@ -68,5 +71,6 @@ export async function backOfficeRoutes(app: FastifyInstance, options: BackOffice
   await app.register(applicationsRoutes, groups);
   await app.register(customersRoutes, groups);
   await app.register(salesRoutes, groups);
+  await app.register(jobsRoutes, groups);
   await app.register(auditRoutes, groups);
 }
