@@ -170,6 +170,7 @@ async function composeStockroom(config: Config, overrides: ServiceOverrides): Pr
           return original === undefined ? undefined : media.exports.media.renderFromOriginal(original.originalKey, file);
         },
       },
+      usageReports: reporting.exports.usage,
     });
     built.push(backOffice);
     const assetUploads = assetUploadsModule(platform, {

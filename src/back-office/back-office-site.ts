@@ -177,6 +177,15 @@ export class StaffSite {
     return reply.code(status).headers(this.pageHeaders).send(body);
   }
 
+  /** A download (an export), under the same page policy as the pages: never kept by a shared cache. */
+  sendDownload(reply: FastifyReply, file: { name: string; contentType: string; body: string }): FastifyReply {
+    return reply
+      .code(200)
+      .headers(this.pageHeaders)
+      .headers({ 'content-type': file.contentType, 'content-disposition': `attachment; filename="${file.name}"`, 'cache-control': 'private, no-store' })
+      .send(file.body);
+  }
+
   private remember(request: FastifyRequest, actor: Staff | { id: number; username: string; role: StaffRole | null }, csrfToken: string, spec: { title: string; section?: string | undefined }) {
     const staff = actor.role === null ? undefined : (actor as Staff);
     this.frames.set(request, {

@@ -74,3 +74,13 @@ export function publicationMoveRefused(message: string): ApiError {
 export function fileTooLarge(largestBytes: number): ApiError {
   return new ApiError(413, 'FileTooLarge', `The file is larger than this form takes (${Math.round(largestBytes / (1024 * 1024))} MB)`);
 }
+
+/** A kind of job the jobs page does not know. */
+export function jobKindNotFound(kind: string): ApiError {
+  return new ApiError(404, 'JobKindNotFound', `There is no kind of job named ${kind}`);
+}
+
+/** Running again a job that is not (or no longer) failed: gone, or run again by someone else already. */
+export function jobNotFailed(kind: string): ApiError {
+  return new ApiError(409, 'JobNotFailed', `That ${kind} job has not failed (it is gone, or someone ran it again already): reload the page`);
+}

@@ -6,6 +6,8 @@ import { AuditLog } from './audit-log.service.js';
 import { BACK_OFFICE_PREFIX, backOfficeFiles, StaffSite, type StaffRoute } from './back-office-site.js';
 import { backOfficeRoutes } from './back-office.routes.js';
 import { CatalogueDesk } from './catalogue-desk.service.js';
+import { SalesDesk, type SalesReports } from './sales-desk.service.js';
+import { JobsDesk } from './jobs-desk.service.js';
 import type { CatalogEditingService } from '../catalog/catalog-editing.service.js';
 import type { ClientsService } from '../oauth/clients.service.js';
 import { ApplicationsService } from './applications.service.js';
@@ -27,6 +29,8 @@ export interface BackOfficeNeeds {
   clients: ClientsService;
   /** A small picture of an asset in any state, for staff only (never through a public URL). */
   assetPictures: AssetPictures;
+  /** The reporting module's usage report: what sold, the one query `stockroom report usage` runs. */
+  usageReports: SalesReports;
 }
 
 export interface BackOfficeExports {
@@ -40,6 +44,10 @@ export interface BackOfficeExports {
   backOfficeRoutes: readonly StaffRoute[];
   /** The catalogue's work for the back office: role-checked and audited. */
   catalogueDesk: CatalogueDesk;
+  /** What sold, for admins (the reporting module's usage report behind the role check). */
+  salesDesk: SalesDesk;
+  /** The jobs at work, for admins: counts, errors, running a failed one again. */
+  jobsDesk: JobsDesk;
 }
 
 /**
@@ -54,9 +62,12 @@ export function backOfficeModule(platform: Platform, needs: BackOfficeNeeds): St
   const customers = new CustomersService(needs.users, needs.products, auditLog);
   const site = new StaffSite(needs.browserSessions, needs.users, backOfficeFiles(), config.publicUrl);
   const catalogueDesk = new CatalogueDesk({ editing: needs.catalogEditing, auditLog });
+  const sales = new SalesDesk(needs.usageReports);
+  // The jobs of every module, as the platform's job runner holds them (any node's, through the store).
+  const jobs = new JobsDesk(platform.jobs.desk(), auditLog, clock);
   return {
     name: 'back-office',
-    exports: { auditLog, applications, customers, backOfficeRoutes: site.routes, catalogueDesk },
+    exports: { auditLog, applications, customers, backOfficeRoutes: site.routes, catalogueDesk, salesDesk: sales, jobsDesk: jobs },
     routes: {
       async root(root) {
         await root.register(backOfficeRoutes, {
@@ -67,6 +78,9 @@ export function backOfficeModule(platform: Platform, needs: BackOfficeNeeds): St
           customers,
           defaultLimits: { perSecond: config.throttle.perSecond, perDay: config.throttle.perDay },
           catalogue: { desk: catalogueDesk, pictures: needs.assetPictures, pageHeaders: site.pageHeaders },
+          sales,
+          jobs,
+          now: clock,
         });
       },
     },

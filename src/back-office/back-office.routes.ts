@@ -12,6 +12,10 @@ import { auditRoutes } from './audit.routes.js';
 import { catalogueRoutes, type CataloguePagesNeeds } from './catalogue.routes.js';
 import { withinBackOffice, type StaffSite } from './back-office-site.js';
 import { errorPage, homePage } from './back-office.pages.js';
+import type { JobsDesk } from './jobs-desk.service.js';
+import { jobsRoutes } from './jobs.routes.js';
+import type { SalesDesk } from './sales-desk.service.js';
+import { salesRoutes } from './sales.routes.js';
 
 export interface BackOfficeRoutesOptions {
   site: StaffSite;
@@ -22,6 +26,10 @@ export interface BackOfficeRoutesOptions {
   defaultLimits: DefaultLimits;
   /** What the catalogue's pages act through. */
   catalogue: CataloguePagesNeeds;
+  sales: SalesDesk;
+  jobs: JobsDesk;
+  /** The clock: the sales page opens on the last days up to today. */
+  now: () => Date;
 }
 
 /** What each section is for, on the front page. */
@@ -41,8 +49,8 @@ const ABOUT: ReadonlyMap<string, string> = new Map([
  */
 export async function backOfficeRoutes(app: FastifyInstance, options: BackOfficeRoutesOptions): Promise<void> {
   // Each group gets these alone: the options this plugin was registered with carry its prefix, which a group must not add again.
-  const { site, auditLog, applications, customers, defaultLimits, catalogue } = options;
-  const groups: BackOfficeRoutesOptions = { site, auditLog, applications, customers, defaultLimits, catalogue };
+  const { site, auditLog, applications, customers, defaultLimits, catalogue, sales, jobs, now } = options;
+  const groups: BackOfficeRoutesOptions = { site, auditLog, applications, customers, defaultLimits, catalogue, sales, jobs, now };
   registerFormBody(app);
   app.setErrorHandler(async (error, request, reply) => {
     const full = isStorageFull(error);
@@ -66,5 +74,7 @@ export async function backOfficeRoutes(app: FastifyInstance, options: BackOffice
   await app.register(catalogueRoutes, groups);
   await app.register(applicationsRoutes, groups);
   await app.register(customersRoutes, groups);
+  await app.register(salesRoutes, groups);
+  await app.register(jobsRoutes, groups);
   await app.register(auditRoutes, groups);
 }

@@ -27,6 +27,8 @@ export const GENERATION_QUEUE: LeaseTable<'generation_requests'> = {
   lease: { holder: 'claimed_by', until: 'lease_until' },
   status: { column: 'status', waiting: 'pending', held: 'running' },
   attempts: 'attempts',
+  // Run again, a failed job is not charged again: the customer's refund stands (docs/back-office.md).
+  failures: { label: 'Generation jobs', status: 'failed', reason: 'failure', created: 'created_at', finished: 'finished_at', what: 'generation_type' },
 };
 
 /** Generation requests as jobs (claimed under a lease), their results and their history. */

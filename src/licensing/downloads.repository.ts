@@ -1,4 +1,4 @@
-import type { Insertable, Kysely, Selectable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import type { DownloadsTable, Tables } from '../platform/db/tables.js';
 import { periodEndAfter, type PaymentRefusal } from './entitlements.js';
 import { Ledger } from './ledger.repository.js';
@@ -59,11 +59,13 @@ export interface HistoryFilter {
   purchasesOnly?: boolean;
 }
 
-/** How many downloads licensed one asset through one client. */
+/** How many downloads licensed one asset through one client on one day. */
 export interface LicensedDownloadCount {
   asset_id: string;
   asset_type: string;
   client_id: number;
+  /** YYYY-MM-DD, in UTC */
+  day: string;
   downloads: number;
 }
 
@@ -174,16 +176,18 @@ export class DownloadsRepository {
     return new Set(rows.map((row) => row.product_id));
   }
 
-  /** Purchases (downloads that licensed their asset) per asset and client, made in [from, until). */
+  /** Purchases (downloads that licensed their asset) per asset, client and UTC day, made in [from, until). */
   async licensedCounts(from: string, until: string): Promise<LicensedDownloadCount[]> {
+    // The instants are ISO 8601 text in UTC in both stores: the day is their first ten characters.
+    const day = sql<string>`substr(downloaded_at, 1, 10)`;
     const rows = await this.db
       .selectFrom('downloads')
       .select(['asset_id', 'asset_type', 'client_id'])
-      .select((eb) => eb.fn.countAll<number>().as('downloads'))
+      .select((eb) => [day.as('day'), eb.fn.countAll<number>().as('downloads')])
       .where('new_license', '=', 1)
       .where('downloaded_at', '>=', from)
       .where('downloaded_at', '<', until)
-      .groupBy(['asset_id', 'asset_type', 'client_id'])
+      .groupBy(['asset_id', 'asset_type', 'client_id', day])
       .execute();
     return rows.map((row) => ({ ...row, downloads: Number(row.downloads) }));
   }

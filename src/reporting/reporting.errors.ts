@@ -10,3 +10,13 @@ export function unauthorizedToReportUsage(): ApiError {
 export function transactionIdDuplicated(transactionId: string): ApiError {
   return new ApiError(409, 'TransactionIdDuplicated', `A usage batch with the transaction id '${transactionId}' was already reported; each batch needs its own id`);
 }
+
+/** 400: a report by day or month over a window with more periods than a report holds. */
+export function reportWindowTooLong(by: 'day' | 'month', most: number): ApiError {
+  return new ApiError(400, 'ReportWindowTooLong', `A report by ${by} covers at most ${most} ${by}s: choose a shorter window, or a report by ${by === 'day' ? 'month' : 'asset, artist or client'}`);
+}
+
+/** 400: a report's window that ends before it starts. */
+export function reportWindowReversed(from: string, to: string): ApiError {
+  return new ApiError(400, 'ReportWindowReversed', `The window starts on ${from}, after it ends on ${to}`);
+}

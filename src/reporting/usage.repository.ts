@@ -17,11 +17,13 @@ export interface NewBatch {
   usages: readonly NewUsage[];
 }
 
-/** Reported usage of one asset by one client in a window. */
+/** Reported usage of one asset by one client on one usage day. */
 export interface UsageTotal {
   asset_id: string;
   asset_type: string;
   client_id: number;
+  /** the usage date, YYYY-MM-DD */
+  day: string;
   reported_usages: number;
   reported_quantity: number;
 }
@@ -76,17 +78,17 @@ export class UsageRepository {
     });
   }
 
-  /** Reported usage per asset and client with usage dates from `fromDay` to `toDay` (both included, YYYY-MM-DD). */
+  /** Reported usage per asset, client and usage day, with usage dates from `fromDay` to `toDay` (both included, YYYY-MM-DD). */
   async totals(fromDay: string, toDay: string): Promise<UsageTotal[]> {
     const rows = await this.db
       .selectFrom('asset_usages')
-      .select(['asset_id', 'asset_type', 'client_id'])
+      .select(['asset_id', 'asset_type', 'client_id', 'usage_date'])
       .select((eb) => [eb.fn.countAll<number>().as('reported_usages'), eb.fn.sum<number>('quantity').as('reported_quantity')])
       .where('usage_date', '>=', fromDay)
       .where('usage_date', '<=', toDay)
-      .groupBy(['asset_id', 'asset_type', 'client_id'])
+      .groupBy(['asset_id', 'asset_type', 'client_id', 'usage_date'])
       .execute();
     // PostgreSQL's sum of integers is numeric, which pg hands over as text.
-    return rows.map((row) => ({ ...row, reported_usages: Number(row.reported_usages), reported_quantity: Number(row.reported_quantity) }));
+    return rows.map(({ usage_date, ...row }) => ({ ...row, day: usage_date, reported_usages: Number(row.reported_usages), reported_quantity: Number(row.reported_quantity) }));
   }
 }

@@ -1,6 +1,6 @@
 import type { AssetRecord, AssetType } from '../catalog/catalog.records.js';
 import { invalidRequest } from '../platform/http/errors.js';
-import { transactionIdDuplicated, unauthorizedToReportUsage } from './reporting.errors.js';
+import { reportWindowReversed, reportWindowTooLong, transactionIdDuplicated, unauthorizedToReportUsage } from './reporting.errors.js';
 import { isUniqueViolation } from '../platform/db/unique-violation.js';
 import { customerIdOf, type CustomerGrant } from '../licensing/customer-access.js';
 import type { NewUsage, UsageRepository } from './usage.repository.js';
@@ -26,7 +26,7 @@ export interface UsageCatalog {
 
 /** The purchases a report sets usage beside (licensing's downloads). */
 export interface LicensedDownloads {
-  licensedDownloads(fromDay: string, toDay: string): Promise<Array<{ asset_id: string; asset_type: string; client_id: number; downloads: number }>>;
+  licensedDownloads(fromDay: string, toDay: string): Promise<Array<{ asset_id: string; asset_type: string; client_id: number; day: string; downloads: number }>>;
 }
 
 export interface UsageServiceDeps {
@@ -49,7 +49,9 @@ export interface ReportBatchResult {
   total_asset_usages_processed: number;
 }
 
-export type UsageReportGrouping = 'asset' | 'artist' | 'client';
+/** One row per asset, artist or client; or per day or month of the window (the series a chart draws). */
+export type UsageReportGrouping = 'asset' | 'artist' | 'client' | 'day' | 'month';
+export const USAGE_REPORT_GROUPINGS: readonly UsageReportGrouping[] = ['asset', 'artist', 'client', 'day', 'month'];
 
 export interface UsageReportRow {
   /** by asset */
@@ -62,6 +64,8 @@ export interface UsageReportRow {
   /** by client */
   client_id?: number;
   client_name?: string | null;
+  /** by day (YYYY-MM-DD) or month (YYYY-MM): every one of the window, those without sales too */
+  period?: string;
   licensed_downloads: number;
   reported_usages: number;
   reported_quantity: number;
@@ -142,18 +146,24 @@ export class UsageService {
    * by their UTC day, usage by the day the partner reported.
    */
   async usageReport(from: string, to: string, by: UsageReportGrouping): Promise<UsageReport> {
+    if (from > to) throw reportWindowReversed(from, to);
+    if (by === 'day' || by === 'month') {
+      const most = MOST_PERIODS[by];
+      if (periodsOf(from, to, by, most + 1).length > most) throw reportWindowTooLong(by, most);
+    }
     const [usage, downloads] = await Promise.all([this.deps.repository.totals(from, to), this.deps.downloads.licensedDownloads(from, to)]);
     const empty = () => ({ licensed_downloads: 0, reported_usages: 0, reported_quantity: 0 });
-    const cells = new Map<string, { asset_id: string; asset_type: string; client_id: number; licensed_downloads: number; reported_usages: number; reported_quantity: number }>();
-    const cell = (assetId: string, assetType: string, clientId: number) => {
-      const key = JSON.stringify([assetId, assetType, clientId]);
+    type Cell = { asset_id: string; asset_type: string; client_id: number; day: string } & ReturnType<typeof empty>;
+    const cells = new Map<string, Cell>();
+    const cell = (assetId: string, assetType: string, clientId: number, day: string) => {
+      const key = JSON.stringify([assetId, assetType, clientId, day]);
       let found = cells.get(key);
-      if (!found) cells.set(key, (found = { asset_id: assetId, asset_type: assetType, client_id: clientId, ...empty() }));
+      if (!found) cells.set(key, (found = { asset_id: assetId, asset_type: assetType, client_id: clientId, day, ...empty() }));
       return found;
     };
-    for (const row of downloads) cell(row.asset_id, row.asset_type, row.client_id).licensed_downloads += row.downloads;
+    for (const row of downloads) cell(row.asset_id, row.asset_type, row.client_id, row.day).licensed_downloads += row.downloads;
     for (const row of usage) {
-      const target = cell(row.asset_id, row.asset_type, row.client_id);
+      const target = cell(row.asset_id, row.asset_type, row.client_id, row.day);
       target.reported_usages += row.reported_usages;
       target.reported_quantity += row.reported_quantity;
     }
@@ -167,6 +177,13 @@ export class UsageService {
       row.reported_quantity += from.reported_quantity;
       if (assetKey !== undefined) row.assetSet!.add(assetKey);
     };
+    if (by === 'day' || by === 'month') {
+      const periodOf = (day: string) => (by === 'day' ? day : day.slice(0, 7));
+      // Every period of the window, in order, those without sales too: a series a chart can draw.
+      for (const period of periodsOf(from, to, by)) rows.set(period, { period, ...empty() });
+      for (const c of cells.values()) add(periodOf(c.day), () => ({ period: periodOf(c.day), ...empty() }), c);
+      return { from, to, by, rows: [...rows.values()] };
+    }
     if (by === 'client') {
       const names = new Map((await this.deps.clients.list()).map((client) => [client.id, client.name]));
       for (const c of cells.values()) add(String(c.client_id), () => ({ client_id: c.client_id, client_name: names.get(c.client_id) ?? null, ...empty() }), c);
@@ -200,6 +217,31 @@ export class UsageService {
     }
     return artists;
   }
+}
+
+/** The most rows a report by day or month has: ten years of either is a series no chart or sheet needs more of. */
+const MOST_PERIODS = { day: 3660, month: 1200 } as const;
+
+/** Every day (YYYY-MM-DD) or month (YYYY-MM) from the day `from` to the day `to`, both included; at most `limit`. */
+export function periodsOf(from: string, to: string, by: 'day' | 'month', limit = Infinity): string[] {
+  const periods: string[] = [];
+  if (by === 'day') {
+    for (let time = Date.parse(`${from}T00:00:00Z`), end = Date.parse(`${to}T00:00:00Z`); time <= end && periods.length < limit; time += 24 * 3600 * 1000) {
+      periods.push(new Date(time).toISOString().slice(0, 10));
+    }
+    return periods;
+  }
+  let [year, month] = from.split('-').map(Number) as [number, number];
+  const last = to.slice(0, 7);
+  for (let period = from.slice(0, 7); period <= last && periods.length < limit; period = `${year}-${String(month).padStart(2, '0')}`) {
+    periods.push(period);
+    month += 1;
+    if (month > 12) {
+      month = 1;
+      year += 1;
+    }
+  }
+  return periods;
 }
 
 function compare(a: string, b: string): number {

@@ -53,4 +53,24 @@ export const BACK_OFFICE_ROUTES: readonly AccessRoute[] = [
   form('/admin/users/:id/products/:productId/revoke', 'admin', ({ things }) => `/admin/users/${things.targetId}/products/${things.productId}/revoke`),
   page('/admin/teams/:team', 'admin', ({ things }) => `/admin/teams/${encodeURIComponent(things.team)}`),
   ...CATALOGUE_ROUTES,
+  // What sold
+  page('/admin/sales', 'admin', () => '/admin/sales?from=2024-01-01&to=2024-03-31&by=month'),
+  page('/admin/sales.csv', 'admin', () => '/admin/sales.csv?from=2024-01-01&to=2024-01-31&by=asset'),
+  // Jobs
+  page('/admin/jobs', 'admin', () => '/admin/jobs?kind=video-transcode&state=failed'),
+  form('/admin/jobs/run-again', 'admin', () => '/admin/jobs/run-again', async ({ services }) => ({ kind: 'video-transcode', key: JSON.stringify(await failedTranscode(services)) })),
 ];
+
+/**
+ * The key of a failed video transcode, made for the matrix (a failed job a run-again form can
+ * queue again; each role's request fails one anew, so each finds one to run).
+ */
+async function failedTranscode(services: Services): Promise<[string, string]> {
+  const key: [string, string] = [`matrix/original-${Math.random().toString(36).slice(2)}.mp4`, 'preview'];
+  const now = new Date().toISOString();
+  await services.database.db
+    .insertInto('video_transcodes')
+    .values({ original_key: key[0], kind: key[1], status: 'failed', failure: 'ffmpeg exited with code 1', created_at: now, finished_at: now, output_key: null, claimed_by: null, lease_until: null })
+    .execute();
+  return key;
+}

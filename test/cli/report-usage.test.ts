@@ -123,7 +123,29 @@ describe('stockroom report usage', () => {
   it('refuses a day that is not one, a window that ends before it starts, and an unknown grouping', async () => {
     expect((await failure('report', 'usage', '--from', '2024-02-30', '--to', '2024-03-31'))?.stderr).toContain('YYYY-MM-DD');
     expect((await failure('report', 'usage', '--from', '2024-04-01', '--to', '2024-03-01'))?.stderr).toContain('is after --to');
-    expect((await failure('report', 'usage', ...window, '--by', 'month'))?.stderr).toContain('asset, artist, client');
+    expect((await failure('report', 'usage', ...window, '--by', 'week'))?.stderr).toContain('asset, artist, client, day, month');
+    expect((await failure('report', 'usage', '--from', '2000-01-01', '--to', '2024-12-31', '--by', 'day'))?.stderr).toContain('at most 3660 days');
+  });
+
+  it('per month and per day: every period of the window in order, those without sales too', async () => {
+    const byMonth = JSON.parse((await stockroom('report', 'usage', '--from', '2024-02-01', '--to', '2024-04-30', '--by', 'month', '--format', 'json')).stdout) as { rows: unknown };
+    expect(byMonth.rows).toEqual([
+      { period: '2024-02', licensed_downloads: 0, reported_usages: 1, reported_quantity: 7 },
+      { period: '2024-03', licensed_downloads: 3, reported_usages: 4, reported_quantity: 14 },
+      { period: '2024-04', licensed_downloads: 1, reported_usages: 1, reported_quantity: 1 },
+    ]);
+    const { stdout } = await stockroom('report', 'usage', ...window, '--by', 'day');
+    const lines = stdout.split('\r\n');
+    expect(lines[0]).toBe('period,licensed_downloads,reported_usages,reported_quantity');
+    // A header, 31 days, and the empty string after the last line's end.
+    expect(lines).toHaveLength(33);
+    expect(lines.filter((line) => !line.endsWith(',0,0,0')).slice(1, -1)).toEqual([
+      '2024-03-05,3,0,0',
+      '2024-03-09,0,1,3',
+      '2024-03-10,0,1,2',
+      '2024-03-15,0,1,4',
+      '2024-03-31,0,1,5',
+    ]);
   });
 });
 

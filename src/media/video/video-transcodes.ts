@@ -32,6 +32,7 @@ export const TRANSCODE_QUEUE: LeaseTable<'video_transcodes'> = {
   lease: { holder: 'claimed_by', until: 'lease_until' },
   status: { column: 'status', waiting: 'pending', held: 'running' },
   attempts: 'attempts',
+  failures: { label: 'Video transcodes', status: 'failed', reason: 'failure', created: 'created_at', finished: 'finished_at', what: 'kind' },
 };
 
 export interface TranscodeRow {

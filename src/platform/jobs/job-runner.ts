@@ -4,7 +4,7 @@ import type { Selectable } from 'kysely';
 import type { Logger } from 'pino';
 import type { Tables } from '../db/tables.js';
 import { isStoreUnavailable } from '../http/error-handler.js';
-import type { LeaseQueue } from './lease-queue.js';
+import type { JobState, JobView, LeaseQueue } from './lease-queue.js';
 
 /** How many times a job is claimed before one more interruption counts as its failure. */
 export const MAX_ATTEMPTS = 3;
@@ -55,6 +55,15 @@ export interface RegisteredJobKind {
   wake(): void;
   /** Jobs of this kind running on this node. */
   runningHere(): number;
+}
+
+/** The jobs of every kind whose failures people look after, as the back office's jobs page reads and runs them again. */
+export interface JobDesk {
+  kinds(): Array<{ name: string; label: string }>;
+  tally(name: string, now: Date): Promise<Record<JobState, number>>;
+  inState(name: string, state: JobState, now: Date, limit: number, offset: number): Promise<JobView[]>;
+  /** Queues a failed job of the kind again (its key's values, in order), and looks for work at once; false when it had not failed. */
+  requeueFailed(name: string, keyValues: readonly unknown[]): Promise<boolean>;
 }
 
 const DEFAULT_LEASE_MS = 60_000;
@@ -110,6 +119,27 @@ export class JobRunner {
       wokenWhileFilling: false,
     });
     return { wake: () => this.wake(name), runningHere: () => this.runningHere(name) };
+  }
+
+  /**
+   * The kinds of job whose failures people look after (their table says how a failure is kept),
+   * for the back office's jobs page: what each is called, and its jobs by state.
+   */
+  desk(): JobDesk {
+    // Read at each call: a module built after the desk's registers its kinds later.
+    const kinds = () => [...this.kinds.values()].filter((kind) => kind.handler.queue.description.failures !== undefined);
+    const find = (name: string) => kinds().find((kind) => kind.name === name);
+    return {
+      kinds: () => kinds().map((kind) => ({ name: kind.name, label: kind.handler.queue.description.failures!.label })),
+      tally: (name, now) => find(name)?.handler.queue.tally(now) ?? Promise.resolve({ waiting: 0, running: 0, failed: 0 }),
+      inState: (name, state, now, limit, offset) => find(name)?.handler.queue.inState(state, now, limit, offset) ?? Promise.resolve([]),
+      requeueFailed: async (name, keyValues) => {
+        const kind = find(name);
+        if (!kind || !(await kind.handler.queue.requeueFailed(keyValues))) return false;
+        this.wake(kind.name);
+        return true;
+      },
+    };
   }
 
   /** Starts claiming every kind this node runs. */

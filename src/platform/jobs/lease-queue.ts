@@ -27,6 +27,39 @@ export interface LeaseTable<Name extends keyof Tables> {
   };
   /** Counted up at each claim, so that a job whose nodes keep stopping can be failed; absent: not counted. */
   readonly attempts?: ColumnOf<Name>;
+  /**
+   * How a job that failed is kept, for the people who look after the jobs (the back office's
+   * jobs page): its status, the column with the reason, when it was queued and finished, and
+   * the column that says what it is. Absent: a table whose failures nobody runs again.
+   */
+  readonly failures?: {
+    /** What the jobs are called on that page: "Generation jobs". */
+    readonly label: string;
+    readonly status: string;
+    readonly reason: ColumnOf<Name>;
+    readonly created: ColumnOf<Name>;
+    readonly finished: ColumnOf<Name>;
+    readonly what: ColumnOf<Name>;
+  };
+}
+
+/** Where a job stands, as the people who look after the jobs see it. */
+export type JobState = 'waiting' | 'running' | 'failed';
+export const JOB_STATES: readonly JobState[] = ['waiting', 'running', 'failed'];
+
+/** A job as the jobs page lists it. */
+export interface JobView {
+  /** The values of its key columns, in order: what names it to run it again. */
+  key: unknown[];
+  /** What it is (its operation, its kind of file). */
+  what: string;
+  state: JobState;
+  attempts: number | undefined;
+  /** The node that holds it, while one does. */
+  holder: string | null;
+  reason: string | null;
+  created: string;
+  finished: string | null;
 }
 
 /**
@@ -83,6 +116,60 @@ export class LeaseQueue<Name extends keyof Tables> {
     return this.updateHeld(db, job, node, sql.join(assignments));
   }
 
+  /** How many jobs wait (queued, or held under a lapsed lease), run (under a running lease) and failed. */
+  async tally(now: Date): Promise<Record<JobState, number>> {
+    const { table } = this.description;
+    const rows = await sql<{ state: JobState; n: number | string }>`
+      select ${this.stateOf(now)} as state, count(*) as n from ${sql.table(table)} where ${this.inSomeState()} group by 1`.execute(this.db);
+    const counts: Record<JobState, number> = { waiting: 0, running: 0, failed: 0 };
+    for (const row of rows.rows) counts[row.state] = Number(row.n);
+    return counts;
+  }
+
+  /** Jobs in one state, a page of them: waiting and running oldest first, failed newest first. */
+  async inState(state: JobState, now: Date, limit: number, offset: number): Promise<JobView[]> {
+    const { table, key, failures } = this.description;
+    if (!failures) return [];
+    const order = sql.join([...(state === 'failed' ? [sql`${sql.ref(failures.finished)} desc`] : []), ...this.description.order.map((column) => sql.ref(column))]);
+    const rows = await sql<Record<string, unknown>>`
+      select * from ${sql.table(table)}
+       where ${this.inSomeState()} and ${this.stateOf(now)} = ${state}
+       order by ${order} limit ${limit} offset ${offset}`.execute(this.db);
+    return rows.rows.map((row) => ({
+      key: key.map((column) => row[column]),
+      what: String(row[failures.what] ?? ''),
+      state,
+      attempts: this.description.attempts === undefined ? undefined : Number(row[this.description.attempts]),
+      holder: state === 'running' ? ((row[this.description.lease.holder] as string | null) ?? null) : null,
+      reason: (row[failures.reason] as string | null) ?? null,
+      created: String(row[failures.created]),
+      finished: (row[failures.finished] as string | null) ?? null,
+    }));
+  }
+
+  /**
+   * A failed job queued again, from its key values: its reason and finish cleared, its attempts
+   * counted from naught. Conditional on its having failed, so two people running it again at
+   * once queue it once; false when it was not a failed job (gone, or run again already).
+   */
+  async requeueFailed(keyValues: readonly unknown[]): Promise<boolean> {
+    const { table, key, failures, status, lease, attempts } = this.description;
+    if (!failures || keyValues.length !== key.length) return false;
+    const assignments = [
+      sql`${sql.ref(status.column)} = ${status.waiting}`,
+      sql`${sql.ref(failures.reason)} = ${null}`,
+      sql`${sql.ref(failures.finished)} = ${null}`,
+      sql`${sql.ref(lease.holder)} = ${null}`,
+      sql`${sql.ref(lease.until)} = ${null}`,
+      ...(attempts === undefined ? [] : [sql`${sql.ref(attempts)} = ${0}`]),
+    ];
+    const where = key.map((column, index) => sql`${sql.ref(column)} = ${keyValues[index] as string | number}`);
+    const result = await sql`
+      update ${sql.table(table)} set ${sql.join(assignments)}
+       where ${sql.join(where, sql` and `)} and ${sql.ref(status.column)} = ${failures.status}`.execute(this.db);
+    return Number(result.numAffectedRows ?? 0) === 1;
+  }
+
   /** Gives back every job `node` holds (it is stopping): they are ready at once for any node. */
   async release(node: string): Promise<void> {
     await this.giveBack(sql`${sql.ref(this.description.lease.holder)} = ${node}`);
@@ -106,6 +193,22 @@ export class LeaseQueue<Name extends keyof Tables> {
   attemptsOf(job: Selectable<Tables[Name]>): number | undefined {
     const { attempts } = this.description;
     return attempts === undefined ? undefined : Number((job as Record<string, unknown>)[attempts]);
+  }
+
+  /** A job's state as the jobs page sees it, in SQL: held under a running lease is running; open otherwise is waiting. */
+  private stateOf(now: Date): RawBuilder<JobState> {
+    const { status, lease, failures } = this.description;
+    const until = sql.ref(lease.until);
+    return sql<JobState>`case
+      when ${sql.ref(status.column)} = ${failures?.status ?? null} then 'failed'
+      when ${sql.ref(status.column)} = ${status.held} and ${until} is not null and ${until} >= ${now.toISOString()} then 'running'
+      else 'waiting' end`;
+  }
+
+  /** Open, or failed: the jobs the jobs page lists (done ones are the business of their own module). */
+  private inSomeState(): RawBuilder<unknown> {
+    const { status, failures } = this.description;
+    return sql`${sql.ref(status.column)} in (${status.waiting}, ${status.held}, ${failures?.status ?? status.waiting})`;
   }
 
   /** Open (waiting or held) and under no running lease. ISO times in one zone compare as text. */
