@@ -6,15 +6,18 @@ import { ApiError } from '../platform/http/errors.js';
 import { escapeHtml } from '../platform/http/escape-html.js';
 import type { TypeBoxTypeProvider } from '../platform/http/parameters.js';
 import { tooManyUploadIds, uploadCsrfCheckFailed, uploadNotFound, uploadSignInRequired } from './asset-uploads.errors.js';
-import { uploadPage, type UploadPageFiles } from './asset-uploads.pages.js';
+import { uploadPageMain } from './asset-uploads.pages.js';
 import { MAX_RESULT_IDS, ResultsQuery, UploadParams } from './asset-uploads.schemas.js';
 import type { AssetUploadsService, Uploader } from './asset-uploads.service.js';
 import { UPLOADS_PATH, type UploadEndpoint } from './upload-endpoint.js';
 import { isUploadId } from './upload-staging.js';
+import type { StaffPages } from '../back-office/back-office.module.js';
 
 /** A signed-in person as the back office knows them, with their session's CSRF token. */
 export interface StaffSession {
   uploader: Uploader;
+  /** their name, shown in the back office's header */
+  username: string;
   csrfToken: string;
 }
 
@@ -34,7 +37,12 @@ export interface AssetUploadsRoutesOptions {
   gate: StaffGate;
   /** The page's policy: the back office's strict Content-Security-Policy and friends. */
   pageHeaders: Record<string, string>;
+  /** The back office's frame (header, sections, stylesheet) around the page. */
+  staffPages: StaffPages;
 }
+
+/** The upload page's link in the back office's header, for editors and admins (after the catalogue, before the applications). */
+export const UPLOADS_SECTION = { key: 'uploads', label: 'Upload', href: '/admin/uploads', role: 'editor', order: 15 } as const;
 
 /** tus's PATCH body (and a creation's, with creation-with-upload). */
 const TUS_BODY = 'application/offset+octet-stream';
@@ -77,7 +85,7 @@ function sameToken(given: string, expected: string): boolean {
  * upload under `results`, and the page's static files.
  */
 export async function assetUploadsRoutes(app: FastifyInstance, options: AssetUploadsRoutesOptions): Promise<void> {
-  const { service, endpoint, gate, pageHeaders } = options;
+  const { service, endpoint, gate, pageHeaders, staffPages } = options;
   const files = pageFiles();
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -120,8 +128,18 @@ export async function assetUploadsRoutes(app: FastifyInstance, options: AssetUpl
     const session = await gate.sessionOf(request);
     if (!session) return reply.header('cache-control', 'no-store').redirect(gate.signInPath('/admin/uploads'), 303);
     const recent = await service.recent(session.uploader);
-    const page: UploadPageFiles = { stylesheet: files.stylesheet.path, tusClient: files.tusClient.path, script: files.script.path };
-    const body = uploadPage(page, { csrfToken: session.csrfToken, maxBytes: service.maxBytes, recent, endpoint: UPLOADS_PATH, editPath: gate.editPath });
+    const main = uploadPageMain({ csrfToken: session.csrfToken, maxBytes: service.maxBytes, recent, endpoint: UPLOADS_PATH, editPath: gate.editPath });
+    const body = staffPages.page(
+      {
+        actor: { id: session.uploader.userId, username: session.username, role: session.uploader.role },
+        csrfToken: session.csrfToken,
+        title: 'Upload',
+        section: UPLOADS_SECTION.key,
+        path: request.url,
+        files: { stylesheets: [files.stylesheet.path], scripts: [files.tusClient.path, files.script.path] },
+      },
+      main,
+    );
     return reply.code(200).headers(pageHeaders).send(body);
   });
 

@@ -3,7 +3,10 @@ import type { Platform } from '../platform/platform.js';
 import type { BrowserSessions } from '../web/browser-sessions.js';
 import { AuditLogRepository } from './audit-log.repository.js';
 import { AuditLog } from './audit-log.service.js';
-import { BACK_OFFICE_PREFIX, backOfficeFiles, StaffSite, type StaffDirectory, type StaffRoute } from './back-office-site.js';
+import { BACK_OFFICE_PREFIX, backOfficeFiles, StaffSite, type BackOfficeSection, type StaffDirectory, type StaffRoute } from './back-office-site.js';
+import { layout, type PageFiles } from './back-office.pages.js';
+import type { Actor } from './staff-policy.js';
+import type { Html } from '../web/web-html.js';
 import { backOfficeRoutes } from './back-office.routes.js';
 import { CatalogueDesk } from './catalogue-desk.service.js';
 import type { CatalogEditingService } from '../catalog/catalog-editing.service.js';
@@ -24,6 +27,16 @@ export interface BackOfficeExports {
   backOfficeRoutes: readonly StaffRoute[];
   /** The catalogue's work for the back office: role-checked and audited. */
   catalogueDesk: CatalogueDesk;
+  /** Frames another module's page (the uploads page) as the back office frames its own. */
+  staffPages: StaffPages;
+}
+
+/** What a page served by another module needs to look and read like the rest of the back office. */
+export interface StaffPages {
+  /** Adds a link to the back office's header for the roles that may enter (the page still checks the role itself). */
+  addSection(section: BackOfficeSection): void;
+  /** A whole page: the back office's header (its sections for the person's role, the account, sign-out), stylesheet, and `main`. */
+  page(spec: { actor: Actor; csrfToken: string; title: string; section?: string; path: string; files?: PageFiles }, main: Html): string;
 }
 
 /**
@@ -38,7 +51,15 @@ export function backOfficeModule(platform: Platform, needs: BackOfficeNeeds): St
   const catalogueDesk = new CatalogueDesk({ editing: needs.catalogEditing, auditLog });
   return {
     name: 'back-office',
-    exports: { auditLog, backOfficeRoutes: site.routes, catalogueDesk },
+    exports: {
+      auditLog,
+      backOfficeRoutes: site.routes,
+      catalogueDesk,
+      staffPages: {
+        addSection: (section) => site.addSection(section),
+        page: ({ actor, csrfToken, files, ...spec }, main) => layout(site.frameFor(actor, csrfToken, spec), main, files),
+      },
+    },
     routes: {
       async root(root) {
         await root.register(backOfficeRoutes, { prefix: BACK_OFFICE_PREFIX, site, auditLog });

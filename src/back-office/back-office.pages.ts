@@ -13,8 +13,15 @@ export function csrfField(token: string | undefined): Html {
   return html`<input type="hidden" name="csrf" value="${token ?? ''}">`;
 }
 
+/** A page's own files beyond the back office's stylesheet (another module's page: its script, its styles), each a same-origin address. */
+export interface PageFiles {
+  stylesheets?: readonly string[];
+  /** loaded with `defer`, in this order */
+  scripts?: readonly string[];
+}
+
 /** The frame: a header with the sections the actor may enter and the account, the main content. */
-export function layout(frame: StaffFrame, main: Html): string {
+export function layout(frame: StaffFrame, main: Html, files: PageFiles = {}): string {
   const nav =
     frame.sections.length === 0
       ? html``
@@ -33,7 +40,7 @@ export function layout(frame: StaffFrame, main: Html): string {
 <title>${frame.title} · Stockroom back office</title>
 <link rel="icon" type="image/svg+xml" href="${frame.icon}">
 <link rel="stylesheet" href="${frame.stylesheet}">
-</head>
+${(files.stylesheets ?? []).map((href) => html`<link rel="stylesheet" href="${href}">\n`)}${(files.scripts ?? []).map((src) => html`<script src="${src}" defer></script>\n`)}</head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
 <header class="top">

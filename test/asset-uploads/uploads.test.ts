@@ -215,6 +215,11 @@ function suite(name: string, setup: () => Promise<{ env: Record<string, string>;
       expect(editorPage.status).toBe(200);
       expect(editorPage.headers['content-security-policy']).toContain("script-src 'self'");
       expect(editorPage.body).not.toMatch(/<script>|<script(?![^>]*src=)/);
+      // Framed as every back-office page is: its header and sections (this one marked current), the account, its stylesheet.
+      expect(editorPage.body).toMatch(/<link rel="stylesheet" href="\/admin\/static\/back-office\.css\?v=[0-9a-f]+">/);
+      expect(editorPage.body).toContain('<a href="/admin/uploads" aria-current="page">Upload</a>');
+      expect(editorPage.body).toContain('eddie <span class="role">(editor)</span>');
+      expect(editorPage.body).toMatch(/<script src="\/admin\/uploads\/static\/uploads\.js\?v=[0-9a-f]+" defer><\/script>/);
     });
 
     if (viaTestS3) {
