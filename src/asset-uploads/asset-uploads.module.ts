@@ -1,4 +1,4 @@
-import type { StaffPages } from '../back-office/back-office.module.js';
+import type { StaffPages } from '../back-office/back-office.pages.js';
 import type { CatalogService } from '../catalog/catalog.service.js';
 import { IngestService } from '../catalog/ingest/ingest.service.js';
 import { NudityClassifier } from '../media/nudity-classifier.js';

@@ -11,7 +11,7 @@ import { MAX_RESULT_IDS, ResultsQuery, UploadParams } from './asset-uploads.sche
 import type { AssetUploadsService, Uploader } from './asset-uploads.service.js';
 import { UPLOADS_PATH, type UploadEndpoint } from './upload-endpoint.js';
 import { isUploadId } from './upload-staging.js';
-import type { StaffPages } from '../back-office/back-office.module.js';
+import type { StaffPages } from '../back-office/back-office.pages.js';
 
 /** A signed-in person as the back office knows them, with their session's CSRF token. */
 export interface StaffSession {

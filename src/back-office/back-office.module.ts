@@ -3,10 +3,8 @@ import type { Platform } from '../platform/platform.js';
 import type { BrowserSessions } from '../web/browser-sessions.js';
 import { AuditLogRepository } from './audit-log.repository.js';
 import { AuditLog } from './audit-log.service.js';
-import { BACK_OFFICE_PREFIX, backOfficeFiles, StaffSite, type BackOfficeSection, type StaffDirectory, type StaffRoute } from './back-office-site.js';
-import { layout, type PageFiles } from './back-office.pages.js';
-import type { Actor } from './staff-policy.js';
-import type { Html } from '../web/web-html.js';
+import { BACK_OFFICE_PREFIX, backOfficeFiles, StaffSite, type StaffDirectory, type StaffRoute } from './back-office-site.js';
+import { layout, type StaffPages } from './back-office.pages.js';
 import { backOfficeRoutes } from './back-office.routes.js';
 import { CatalogueDesk } from './catalogue-desk.service.js';
 import type { CatalogEditingService } from '../catalog/catalog-editing.service.js';
@@ -29,14 +27,6 @@ export interface BackOfficeExports {
   catalogueDesk: CatalogueDesk;
   /** Frames another module's page (the uploads page) as the back office frames its own. */
   staffPages: StaffPages;
-}
-
-/** What a page served by another module needs to look and read like the rest of the back office. */
-export interface StaffPages {
-  /** Adds a link to the back office's header for the roles that may enter (the page still checks the role itself). */
-  addSection(section: BackOfficeSection): void;
-  /** A whole page: the back office's header (its sections for the person's role, the account, sign-out), stylesheet, and `main`. */
-  page(spec: { actor: Actor; csrfToken: string; title: string; section?: string; path: string; files?: PageFiles }, main: Html): string;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { html, type Html } from '../web/web-html.js';
-import type { StaffFrame } from './back-office-site.js';
+import type { BackOfficeSection, StaffFrame } from './back-office-site.js';
+import type { Actor } from './staff-policy.js';
 
 /*
  * The back office's frame and the parts its pages share: pure functions from what to show to
@@ -18,6 +19,14 @@ export interface PageFiles {
   stylesheets?: readonly string[];
   /** loaded with `defer`, in this order */
   scripts?: readonly string[];
+}
+
+/** What a page served by another module needs to look and read like the rest of the back office. */
+export interface StaffPages {
+  /** Adds a link to the back office's header for the roles that may enter (the page still checks the role itself). */
+  addSection(section: BackOfficeSection): void;
+  /** A whole page: the back office's header (its sections for the person's role, the account, sign-out), stylesheet, and `main`. */
+  page(spec: { actor: Actor; csrfToken: string; title: string; section?: string; path: string; files?: PageFiles }, main: Html): string;
 }
 
 /** The frame: a header with the sections the actor may enter and the account, the main content. */
