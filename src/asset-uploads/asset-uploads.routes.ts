@@ -4,11 +4,12 @@ import { createRequire } from 'node:module';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../platform/http/errors.js';
 import { escapeHtml } from '../platform/http/escape-html.js';
+import { html } from '../web/web-html.js';
 import type { TypeBoxTypeProvider } from '../platform/http/parameters.js';
 import { tooManyUploadIds, uploadCsrfCheckFailed, uploadNotFound, uploadSignInRequired } from './asset-uploads.errors.js';
 import { uploadPageMain } from './asset-uploads.pages.js';
 import { MAX_RESULT_IDS, ResultsQuery, UploadParams } from './asset-uploads.schemas.js';
-import type { AssetUploadsService, Uploader } from './asset-uploads.service.js';
+import type { AssetUploadsService, UploadOutcome, Uploader } from './asset-uploads.service.js';
 import { UPLOADS_PATH, type UploadEndpoint } from './upload-endpoint.js';
 import { isUploadId } from './upload-staging.js';
 import type { StaffPages } from '../back-office/back-office.pages.js';
@@ -127,20 +128,26 @@ export async function assetUploadsRoutes(app: FastifyInstance, options: AssetUpl
   app.get('/admin/uploads', hidden, async (request, reply) => {
     const session = await gate.sessionOf(request);
     if (!session) return reply.header('cache-control', 'no-store').redirect(gate.signInPath('/admin/uploads'), 303);
-    const recent = await service.recent(session.uploader);
+    const frame = (title: string, files?: { stylesheets: string[]; scripts: string[] }) => ({
+      actor: { id: session.uploader.userId, username: session.username, role: session.uploader.role },
+      csrfToken: session.csrfToken,
+      title,
+      section: UPLOADS_SECTION.key,
+      path: request.url,
+      ...(files ? { files } : {}),
+    });
+    let recent: UploadOutcome[];
+    try {
+      recent = await service.recent(session.uploader);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      // A customer: the back office's refusal page, in its frame (without its sections).
+      const refusal = html`<h1>Not allowed</h1><p class="problem" role="alert">${error.message}</p><p class="code">Code: <code>${error.code}</code></p><p><a href="/">Back to the catalogue</a></p>`;
+      return reply.code(error.statusCode).headers(pageHeaders).send(staffPages.page(frame('Not allowed'), refusal));
+    }
     const main = uploadPageMain({ csrfToken: session.csrfToken, maxBytes: service.maxBytes, recent, endpoint: UPLOADS_PATH, editPath: gate.editPath });
-    const body = staffPages.page(
-      {
-        actor: { id: session.uploader.userId, username: session.username, role: session.uploader.role },
-        csrfToken: session.csrfToken,
-        title: 'Upload',
-        section: UPLOADS_SECTION.key,
-        path: request.url,
-        files: { stylesheets: [files.stylesheet.path], scripts: [files.tusClient.path, files.script.path] },
-      },
-      main,
-    );
-    return reply.code(200).headers(pageHeaders).send(body);
+    const page = staffPages.page(frame('Upload', { stylesheets: [files.stylesheet.path], scripts: [files.tusClient.path, files.script.path] }), main);
+    return reply.code(200).headers(pageHeaders).send(page);
   });
 
   api.get('/admin/uploads/results', { schema: { hide: true, querystring: ResultsQuery } }, async (request, reply) => {

@@ -213,7 +213,13 @@ function suite(name: string, setup: () => Promise<{ env: Record<string, string>;
       const page = await answered(send(base, 'GET', '/admin/uploads', {}));
       expect(page.status).toBe(303);
       expect(page.headers.location).toBe('/signin?return=%2Fadmin%2Fuploads');
-      expect((await answered(send(base, 'GET', '/admin/uploads', { cookie: `${COOKIE}=${cookies.customer}` }))).status).toBe(403);
+      const customerPage = await answered(send(base, 'GET', '/admin/uploads', { cookie: `${COOKIE}=${cookies.customer}` }));
+      expect(customerPage.status).toBe(403);
+      // The back office's refusal page, in its frame but with none of its sections, and no upload form.
+      expect(customerPage.body).toContain('<code>StaffOnly</code>');
+      expect(customerPage.body).toContain('<a class="brand" href="/admin">');
+      expect(customerPage.body).not.toContain('class="sections"');
+      expect(customerPage.body).not.toContain('id="files"');
       const editorPage = await answered(send(base, 'GET', '/admin/uploads', { cookie: `${COOKIE}=${cookies.editor}` }));
       expect(editorPage.status).toBe(200);
       expect(editorPage.headers['content-security-policy']).toContain("script-src 'self'");
