@@ -91,6 +91,7 @@ describe.skipIf(!HAS_CHROMIUM)(`the back office's upload page in a real browser 
 
     // The picture through the file picker (the drop zone's labelled input).
     await page.getByLabel('Choose pictures and videos, or drop them here').setInputFiles(picturePath);
+    await expect.poll(() => page.locator('#sending li').count()).toBe(1);
     // The video dropped on the drop zone: a drop event carrying the file, as a person's drag would.
     const video = fs.readFileSync(videoPath).toString('base64');
     const transfer = await page.evaluateHandle((base64) => {
@@ -119,6 +120,13 @@ describe.skipIf(!HAS_CHROMIUM)(`the back office's upload page in a real browser 
       const [draft] = await f.t.services.catalog.findAssetsInAnyState(name.endsWith('.mp4') ? 'video' : 'image', [assetId]);
       expect(draft?.publication).toBe('draft');
     }
+
+    // A file ingest would not take is refused before a byte is sent, in ingest's words, beside the file.
+    const notesPath = path.join(scratch, 'notes.txt');
+    fs.writeFileSync(notesPath, 'Captions to write.\n');
+    await page.getByLabel('Choose pictures and videos, or drop them here').setInputFiles(notesPath);
+    await expect.poll(() => lines.count()).toBe(3);
+    await expect.poll(() => lines.nth(2).locator('.outcome').textContent()).toBe('Refused: notes.txt: not an image or video (.txt)');
     expect(await seriousViolations(page)).toEqual([]);
 
     // Back on the page later, both are among the latest uploads with their links.
