@@ -12,6 +12,7 @@ export const BENCHMARKS: Record<string, () => Promise<void>> = {
   metadata: async () => (await import('./metadata.js')).metadataBenchmark(),
   search: async () => (await import('./search.js')).searchBenchmark(),
   usage: async () => (await import('./usage.js')).usageBenchmark(),
+  upload: async () => (await import('./upload.js')).uploadBenchmark(),
   'video-ingest': async () => (await import('./video-ingest.js')).videoIngestBenchmark(),
   web: async () => (await import('./web.js')).webBenchmark(),
 };

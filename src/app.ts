@@ -179,6 +179,7 @@ async function composeStockroom(config: Config, overrides: ServiceOverrides): Pr
       videoTools: media.exports.videoTools,
       gate: staffGate(web.exports.browserSessions, oauth.exports.users),
       pageHeaders: pageHeaders(contentSecurityPolicy(config.publicUrl)),
+      staffPages: backOffice.exports.staffPages,
     });
     built.push(assetUploads);
     measureGenerationQueue(platform.metrics, generation.exports.generationJobs);
@@ -217,7 +218,7 @@ function staffGate(sessions: WebExports['browserSessions'], users: OAuthExports[
       const session = await sessions.of(request);
       const account = session?.userId === undefined ? undefined : await users.account(session.userId);
       if (!session || !account || account.disabledAt !== null) return undefined;
-      return { uploader: { userId: account.id, role: account.role }, csrfToken: session.csrfToken };
+      return { uploader: { userId: account.id, role: account.role }, username: account.username, csrfToken: session.csrfToken };
     },
     signInPath: (returnTo) => sessions.signInPath(returnTo),
     // The catalogue pages' edit page of an asset.

@@ -1,3 +1,4 @@
+import type { StaffPages } from '../back-office/back-office.pages.js';
 import type { CatalogService } from '../catalog/catalog.service.js';
 import { IngestService } from '../catalog/ingest/ingest.service.js';
 import { NudityClassifier } from '../media/nudity-classifier.js';
@@ -5,7 +6,7 @@ import type { VideoTools } from '../media/video/video-tools.js';
 import type { StockroomModule } from '../platform/module.js';
 import type { Platform } from '../platform/platform.js';
 import { AssetUploadsRepository } from './asset-uploads.repository.js';
-import { assetUploadsRoutes, type StaffGate } from './asset-uploads.routes.js';
+import { assetUploadsRoutes, UPLOADS_SECTION, type StaffGate } from './asset-uploads.routes.js';
 import { AssetUploadsService } from './asset-uploads.service.js';
 import { UploadEndpoint } from './upload-endpoint.js';
 import { UploadIngests } from './upload-ingests.js';
@@ -22,6 +23,8 @@ export interface AssetUploadsNeeds {
   gate: StaffGate;
   /** The back office's page policy (Content-Security-Policy and the other page headers). */
   pageHeaders: Record<string, string>;
+  /** The back office's frame for the upload page, and its link in the header. */
+  staffPages: StaffPages;
 }
 
 export interface AssetUploadsExports {
@@ -53,6 +56,7 @@ export function assetUploadsModule(platform: Platform, needs: AssetUploadsNeeds)
     wakeIngests: () => ingests.wake(),
   });
   const endpoint = new UploadEndpoint(service, staging, log);
+  needs.staffPages.addSection(UPLOADS_SECTION);
   let sweeper: NodeJS.Timeout | undefined;
   const sweep = () => {
     service.sweepIdle().then(
@@ -67,7 +71,7 @@ export function assetUploadsModule(platform: Platform, needs: AssetUploadsNeeds)
     exports: { assetUploads: service },
     routes: {
       async root(root) {
-        await root.register(assetUploadsRoutes, { service, endpoint, gate: needs.gate, pageHeaders: needs.pageHeaders });
+        await root.register(assetUploadsRoutes, { service, endpoint, gate: needs.gate, pageHeaders: needs.pageHeaders, staffPages: needs.staffPages });
       },
     },
     async start() {

@@ -76,6 +76,11 @@ export class AssetUploadsRepository {
       .execute();
   }
 
+  /** An abandoned upload whose staged bytes could not be removed, back to unfinished: the next sweep tries again. */
+  async reopenAbandoned(id: string): Promise<void> {
+    await this.db.updateTable('asset_uploads').set({ status: 'uploading', finished_at: null }).where('id', '=', id).where('status', '=', 'abandoned').execute();
+  }
+
   /** An upload cancelled by its sender or abandoned: it ends with no ingest. False when it was no longer uploading. */
   async end(id: string, status: 'cancelled' | 'abandoned', now: Date): Promise<boolean> {
     const result = await this.db

@@ -4,17 +4,21 @@ import { createRequire } from 'node:module';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../platform/http/errors.js';
 import { escapeHtml } from '../platform/http/escape-html.js';
+import { html } from '../web/web-html.js';
 import type { TypeBoxTypeProvider } from '../platform/http/parameters.js';
 import { tooManyUploadIds, uploadCsrfCheckFailed, uploadNotFound, uploadSignInRequired } from './asset-uploads.errors.js';
-import { uploadPage, type UploadPageFiles } from './asset-uploads.pages.js';
+import { uploadPageMain } from './asset-uploads.pages.js';
 import { MAX_RESULT_IDS, ResultsQuery, UploadParams } from './asset-uploads.schemas.js';
-import type { AssetUploadsService, Uploader } from './asset-uploads.service.js';
+import type { AssetUploadsService, UploadOutcome, Uploader } from './asset-uploads.service.js';
 import { UPLOADS_PATH, type UploadEndpoint } from './upload-endpoint.js';
 import { isUploadId } from './upload-staging.js';
+import type { StaffPages } from '../back-office/back-office.pages.js';
 
 /** A signed-in person as the back office knows them, with their session's CSRF token. */
 export interface StaffSession {
   uploader: Uploader;
+  /** their name, shown in the back office's header */
+  username: string;
   csrfToken: string;
 }
 
@@ -34,7 +38,12 @@ export interface AssetUploadsRoutesOptions {
   gate: StaffGate;
   /** The page's policy: the back office's strict Content-Security-Policy and friends. */
   pageHeaders: Record<string, string>;
+  /** The back office's frame (header, sections, stylesheet) around the page. */
+  staffPages: StaffPages;
 }
+
+/** The upload page's link in the back office's header, for editors and admins (after the catalogue, before the applications). */
+export const UPLOADS_SECTION = { key: 'uploads', label: 'Upload', href: '/admin/uploads', role: 'editor', order: 15 } as const;
 
 /** tus's PATCH body (and a creation's, with creation-with-upload). */
 const TUS_BODY = 'application/offset+octet-stream';
@@ -77,7 +86,7 @@ function sameToken(given: string, expected: string): boolean {
  * upload under `results`, and the page's static files.
  */
 export async function assetUploadsRoutes(app: FastifyInstance, options: AssetUploadsRoutesOptions): Promise<void> {
-  const { service, endpoint, gate, pageHeaders } = options;
+  const { service, endpoint, gate, pageHeaders, staffPages } = options;
   const files = pageFiles();
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -119,10 +128,26 @@ export async function assetUploadsRoutes(app: FastifyInstance, options: AssetUpl
   app.get('/admin/uploads', hidden, async (request, reply) => {
     const session = await gate.sessionOf(request);
     if (!session) return reply.header('cache-control', 'no-store').redirect(gate.signInPath('/admin/uploads'), 303);
-    const recent = await service.recent(session.uploader);
-    const page: UploadPageFiles = { stylesheet: files.stylesheet.path, tusClient: files.tusClient.path, script: files.script.path };
-    const body = uploadPage(page, { csrfToken: session.csrfToken, maxBytes: service.maxBytes, recent, endpoint: UPLOADS_PATH, editPath: gate.editPath });
-    return reply.code(200).headers(pageHeaders).send(body);
+    const frame = (title: string, files?: { stylesheets: string[]; scripts: string[] }) => ({
+      actor: { id: session.uploader.userId, username: session.username, role: session.uploader.role },
+      csrfToken: session.csrfToken,
+      title,
+      section: UPLOADS_SECTION.key,
+      path: request.url,
+      ...(files ? { files } : {}),
+    });
+    let recent: UploadOutcome[];
+    try {
+      recent = await service.recent(session.uploader);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      // A customer: the back office's refusal page, in its frame (without its sections).
+      const refusal = html`<h1>Not allowed</h1><p class="problem" role="alert">${error.message}</p><p class="code">Code: <code>${error.code}</code></p><p><a href="/">Back to the catalogue</a></p>`;
+      return reply.code(error.statusCode).headers(pageHeaders).send(staffPages.page(frame('Not allowed'), refusal));
+    }
+    const main = uploadPageMain({ csrfToken: session.csrfToken, maxBytes: service.maxBytes, recent, endpoint: UPLOADS_PATH, editPath: gate.editPath });
+    const page = staffPages.page(frame('Upload', { stylesheets: [files.stylesheet.path], scripts: [files.tusClient.path, files.script.path] }), main);
+    return reply.code(200).headers(pageHeaders).send(page);
   });
 
   api.get('/admin/uploads/results', { schema: { hide: true, querystring: ResultsQuery } }, async (request, reply) => {

@@ -115,7 +115,8 @@ export class AssetUploadsService {
 
   /**
    * Removes the uploads that received nothing for longer than STOCKROOM_ASSET_UPLOAD_IDLE_HOURS,
-   * with their staged bytes; the number removed. Any node may sweep: an upload is ended once,
+   * with their staged bytes; the number removed. One whose bytes could not be removed stays
+   * unfinished, so that the next sweep tries again. Any node may sweep: an upload is ended once,
    * by the node whose conditional update wins.
    */
   async sweepIdle(): Promise<number> {
@@ -128,7 +129,9 @@ export class AssetUploadsService {
         await staging.remove(row.id);
         removed += 1;
       } catch (error) {
-        log.warn({ err: error, upload: row.id }, 'the staged bytes of an abandoned upload could not be removed');
+        // Marked abandoned only once its bytes are gone: left unfinished, it is swept again next time.
+        await repository.reopenAbandoned(row.id);
+        log.warn({ err: error, upload: row.id }, 'the staged bytes of an abandoned upload could not be removed; the next sweep tries again');
       }
     }
     return removed;

@@ -6,7 +6,7 @@ import type { BrowserSessions } from '../web/browser-sessions.js';
 import { sameToken } from '../web/web-forms.js';
 import { contentSecurityPolicy, pageHeaders } from '../web/web-page-policy.js';
 import { formExpired, staffSignInRequired } from './back-office.errors.js';
-import { requireRole, mayAct, type Staff } from './staff-policy.js';
+import { requireRole, mayAct, type Actor, type Staff } from './staff-policy.js';
 
 /** Who the back office asks for a signed-in person's account and role (the OAuth module's users). */
 export interface StaffDirectory {
@@ -186,18 +186,23 @@ export class StaffSite {
       .send(file.body);
   }
 
-  private remember(request: FastifyRequest, actor: Staff | { id: number; username: string; role: StaffRole | null }, csrfToken: string, spec: { title: string; section?: string | undefined }) {
+  /** The frame of a page for a known person (a customer, role null, gets the header without sections). */
+  frameFor(actor: Actor, csrfToken: string, spec: { title: string; section?: string | undefined; path: string }): StaffFrame {
     const staff = actor.role === null ? undefined : (actor as Staff);
-    this.frames.set(request, {
+    return {
       title: spec.title,
       section: spec.section,
       actor: staff,
       csrfToken,
-      path: request.url,
+      path: spec.path,
       stylesheet: this.files.css.path,
       icon: '/favicon.ico',
       sections: staff ? this.sectionsFor(staff.role) : [],
-    });
+    };
+  }
+
+  private remember(request: FastifyRequest, actor: Actor, csrfToken: string, spec: { title: string; section?: string | undefined }) {
+    this.frames.set(request, this.frameFor(actor, csrfToken, { ...spec, path: request.url }));
     return actor;
   }
 }

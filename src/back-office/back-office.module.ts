@@ -4,6 +4,7 @@ import type { BrowserSessions } from '../web/browser-sessions.js';
 import { AuditLogRepository } from './audit-log.repository.js';
 import { AuditLog } from './audit-log.service.js';
 import { BACK_OFFICE_PREFIX, backOfficeFiles, StaffSite, type StaffRoute } from './back-office-site.js';
+import { layout, type StaffPages } from './back-office.pages.js';
 import { backOfficeRoutes } from './back-office.routes.js';
 import { CatalogueDesk } from './catalogue-desk.service.js';
 import { SalesDesk, type SalesReports } from './sales-desk.service.js';
@@ -48,6 +49,8 @@ export interface BackOfficeExports {
   salesDesk: SalesDesk;
   /** The jobs at work, for admins: counts, errors, running a failed one again. */
   jobsDesk: JobsDesk;
+  /** Frames another module's page (the uploads page) as the back office frames its own. */
+  staffPages: StaffPages;
 }
 
 /**
@@ -67,7 +70,19 @@ export function backOfficeModule(platform: Platform, needs: BackOfficeNeeds): St
   const jobs = new JobsDesk(platform.jobs.desk(), auditLog, clock);
   return {
     name: 'back-office',
-    exports: { auditLog, applications, customers, backOfficeRoutes: site.routes, catalogueDesk, salesDesk: sales, jobsDesk: jobs },
+    exports: {
+      auditLog,
+      applications,
+      customers,
+      backOfficeRoutes: site.routes,
+      catalogueDesk,
+      salesDesk: sales,
+      jobsDesk: jobs,
+      staffPages: {
+        addSection: (section) => site.addSection(section),
+        page: ({ actor, csrfToken, files, ...spec }, main) => layout(site.frameFor(actor, csrfToken, spec), main, files),
+      },
+    },
     routes: {
       async root(root) {
         await root.register(backOfficeRoutes, {

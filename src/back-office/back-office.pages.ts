@@ -1,5 +1,6 @@
 import { html, type Html } from '../web/web-html.js';
-import type { StaffFrame } from './back-office-site.js';
+import type { BackOfficeSection, StaffFrame } from './back-office-site.js';
+import type { Actor } from './staff-policy.js';
 
 /*
  * The back office's frame and the parts its pages share: pure functions from what to show to
@@ -13,8 +14,23 @@ export function csrfField(token: string | undefined): Html {
   return html`<input type="hidden" name="csrf" value="${token ?? ''}">`;
 }
 
+/** A page's own files beyond the back office's stylesheet (another module's page: its script, its styles), each a same-origin address. */
+export interface PageFiles {
+  stylesheets?: readonly string[];
+  /** loaded with `defer`, in this order */
+  scripts?: readonly string[];
+}
+
+/** What a page served by another module needs to look and read like the rest of the back office. */
+export interface StaffPages {
+  /** Adds a link to the back office's header for the roles that may enter (the page still checks the role itself). */
+  addSection(section: BackOfficeSection): void;
+  /** A whole page: the back office's header (its sections for the person's role, the account, sign-out), stylesheet, and `main`. */
+  page(spec: { actor: Actor; csrfToken: string; title: string; section?: string; path: string; files?: PageFiles }, main: Html): string;
+}
+
 /** The frame: a header with the sections the actor may enter and the account, the main content. */
-export function layout(frame: StaffFrame, main: Html): string {
+export function layout(frame: StaffFrame, main: Html, files: PageFiles = {}): string {
   const nav =
     frame.sections.length === 0
       ? html``
@@ -33,7 +49,7 @@ export function layout(frame: StaffFrame, main: Html): string {
 <title>${frame.title} · Stockroom back office</title>
 <link rel="icon" type="image/svg+xml" href="${frame.icon}">
 <link rel="stylesheet" href="${frame.stylesheet}">
-</head>
+${(files.stylesheets ?? []).map((href) => html`<link rel="stylesheet" href="${href}">\n`)}${(files.scripts ?? []).map((src) => html`<script src="${src}" defer></script>\n`)}</head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
 <header class="top">

@@ -35,6 +35,7 @@ export interface BackOfficeRoutesOptions {
 /** What each section is for, on the front page. */
 const ABOUT: ReadonlyMap<string, string> = new Map([
   ['catalogue', 'Upload, describe, publish and withdraw assets'],
+  ['uploads', 'Pictures and videos in, as drafts: many at once, resumable'],
   ['applications', 'API clients: keys, secrets, limits, grants'],
   ['users', 'Customers, staff and teams: accounts, roles, products'],
   ['sales', 'What sold: downloads and reported usage'],

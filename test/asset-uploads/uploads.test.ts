@@ -9,6 +9,7 @@ import { IngestService } from '../../src/catalog/ingest/ingest.service.js';
 import { S3BlobStore } from '../../src/platform/blobs/s3-blob-store.js';
 import { backOfficeFixture, COOKIE, type BackOfficeFixture, type Person } from '../back-office/back-office-fixtures.js';
 import { jpegWithMetadata } from '../media/embedded-metadata-fixtures.js';
+import { POSTGRES_URL } from '../helpers/test-store.js';
 import { startS3TestServer, type S3TestServer } from '../platform/blobs/s3-test-server.js';
 
 /*
@@ -51,17 +52,19 @@ async function answered(promise: Promise<Answer | 'dropped'>): Promise<Answer> {
   return answer;
 }
 
-function suite(name: string, setup: () => Promise<{ env: Record<string, string>; close?: () => Promise<void>; s3?: S3TestServer }>) {
+function suite(name: string, setup: () => Promise<{ env: Record<string, string>; databaseUrl?: string; close?: () => Promise<void>; s3?: S3TestServer }>) {
   describe(name, () => {
     let f: BackOfficeFixture;
     let base: string;
     let extra: Awaited<ReturnType<typeof setup>>;
     const cookies = {} as Record<Person, string>;
     const csrf = {} as Record<Person, string>;
+    /** How far the app's clock runs ahead of the system's (to let an upload sit idle for a day). */
+    let clockAhead = 0;
 
     beforeAll(async () => {
       extra = await setup();
-      f = await backOfficeFixture({ env: { ...ENV, ...extra.env } });
+      f = await backOfficeFixture({ databaseUrl: extra.databaseUrl, env: { ...ENV, ...extra.env }, clock: () => new Date(Date.now() + clockAhead) });
       for (const person of ['customer', 'editor'] as const) {
         cookies[person] = await f.signIn(person);
         csrf[person] = await f.csrfOf(cookies[person]);
@@ -210,11 +213,57 @@ function suite(name: string, setup: () => Promise<{ env: Record<string, string>;
       const page = await answered(send(base, 'GET', '/admin/uploads', {}));
       expect(page.status).toBe(303);
       expect(page.headers.location).toBe('/signin?return=%2Fadmin%2Fuploads');
-      expect((await answered(send(base, 'GET', '/admin/uploads', { cookie: `${COOKIE}=${cookies.customer}` }))).status).toBe(403);
+      const customerPage = await answered(send(base, 'GET', '/admin/uploads', { cookie: `${COOKIE}=${cookies.customer}` }));
+      expect(customerPage.status).toBe(403);
+      // The back office's refusal page, in its frame but with none of its sections, and no upload form.
+      expect(customerPage.body).toContain('<code>StaffOnly</code>');
+      expect(customerPage.body).toContain('<a class="brand" href="/admin">');
+      expect(customerPage.body).not.toContain('class="sections"');
+      expect(customerPage.body).not.toContain('id="files"');
       const editorPage = await answered(send(base, 'GET', '/admin/uploads', { cookie: `${COOKIE}=${cookies.editor}` }));
       expect(editorPage.status).toBe(200);
       expect(editorPage.headers['content-security-policy']).toContain("script-src 'self'");
       expect(editorPage.body).not.toMatch(/<script>|<script(?![^>]*src=)/);
+      // Framed as every back-office page is: its header and sections (this one marked current), the account, its stylesheet.
+      expect(editorPage.body).toMatch(/<link rel="stylesheet" href="\/admin\/static\/back-office\.css\?v=[0-9a-f]+">/);
+      expect(editorPage.body).toContain('<a href="/admin/uploads" aria-current="page">Upload</a>');
+      expect(editorPage.body).toContain('eddie <span class="role">(editor)</span>');
+      expect(editorPage.body).toMatch(/<script src="\/admin\/uploads\/static\/uploads\.js\?v=[0-9a-f]+" defer><\/script>/);
+    });
+
+    it('removes an upload that received nothing for longer than the idle time, with its staged bytes; a recent one stays', async () => {
+      const created = await create('editor', 'left-behind.jpg', 5000);
+      expect(created.status, created.body).toBe(201);
+      const location = created.headers.location!;
+      const id = location.split('/').pop()!;
+      if (!viaTestS3) expect((await answered(patch('editor', location, 0, Buffer.alloc(1000, 0xff)))).status).toBe(204);
+      const editor = { userId: f.ids.editor, role: 'editor' as const };
+
+      // Within the idle time (a day by default), nothing is removed.
+      await f.t.services.assetUploads.sweepIdle();
+      expect((await f.t.services.assetUploads.outcomes(editor, [id]))[0]!.status).toBe('uploading');
+      // (s3rver cannot answer tus's HEAD: see above.)
+      if (!viaTestS3) expect((await answered(send(base, 'HEAD', location, tus('editor')))).status).toBe(200);
+
+      clockAhead = 25 * 3600_000;
+      try {
+        const removed = await f.t.services.assetUploads.sweepIdle();
+        if (viaTestS3) {
+          // s3rver refuses the staged multipart upload's removal (as it refuses ListParts): the upload
+          // stays unfinished, for the next sweep to try again, rather than abandoned with its bytes left behind.
+          expect(removed).toBe(0);
+          expect((await f.t.services.assetUploads.outcomes(editor, [id]))[0]!.status).toBe('uploading');
+          return;
+        }
+        expect(removed).toBeGreaterThanOrEqual(1);
+      } finally {
+        clockAhead = 0;
+      }
+      expect((await f.t.services.assetUploads.outcomes(editor, [id]))[0]!.status).toBe('abandoned');
+      expect((await answered(send(base, 'HEAD', location, tus('editor')))).status).toBe(404);
+      expect(fs.existsSync(path.join(f.t.dataDir, 'upload-staging', id))).toBe(false);
+      // An abandoned upload takes no more bytes.
+      expect((await answered(patch('editor', location, 1000, Buffer.alloc(100, 0xff)))).status).toBe(404);
     });
 
     if (viaTestS3) {
@@ -238,6 +287,7 @@ function suite(name: string, setup: () => Promise<{ env: Record<string, string>;
 }
 
 suite('back-office uploads, staged in a folder', async () => ({ env: {} }));
+if (POSTGRES_URL) suite('back-office uploads, staged in a folder, on PostgreSQL', async () => ({ env: {}, databaseUrl: POSTGRES_URL }));
 suite('back-office uploads, staged in an S3 bucket', async () => {
   const s3 = await startS3TestServer();
   const { STOCKROOM_BLOBS, STOCKROOM_BLOBS_PATH_STYLE, ...awsEnv } = s3.env('node-blobs');

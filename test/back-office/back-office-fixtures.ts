@@ -53,8 +53,8 @@ const pathOf = (url: string) => {
 };
 
 /** An app on a fresh store with a customer, an editor and an admin. */
-export async function backOfficeFixture(options: { databaseUrl?: string | undefined; env?: Record<string, string> } = {}): Promise<BackOfficeFixture> {
-  const t = await createTestApp({ databaseUrl: options.databaseUrl, env: { STOCKROOM_PUBLIC_URL: PUBLIC_URL, ...options.env } });
+export async function backOfficeFixture(options: { databaseUrl?: string | undefined; env?: Record<string, string>; clock?: () => Date } = {}): Promise<BackOfficeFixture> {
+  const t = await createTestApp({ databaseUrl: options.databaseUrl, env: { STOCKROOM_PUBLIC_URL: PUBLIC_URL, ...options.env }, ...(options.clock ? { clock: options.clock } : {}) });
   const ids = {} as Record<Person, number>;
   for (const [person, { username, password, role }] of Object.entries(PEOPLE) as Array<[Person, (typeof PEOPLE)[Person]]>) {
     ids[person] = (await t.services.users.create({ username, password, role, team: person === 'customer' ? 'Picture desk' : null })).id;

@@ -35,12 +35,18 @@
     return { item, progress, status };
   }
 
-  /** The refusal's message, from the body the server answers (`Code: message`). */
+  /** The refusal's message, from the body the server answers: tus's `Code: message`, or the back office's JSON `{ code, message }` (signed out, an expired page). */
   function messageOf(error) {
     const response = error && error.originalResponse;
     const body = response ? response.getBody() : '';
-    if (body) return body.replace(/^[A-Za-z]+: /, '').trim();
-    return 'the connection was lost; give the same file again to resume';
+    if (!body) return 'the connection was lost; give the same file again to resume';
+    try {
+      const answer = JSON.parse(body);
+      if (answer && typeof answer.message === 'string') return answer.message;
+    } catch {
+      // not JSON: tus's own one-line refusal
+    }
+    return body.replace(/^[A-Za-z]+: /, '').trim();
   }
 
   function showOutcome(line, outcome) {
