@@ -22,10 +22,22 @@ function nodeRequestOf(request: TusRequest): IncomingMessage | undefined {
  * so the creation hook knows whose the upload is.
  */
 export class UploadEndpoint {
-  readonly server: Server;
+  private tus: Server | undefined;
   private readonly uploaders = new WeakMap<IncomingMessage, Uploader>();
 
-  constructor(service: AssetUploadsService, staging: UploadStaging, log: Logger) {
+  constructor(
+    private readonly service: AssetUploadsService,
+    private readonly staging: UploadStaging,
+    private readonly log: Logger,
+  ) {}
+
+  /** The tus server, made at the first upload request (its store makes the staging then). */
+  get server(): Server {
+    this.tus ??= this.makeServer(this.service, this.staging, this.log);
+    return this.tus;
+  }
+
+  private makeServer(service: AssetUploadsService, staging: UploadStaging, log: Logger): Server {
     const uploaderOf = (request: TusRequest): Uploader => {
       const node = nodeRequestOf(request);
       const uploader = node === undefined ? undefined : this.uploaders.get(node);
@@ -33,7 +45,7 @@ export class UploadEndpoint {
       if (uploader === undefined) throw new Error('an upload request reached tus without its checked uploader');
       return uploader;
     };
-    this.server = new Server({
+    const server = new Server({
       path: UPLOADS_PATH,
       datastore: staging.datastore,
       // A PATCH holds its upload's lock on this node; another node resumes from what is stored.
@@ -61,9 +73,10 @@ export class UploadEndpoint {
         return undefined;
       },
     });
-    this.server.on('POST_TERMINATE', (_request: TusRequest, _response: Response, id: string) => {
+    server.on('POST_TERMINATE', (_request: TusRequest, _response: Response, id: string) => {
       void service.cancelled(staging.uploadIdOf(id)).catch((error: unknown) => log.warn({ err: error }, 'a cancelled upload could not be recorded'));
     });
+    return server;
   }
 
   /** Hands a checked request to tus, which answers it on the raw response. */

@@ -59,14 +59,25 @@ export function stagingFor(blobs: BlobStore): UploadStaging {
 const isGone = (error: unknown) => (error as { status_code?: number }).status_code === 404 || (error as NodeJS.ErrnoException).code === 'ENOENT';
 
 class FolderStaging implements UploadStaging {
-  readonly datastore: FileStore;
   readonly description: string;
+  private store: FileStore | undefined;
 
   constructor(private readonly directory: string) {
-    // The folder holds what staff send before anyone reviewed it: the owner's alone, as the blobs are.
-    fs.mkdirSync(directory, { recursive: true, mode: 0o700 });
-    this.datastore = new FileStore({ directory });
     this.description = directory;
+  }
+
+  /**
+   * Made at the first upload, not when the module is built: a command that never serves one
+   * leaves no folder, and tus's store (which makes its folder in a callback it lets throw) never
+   * races a test or a command that removes the data folder as it closes.
+   */
+  get datastore(): FileStore {
+    if (this.store === undefined) {
+      // The folder holds what staff send before anyone reviewed it: the owner's alone, as the blobs are.
+      fs.mkdirSync(this.directory, { recursive: true, mode: 0o700 });
+      this.store = new FileStore({ directory: this.directory });
+    }
+    return this.store;
   }
 
   storeId(uploadId: string): string {

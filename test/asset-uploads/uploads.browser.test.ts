@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backOfficeFixture, PEOPLE, type BackOfficeFixture } from '../back-office/back-office-fixtures.js';
+import { seriousViolations } from '../helpers/axe.js';
 import { CHROMIUM, HAS_CHROMIUM, LAUNCH_ARGS } from '../helpers/chromium.js';
 import { freePort } from '../helpers/network.js';
 import { jpegWithMetadata } from '../media/embedded-metadata-fixtures.js';
@@ -23,13 +23,6 @@ function isLoopback(url: string): boolean {
   return protocol === 'data:' || protocol === 'blob:' || url === 'about:blank' || hostname === '127.0.0.1';
 }
 
-/** The serious and critical violations axe finds on the page, as "rule: target" lines. */
-async function seriousViolations(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).analyze();
-  return results.violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .flatMap((violation) => violation.nodes.map((node) => `${violation.id}: ${node.target.join(' ')} — ${node.failureSummary ?? ''}`));
-}
 
 // The in-page code of the drop: the few DOM shapes it uses (the project's lib has no DOM).
 interface DropGlobals {

@@ -1,6 +1,6 @@
-import { AxeBuilder } from '@axe-core/playwright';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seriousViolations } from '../helpers/axe.js';
 import { CHROMIUM, HAS_CHROMIUM, LAUNCH_ARGS } from '../helpers/chromium.js';
 import { makeJpeg } from '../helpers/catalog-fixtures.js';
 import { freePort } from '../helpers/network.js';
@@ -20,12 +20,6 @@ function isLoopback(url: string): boolean {
   return protocol === 'data:' || protocol === 'blob:' || url === 'about:blank' || hostname === '127.0.0.1';
 }
 
-async function seriousViolations(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).analyze();
-  return results.violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .flatMap((violation) => violation.nodes.map((node) => `${violation.id}: ${node.target.join(' ')} — ${node.failureSummary ?? ''}`));
-}
 
 if (!HAS_CHROMIUM) console.log(`stockroom tests: skipped the back-office catalogue browser suite (${CHROMIUM} does not exist; apt-get install chromium)`);
 
