@@ -4,7 +4,7 @@ import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backOfficeFixture, PEOPLE, type BackOfficeFixture } from '../back-office/back-office-fixtures.js';
 import { seriousViolations } from '../helpers/axe.js';
-import { CHROMIUM, HAS_CHROMIUM, LAUNCH_ARGS } from '../helpers/chromium.js';
+import { CHROMIUM, HAS_CHROMIUM, LAUNCH_ARGS, keepToLoopback } from '../helpers/chromium.js';
 import { freePort } from '../helpers/network.js';
 import { jpegWithMetadata } from '../media/embedded-metadata-fixtures.js';
 import { makeClip, scratchDir } from '../media/video/video-fixtures.js';
@@ -18,10 +18,6 @@ import { makeClip, scratchDir } from '../media/video/video-fixtures.js';
  * Only loopback is ever contacted; both files are made here (sharp, ffmpeg).
  */
 
-function isLoopback(url: string): boolean {
-  const { protocol, hostname } = new URL(url);
-  return protocol === 'data:' || protocol === 'blob:' || url === 'about:blank' || hostname === '127.0.0.1';
-}
 
 
 // The in-page code of the drop: the few DOM shapes it uses (the project's lib has no DOM).
@@ -50,13 +46,7 @@ describe.skipIf(!HAS_CHROMIUM)(`the back office's upload page in a real browser 
     browser = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS });
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     context.setDefaultTimeout(10_000);
-    await context.route(
-      (url) => !isLoopback(url.href),
-      (route) => {
-        outside.push(route.request().url());
-        return route.abort('blockedbyclient');
-      },
-    );
+    await keepToLoopback(context, outside);
   }, 180_000);
 
   afterAll(async () => {

@@ -4,7 +4,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { drawDemoImage } from '../../src/media/draw-demo-image.js';
 import { seriousViolations } from '../helpers/axe.js';
-import { CHROMIUM, HAS_CHROMIUM, LAUNCH_ARGS } from '../helpers/chromium.js';
+import { CHROMIUM, HAS_CHROMIUM, LAUNCH_ARGS, keepToLoopback } from '../helpers/chromium.js';
 import { freePort } from '../helpers/network.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { tokenRequest } from '../helpers/oauth-fixtures.js';
@@ -67,13 +67,7 @@ describe.skipIf(!HAS_CHROMIUM)(`the back office in a real browser (${CHROMIUM})`
     browser = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS });
     context = await browser.newContext({ viewport: { width: 1280, height: 800 }, baseURL: origin });
     context.setDefaultTimeout(10_000);
-    await context.route(
-      (url) => !['127.0.0.1'].includes(url.hostname) && url.protocol !== 'data:',
-      (route) => {
-        outside.push(route.request().url());
-        return route.abort('blockedbyclient');
-      },
-    );
+    await keepToLoopback(context, outside);
   }, 120_000);
 
   afterAll(async () => {

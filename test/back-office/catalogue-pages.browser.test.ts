@@ -1,7 +1,7 @@
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seriousViolations } from '../helpers/axe.js';
-import { CHROMIUM, HAS_CHROMIUM, LAUNCH_ARGS } from '../helpers/chromium.js';
+import { CHROMIUM, HAS_CHROMIUM, LAUNCH_ARGS, keepToLoopback } from '../helpers/chromium.js';
 import { makeJpeg } from '../helpers/catalog-fixtures.js';
 import { freePort } from '../helpers/network.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
@@ -15,10 +15,6 @@ import { createTestApp, type TestApp } from '../helpers/test-app.js';
  * Only loopback is ever contacted.
  */
 
-function isLoopback(url: string): boolean {
-  const { protocol, hostname } = new URL(url);
-  return protocol === 'data:' || protocol === 'blob:' || url === 'about:blank' || hostname === '127.0.0.1';
-}
 
 
 if (!HAS_CHROMIUM) console.log(`stockroom tests: skipped the back-office catalogue browser suite (${CHROMIUM} does not exist; apt-get install chromium)`);
@@ -52,13 +48,7 @@ describe.skipIf(!HAS_CHROMIUM)(`the back office's catalogue pages in a real brow
   it('queue → publish a selection → edit page → a problem beside its field → saved; axe on each', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     context.setDefaultTimeout(10_000);
-    await context.route(
-      (url) => !isLoopback(url.href),
-      (route) => {
-        outside.push(route.request().url());
-        return route.abort('blockedbyclient');
-      },
-    );
+    await keepToLoopback(context, outside);
     const page = await context.newPage();
     const violations = new Map<string, string[]>();
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, HAS_CHROMIUM, LAUNCH_ARGS } from '../helpers/chromium.js';
+import { CHROMIUM, HAS_CHROMIUM, LAUNCH_ARGS, keepToLoopback } from '../helpers/chromium.js';
 import { freePort } from '../helpers/network.js';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
@@ -23,10 +23,6 @@ if (!HAS_CHROMIUM) {
 const SCREENSHOT = path.join(os.tmpdir(), 'stockroom-browser', 'docs.png');
 
 
-function isLoopback(url: string): boolean {
-  const { protocol, hostname } = new URL(url);
-  return protocol === 'data:' || protocol === 'blob:' || url === 'about:blank' || hostname === '127.0.0.1';
-}
 
 interface DisplaySize {
   name: string;
@@ -114,13 +110,7 @@ describe.skipIf(!HAS_CHROMIUM)(`Stockroom in a real browser (${CHROMIUM})`, () =
     context = await browser.newContext();
     // A missing element fails its test quickly instead of using up the test's whole time.
     context.setDefaultTimeout(5_000);
-    await context.route(
-      (url) => !isLoopback(url.href),
-      (route) => {
-        outside.push(route.request().url());
-        return route.abort('blockedbyclient');
-      },
-    );
+    await keepToLoopback(context, outside);
   });
 
   afterAll(async () => {

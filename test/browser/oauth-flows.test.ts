@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, HAS_CHROMIUM, LAUNCH_ARGS } from '../helpers/chromium.js';
+import { CHROMIUM, HAS_CHROMIUM, LAUNCH_ARGS, keepToLoopback } from '../helpers/chromium.js';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { freePort, uniqueName } from '../helpers/oauth-fixtures.js';
@@ -23,10 +23,6 @@ if (!HAS_CHROMIUM) {
 const PASSWORD = 'correct horse battery staple';
 const PREFIX = '/auth/oauth2';
 
-function isLoopback(url: string): boolean {
-  const { protocol, hostname } = new URL(url);
-  return protocol === 'data:' || protocol === 'blob:' || url === 'about:blank' || hostname === '127.0.0.1' || hostname === 'localhost';
-}
 
 function escapeHtml(value: string): string {
   return value.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
@@ -86,13 +82,7 @@ describe.skipIf(!HAS_CHROMIUM)(`OAuth sign-in in a real browser (${CHROMIUM})`, 
   async function newContext(options: { javaScriptEnabled?: boolean } = {}): Promise<BrowserContext> {
     const created = await browser.newContext(options);
     created.setDefaultTimeout(5_000);
-    await created.route(
-      (url) => !isLoopback(url.href),
-      (route) => {
-        outside.push(route.request().url());
-        return route.abort('blockedbyclient');
-      },
-    );
+    await keepToLoopback(created, outside);
     return created;
   }
 

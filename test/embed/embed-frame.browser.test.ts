@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type Browser, type BrowserContext, type Frame, type Page } from 'playwright-core';
-import { CHROMIUM, HAS_CHROMIUM, LAUNCH_ARGS } from '../helpers/chromium.js';
+import { CHROMIUM, HAS_CHROMIUM, LAUNCH_ARGS, keepToLoopback } from '../helpers/chromium.js';
 import { freePort } from '../helpers/network.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { addEmbedCatalog, EMBEDDABLE, EMBEDDABLE_TEXT, NOT_EMBEDDABLE } from './embed-fixtures.js';
@@ -93,13 +93,7 @@ describe.skipIf(!HAS_CHROMIUM)(`the embed page framed by another site, in a real
     browser = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS });
     context = await browser.newContext();
     context.setDefaultTimeout(10_000);
-    await context.route(
-      (url) => !['127.0.0.1'].includes(url.hostname) && url.protocol !== 'data:' && url.href !== 'about:blank',
-      (route) => {
-        outside.push(route.request().url());
-        return route.abort('blockedbyclient');
-      },
-    );
+    await keepToLoopback(context, outside);
   }, 60_000);
 
   afterAll(async () => {

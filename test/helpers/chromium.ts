@@ -1,3 +1,4 @@
+import type { BrowserContext } from 'playwright-core';
 import fs from 'node:fs';
 
 /**
@@ -17,3 +18,20 @@ export const LAUNCH_ARGS = [
   '--no-first-run',
   '--disable-sync',
 ];
+
+/** Whether a browser's request stays on this machine: loopback, or no network at all (data:, blob:, about:blank). */
+export function isLoopback(url: string): boolean {
+  const { protocol, hostname } = new URL(url);
+  return protocol === 'data:' || protocol === 'blob:' || url === 'about:blank' || hostname === '127.0.0.1' || hostname === 'localhost';
+}
+
+/** Aborts every request of the context that would leave this machine, listing each in `outside` (a test expects none). */
+export async function keepToLoopback(context: BrowserContext, outside: string[]): Promise<void> {
+  await context.route(
+    (url) => !isLoopback(url.href),
+    (route) => {
+      outside.push(route.request().url());
+      return route.abort('blockedbyclient');
+    },
+  );
+}

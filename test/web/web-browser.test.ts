@@ -5,7 +5,7 @@ import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seriousViolations } from '../helpers/axe.js';
-import { CHROMIUM, HAS_CHROMIUM, LAUNCH_ARGS } from '../helpers/chromium.js';
+import { CHROMIUM, HAS_CHROMIUM, LAUNCH_ARGS, keepToLoopback } from '../helpers/chromium.js';
 import { freePort } from '../helpers/network.js';
 import { webFixture, type WebFixture } from './web-fixtures.js';
 
@@ -23,10 +23,6 @@ const SCREENSHOTS = process.env.STOCKROOM_WEB_SCREENSHOTS === '1'
   ? path.resolve(import.meta.dirname, '../../docs/pictures')
   : path.join(os.tmpdir(), 'stockroom-web-screens');
 
-function isLoopback(url: string): boolean {
-  const { protocol, hostname } = new URL(url);
-  return protocol === 'data:' || protocol === 'blob:' || url === 'about:blank' || hostname === '127.0.0.1';
-}
 
 
 if (!HAS_CHROMIUM) console.log(`stockroom tests: skipped the web browser suite (${CHROMIUM} does not exist; apt-get install chromium)`);
@@ -46,13 +42,7 @@ describe.skipIf(!HAS_CHROMIUM)(`the catalogue browser in a real browser (${CHROM
   async function newContext(viewport = { width: 1280, height: 800 }): Promise<BrowserContext> {
     const created = await browser.newContext({ viewport, acceptDownloads: true });
     created.setDefaultTimeout(10_000);
-    await created.route(
-      (url) => !isLoopback(url.href),
-      (route) => {
-        outside.push(route.request().url());
-        return route.abort('blockedbyclient');
-      },
-    );
+    await keepToLoopback(created, outside);
     return created;
   }
 
