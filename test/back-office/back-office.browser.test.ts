@@ -130,6 +130,8 @@ describe.skipIf(!HAS_CHROMIUM)(`the back office in a real browser (${CHROMIUM})`
     await selectAll();
     await page.getByRole('button', { name: 'Publish selected' }).click();
     await expect.poll(() => page.locator('input[type="checkbox"][form="bulk"]').count()).toBe(0);
+    await page.getByRole('navigation', { name: 'Catalogue' }).getByRole('link', { name: 'Withdrawn' }).click();
+    await check(page, 'catalogue withdrawn');
     await page.getByRole('navigation', { name: 'Catalogue' }).getByRole('link', { name: 'Published' }).click();
     await check(page, 'catalogue published');
 
