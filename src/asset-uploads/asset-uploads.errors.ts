@@ -59,3 +59,8 @@ export function uploadNotFound(): ApiError {
 export function tooManyUploadIds(max: number): ApiError {
   return new ApiError(400, 'InvalidParameterValue', `Ask for at most ${max} uploads at once`);
 }
+
+/** 503: the blob store is one uploads cannot be staged beside (neither a folder nor an S3 bucket). */
+export function uploadsNeedFolderOrBucket(): ApiError {
+  return new ApiError(503, 'UploadsUnavailable', 'Uploads are staged beside the blob store, which must be a folder (STOCKROOM_BLOBS unset or a path) or an S3 bucket (STOCKROOM_BLOBS=s3://bucket/prefix)');
+}

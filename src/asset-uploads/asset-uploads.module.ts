@@ -45,7 +45,7 @@ export function assetUploadsModule(platform: Platform, needs: AssetUploadsNeeds)
   const repository = new AssetUploadsRepository(database.db, database.dialect);
   const classifier = config.mediaFacts.classifyNudity ? new NudityClassifier() : undefined;
   const ingest = new IngestService({ catalog: needs.catalog, blobs, classifier, videoTools: needs.videoTools, displayFiles: needs.displayFiles });
-  const ingests = new UploadIngests({ runner: jobs, repository, staging, ingest, job: { concurrency: 1, pollMs: 2000 }, log, now: clock });
+  const ingests = new UploadIngests({ runner: jobs, repository, staging, ingest, job: { concurrency: config.assetUploads.runIngests ? 1 : 0, pollMs: 2000 }, log, now: clock });
   const service = new AssetUploadsService({
     repository,
     staging,

@@ -13,6 +13,7 @@ import type { BlobStore } from '../platform/blobs/blob-store.js';
 import { FilesystemBlobStore } from '../platform/blobs/filesystem-blob-store.js';
 import { S3BlobStore } from '../platform/blobs/s3-blob-store.js';
 import { uploadStagingPrefix } from '../platform/blobs/s3-location.js';
+import { uploadsNeedFolderOrBucket } from './asset-uploads.errors.js';
 
 /*
  * Where the bytes of an upload wait until it is finished and ingested: a folder beside the blob
@@ -53,7 +54,36 @@ export interface UploadStaging {
 export function stagingFor(blobs: BlobStore): UploadStaging {
   if (blobs instanceof S3BlobStore) return new BucketStaging(blobs);
   if (blobs instanceof FilesystemBlobStore) return new FolderStaging(path.join(path.dirname(path.resolve(blobs.root)), 'upload-staging'));
-  throw new Error('the back office stages uploads beside a folder or S3 blob store; this blob store is neither');
+  return new NoStaging();
+}
+
+/**
+ * A blob store uploads cannot be staged beside (neither a folder nor a bucket: only a test's
+ * stand-in is): the node starts and serves all else, and an upload is refused with a 503 that
+ * says what to configure.
+ */
+class NoStaging implements UploadStaging {
+  readonly description = 'nowhere (the blob store is neither a folder nor an S3 bucket)';
+
+  get datastore(): DataStore {
+    throw uploadsNeedFolderOrBucket();
+  }
+
+  storeId(uploadId: string): string {
+    return uploadId;
+  }
+
+  uploadIdOf(storeId: string): string {
+    return storeId;
+  }
+
+  withLocalFile<T>(): Promise<T> {
+    return Promise.reject(uploadsNeedFolderOrBucket());
+  }
+
+  async remove(): Promise<void> {
+    // Nothing was ever staged.
+  }
 }
 
 const isGone = (error: unknown) => (error as { status_code?: number }).status_code === 404 || (error as NodeJS.ErrnoException).code === 'ENOENT';

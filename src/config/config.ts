@@ -115,10 +115,13 @@ export interface AssetUploadsConfig {
   readonly maxBytes: number;
   /** STOCKROOM_ASSET_UPLOAD_IDLE_HOURS: an unfinished upload that received nothing for this long is removed with its staged bytes. */
   readonly idleMs: number;
+  /** STOCKROOM_ASSET_UPLOAD_INGESTS: whether this node ingests finished uploads (false: other nodes do). */
+  readonly runIngests: boolean;
 }
 
 function assetUploadsConfig(env: Env): AssetUploadsConfig {
   return Object.freeze({
+    runIngests: boolean(env, 'STOCKROOM_ASSET_UPLOAD_INGESTS', true),
     maxBytes: integer(env, 'STOCKROOM_ASSET_UPLOAD_MAX_MB', 20 * 1024, 1, 5 * 1024 * 1024) * MEGABYTE,
     idleMs: integer(env, 'STOCKROOM_ASSET_UPLOAD_IDLE_HOURS', 24, 1, 24 * 365) * 3600 * 1000,
   });

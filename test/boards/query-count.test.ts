@@ -20,8 +20,8 @@ describe.each(STORES)('statements to read a board, on $name', ({ url }) => {
   let big: string;
 
   beforeAll(async () => {
-    // No generation runner on this node: its poll for queued jobs would be counted too.
-    t = await createBoardsApp(url, { STOCKROOM_RECORD_CACHE: '0', STOCKROOM_GENERATION_CONCURRENCY: '0' });
+    // No job runner on this node (generation, transcodes, upload ingests): their polls for queued jobs would be counted too.
+    t = await createBoardsApp(url, { STOCKROOM_RECORD_CACHE: '0', STOCKROOM_GENERATION_CONCURRENCY: '0', STOCKROOM_VIDEO_TRANSCODES: 'false', STOCKROOM_ASSET_UPLOAD_INGESTS: 'false' });
     const ids = Array.from({ length: BIG }, (_, n) => `q${n}`);
     await addAssets(t.services, 'image', ids, creativeImageFields());
     await addAssets(t.services, 'video', ['qv1', 'qv2'], creativeImageFields());

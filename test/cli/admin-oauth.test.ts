@@ -54,8 +54,9 @@ describe('stockroom admin: users and OAuth clients', () => {
   it('creates a user with a team and partner credit and prints its id as JSON', async () => {
     const run = await stockroom(['admin', 'user', 'create', '--username', 'alice', '--password', 'correct horse battery', '--team', 'Newsroom', '--partner-credit', '--json']);
     expect(run).toMatchObject({ code: 0, stderr: '' });
-    const printed = JSON.parse(run.stdout) as { id: number; username: string };
-    expect(printed).toEqual({ id: expect.any(Number), username: 'alice' });
+    const printed = JSON.parse(run.stdout) as { id: number; username: string; role: string | null };
+    // No --role: a customer, not staff.
+    expect(printed).toEqual({ id: expect.any(Number), username: 'alice', role: null });
     userId = printed.id;
     const row = await withStore((database) => database.db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirstOrThrow());
     expect(row).toMatchObject({ username: 'alice', team: 'Newsroom', partner_credit: 1 });

@@ -207,8 +207,11 @@ describe('stockroom serve on an empty store', () => {
       // The plain credentials are kept in the data folder, for its owner's eyes only.
       const file = path.join(dataDir, 'demo-access.json');
       expect(fs.statSync(file).mode & 0o777).toBe(0o600);
-      const kept = JSON.parse(fs.readFileSync(file, 'utf8')) as { api_key: string; api_secret: string; username: string; password: string };
-      expect(kept).toEqual({ api_key: key, api_secret: curl![2], username: curl![3], password: curl![4] });
+      const kept = JSON.parse(fs.readFileSync(file, 'utf8')) as { api_key: string; api_secret: string; username: string; password: string; admin_username: string; admin_password: string };
+      // The demo's administrator of the back office, printed once in the banner too.
+      const admin = /demo admin:\s+(\S+) \/ (\S+) \(signs in to the back office/.exec(output);
+      expect(admin?.[1]).toBe('demo-admin');
+      expect(kept).toEqual({ api_key: key, api_secret: curl![2], username: curl![3], password: curl![4], admin_username: 'demo-admin', admin_password: admin![2] });
       await server.stop();
 
       // A later start prints the key and where the secret and password are, never them.
