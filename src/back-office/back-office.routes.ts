@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../platform/http/errors.js';
-import { isStorageFull, STORAGE_FULL_MESSAGE } from '../platform/http/storage-full.js';
+import { pageErrorOf } from '../platform/http/page-error.js';
 import { registerFormBody } from '../web/web-forms.js';
 import type { AuditLog } from './audit-log.service.js';
 import type { ApplicationsService } from './applications.service.js';
@@ -54,15 +53,10 @@ export async function backOfficeRoutes(app: FastifyInstance, options: BackOffice
   const groups: BackOfficeRoutesOptions = { site, auditLog, applications, customers, defaultLimits, catalogue, sales, jobs, now };
   registerFormBody(app);
   app.setErrorHandler(async (error, request, reply) => {
-    const full = isStorageFull(error);
-    const known = error instanceof ApiError;
-    const given = full ? 507 : known ? error.statusCode : (error as { statusCode?: number }).statusCode;
-    const status = given !== undefined && given >= 400 && given < 600 ? given : 500;
-    const explained = full || known || status < 500;
+    const { status, message, code } = pageErrorOf(error);
     if (status >= 500) request.log.error({ err: error }, 'back-office page failed');
-    const message = full ? STORAGE_FULL_MESSAGE : explained && error instanceof Error ? error.message : 'The server could not make this page. Try again in a moment.';
     const frame = site.frameOf(request) ?? site.anonymousFrame('Error', request.url);
-    return site.send(reply, status, errorPage(frame, status, message, known ? error.code : undefined));
+    return site.send(reply, status, errorPage(frame, status, message, code));
   });
   app.setNotFoundHandler(async (request, reply) => site.send(reply, 404, errorPage(site.frameOf(request) ?? site.anonymousFrame('Not found', request.url), 404, 'There is no such page in the back office.', undefined)));
 
