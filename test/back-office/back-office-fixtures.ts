@@ -1,6 +1,9 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { hiddenFields } from '../helpers/oauth-fixtures.js';
+
+export { hiddenFields };
 
 export const PUBLIC_URL = 'https://stockroom.example';
 /** The session cookie of an https site. */
@@ -39,13 +42,6 @@ export function cookieOf(response: LightMyRequestResponse, name: string): string
   return (response.cookies as Array<{ name: string; value: string }>).find((cookie) => cookie.name === name)?.value;
 }
 
-export function hiddenFields(page: string): Record<string, string> {
-  const fields: Record<string, string> = {};
-  for (const match of page.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) {
-    fields[match[1]!] = match[2]!.replaceAll('&amp;', '&').replaceAll('&quot;', '"').replaceAll('&#39;', "'").replaceAll('&lt;', '<').replaceAll('&gt;', '>');
-  }
-  return fields;
-}
 
 const pathOf = (url: string) => {
   const parsed = new URL(url, PUBLIC_URL);

@@ -31,6 +31,13 @@ export function decodeEntities(text: string): string {
   });
 }
 
+/** The hidden fields of a page's forms (a form token, a key), by name, entity-decoded. */
+export function hiddenFields(page: string): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const match of page.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) fields[match[1]!] = decodeEntities(match[2]!);
+  return fields;
+}
+
 /** The attributes of one start tag (`<input type="hidden" name=… value=…>`), entity-decoded. */
 export function parseAttributes(tag: string): Record<string, string> {
   const attributes: Record<string, string> = {};

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import type { StoredKeyword } from '../../src/catalog/catalog.records.js';
 import { STORES, createTestApp } from '../helpers/test-app.js';
+import { hiddenFields } from '../helpers/oauth-fixtures.js';
 import { escapeHtml as escape } from '../../src/platform/http/escape-html.js';
 import { humanWords } from '../../src/web/web.pages.js';
 import { clipLength } from '../../src/web/web.service.js';
@@ -28,13 +29,6 @@ function cookieOf(response: LightMyRequestResponse, name: string): { value: stri
   return (response.cookies as Array<{ name: string; value: string }>).find((cookie) => cookie.name === name);
 }
 
-function hiddenFields(page: string): Record<string, string> {
-  const fields: Record<string, string> = {};
-  for (const match of page.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) {
-    fields[match[1]!] = match[2]!.replaceAll('&amp;', '&').replaceAll('&quot;', '"').replaceAll('&#39;', "'").replaceAll('&lt;', '<').replaceAll('&gt;', '>');
-  }
-  return fields;
-}
 
 const pathOf = (url: string) => {
   const parsed = new URL(url, PUBLIC_URL);
