@@ -443,6 +443,36 @@ export class CatalogRepository {
     return found;
   }
 
+  /**
+   * The published assets whose records show one of these collections or keywords (the
+   * collection's name, the keyword's type and translations are read into every record of it),
+   * so that a reader following the change log re-reads just those when one of them changes.
+   */
+  async assetsShowing(shown: { collectionIds: readonly number[]; keywordIds: readonly number[] }): Promise<Array<{ id: string; asset_type: string }>> {
+    const found = new Map<string, string>();
+    // A page of ids at a time: a change page names at most a thousand, far below either store's parameter limit.
+    for (let start = 0; start < shown.collectionIds.length; start += 1000) {
+      const rows = await this.db
+        .selectFrom('assets')
+        .select(['id', 'asset_type'])
+        .where('collection_id', 'in', shown.collectionIds.slice(start, start + 1000))
+        .where('publication', '=', PUBLISHED)
+        .execute();
+      for (const row of rows) found.set(row.id, row.asset_type);
+    }
+    for (let start = 0; start < shown.keywordIds.length; start += 1000) {
+      const rows = await this.db
+        .selectFrom('asset_keywords')
+        .innerJoin('assets', 'assets.id', 'asset_keywords.asset_id')
+        .select(['assets.id', 'assets.asset_type'])
+        .where('asset_keywords.keyword_id', 'in', shown.keywordIds.slice(start, start + 1000))
+        .where('assets.publication', '=', PUBLISHED)
+        .execute();
+      for (const row of rows) found.set(row.id, row.asset_type);
+    }
+    return [...found].map(([id, asset_type]) => ({ id, asset_type }));
+  }
+
   /** One page of every published asset, images and videos, in id order after `afterId`: for building indexes. */
   async scanAssets(afterId: string | null, limit: number): Promise<AssetRecord[]> {
     let query = this.assetRows().where('assets.publication', '=', PUBLISHED).orderBy('assets.id').limit(limit);

@@ -158,11 +158,23 @@ export class CatalogService {
     for (const change of changes) {
       if (change.entity_type === 'image' || change.entity_type === 'video') {
         this.assetCache.delete(cacheKey(change.entity_type, change.entity_id));
-      } else if (change.entity_type === 'collection' || change.entity_type === 'keyword') {
-        // A renamed collection or a changed keyword shows in every asset that has it.
+      } else if ((change.entity_type === 'collection' && change.operation !== 'insert') || change.entity_type === 'keyword') {
+        // A renamed collection or a changed keyword shows in every asset that has it. A new
+        // collection is in no cached record yet: the assets that name it are logged themselves.
         this.assetCache.clear();
       }
     }
+  }
+
+  /**
+   * The published assets, by type, whose records show one of these collections or keywords: what
+   * a follower of the change log re-reads when a collection is renamed or a keyword changes.
+   */
+  async assetsShowing(shown: { collectionIds: readonly number[]; keywordIds: readonly number[] }): Promise<Record<AssetType, string[]>> {
+    const byType: Record<AssetType, string[]> = { image: [], video: [] };
+    if (shown.collectionIds.length === 0 && shown.keywordIds.length === 0) return byType;
+    for (const { id, asset_type } of await this.repository.assetsShowing(shown)) byType[asset_type as AssetType].push(id);
+    return byType;
   }
 
   /** Every published asset, a page at a time, straight from the store (the cache is not filled by a scan). */

@@ -139,17 +139,12 @@ export class SearchService {
   private async apply(changes: readonly Change[]): Promise<void> {
     if (changes.length === 0) return;
     const lastSeq = changes[changes.length - 1]!.seq;
-    // A renamed collection or a changed keyword touches assets the log does not name.
-    if (changes.some((c) => c.entity_type === 'collection' || c.entity_type === 'keyword')) {
-      await this.rebuild();
-      this.seq = Math.max(this.seq, lastSeq);
-      return;
-    }
     const { assets, events, visual } = this.indexes;
     const latest = new Map<string, Change>();
     for (const change of changes) latest.set(`${change.entity_type}:${change.entity_id}`, change);
-    const assetIds: Record<AssetType, string[]> = { image: [], video: [] };
+    const assetIds: Record<AssetType, Set<string>> = { image: new Set(), video: new Set() };
     const eventIds: number[] = [];
+    const shown = { collectionIds: [] as number[], keywordIds: [] as number[] };
     for (const change of latest.values()) {
       if (change.entity_type === 'event') {
         eventIds.push(Number(change.entity_id));
@@ -157,19 +152,31 @@ export class SearchService {
         if (change.operation === 'delete') {
           assets.remove(change.entity_id);
           visual[change.entity_type].remove(change.entity_id);
-        } else assetIds[change.entity_type].push(change.entity_id);
+        } else assetIds[change.entity_type].add(change.entity_id);
+      } else if (change.entity_type === 'keyword') {
+        shown.keywordIds.push(Number(change.entity_id));
+      } else if (change.entity_type === 'collection' && change.operation !== 'insert') {
+        // A new collection is in no document yet: the assets that name it are logged themselves.
+        shown.collectionIds.push(Number(change.entity_id));
       }
     }
+    // A renamed collection or a changed keyword shows in assets the log does not name: just
+    // those are read again (a whole rebuild would take minutes at millions of assets, on every
+    // node, for each new keyword translation an ingest brings).
+    const showing = await this.options.catalog.assetsShowing(shown);
     for (const type of ['image', 'video'] as const) {
-      if (assetIds[type].length === 0) continue;
-      const { found, notFound } = await this.options.catalog.findAssets(type, assetIds[type]);
-      for (const record of found) {
-        assets.upsert(assetDocument(record));
-        this.putSignature(this.indexes, record);
-      }
-      for (const id of notFound) {
-        assets.remove(id);
-        visual[type].remove(id);
+      for (const id of showing[type]) assetIds[type].add(id);
+      const ids = [...assetIds[type]];
+      for (let start = 0; start < ids.length; start += CHANGE_PAGE) {
+        const { found, notFound } = await this.options.catalog.findAssets(type, ids.slice(start, start + CHANGE_PAGE));
+        for (const record of found) {
+          assets.upsert(assetDocument(record));
+          this.putSignature(this.indexes, record);
+        }
+        for (const id of notFound) {
+          assets.remove(id);
+          visual[type].remove(id);
+        }
       }
     }
     if (eventIds.length > 0) {
