@@ -28,6 +28,11 @@ export const SHARED_SNAPSHOT_FOLDER = 'search-snapshots';
 export const SHARED_MANIFEST_KEY = `${SHARED_SNAPSHOT_FOLDER}/manifest.json`;
 const MANIFEST_FORMAT = 'stockroom-search-snapshot/1';
 
+/** Whether a blob is part of the shared snapshot (its manifest or a snapshot): a cache of the store, which backups leave out. */
+export function isSharedSnapshotBlob(key: string): boolean {
+  return key.startsWith(`${SHARED_SNAPSHOT_FOLDER}/`);
+}
+
 /** What the manifest says of the current shared snapshot. */
 export interface SnapshotManifest extends SnapshotHeader {
   format: typeof MANIFEST_FORMAT;

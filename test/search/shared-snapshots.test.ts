@@ -5,13 +5,14 @@ import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs,
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, createServices, type Services } from '../../src/app.js';
 import { loadConfig } from '../../src/config/config.js';
-import type { BlobStore } from '../../src/platform/blobs/blob-store.js';
+import { backUpBlobs } from '../../src/platform/blobs/blob-backup.js';
+import type { BlobStore, ListableBlobStore } from '../../src/platform/blobs/blob-store.js';
 import { FilesystemBlobStore } from '../../src/platform/blobs/filesystem-blob-store.js';
 import { latestChangeSeq, readChangesAfter } from '../../src/platform/db/change-log.js';
 import { openDatabase, type Database } from '../../src/platform/db/database.js';
 import { getOrCreateSetting } from '../../src/platform/db/settings.js';
 import { SearchService } from '../../src/search/search.service.js';
-import { SHARED_MANIFEST_KEY, SharedSnapshots, type SnapshotManifest } from '../../src/search/shared-snapshots.js';
+import { SHARED_MANIFEST_KEY, SharedSnapshots, isSharedSnapshotBlob, type SnapshotManifest } from '../../src/search/shared-snapshots.js';
 import { SnapshotPublishingLease } from '../../src/search/snapshot-lease.js';
 import { addAssets, creativeImageFields, creativeVideoFields } from '../licensing/licensing-fixtures.js';
 import { startS3TestServer, type S3TestServer } from '../platform/blobs/s3-test-server.js';
@@ -209,6 +210,16 @@ describe.each(SETUPS)('a node that joins a cluster, on $name', ({ postgres }) =>
     }
     expect((await search(joiner, SEARCHES[0]!)).ids).toContain('late1');
     expect((await search(joiner, SEARCHES[0]!)).result_count).toBe(GROUPS[0]!.count + 1);
+  });
+
+  it('a backup of the blobs leaves the shared snapshot out: a cache of the store, gigabytes at scale', async () => {
+    const folder = path.join(cluster.dir, 'backup');
+    fs.mkdirSync(folder);
+    const report = await backUpBlobs(cluster.blobs as ListableBlobStore, path.join(folder, 'blobs'), path.join(folder, 'blobs.jsonl'), undefined, isSharedSnapshotBlob);
+    const keys = fs.readFileSync(path.join(folder, 'blobs.jsonl'), 'utf8').trim().split('\n').map((line) => (JSON.parse(line) as { key: string }).key);
+    expect(report.count).toBeGreaterThan(0);
+    expect(keys.some((key) => key.startsWith('originals/'))).toBe(true);
+    expect(keys.filter((key) => key.startsWith('search-snapshots/'))).toEqual([]);
   });
 
   it('keeps the fetched snapshot in its own data folder, so that its next start needs nothing from the blob store', () => {

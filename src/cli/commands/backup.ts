@@ -12,7 +12,7 @@ import { isListable, type BlobStore } from '../../platform/blobs/blob-store.js';
 import { S3BlobStore, sha256OfFile } from '../../platform/blobs/s3-blob-store.js';
 import { openConfiguredBlobs } from '../../platform/platform.js';
 import { PRIVATE_FILE_MODE } from '../../platform/private-files.js';
-import { SHARED_MANIFEST_KEY, SHARED_SNAPSHOT_FOLDER } from '../../search/shared-snapshots.js';
+import { SHARED_MANIFEST_KEY, isSharedSnapshotBlob } from '../../search/shared-snapshots.js';
 import { progressBar } from '../progress.js';
 
 /**
@@ -175,8 +175,7 @@ export function addBackupCommands(program: Command): void {
         let copied;
         try {
           // The search snapshot the nodes share is a cache of the store, gigabytes of it: not backed up.
-          const sharedSnapshot = (key: string) => key.startsWith(`${SHARED_SNAPSHOT_FOLDER}/`);
-          copied = await backUpBlobs(blobs, path.join(folder, BLOB_FOLDER), path.join(folder, BLOB_MANIFEST), bar.update, sharedSnapshot);
+          copied = await backUpBlobs(blobs, path.join(folder, BLOB_FOLDER), path.join(folder, BLOB_MANIFEST), bar.update, isSharedSnapshotBlob);
         } finally {
           bar.stop();
         }
