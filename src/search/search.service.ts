@@ -48,6 +48,8 @@ export interface VisualSearchRequest {
  * replaying the log one batch at a time.
  */
 const REPLAY_LIMIT = 100_000;
+/** How often a node that fetches the shared snapshot says how far it has come. */
+const FETCH_PROGRESS_MS = 10_000;
 const CHANGE_PAGE = 1000;
 
 /** Everything a snapshot's content depends on besides the store: a snapshot made by other code is not loaded. */
@@ -276,8 +278,16 @@ export class SearchService {
       }
       if (ownFit && own.seq >= manifest.seq) return;
       const started = performance.now();
+      const { size } = manifest;
+      // Gigabytes at ten million assets: the operator sees the fetch move.
+      let reported = started;
+      const progress = (bytes: number) => {
+        if (performance.now() - reported < FETCH_PROGRESS_MS) return;
+        reported = performance.now();
+        log(`fetching shared search snapshot ${where}: ${megabytes(bytes)} of ${megabytes(size)}`);
+      };
       try {
-        await shared.download(manifest, target.file);
+        await shared.download(manifest, target.file, progress);
       } catch (error) {
         // A publisher may have replaced the snapshot and removed this one meanwhile: the new one is fetched instead.
         const replaced = attempt === 1 ? await shared.latest().catch(() => undefined) : undefined;
@@ -486,6 +496,8 @@ function safeDecode(text: string): Float32Array | undefined {
     return undefined;
   }
 }
+
+const megabytes = (bytes: number) => `${Math.round(bytes / 1024 / 1024).toLocaleString('en-US')} MB`;
 
 /** Why a snapshot cannot serve this node (another store, another version, too far from the log); undefined when it can. */
 function unfitness(header: SnapshotHeader, storeId: string, latest: number): string | undefined {

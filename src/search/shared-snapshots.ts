@@ -106,9 +106,10 @@ export class SharedSnapshots {
   /**
    * Streams the manifest's snapshot into `file` (through a temporary file and a rename),
    * computing its SHA-256 on the way; throws SharedSnapshotRefused, leaving `file` as it was,
-   * when the object is missing or its size or checksum differ from the manifest's.
+   * when the object is missing or its size or checksum differ from the manifest's. `onProgress`
+   * is told the bytes received so far, as they come.
    */
-  async download(manifest: SnapshotManifest, file: string): Promise<void> {
+  async download(manifest: SnapshotManifest, file: string, onProgress?: (bytes: number) => void): Promise<void> {
     const source = await this.options.blobs.stream(manifest.key);
     if (source === undefined) throw new SharedSnapshotRefused(`its file ${manifest.key} is missing`);
     await fsp.mkdir(path.dirname(file), { recursive: true });
@@ -122,6 +123,7 @@ export class SharedSnapshots {
           transform(chunk: Buffer, _encoding, callback) {
             hash.update(chunk);
             size += chunk.length;
+            onProgress?.(size);
             callback(null, chunk);
           },
         }),
