@@ -445,6 +445,18 @@ describe.each(SETUPS)('publishing, on $name', ({ postgres }) => {
     expect(await second.services.search.publishSnapshot('schedule')).toEqual({ published: false, reason: 'not due' });
   });
 
+  it('a node told never to publish (STOCKROOM_SEARCH_SNAPSHOT_PUBLISH_MINUTES=0) still loads the shared snapshot, and publishes nothing, not even when it stops', async () => {
+    const before = await manifestOf(cluster.blobs);
+    const reader = await cluster.startNode('reader', { STOCKROOM_SEARCH_SNAPSHOT_PUBLISH_MINUTES: '0' });
+    expect(reader.boot.rows).toBeLessThan(ASSETS / 10);
+    await addAssets(reader.services, 'image', ['reader1'], creativeImageFields({ title: 'Harbour seen by a reader' }));
+    await reader.services.changeFeed.poll();
+    await reader.services.search.settled();
+    expect(await reader.services.search.publishSnapshot('shutdown')).toBeUndefined();
+    await reader.services.search.close();
+    expect(await manifestOf(cluster.blobs)).toEqual(before);
+  });
+
   it('the next publisher removes what a node that stopped mid-upload left behind', async () => {
     const stopped = await leaseOf('node-crashed', 100).take();
     await cluster.blobs.put('search-snapshots/000000000099-deadbeef.snapshot', Buffer.from('half an upload'));
