@@ -10,6 +10,7 @@ export const BENCHMARKS: Record<string, () => Promise<void>> = {
   generation: async () => (await import('./generation.js')).generationBenchmark(),
   'media-ingest': async () => (await import('./media-ingest.js')).mediaIngestBenchmark(),
   metadata: async () => (await import('./metadata.js')).metadataBenchmark(),
+  'node-join': async () => (await import('./node-join.js')).nodeJoinBenchmark(),
   search: async () => (await import('./search.js')).searchBenchmark(),
   usage: async () => (await import('./usage.js')).usageBenchmark(),
   upload: async () => (await import('./upload.js')).uploadBenchmark(),

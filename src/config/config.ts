@@ -51,6 +51,12 @@ export interface Config {
   readonly shutdownTimeoutSeconds: number;
   /** Keep a snapshot of the search index under dataDir, so that a restart loads it instead of rebuilding. */
   readonly searchSnapshot: boolean;
+  /**
+   * How old the search snapshot shared through the blob store may grow before a node publishes
+   * a newer one, in minutes; 0: this node never publishes (it still loads a shared one).
+   * Default 30 with DATABASE_URL (a cluster), 0 on SQLite (one process: its own file is enough).
+   */
+  readonly searchSnapshotPublishMinutes: number;
   /** Asset records kept in memory for responses (0: none); each is a few kilobytes. */
   readonly recordCacheSize: number;
   /**
@@ -477,6 +483,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     metricsToken: metricsToken(env),
     shutdownTimeoutSeconds: integer(env, 'STOCKROOM_SHUTDOWN_TIMEOUT', 25, 1, 3600),
     searchSnapshot: boolean(env, 'STOCKROOM_SEARCH_SNAPSHOT', true),
+    searchSnapshotPublishMinutes: integer(env, 'STOCKROOM_SEARCH_SNAPSHOT_PUBLISH_MINUTES', databaseUrl ? 30 : 0, 0, 7 * 24 * 60),
     recordCacheSize: integer(env, 'STOCKROOM_RECORD_CACHE', 10_000, 0, 10_000_000),
     heapGrowthPercent: integer(env, 'STOCKROOM_HEAP_GROWTH_PERCENT', 30, 0, 300),
     requestTimeoutSeconds,

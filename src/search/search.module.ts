@@ -6,6 +6,8 @@ import { getOrCreateSetting } from '../platform/db/settings.js';
 import { latestChangeSeq, readChangesAfter } from '../platform/db/change-log.js';
 import type { CatalogService } from '../catalog/catalog.service.js';
 import { SearchService } from './search.service.js';
+import { SharedSnapshots } from './shared-snapshots.js';
+import { SnapshotPublishingLease } from './snapshot-lease.js';
 import { AssetSearch } from './asset-search.js';
 import { SEARCH_ENDPOINT_DEFINITIONS } from './params/search-parameters.js';
 import { searchRoutes } from './search.routes.js';
@@ -36,22 +38,36 @@ export interface SearchNeeds {
 /** How often a serving node deletes the uploads whose 24 hours are over. */
 const UPLOAD_SWEEP_MS = 15 * 60 * 1000;
 
+/** How often a serving node asks whether the shared search snapshot is due (the setting says how old it may grow). */
+const PUBLISH_CHECK_MS = 60 * 1000;
+/** A publishing node renews its hold every third of this while it uploads; one that stops loses it after this. */
+const PUBLISH_LEASE_MS = 2 * 60 * 1000;
+
 /** Searches take from microseconds (a rare word) to tens of milliseconds (facets over a million). */
 const SEARCH_BUCKETS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
 
 /** Keyword, event, artist, affiliate and visual search, and the uploads searched by image. */
 export async function searchModule(platform: Platform, needs: SearchNeeds): Promise<StockroomModule<SearchExports>> {
-  const { config, database, blobs, changeFeed, log } = platform;
+  const { config, database, blobs, changeFeed, log, clock } = platform;
   const { catalog, products } = needs;
   const { db } = database;
   // A node's search snapshot belongs to one store: the store's id travels in it.
   const storeId = await getOrCreateSetting(db, 'store_id', () => randomUUID());
   const searchSeconds = platform.metrics.histogram('search_duration_seconds', "Time a search takes in this node's index, by kind (assets, events, visual)", ['kind'], SEARCH_BUCKETS);
+  const node = platform.jobs.node;
+  const snapshots = new SharedSnapshots({
+    blobs,
+    lease: new SnapshotPublishingLease({ db, dialect: database.dialect, node, leaseMs: PUBLISH_LEASE_MS, now: clock }),
+    node,
+    now: clock,
+    log: (message) => log.warn(message),
+  });
   const search = new SearchService({
     catalog,
     changes: { after: (seq, limit) => readChangesAfter(db, seq, limit), latest: () => latestChangeSeq(db) },
     snapshot: config.searchSnapshot ? { file: path.join(config.dataDir, 'search', 'index.snapshot'), storeId } : undefined,
-    log: (message) => log.info(message),
+    shared: { snapshots, publishEveryMs: config.searchSnapshotPublishMinutes * 60 * 1000, now: clock },
+    log: (message, level = 'info') => log[level](message),
     observe: (kind, seconds) => searchSeconds.observe({ kind }, seconds),
   });
   platform.metrics.gauge('search_index_documents', "Documents in this node's search index, by index (assets, events)", () => [
@@ -75,6 +91,7 @@ export async function searchModule(platform: Platform, needs: SearchNeeds): Prom
     decodes: platform.imageDecodes,
   });
   let sweeping: NodeJS.Timeout | undefined;
+  let publishing: NodeJS.Timeout | undefined;
   return {
     name: 'search',
     exports: { search, assetSearch, uploads },
@@ -96,6 +113,12 @@ export async function searchModule(platform: Platform, needs: SearchNeeds): Prom
       // The index follows the change log from before it is built, so no write falls between.
       changeFeed.subscribe((changes) => search.applyChanges(changes));
       await search.build();
+      // The first node of a cluster publishes as soon as it has built; the others when it is due.
+      if (config.searchSnapshot && config.searchSnapshotPublishMinutes > 0) {
+        void search.publishSnapshot('schedule');
+        publishing = setInterval(() => void search.publishSnapshot('schedule'), PUBLISH_CHECK_MS);
+        publishing.unref();
+      }
       // Expired uploads also leave when nobody uploads (an upload sweeps too).
       sweeping = setInterval(() => void uploads.purgeExpired().catch((error: unknown) => log.warn({ err: error }, 'sweeping expired uploads failed')), UPLOAD_SWEEP_MS);
       sweeping.unref();
@@ -103,6 +126,7 @@ export async function searchModule(platform: Platform, needs: SearchNeeds): Prom
     // The snapshot reflects every change read so far, so the next boot replays less.
     close: () => {
       clearInterval(sweeping);
+      clearInterval(publishing);
       return search.close();
     },
   };

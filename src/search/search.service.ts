@@ -9,6 +9,7 @@ import { VisualIndex } from './visual/visual-index.js';
 import { SIGNATURE_LENGTH, SIGNATURE_VERSION, decodeStoredSignature } from '../media/visual-signature.js';
 import { ASSET_INDEX_SCHEMA, EVENT_INDEX_SCHEMA, SEARCH_DOCUMENT_VERSION, assetDocument, eventDocument } from './search-documents.js';
 import { openSnapshotFile, writeSnapshotFile, type SnapshotHeader, type SnapshotSection } from './search-snapshot.js';
+import { SHARED_MANIFEST_KEY, messageOf, type PublishOutcome, type SharedSnapshots, type SnapshotManifest } from './shared-snapshots.js';
 
 /** The change log as the search service reads it. */
 export interface ChangeSource {
@@ -21,8 +22,14 @@ export interface SearchServiceOptions {
   changes: ChangeSource;
   /** Where this node keeps its snapshot, and the id of the store it reflects; absent: no snapshot. */
   snapshot?: { file: string; storeId: string } | undefined;
-  /** Tells the operator what the boot did (loaded a snapshot, rebuilt, why). */
-  log?: ((message: string) => void) | undefined;
+  /**
+   * The snapshot shared through the blob store (with `snapshot` only): loaded at boot when it is
+   * newer than this node's own, and published by this node every `publishEveryMs` (0: never)
+   * and at shutdown, one node at a time.
+   */
+  shared?: { snapshots: SharedSnapshots; publishEveryMs: number; now: () => Date } | undefined;
+  /** Tells the operator what the boot did (loaded a snapshot, rebuilt, why); `warn` when a snapshot was refused or not written. */
+  log?: ((message: string, level?: 'info' | 'warn') => void) | undefined;
   /** Told how long each search took in the index, in seconds (the metrics). */
   observe?: ((kind: 'assets' | 'events' | 'visual', seconds: number) => void) | undefined;
 }
@@ -41,6 +48,8 @@ export interface VisualSearchRequest {
  * replaying the log one batch at a time.
  */
 const REPLAY_LIMIT = 100_000;
+/** How often a node that fetches the shared snapshot says how far it has come. */
+const FETCH_PROGRESS_MS = 10_000;
 const CHANGE_PAGE = 1000;
 
 /** Everything a snapshot's content depends on besides the store: a snapshot made by other code is not loaded. */
@@ -77,6 +86,10 @@ export class SearchService {
   private updating: Promise<void> = Promise.resolve();
   /** Until build(), the indexes are empty: nothing to snapshot (a one-off command never builds). */
   private built = false;
+  /** The shared snapshot is broken (its object missing or failing its checksum): the next publish replaces it without waiting. */
+  private sharedBroken = false;
+  /** A publish under way (one at a time in a node). */
+  private publishing: Promise<PublishOutcome | undefined> | undefined;
 
   constructor(private readonly options: SearchServiceOptions) {}
 
@@ -190,11 +203,17 @@ export class SearchService {
   // ---------------------------------------------------------------------------------------
   // Snapshots
 
-  /** Loads the snapshot and replays the log since it; false when there is none fit to use. */
+  /**
+   * Loads the snapshot and replays the log since it; false when there is none fit to use. The
+   * shared snapshot, when it is newer than this node's own and fit, is fetched into this node's
+   * file first: from there on both are loaded alike.
+   */
   private async loadSnapshot(): Promise<boolean> {
     const target = this.options.snapshot;
     if (!target) return false;
     const log = this.options.log ?? (() => undefined);
+    const latest = await this.options.changes.latest();
+    if (this.options.shared) await this.fetchShared(this.options.shared.snapshots, target, latest);
     let file;
     try {
       file = openSnapshotFile(target.file);
@@ -206,17 +225,7 @@ export class SearchService {
     let indexes: Indexes;
     const { header, sections } = file;
     try {
-      const latest = await this.options.changes.latest();
-      const unfit =
-        header.storeId !== target.storeId
-          ? 'it belongs to another store'
-          : header.documents !== DOCUMENTS_FINGERPRINT
-            ? 'it was made by another version'
-            : header.seq > latest
-              ? 'it is ahead of the change log (a restored store?)'
-              : latest - header.seq > REPLAY_LIMIT
-                ? `it is ${latest - header.seq} changes behind`
-                : undefined;
+      const unfit = unfitness(header, target.storeId, latest);
       if (unfit) {
         log(`search snapshot not used: ${unfit}; rebuilding from the store`);
         return false;
@@ -250,6 +259,106 @@ export class SearchService {
     return true;
   }
 
+  /**
+   * Makes this node's snapshot file the shared one when that is newer and fit. A shared
+   * snapshot of another store or version, too far behind, missing or failing its checksum is
+   * refused with one log line saying why and what the node does instead.
+   */
+  private async fetchShared(shared: SharedSnapshots, target: { file: string; storeId: string }, latest: number): Promise<void> {
+    const log = this.options.log ?? (() => undefined);
+    const own = readableHeader(target.file);
+    const ownFit = own !== undefined && unfitness(own, target.storeId, latest) === undefined;
+    const instead = ownFit ? "loading this node's own snapshot" : 'building the index from the store';
+    let manifest: SnapshotManifest | undefined;
+    try {
+      manifest = await shared.latest();
+    } catch (error) {
+      log(`shared search snapshot ${shared.describe(SHARED_MANIFEST_KEY)} refused: ${messageOf(error)}; ${instead}`, 'warn');
+      return;
+    }
+    for (let attempt = 1; manifest; attempt++) {
+      const where = shared.describe(manifest.key);
+      const unfit = unfitness(manifest, target.storeId, latest);
+      if (unfit) {
+        log(`shared search snapshot ${where} refused: ${unfit}; ${instead}`, 'warn');
+        return;
+      }
+      if (ownFit && own.seq >= manifest.seq) return;
+      const started = performance.now();
+      const { size } = manifest;
+      // Gigabytes at ten million assets: the operator sees the fetch move.
+      let reported = started;
+      const progress = (bytes: number) => {
+        if (performance.now() - reported < FETCH_PROGRESS_MS) return;
+        reported = performance.now();
+        log(`fetching shared search snapshot ${where}: ${megabytes(bytes)} of ${megabytes(size)}`);
+      };
+      try {
+        await shared.download(manifest, target.file, progress);
+      } catch (error) {
+        // A publisher may have replaced the snapshot and removed this one meanwhile: the new one is fetched instead.
+        const replaced = attempt === 1 ? await shared.latest().catch(() => undefined) : undefined;
+        if (replaced && replaced.key !== manifest.key) {
+          manifest = replaced;
+          continue;
+        }
+        this.sharedBroken = true;
+        log(`shared search snapshot ${where} refused: ${messageOf(error)}; ${instead}`, 'warn');
+        return;
+      }
+      const seconds = ((performance.now() - started) / 1000).toFixed(1);
+      log(`shared search snapshot ${where} fetched (change ${manifest.seq}, ${manifest.size} bytes, SHA-256 checked) in ${seconds} s`);
+      return;
+    }
+  }
+
+  /**
+   * Publishes this node's snapshot to the blob store when it is due: the shared one is missing
+   * or broken, or this node's is newer and either `publishEveryMs` has passed since the shared
+   * one was published, half the replay limit of changes has come since, or the node is
+   * stopping. Another node publishing at the time wins; this node does not wait. Never throws.
+   */
+  publishSnapshot(occasion: 'schedule' | 'shutdown'): Promise<PublishOutcome | undefined> {
+    this.publishing ??= this.publish(occasion).finally(() => {
+      this.publishing = undefined;
+    });
+    return this.publishing;
+  }
+
+  private async publish(occasion: 'schedule' | 'shutdown'): Promise<PublishOutcome | undefined> {
+    const { shared, snapshot } = this.options;
+    if (!shared || !snapshot || !this.built || shared.publishEveryMs === 0) return undefined;
+    const log = this.options.log ?? (() => undefined);
+    const { snapshots } = shared;
+    const due = (current: SnapshotManifest | undefined, seq: number) => this.publishingDue(current, seq, snapshot.storeId, occasion);
+    try {
+      // Asked before this node writes its own file, and again under the hold of the file written.
+      if (!due(await snapshots.latest().catch(() => undefined), this.seq)) return { published: false, reason: 'not due' };
+      this.updating = this.updating.then(() => this.saveSnapshot());
+      await this.updating;
+      const outcome = await snapshots.publish(snapshot.file, (current, header) => due(current, header.seq));
+      if (outcome.published) {
+        this.sharedBroken = false;
+        const { manifest, seconds } = outcome;
+        log(`search snapshot published to ${snapshots.describe(manifest.key)} (change ${manifest.seq}, ${manifest.size} bytes) in ${seconds.toFixed(1)} s`);
+      }
+      return outcome;
+    } catch (error) {
+      log(`search snapshot not published (${messageOf(error)})`, 'warn');
+      return undefined;
+    }
+  }
+
+  private publishingDue(current: SnapshotManifest | undefined, seq: number, storeId: string, occasion: 'schedule' | 'shutdown'): boolean {
+    if (!current || this.sharedBroken) return true;
+    const { publishEveryMs, now } = this.options.shared!;
+    const aged = !(Date.parse(current.publishedAt) > now().getTime() - publishEveryMs);
+    // Nodes of two versions (a rolling upgrade) each replace the other's only on the schedule, never back and forth.
+    if (current.storeId !== storeId || current.documents !== DOCUMENTS_FINGERPRINT) return aged;
+    if (seq <= current.seq) return false;
+    return occasion === 'shutdown' || aged || seq - current.seq >= REPLAY_LIMIT / 2;
+  }
+
   /** Writes the snapshot when the indexes hold changes the one on disk lacks. Never throws. */
   private async saveSnapshot(): Promise<void> {
     const target = this.options.snapshot;
@@ -275,11 +384,16 @@ export class SearchService {
     }
   }
 
-  /** Waits for queued changes, then leaves a snapshot of them for the next boot. */
+  /**
+   * Waits for queued changes, then leaves a snapshot of them for the next boot, and publishes it
+   * for the other nodes when the shared one is older.
+   */
   async close(): Promise<void> {
     // In the queue: the sections are views of the live arrays, so no change may land mid-write.
     this.updating = this.updating.then(() => this.saveSnapshot());
     await this.updating;
+    await this.publishing;
+    await this.publishSnapshot('shutdown');
   }
 
   // ---------------------------------------------------------------------------------------
@@ -385,6 +499,28 @@ function choosesEveryAssetOf(query: SearchQuery, assetType: AssetType): boolean 
 function safeDecode(text: string): Float32Array | undefined {
   try {
     return decodeStoredSignature(text);
+  } catch {
+    return undefined;
+  }
+}
+
+const megabytes = (bytes: number) => `${Math.round(bytes / 1024 / 1024).toLocaleString('en-US')} MB`;
+
+/** Why a snapshot cannot serve this node (another store, another version, too far from the log); undefined when it can. */
+function unfitness(header: SnapshotHeader, storeId: string, latest: number): string | undefined {
+  if (header.storeId !== storeId) return `it belongs to another store (${header.storeId}, this node's is ${storeId})`;
+  if (header.documents !== DOCUMENTS_FINGERPRINT) return `it was made by another version (format ${header.documents}, this node's is ${DOCUMENTS_FINGERPRINT})`;
+  if (header.seq > latest) return `it is ahead of the change log (change ${header.seq}, the log ends at ${latest}: a restored store?)`;
+  if (latest - header.seq > REPLAY_LIMIT) return `it is ${latest - header.seq} changes behind`;
+  return undefined;
+}
+
+/** The header of the snapshot file at `file`; undefined when there is none or it cannot be read. */
+function readableHeader(file: string): SnapshotHeader | undefined {
+  try {
+    const opened = openSnapshotFile(file);
+    opened?.close();
+    return opened?.header;
   } catch {
     return undefined;
   }

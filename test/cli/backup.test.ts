@@ -210,8 +210,13 @@ describe.skipIf(!POSTGRES_URL)('stockroom backup and restore on PostgreSQL (pg_d
     // Over a database that has tables: refused, then replaced whole with --force.
     const occupied = await failureOf(stockroom(targetEnv, 'restore', backup));
     expect(occupied.stderr).toMatch(/the target is not empty \(the PostgreSQL database has tables; the blob store holds blobs\)/);
+    // The search snapshot the nodes share describes the store before the restore: its manifest goes.
+    const sharedManifest = path.join(target, 'blobs', 'search-snapshots', 'manifest.json');
+    fs.mkdirSync(path.dirname(sharedManifest), { recursive: true });
+    fs.writeFileSync(sharedManifest, '{}');
     await stockroom(targetEnv, 'restore', '--force', backup);
     expect(await postgresRows(targetDatabase.url)).toEqual(before);
+    expect(fs.existsSync(sharedManifest)).toBe(false);
   });
 
   it('names pg_dump when it is not installed', async () => {

@@ -15,9 +15,17 @@ describe('configuration', () => {
       throttle: { perSecond: 50, perDay: 100_000 },
       seedDemoOnEmptyStore: true,
       searchSnapshot: true,
+      searchSnapshotPublishMinutes: 0,
       recordCacheSize: 10_000,
       heapGrowthPercent: 30,
     });
+  });
+
+  it('publishes the shared search snapshot every 30 minutes in a cluster (DATABASE_URL), never on SQLite, unless told', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/stockroom' }, '/srv/app').searchSnapshotPublishMinutes).toBe(30);
+    expect(loadConfig({}, '/srv/app').searchSnapshotPublishMinutes).toBe(0);
+    expect(loadConfig({ STOCKROOM_SEARCH_SNAPSHOT_PUBLISH_MINUTES: '5' }, '/srv/app').searchSnapshotPublishMinutes).toBe(5);
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/stockroom', STOCKROOM_SEARCH_SNAPSHOT_PUBLISH_MINUTES: '0' }, '/srv/app').searchSnapshotPublishMinutes).toBe(0);
   });
 
   it('reads every documented variable', () => {
@@ -32,6 +40,7 @@ describe('configuration', () => {
         STOCKROOM_THROTTLE_PER_SECOND: '5',
         STOCKROOM_THROTTLE_PER_DAY: '5000',
         STOCKROOM_SEARCH_SNAPSHOT: 'false',
+        STOCKROOM_SEARCH_SNAPSHOT_PUBLISH_MINUTES: '15',
         STOCKROOM_RECORD_CACHE: '0',
         STOCKROOM_HEAP_GROWTH_PERCENT: '0',
       },
@@ -46,6 +55,7 @@ describe('configuration', () => {
       publicUrl: 'https://media.example.com',
       throttle: { perSecond: 5, perDay: 5000 },
       searchSnapshot: false,
+      searchSnapshotPublishMinutes: 15,
       recordCacheSize: 0,
       heapGrowthPercent: 0,
     });
@@ -59,6 +69,7 @@ describe('configuration', () => {
     ['REDIS_URL', 'http://cache'],
     ['STOCKROOM_PUBLIC_URL', 'ftp://x'],
     ['STOCKROOM_SEARCH_SNAPSHOT', 'sometimes'],
+    ['STOCKROOM_SEARCH_SNAPSHOT_PUBLISH_MINUTES', '-1'],
     ['STOCKROOM_RECORD_CACHE', '-1'],
     ['STOCKROOM_HEAP_GROWTH_PERCENT', '1000'],
     ['STOCKROOM_THROTTLE_PER_SECOND', '0'],

@@ -12,6 +12,7 @@ import { isListable, type BlobStore } from '../../platform/blobs/blob-store.js';
 import { S3BlobStore, sha256OfFile } from '../../platform/blobs/s3-blob-store.js';
 import { openConfiguredBlobs } from '../../platform/platform.js';
 import { PRIVATE_FILE_MODE } from '../../platform/private-files.js';
+import { SHARED_MANIFEST_KEY, isSharedSnapshotBlob } from '../../search/shared-snapshots.js';
 import { progressBar } from '../progress.js';
 
 /**
@@ -173,7 +174,8 @@ export function addBackupCommands(program: Command): void {
         const bar = progressBar('Backing up blobs');
         let copied;
         try {
-          copied = await backUpBlobs(blobs, path.join(folder, BLOB_FOLDER), path.join(folder, BLOB_MANIFEST), bar.update);
+          // The search snapshot the nodes share is a cache of the store, gigabytes of it: not backed up.
+          copied = await backUpBlobs(blobs, path.join(folder, BLOB_FOLDER), path.join(folder, BLOB_MANIFEST), bar.update, isSharedSnapshotBlob);
         } finally {
           bar.stop();
         }
@@ -266,6 +268,9 @@ export function addBackupCommands(program: Command): void {
         } finally {
           restoreBar.stop();
         }
+        // Nor does the snapshot shared through the blob store (a backup holds none; the blob store
+        // may keep a later one): the next node to start builds and publishes anew.
+        await blobs.delete(SHARED_MANIFEST_KEY);
         process.stdout.write(
           `Restored the ${kind === 'postgres' ? 'PostgreSQL' : 'SQLite'} store and ${restored.count} blobs (${megabytes(restored.bytes)}) from ${folder} (made ${manifest.created_at}); every file matched its SHA-256\n`,
         );

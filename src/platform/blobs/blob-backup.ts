@@ -51,16 +51,17 @@ function fileUnder(folder: string, key: string): string {
  * Copies every blob of a store into a folder (one file per key, as the folder store keeps them),
  * computing each one's SHA-256 as it streams, and writes the manifest — one JSON line per blob:
  * key, size, SHA-256 — as it goes. A blob that goes away between the listing and its copy is
- * left out. Returns what was copied.
+ * left out, as is one `leaveOut` names (a cache the store also holds). Returns what was copied.
  */
 export async function backUpBlobs(
   store: ListableBlobStore,
   folder: string,
   manifestFile: string,
   onProgress?: (done: number, total: number) => void,
+  leaveOut: (key: string) => boolean = () => false,
 ): Promise<BlobCopyReport> {
   const keys: string[] = [];
-  for await (const blob of store.list()) keys.push(blob.key);
+  for await (const blob of store.list()) if (!leaveOut(blob.key)) keys.push(blob.key);
   const manifest = fs.createWriteStream(manifestFile, { flags: 'wx' });
   const report: BlobCopyReport = { count: 0, bytes: 0 };
   try {

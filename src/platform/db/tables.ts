@@ -611,6 +611,17 @@ export interface AssetUploadsTable {
   finished_at: string | null;
 }
 
+/** The lease on publishing the search snapshot into the blob store (src/search): one row, 'search'. */
+export interface SearchSnapshotLeaseTable {
+  name: string;
+  /** Always 'open': the lease alone says whether a node holds the row. */
+  status: string;
+  holder: string | null;
+  lease_until: string | null;
+  /** The object the holder is uploading (null between uploads): left behind by a node that stopped, it is removed by the next. */
+  uploading_key: string | null;
+}
+
 /** A session of the catalogue browser (src/web); tokens and the PKCE verifier are sealed. */
 export interface WebSessionsTable {
   /** SHA-256 of the cookie's random id. */
@@ -682,6 +693,7 @@ export interface Tables {
   generation_downloads: GenerationDownloadsTable;
   video_transcodes: VideoTranscodesTable;
   asset_uploads: AssetUploadsTable;
+  search_snapshot_lease: SearchSnapshotLeaseTable;
   web_sessions: WebSessionsTable;
   audit_log: AuditLogTable;
 }
