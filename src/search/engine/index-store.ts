@@ -4,6 +4,7 @@ import { CommonPairs } from './common-pairs.js';
 import { encodeLength, LENGTH_OF_CODE } from './field-lengths.js';
 import { codeAt, ELEMENT_BREAK, FIELD_END, MAX_TERMS, TERM_CODE, unitsOf, writeCode } from './forward-codes.js';
 import { KeywordColumn } from './keyword-column.js';
+import { widened } from './frequency-tuples.js';
 import { PostingStore } from './posting-store.js';
 import { SnapshotWriter, type SnapshotReader } from './snapshot-format.js';
 import { ensureCapacity, hashString, idOrderKey, trimmed } from './typed-arrays.js';
@@ -515,47 +516,32 @@ export class IndexStore {
     const fields = this.fields;
     const termCount = this.vocabulary.size;
     const frequency = this.vocabulary.frequency;
+    const postings = this.postings;
     const start = new Uint32Array(termCount + 1);
     for (let t = 0; t < termCount; t++) start[t + 1] = start[t]! + frequency[t]!;
     const total = start[termCount]!;
     const docs = new Uint32Array(total);
-    const payload = new Uint8Array(total * fields);
+    let codes = postings.newCodes(total);
     const cursor = start.slice(0, termCount);
-    const forward = this.forward;
-    const forwardStart = this.forwardStart;
-    const termMark = this.termMark;
-    const termSlot = this.termSlot;
     for (let d = 0; d < this.docCount; d++) {
-      const mark = this.nextMark();
-      let field = 0;
-      const end = forwardStart[d + 1]!;
-      for (let j = forwardStart[d]!; j < end; ) {
-        const code = codeAt(forward, j);
-        j += unitsOf(code);
-        const term = code - TERM_CODE;
-        if (term < 0) {
-          if (code === FIELD_END) field++;
-          continue;
-        }
-        let slot: number;
-        if (termMark[term] !== mark) {
-          termMark[term] = mark;
-          slot = cursor[term]!++;
-          termSlot[term] = slot;
-          docs[slot] = d;
-        } else {
-          slot = termSlot[term]!;
-        }
-        const p = slot * fields + field;
-        if (payload[p]! < MAX_TERM_FREQUENCY) payload[p]!++;
+      this.collectDocumentTerms(d);
+      const terms = this.docTerms;
+      const tfs = this.docTermTfs;
+      for (let i = 0; i < this.docTermCount; i++) {
+        const slot = cursor[terms[i]!]!++;
+        docs[slot] = d;
+        const code = postings.codeOf(tfs, i * fields);
+        // a new tuple may have made the codes wider (rarely: past 256 and 65,536 tuples)
+        if (codes.BYTES_PER_ELEMENT < postings.tuples.codeBytes) codes = widened(codes, postings.tuples.codeBytes);
+        codes[slot] = code;
       }
     }
     for (let t = 0; t < termCount; t++) {
       if (cursor[t] !== start[t + 1]) throw new Error('search index: term frequencies out of step with the forward stream');
     }
-    this.postings.setBase(start, docs, payload);
-    this.postings.buildDenseBitmaps(this.docCount);
-    this.pairs.rebuild(start, forward, forwardStart, this.docCount);
+    postings.setBase(start, docs, codes);
+    postings.buildDenseBitmaps(this.docCount);
+    this.pairs.rebuild(start, this.forward, this.forwardStart, this.docCount);
   }
 
   // ---------------------------------------------------------------------------------------
@@ -581,7 +567,8 @@ export class IndexStore {
     writer.add('sortedTerms', vocabulary.sortedIds());
     writer.add('postings.start', this.postings.baseStart);
     writer.add('postings.docs', this.postings.baseDocs);
-    writer.add('postings.tfs', this.postings.basePayload);
+    writer.add('postings.codes', this.postings.baseCodes);
+    writer.add('postings.tuples', this.postings.tuples.used());
     this.columns.forEach((column, c) => {
       writer.addStrings(`keyword.${c}.values`, column.values);
       writer.add(`keyword.${c}.liveCounts`, column.liveCounts, column.valueCount);
@@ -628,7 +615,8 @@ export class IndexStore {
     this.termMark = new Uint32Array(Math.max(1024, terms.length));
     this.termSlot = new Uint32Array(Math.max(1024, terms.length));
     this.markGeneration = 0;
-    this.postings.setBase(reader.u32('postings.start'), reader.u32('postings.docs'), reader.u8('postings.tfs'));
+    this.postings.tuples.reset(reader.u8('postings.tuples'));
+    this.postings.setBase(reader.u32('postings.start'), reader.u32('postings.docs'), reader.unsigned('postings.codes'));
     this.postings.buildDenseBitmaps(docCount);
     this.pairs.rebuild(this.postings.baseStart, this.forward, this.forwardStart, docCount);
     this.columns.forEach((column, c) => {
@@ -636,7 +624,7 @@ export class IndexStore {
         reader.strings(`keyword.${c}.values`),
         reader.u32(`keyword.${c}.liveCounts`),
         reader.has(`keyword.${c}.single`)
-          ? { single: reader.u32(`keyword.${c}.single`) }
+          ? { single: reader.unsigned(`keyword.${c}.single`) }
           : { docStart: reader.u32(`keyword.${c}.docStart`), docValues: reader.u32(`keyword.${c}.docValues`) },
         docCount,
       );
