@@ -51,7 +51,7 @@ export async function searchModule(platform: Platform, needs: SearchNeeds): Prom
     catalog,
     changes: { after: (seq, limit) => readChangesAfter(db, seq, limit), latest: () => latestChangeSeq(db) },
     snapshot: config.searchSnapshot ? { file: path.join(config.dataDir, 'search', 'index.snapshot'), storeId } : undefined,
-    log: (message) => log.info(message),
+    log: (message, level) => log[level](message),
     observe: (kind, seconds) => searchSeconds.observe({ kind }, seconds),
   });
   platform.metrics.gauge('search_index_documents', "Documents in this node's search index, by index (assets, events)", () => [
