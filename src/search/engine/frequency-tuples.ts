@@ -6,14 +6,14 @@
  * Why: a posting's frequencies are a handful of small numbers, nearly all zero but one (a word
  * once in the caption, once in the title and the keywords…): a catalogue of millions of
  * documents has tens of millions of postings but only a few hundred distinct tuples. Four
- * fields took four bytes a posting; a code takes one while there are at most 256 tuples, and
- * the table of tuples (a few kilobytes) stays in the first-level cache of the scoring loops.
+ * fields took four bytes a posting; a code takes one, and the table of tuples (a few
+ * kilobytes) stays in the first-level cache of the scoring loops.
  *
- * Codes are one byte until a 257th tuple appears, then two, then four (`widened`): one width
- * for the whole index at a time, so each scoring loop sees one kind of array. Frequencies and
- * sums are read exactly as before (the same bytes, in the same order), so scores keep their bits.
+ * A code is one byte: the first 255 tuples (the commonest: they come first) are their code, a
+ * later one is stored as ESCAPE and its code kept aside (CodeEscapes). Frequencies and sums are
+ * read exactly as before (the same bytes, in the same order), so scores keep their bits.
  */
-export type TupleCodes = Uint8Array | Uint16Array | Uint32Array;
+export type TupleCodes = Uint8Array;
 
 /** Tuples whose every frequency is below this are found in a direct table (no Map look-up). */
 const SMALL_FREQUENCY = 16;
@@ -32,11 +32,6 @@ export class FrequencyTuples {
     this.fields = fields;
     this.bytes = new Uint8Array(Math.max(1, fields) * 16);
     this.small = new Int32Array(fields <= 4 ? 1 << (4 * fields) : 0);
-  }
-
-  /** How many bytes a code needs for the tuples known now: 1, 2 or 4. */
-  get codeBytes(): 1 | 2 | 4 {
-    return this.count <= 0x100 ? 1 : this.count <= 0x10000 ? 2 : 4;
   }
 
   /** The code of the tuple `frequencies[offset .. offset + fields)`, adding it when new. */
@@ -114,15 +109,47 @@ export class FrequencyTuples {
   }
 }
 
-/** An array of `length` codes wide enough for `codeBytes`. */
-export function newCodes(codeBytes: 1 | 2 | 4, length: number): TupleCodes {
-  return codeBytes === 1 ? new Uint8Array(length) : codeBytes === 2 ? new Uint16Array(length) : new Uint32Array(length);
+/** A code array's value for a posting whose tuple is past the first 255: its code is among the escapes. */
+export const ESCAPE = 0xff;
+
+/**
+ * The codes of the postings whose stored code is ESCAPE, by posting (`at`, ascending): the
+ * tuples past the first 255 are rare (at 250,000 assets, 18 of 273 tuples, a few postings in
+ * a hundred thousand), so a code array keeps one byte a posting and these few aside.
+ */
+export interface CodeEscapes {
+  at: Uint32Array;
+  codes: Uint32Array;
+  count: number;
 }
 
-/** `codes` copied into an array of the wider width `codeBytes` (the same array when already that wide). */
-export function widened(codes: TupleCodes, codeBytes: 1 | 2 | 4): TupleCodes {
-  if (codes.BYTES_PER_ELEMENT >= codeBytes) return codes;
-  const wide = newCodes(codeBytes, codes.length);
-  wide.set(codes);
-  return wide;
+export const NO_ESCAPES: CodeEscapes = { at: new Uint32Array(0), codes: new Uint32Array(0), count: 0 };
+
+/** The code of `posting`, whose stored code is ESCAPE (binary search; never called for others). */
+export function escapedCode(escapes: CodeEscapes, posting: number): number {
+  let low = 0;
+  let high = escapes.count;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (escapes.at[middle]! < posting) low = middle + 1;
+    else high = middle;
+  }
+  return escapes.codes[low]!;
+}
+
+/** Appends an escape (postings in ascending order); returns the escapes, grown when full. */
+export function withEscape(escapes: CodeEscapes, posting: number, code: number): CodeEscapes {
+  let target = escapes;
+  if (target === NO_ESCAPES || target.count === target.at.length) {
+    const capacity = Math.max(16, 2 * escapes.count);
+    const at = new Uint32Array(capacity);
+    const codes = new Uint32Array(capacity);
+    at.set(escapes.at.subarray(0, escapes.count));
+    codes.set(escapes.codes.subarray(0, escapes.count));
+    target = { at, codes, count: escapes.count };
+  }
+  target.at[target.count] = posting;
+  target.codes[target.count] = code;
+  target.count++;
+  return target;
 }

@@ -4,7 +4,7 @@ import { CommonPairs } from './common-pairs.js';
 import { encodeLength, LENGTH_OF_CODE } from './field-lengths.js';
 import { codeAt, ELEMENT_BREAK, FIELD_END, MAX_TERMS, TERM_CODE, unitsOf, writeCode } from './forward-codes.js';
 import { KeywordColumn } from './keyword-column.js';
-import { widened } from './frequency-tuples.js';
+import { ESCAPE, NO_ESCAPES, withEscape, type CodeEscapes } from './frequency-tuples.js';
 import { PostingStore } from './posting-store.js';
 import { SnapshotWriter, type SnapshotReader } from './snapshot-format.js';
 import { ensureCapacity, hashString, idOrderKey, trimmed } from './typed-arrays.js';
@@ -23,6 +23,15 @@ const TAIL_SHARE_TO_REBUILD = 1;
 const MIN_TAIL_TO_REBUILD = 50_000;
 /** upsertMany rebuilds the base rather than appending to tails when the batch is this share of the index. */
 const BULK_SHARE_TO_REBUILD = 0.1;
+
+/** Escapes from (slot, code) pairs in any order: sorted by slot. */
+function escapesOf(pairs: readonly number[]): CodeEscapes {
+  if (pairs.length === 0) return NO_ESCAPES;
+  const order = Array.from({ length: pairs.length / 2 }, (_, i) => i).sort((a, b) => pairs[2 * a]! - pairs[2 * b]!);
+  let escapes = NO_ESCAPES;
+  for (const i of order) escapes = withEscape(escapes, pairs[2 * i]!, pairs[2 * i + 1]!);
+  return escapes;
+}
 
 /** Writes `codes[0..count)` at `at`; returns the end. */
 function encodeCodes(codes: Uint32Array, count: number, out: Uint16Array, at: number): number {
@@ -521,7 +530,9 @@ export class IndexStore {
     for (let t = 0; t < termCount; t++) start[t + 1] = start[t]! + frequency[t]!;
     const total = start[termCount]!;
     const docs = new Uint32Array(total);
-    let codes = postings.newCodes(total);
+    const codes = new Uint8Array(total);
+    // the postings of tuples past the first 255 (ESCAPE in `codes`), as slot and code
+    const escaped: number[] = [];
     const cursor = start.slice(0, termCount);
     for (let d = 0; d < this.docCount; d++) {
       this.collectDocumentTerms(d);
@@ -531,15 +542,18 @@ export class IndexStore {
         const slot = cursor[terms[i]!]!++;
         docs[slot] = d;
         const code = postings.codeOf(tfs, i * fields);
-        // a new tuple may have made the codes wider (rarely: past 256 and 65,536 tuples)
-        if (codes.BYTES_PER_ELEMENT < postings.tuples.codeBytes) codes = widened(codes, postings.tuples.codeBytes);
-        codes[slot] = code;
+        if (code < ESCAPE) {
+          codes[slot] = code;
+        } else {
+          codes[slot] = ESCAPE;
+          escaped.push(slot, code);
+        }
       }
     }
     for (let t = 0; t < termCount; t++) {
       if (cursor[t] !== start[t + 1]) throw new Error('search index: term frequencies out of step with the forward stream');
     }
-    postings.setBase(start, docs, codes);
+    postings.setBase(start, docs, codes, escapesOf(escaped));
     postings.buildDenseBitmaps(this.docCount);
     this.pairs.rebuild(start, this.forward, this.forwardStart, this.docCount);
   }
@@ -568,6 +582,8 @@ export class IndexStore {
     writer.add('postings.start', this.postings.baseStart);
     writer.add('postings.docs', this.postings.baseDocs);
     writer.add('postings.codes', this.postings.baseCodes);
+    writer.add('postings.escapes.at', this.postings.baseEscapes.at, this.postings.baseEscapes.count);
+    writer.add('postings.escapes.codes', this.postings.baseEscapes.codes, this.postings.baseEscapes.count);
     writer.add('postings.tuples', this.postings.tuples.used());
     this.columns.forEach((column, c) => {
       writer.addStrings(`keyword.${c}.values`, column.values);
@@ -616,7 +632,9 @@ export class IndexStore {
     this.termSlot = new Uint32Array(Math.max(1024, terms.length));
     this.markGeneration = 0;
     this.postings.tuples.reset(reader.u8('postings.tuples'));
-    this.postings.setBase(reader.u32('postings.start'), reader.u32('postings.docs'), reader.unsigned('postings.codes'));
+    const escapeAt = reader.u32('postings.escapes.at');
+    const escapes = { at: escapeAt, codes: reader.u32('postings.escapes.codes'), count: escapeAt.length };
+    this.postings.setBase(reader.u32('postings.start'), reader.u32('postings.docs'), reader.u8('postings.codes'), escapes.count > 0 ? escapes : NO_ESCAPES);
     this.postings.buildDenseBitmaps(docCount);
     this.pairs.rebuild(this.postings.baseStart, this.forward, this.forwardStart, docCount);
     this.columns.forEach((column, c) => {

@@ -1,4 +1,4 @@
-import { FrequencyTuples, newCodes, widened, type TupleCodes } from './frequency-tuples.js';
+import { ESCAPE, FrequencyTuples, NO_ESCAPES, withEscape, type CodeEscapes, type TupleCodes } from './frequency-tuples.js';
 import { bitCount, ensureCapacity } from './typed-arrays.js';
 
 const NO_CODES = new Uint8Array(0);
@@ -25,8 +25,11 @@ export class PostingStore {
   baseDocs: Uint32Array = new Uint32Array(0);
   /** each base posting's tuple code (empty without payload) */
   baseCodes: TupleCodes = NO_CODES;
+  /** the codes of the base postings stored as ESCAPE */
+  baseEscapes: CodeEscapes = NO_ESCAPES;
   tailDocs: (Uint32Array | null)[] = [];
   tailCodes: (TupleCodes | null)[] = [];
+  tailEscapes: CodeEscapes[] = [];
   tailLength: Uint32Array = new Uint32Array(0);
   /**
    * A bitmap over ordinals of the base list of every dense key (a term in 1/32 of the
@@ -55,47 +58,30 @@ export class PostingStore {
   }
 
   /**
-   * Replaces the base (and empties the tails): `codes` are codes of `this.tuples`, made by
-   * codeOf or restored with them (empty without payload).
+   * Replaces the base (and empties the tails): `codes` and `escapes` are codes of
+   * `this.tuples`, made by codeOf or restored with them (empty without payload).
    */
-  setBase(start: Uint32Array, docs: Uint32Array, codes: TupleCodes): void {
+  setBase(start: Uint32Array, docs: Uint32Array, codes: TupleCodes, escapes: CodeEscapes = NO_ESCAPES): void {
     if (this.stride > 0 && codes.length !== docs.length) throw new Error('search index: posting codes out of step with the postings');
     this.denseBitmaps = [];
     this.denseRanks = [];
     this.baseStart = start;
     this.baseDocs = docs;
-    this.baseCodes = this.stride > 0 ? widened(codes, this.tuples.codeBytes) : NO_CODES;
+    this.baseCodes = this.stride > 0 ? codes : NO_CODES;
+    this.baseEscapes = this.stride > 0 ? escapes : NO_ESCAPES;
     for (const key of this.touched) {
       this.tailDocs[key] = null;
       this.tailCodes[key] = null;
+      this.tailEscapes[key] = NO_ESCAPES;
       this.tailLength[key] = 0;
     }
     this.touched = [];
     this.tailPostings = 0;
   }
 
-  /**
-   * The code of a tuple of frequencies, added when new; when it makes the codes wider, every
-   * code array of this store is widened with it (`codes` of a build in progress are the
-   * caller's to widen, see widened).
-   */
+  /** The code of a tuple of frequencies (see FrequencyTuples.codeOf), added when new. */
   codeOf(frequencies: Uint8Array, offset: number): number {
-    const before = this.tuples.codeBytes;
-    const code = this.tuples.codeOf(frequencies, offset);
-    const after = this.tuples.codeBytes;
-    if (after !== before) {
-      this.baseCodes = widened(this.baseCodes, after);
-      for (const key of this.touched) {
-        const codes = this.tailCodes[key];
-        if (codes) this.tailCodes[key] = widened(codes, after);
-      }
-    }
-    return code;
-  }
-
-  /** A new array for `length` codes, as wide as the tuples known now need. */
-  newCodes(length: number): TupleCodes {
-    return newCodes(this.tuples.codeBytes, length);
+    return this.tuples.codeOf(frequencies, offset);
   }
 
   /** Builds the bitmaps of the dense base lists (`docCount` ordinals). */
@@ -130,6 +116,7 @@ export class PostingStore {
     while (this.tailDocs.length <= key) {
       this.tailDocs.push(null);
       this.tailCodes.push(null);
+      this.tailEscapes.push(NO_ESCAPES);
     }
     this.tailLength = ensureCapacity(this.tailLength, key + 1);
     const length = this.tailLength[key]!;
@@ -143,13 +130,13 @@ export class PostingStore {
     docs[length] = doc;
     if (this.stride > 0 && payload !== null) {
       const code = this.codeOf(payload, payloadOffset);
-      let codes = this.tailCodes[key] ?? this.newCodes(docs.length);
-      if (codes.length < docs.length) {
-        const grown = this.newCodes(docs.length);
-        grown.set(codes);
-        codes = grown;
+      const codes = ensureCapacity(this.tailCodes[key] ?? new Uint8Array(docs.length), docs.length);
+      if (code < ESCAPE) {
+        codes[length] = code;
+      } else {
+        codes[length] = ESCAPE;
+        this.tailEscapes[key] = withEscape(this.tailEscapes[key]!, length, code);
       }
-      codes[length] = code;
       this.tailCodes[key] = codes;
     }
     this.tailLength[key] = length + 1;
@@ -158,10 +145,11 @@ export class PostingStore {
 
   /** Bytes held by the lists (not the object headers of tail lists). */
   byteSize(): number {
-    let bytes = this.baseStart.byteLength + this.baseDocs.byteLength + this.baseCodes.byteLength + this.tailLength.byteLength + this.tuples.byteSize();
+    let bytes =
+      this.baseStart.byteLength + this.baseDocs.byteLength + this.baseCodes.byteLength + 2 * this.baseEscapes.at.byteLength + this.tailLength.byteLength + this.tuples.byteSize();
     for (const bitmap of this.denseBitmaps) bytes += 2 * (bitmap?.byteLength ?? 0); // and its ranks
     for (const key of this.touched) {
-      bytes += (this.tailDocs[key]?.byteLength ?? 0) + (this.tailCodes[key]?.byteLength ?? 0);
+      bytes += (this.tailDocs[key]?.byteLength ?? 0) + (this.tailCodes[key]?.byteLength ?? 0) + 2 * this.tailEscapes[key]!.at.byteLength;
     }
     return bytes;
   }

@@ -3,12 +3,13 @@
  * read: posting lists as segments, a token's plan, BM25's context, per-document filters.
  */
 
-import type { TupleCodes } from './frequency-tuples.js';
+import type { CodeEscapes, TupleCodes } from './frequency-tuples.js';
 import type { SingleValues } from './keyword-column.js';
 
 /**
  * A run of postings: `docs[start..end)`; a posting's term frequency in field f is
- * `tuples[codes[posting] * fields + f]` (see frequency-tuples.ts).
+ * `tuples[code * fields + f]`, its code being `codes[posting]` — or, when that is ESCAPE, the
+ * one `escapes` keep for it (see frequency-tuples.ts).
  */
 export interface Segment {
   docs: Uint32Array;
@@ -19,6 +20,7 @@ export interface Segment {
   /** with the bitmap: postings before each of its words (see PostingStore.denseRanks) */
   ranks: Uint32Array | null;
   codes: TupleCodes;
+  escapes: CodeEscapes;
   /** the frequency tuples the codes stand for, `fields` bytes each */
   tuples: Uint8Array;
   /** per field: variant factor × idf × field weight × (k1 + 1) */

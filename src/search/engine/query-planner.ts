@@ -1,4 +1,5 @@
 import { LENGTH_OF_CODE, LENGTH_OF_COUNT } from './field-lengths.js';
+import { NO_ESCAPES } from './frequency-tuples.js';
 import type { IndexView } from './index-store.js';
 import type { KeywordColumn } from './keyword-column.js';
 import type { Bm25Context, DocumentFilter, Segment, TermPlan } from './query-plan.js';
@@ -82,13 +83,13 @@ export function planFor(index: IndexView, variants: Map<number, number>): TermPl
       if (end > start) {
         const bitmap = postings.denseBitmaps[id] ?? null;
         const ranks = postings.denseRanks[id] ?? null;
-        segments.push({ docs: postings.baseDocs, start, end, bitmap, ranks, codes: postings.baseCodes, tuples: postings.tuples.bytes, coefficients });
+        segments.push({ docs: postings.baseDocs, start, end, bitmap, ranks, codes: postings.baseCodes, escapes: postings.baseEscapes, tuples: postings.tuples.bytes, coefficients });
       }
       cost += end - start;
     }
     const tailLength = id < postings.tailLength.length ? postings.tailLength[id]! : 0;
     if (tailLength > 0) {
-      segments.push({ docs: postings.tailDocs[id]!, start: 0, end: tailLength, bitmap: null, ranks: null, codes: postings.tailCodes[id]!, tuples: postings.tuples.bytes, coefficients });
+      segments.push({ docs: postings.tailDocs[id]!, start: 0, end: tailLength, bitmap: null, ranks: null, codes: postings.tailCodes[id]!, escapes: postings.tailEscapes[id]!, tuples: postings.tuples.bytes, coefficients });
       cost += tailLength;
     }
   }
@@ -201,9 +202,9 @@ export function pairPlanFor(index: IndexView, left: readonly number[], right: re
       // never scored: no term frequencies, no coefficients
       const start = postings.baseStart[key]!;
       const end = postings.baseStart[key + 1]!;
-      if (end > start) segments.push({ docs: postings.baseDocs, start, end, bitmap: null, ranks: null, codes: NO_BYTES, tuples: NO_BYTES, coefficients: NO_COEFFICIENTS });
+      if (end > start) segments.push({ docs: postings.baseDocs, start, end, bitmap: null, ranks: null, codes: NO_BYTES, escapes: NO_ESCAPES, tuples: NO_BYTES, coefficients: NO_COEFFICIENTS });
       const tailLength = key < postings.tailLength.length ? postings.tailLength[key]! : 0;
-      if (tailLength > 0) segments.push({ docs: postings.tailDocs[key]!, start: 0, end: tailLength, bitmap: null, ranks: null, codes: NO_BYTES, tuples: NO_BYTES, coefficients: NO_COEFFICIENTS });
+      if (tailLength > 0) segments.push({ docs: postings.tailDocs[key]!, start: 0, end: tailLength, bitmap: null, ranks: null, codes: NO_BYTES, escapes: NO_ESCAPES, tuples: NO_BYTES, coefficients: NO_COEFFICIENTS });
       cost += end - start + tailLength;
     }
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FrequencyTuples } from '../../../src/search/engine/frequency-tuples.js';
+import { ESCAPE, FrequencyTuples, NO_ESCAPES, escapedCode, withEscape } from '../../../src/search/engine/frequency-tuples.js';
 import { PostingStore } from '../../../src/search/engine/posting-store.js';
 import { SearchIndex } from '../../../src/search/engine/search-index.js';
 import type { IndexDocument, SearchQuery } from '../../../src/search/engine/search-index.js';
@@ -35,20 +35,12 @@ describe('frequency tuples', () => {
     expect(tuples.codeOf(tuple(1, 2, 3, 4, 5, 6), 0)).toBe(0);
   });
 
-  it('need one byte a code up to 256 tuples, two up to 65,536, then four', () => {
-    const tuples = new FrequencyTuples(2);
-    for (let i = 0; i < 256; i++) tuples.codeOf(tuple(i, 0), 0);
-    expect(tuples.codeBytes).toBe(1);
-    tuples.codeOf(tuple(0, 1), 0);
-    expect(tuples.codeBytes).toBe(2);
-    for (let a = 0; a < 256; a++) for (let b = 1; b < 256; b++) tuples.codeOf(tuple(a, b), 0);
-    expect(tuples.count).toBe(65_536);
-    expect(tuples.codeBytes).toBe(2);
-    expect(new FrequencyTuples(3).codeOf(tuple(0, 0, 0), 0)).toBe(0);
-    const three = new FrequencyTuples(3);
-    for (let a = 0; a < 256; a++) for (let b = 0; b < 256; b++) three.codeOf(tuple(a, b, 0), 0);
-    three.codeOf(tuple(0, 0, 1), 0);
-    expect(three.codeBytes).toBe(4);
+  it('keep the codes past the first 255 aside, by posting', () => {
+    let escapes = NO_ESCAPES;
+    for (let posting = 3; posting < 100; posting += 3) escapes = withEscape(escapes, posting, 1000 + posting);
+    expect(escapes.count).toBe(33);
+    expect(NO_ESCAPES.count).toBe(0);
+    for (let posting = 3; posting < 100; posting += 3) expect(escapedCode(escapes, posting)).toBe(1000 + posting);
   });
 
   it('are read back from a snapshot with the same codes, and refuse a table listing a tuple twice', () => {
@@ -62,23 +54,26 @@ describe('frequency tuples', () => {
 });
 
 describe('posting codes', () => {
-  it('widen in the base and every tail list when the 257th tuple arrives', () => {
+  it('are one byte, the tuples past the first 255 escaped, in the base and in the tail lists', () => {
     const store = new PostingStore(2);
-    const base = store.newCodes(2);
-    base[0] = store.codeOf(tuple(1, 0), 0);
-    base[1] = store.codeOf(tuple(0, 1), 0);
-    store.setBase(Uint32Array.of(0, 1, 2), Uint32Array.of(0, 1), base);
-    for (let i = 0; i < 254; i++) store.add(i % 2, 2 + i, tuple(i, 7), 0); // 256 tuples with the base's two
+    for (let i = 0; i < 255; i++) store.codeOf(tuple(i, 1), 0);
+    const late = store.codeOf(tuple(7, 7), 0);
+    expect(late).toBe(255);
+    store.setBase(Uint32Array.of(0, 2), Uint32Array.of(4, 9), Uint8Array.of(3, ESCAPE), withEscape(NO_ESCAPES, 1, late));
+    store.add(0, 10, tuple(8, 8), 0);
+    store.add(0, 11, tuple(0, 1), 0);
+    store.add(1, 12, tuple(8, 8), 0);
     expect(store.baseCodes).toBeInstanceOf(Uint8Array);
-    store.add(0, 1000, tuple(200, 200), 0);
-    expect(store.baseCodes).toBeInstanceOf(Uint16Array);
-    expect(store.tailCodes[0]).toBeInstanceOf(Uint16Array);
-    expect(store.tailCodes[1]).toBeInstanceOf(Uint16Array);
     const bytes = store.tuples.bytes;
-    const frequenciesOf = (code: number) => [bytes[code * 2], bytes[code * 2 + 1]];
-    expect(frequenciesOf(store.baseCodes[1]!)).toEqual([0, 1]);
-    expect(frequenciesOf(store.tailCodes[1]![0]!)).toEqual([1, 7]);
-    expect(frequenciesOf(store.tailCodes[0]![store.tailLength[0]! - 1]!)).toEqual([200, 200]);
+    const frequenciesOf = (codes: Uint8Array, escapes: typeof NO_ESCAPES, posting: number) => {
+      const code = codes[posting] === ESCAPE ? escapedCode(escapes, posting) : codes[posting]!;
+      return [bytes[code * 2], bytes[code * 2 + 1]];
+    };
+    expect(frequenciesOf(store.baseCodes, store.baseEscapes, 0)).toEqual([3, 1]);
+    expect(frequenciesOf(store.baseCodes, store.baseEscapes, 1)).toEqual([7, 7]);
+    expect([0, 1].map((p) => frequenciesOf(store.tailCodes[0]!, store.tailEscapes[0]!, p))).toEqual([[8, 8], [0, 1]]);
+    expect(frequenciesOf(store.tailCodes[1]!, store.tailEscapes[1]!, 0)).toEqual([8, 8]);
+    expect(store.tailEscapes[0]!.count).toBe(1);
   });
 
   it('refuse a base whose codes and postings differ in count', () => {
@@ -89,7 +84,7 @@ describe('posting codes', () => {
 
 describe('an index past 256 frequency tuples', () => {
   // Word w appears (i mod 7) times in the title, (i mod 11) in the caption and (i mod 5) in the
-  // keywords of document i: 385 tuples, so the codes are two bytes wide.
+  // keywords of document i: 385 tuples, so some postings' codes are escaped.
   const word = (w: number) => `word${String.fromCharCode(97 + w)}`;
   const repeated = (text: string, times: number) => Array.from({ length: times }, () => text).join(' ');
   const documents: IndexDocument[] = Array.from({ length: 400 }, (_, i) =>
@@ -123,7 +118,7 @@ describe('an index past 256 frequency tuples', () => {
 
     expect(answers(SearchIndex.fromSnapshot(bulk.toSnapshot()))).toEqual(expected);
 
-    // appends after a load: a base of few tuples (one-byte codes) whose tails bring the rest
+    // appends after a load: a base of few tuples whose tails bring the rest, escaped ones among them
     const small = new SearchIndex(SCHEMA);
     small.upsertMany([...filler(50), ...documents.slice(0, 5)]);
     const loaded = SearchIndex.fromSnapshot(small.toSnapshot());
