@@ -114,8 +114,8 @@ export const ESCAPE = 0xff;
 
 /**
  * The codes of the postings whose stored code is ESCAPE, by posting (`at`, ascending): the
- * tuples past the first 255 are rare (at 250,000 assets, 18 of 273 tuples, a few postings in
- * a hundred thousand), so a code array keeps one byte a posting and these few aside.
+ * tuples past the first 255 are rare (at 250,000 synthetic assets, 18 of 273 tuples, each of
+ * a few postings), so a code array keeps one byte a posting and these few aside.
  */
 export interface CodeEscapes {
   at: Uint32Array;
