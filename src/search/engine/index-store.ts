@@ -585,6 +585,10 @@ export class IndexStore {
     writer.add('postings.escapes.at', this.postings.baseEscapes.at, this.postings.baseEscapes.count);
     writer.add('postings.escapes.codes', this.postings.baseEscapes.codes, this.postings.baseEscapes.count);
     writer.add('postings.tuples', this.postings.tuples.used());
+    const pairs = this.pairs.snapshot();
+    writer.add('pairs.rankOf', pairs.rankOf);
+    writer.add('pairs.start', pairs.start);
+    writer.add('pairs.docs', pairs.docs);
     this.columns.forEach((column, c) => {
       writer.addStrings(`keyword.${c}.values`, column.values);
       writer.add(`keyword.${c}.liveCounts`, column.liveCounts, column.valueCount);
@@ -636,7 +640,7 @@ export class IndexStore {
     const escapes = { at: escapeAt, codes: reader.u32('postings.escapes.codes'), count: escapeAt.length };
     this.postings.setBase(reader.u32('postings.start'), reader.u32('postings.docs'), reader.u8('postings.codes'), escapes.count > 0 ? escapes : NO_ESCAPES);
     this.postings.buildDenseBitmaps(docCount);
-    this.pairs.rebuild(this.postings.baseStart, this.forward, this.forwardStart, docCount);
+    this.pairs.restore(reader.i32('pairs.rankOf'), reader.u32('pairs.start'), reader.u32('pairs.docs'));
     this.columns.forEach((column, c) => {
       column.restore(
         reader.strings(`keyword.${c}.values`),

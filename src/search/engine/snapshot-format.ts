@@ -182,6 +182,9 @@ export class SnapshotReader {
   f64(name: string): Float64Array {
     return this.copy(name, 'f64') as Float64Array;
   }
+  i32(name: string): Int32Array {
+    return this.copy(name, 'i32') as Int32Array;
+  }
 
   /** An array of unsigned integers written as u8, u16 or u32 (its narrowest type), as it was written. */
   unsigned(name: string): Uint8Array | Uint16Array | Uint32Array {
