@@ -16,7 +16,8 @@
  * 4. HTTP. The real server (`node bin/stockroom.js serve`) runs on the store as a child
  *    process; boot = spawn → first 200 on a search (the index is built before it listens). Its
  *    RSS is read from /proc. It is stopped with SIGTERM and started again on the same data
- *    directory: the second boot may load the index snapshot the first one left.
+ *    directory: the second boot may load the index snapshot the first one left. Each server's
+ *    warnings (a snapshot not used or not written, and why) are printed with the progress.
  * 5. Queries. Each class is a list of concrete searches (bench/search/queries.ts), written once
  *    as an HTTP query string; the index runs exactly the query the route makes of it, FTS5 the
  *    same filters, page and facets, and for each word the terms it matches in the index (its
@@ -58,7 +59,7 @@ import { freePort, load, table, type LoadResult } from './harness.js';
 import { SMOKE } from './sizes.js';
 import { SyntheticCatalogue } from './fixtures/synthetic-catalogue.js';
 import { Fts5Reference } from './search/fts5.js';
-import { bootServer, fixedWorkLatency, HttpClient, memoryOf, runUntimed, stopServer, timeSequential, type Latency, type RunPlan } from './search/measure.js';
+import { bootServer, fixedWorkLatency, HttpClient, memoryOf, runUntimed, stopServer, timeSequential, warningsIn, type Latency, type RunPlan } from './search/measure.js';
 import { ftsQueryOf, HEADLINE_CLASS, indexQueryOf, pathOf, queryClasses, type QueryClass } from './search/queries.js';
 import { analyzeStore, checkAgainstRepository, loadCatalogue, recordOf } from './fixtures/store-loader.js';
 
@@ -281,7 +282,14 @@ export async function searchBenchmark(): Promise<void> {
     const headers = { 'api-key': apiKey };
     const probe = pathOf(classes[0]!.searches[0]!);
     log('booting the server (building its index from the store)');
-    const first = await bootServer(process.execPath, serverArgs, env, port, probe, headers, (child) => children.add(child));
+    // the servers' warnings (a snapshot not used, and why) are shown; the rest of their log is kept aside
+    const serverLog = path.join(tempDir, 'server.log');
+    const showWarnings = (which: string) => {
+      for (const warning of warningsIn(serverLog)) log(`${which} server warned: ${warning}`);
+      fs.rmSync(serverLog, { force: true });
+    };
+    const first = await bootServer(process.execPath, serverArgs, env, port, probe, headers, (child) => children.add(child), serverLog);
+    showWarnings('the first');
     const rssAfterBoot = memoryOf(first.child.pid!)!;
     log(`server up in ${seconds(first.bootSeconds)}, RSS ${mb(rssAfterBoot.rss)}`);
     let rssMax = rssAfterBoot.rss;
@@ -326,7 +334,9 @@ export async function searchBenchmark(): Promise<void> {
 
     // 5. The second boot, on the same data directory.
     log('booting the server again (from the snapshot, when there is one)');
-    const second = await bootServer(process.execPath, serverArgs, env, port, probe, headers, (child) => children.add(child));
+    showWarnings('the first');
+    const second = await bootServer(process.execPath, serverArgs, env, port, probe, headers, (child) => children.add(child), serverLog);
+    showWarnings('the second');
     const rssAfterSecondBoot = memoryOf(second.child.pid!)!;
     log(`server up in ${seconds(second.bootSeconds)}, RSS ${mb(rssAfterSecondBoot.rss)}`);
     const again = new HttpClient(port, headers);

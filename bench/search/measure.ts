@@ -149,7 +149,8 @@ export interface BootedServer {
 
 /**
  * Spawns the server and polls `probePath` until it answers 200 (a search: the index is built
- * before the server listens). Output goes to a discarded stdout; errors to our stderr.
+ * before the server listens). Its log (stdout) goes to `logFile` when given, else nowhere;
+ * errors to our stderr.
  */
 export async function bootServer(
   command: string,
@@ -159,10 +160,13 @@ export async function bootServer(
   probePath: string,
   headers: Record<string, string>,
   onChild: (child: ChildProcess) => void,
+  logFile?: string,
   timeoutSeconds = 3600,
 ): Promise<BootedServer> {
   const started = performance.now();
-  const child = spawn(command, args, { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const log = logFile === undefined ? 'ignore' : fs.openSync(logFile, 'a');
+  const child = spawn(command, args, { env, stdio: ['ignore', log, 'inherit'] });
+  if (typeof log === 'number') fs.closeSync(log);
   onChild(child);
   const client = new HttpClient(port, headers);
   try {
@@ -182,6 +186,22 @@ export async function bootServer(
   } finally {
     client.close();
   }
+}
+
+/** The messages at warn level or above (pino's JSON lines, level ≥ 40) of a server log file. */
+export function warningsIn(logFile: string): string[] {
+  if (!fs.existsSync(logFile)) return [];
+  const warnings: string[] = [];
+  for (const line of fs.readFileSync(logFile, 'utf8').split('\n')) {
+    if (!line.startsWith('{')) continue;
+    try {
+      const entry = JSON.parse(line) as { level?: number; msg?: string };
+      if ((entry.level ?? 0) >= 40) warnings.push(entry.msg ?? line);
+    } catch {
+      // a line of the banner, not of the log
+    }
+  }
+  return warnings;
 }
 
 /** SIGTERM, then wait for the exit (SIGKILL after `graceSeconds`); resolves to the seconds it took. */

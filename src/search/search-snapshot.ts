@@ -16,6 +16,14 @@ import path from 'node:path';
 
 const MAGIC = 'STKSRCH1';
 const ALIGN = 8;
+/**
+ * The most bytes asked of one read or write call. Node takes a read's length as a 32-bit
+ * integer (`fs.readSync` does `length |= 0`): from 2 GiB a section's read turned negative and
+ * threw, and at 4 GiB and past it wraps to a small number; Linux moves at most 2 GiB − 4 KiB
+ * in one read or write call and a write may be short. A section of the snapshot at ten
+ * million assets is larger than that, so every transfer goes in pieces of at most this.
+ */
+export const MAX_TRANSFER_BYTES = 1 << 30;
 
 export interface SnapshotHeader {
   /** The store the indexes were read from (the `store_id` setting): another store's snapshot is never used. */
@@ -57,19 +65,43 @@ export async function writeSnapshotFile(file: string, header: SnapshotHeader, se
   const temporary = `${file}.${process.pid}.tmp`;
   const handle = await fs.promises.open(temporary, 'w');
   try {
-    await handle.write(prefix);
+    await writeFully(handle, prefix);
     const padding = Buffer.alloc(ALIGN);
     for (const [index, [, chunks]] of [...sections].entries()) {
-      for (const chunk of chunks) await handle.write(chunk);
+      for (const chunk of chunks) await writeFully(handle, chunk);
       const length = entries[index]!.length;
       const pad = aligned(length) - length;
-      if (pad > 0) await handle.write(padding, 0, pad);
+      if (pad > 0) await writeFully(handle, padding.subarray(0, pad));
     }
     await handle.sync();
   } finally {
     await handle.close();
   }
   await fs.promises.rename(temporary, file);
+}
+
+/**
+ * Writes all of `bytes` at the file's position, in calls of at most `maxBytes` and again after
+ * a short write (see MAX_TRANSFER_BYTES).
+ */
+export async function writeFully(handle: Pick<fs.promises.FileHandle, 'write'>, bytes: Uint8Array, maxBytes = MAX_TRANSFER_BYTES): Promise<void> {
+  for (let done = 0; done < bytes.length; ) {
+    const { bytesWritten } = await handle.write(bytes, done, Math.min(maxBytes, bytes.length - done));
+    if (bytesWritten <= 0) throw new Error('the snapshot could not be written (a write moved no bytes)');
+    done += bytesWritten;
+  }
+}
+
+/**
+ * Fills `target` with the file's bytes from `position`, in reads of at most `maxBytes` (see
+ * MAX_TRANSFER_BYTES); throws when the file ends first.
+ */
+export function readFully(fd: number, target: Uint8Array, position: number, maxBytes = MAX_TRANSFER_BYTES): void {
+  for (let done = 0; done < target.length; ) {
+    const read = fs.readSync(fd, target, done, Math.min(maxBytes, target.length - done), position + done);
+    if (read === 0) throw new Error('the snapshot is cut short');
+    done += read;
+  }
 }
 
 /** A section of an open snapshot file, read in place (see SnapshotSource). */
@@ -101,13 +133,7 @@ export function openSnapshotFile(file: string): SnapshotFile | undefined {
   }
   try {
     const size = fs.fstatSync(fd).size;
-    const readAt = (position: number, target: Uint8Array) => {
-      for (let done = 0; done < target.length; ) {
-        const read = fs.readSync(fd, target, done, target.length - done, position + done);
-        if (read === 0) throw new Error('the snapshot is cut short');
-        done += read;
-      }
-    };
+    const readAt = (position: number, target: Uint8Array) => readFully(fd, target, position);
     const fixed = Buffer.alloc(12);
     if (size < 12) throw new Error('not a search snapshot');
     readAt(0, fixed);

@@ -28,7 +28,10 @@ export interface SearchServiceOptions {
    * and at shutdown, one node at a time.
    */
   shared?: { snapshots: SharedSnapshots; publishEveryMs: number; now: () => Date } | undefined;
-  /** Tells the operator what the boot did (loaded a snapshot, rebuilt, why); `warn` when a snapshot was refused or not written. */
+  /**
+   * Tells the operator what the boot did (loaded a snapshot, rebuilt, why): `warn` when a
+   * snapshot could not be used or written, or a whole read of the store was needed — what makes a boot slow.
+   */
   log?: ((message: string, level?: 'info' | 'warn') => void) | undefined;
   /** Told how long each search took in the index, in seconds (the metrics). */
   observe?: ((kind: 'assets' | 'events' | 'visual', seconds: number) => void) | undefined;
@@ -50,6 +53,8 @@ export interface VisualSearchRequest {
 const REPLAY_LIMIT = 100_000;
 /** How often a node that fetches the shared snapshot says how far it has come. */
 const FETCH_PROGRESS_MS = 10_000;
+/** A whole read of the store logs its progress every this many assets. */
+const REBUILD_PROGRESS_EVERY = 250_000;
 const CHANGE_PAGE = 1000;
 
 /** Everything a snapshot's content depends on besides the store: a snapshot made by other code is not loaded. */
@@ -100,7 +105,7 @@ export class SearchService {
    */
   build(onProgress?: (documents: number) => void): Promise<void> {
     const built = this.updating.then(async () => {
-      if (!(await this.loadSnapshot())) await this.rebuild(onProgress);
+      if (!(await this.loadSnapshot())) await this.rebuild(this.options.snapshot ? 'no usable snapshot' : 'snapshots are off', onProgress);
       this.built = true;
     });
     this.updating = built.then(
@@ -111,17 +116,26 @@ export class SearchService {
   }
 
   /** Reads the whole store into fresh indexes and swaps them in. */
-  private async rebuild(onProgress?: (documents: number) => void): Promise<void> {
+  private async rebuild(reason: string, onProgress?: (documents: number) => void): Promise<void> {
+    const log = this.options.log ?? (() => undefined);
+    const started = performance.now();
+    const elapsed = () => `${((performance.now() - started) / 1000).toFixed(1)} s`;
+    log(`search index: reading the whole store (${reason})`, 'info');
     // Changes up to here are all in what the scan reads; later ones may be too, and replaying
     // a change is harmless, so the log is followed from this number.
     const seq = await this.options.changes.latest();
     const fresh = emptyIndexes();
     let count = 0;
+    let reported = 0;
     for await (const page of this.options.catalog.scanAssets()) {
       fresh.assets.upsertMany(page.map(assetDocument));
       for (const record of page) this.putSignature(fresh, record);
       count += page.length;
       onProgress?.(count);
+      if (count - reported >= REBUILD_PROGRESS_EVERY) {
+        reported = count;
+        log(`search index: ${count} assets read from the store in ${elapsed()}`, 'info');
+      }
     }
     for await (const page of this.options.catalog.scanEvents()) fresh.events.upsertMany(page.map(eventDocument));
     // upsertMany only appends; the posting lists are built here, before the swap, rather than
@@ -130,6 +144,7 @@ export class SearchService {
     fresh.events.compact();
     this.indexes = fresh;
     this.seq = seq;
+    log(`search index built from the store: ${fresh.assets.size} assets in ${elapsed()}`, 'info');
   }
 
   private putSignature(indexes: Indexes, record: AssetRecord): void {
@@ -212,13 +227,14 @@ export class SearchService {
     const target = this.options.snapshot;
     if (!target) return false;
     const log = this.options.log ?? (() => undefined);
+    const started = performance.now();
     const latest = await this.options.changes.latest();
     if (this.options.shared) await this.fetchShared(this.options.shared.snapshots, target, latest);
     let file;
     try {
       file = openSnapshotFile(target.file);
     } catch (error) {
-      log(`search snapshot ${target.file} is unreadable (${error instanceof Error ? error.message : String(error)}); rebuilding`);
+      log(`search snapshot ${target.file} is unreadable (${error instanceof Error ? error.message : String(error)}); rebuilding`, 'warn');
       return false;
     }
     if (!file) return false;
@@ -227,7 +243,7 @@ export class SearchService {
     try {
       const unfit = unfitness(header, target.storeId, latest);
       if (unfit) {
-        log(`search snapshot not used: ${unfit}; rebuilding from the store`);
+        log(`search snapshot not used: ${unfit}; rebuilding from the store`, 'warn');
         return false;
       }
       try {
@@ -240,7 +256,7 @@ export class SearchService {
           },
         };
       } catch (error) {
-        log(`search snapshot is damaged (${error instanceof Error ? error.message : String(error)}); rebuilding`);
+        log(`search snapshot is damaged (${error instanceof Error ? error.message : String(error)}); rebuilding`, 'warn');
         return false;
       }
     } finally {
@@ -255,7 +271,10 @@ export class SearchService {
       await this.apply(changes);
       after = changes[changes.length - 1]!.seq;
     }
-    log(`search index loaded from its snapshot (${indexes.assets.size} assets) and ${this.seq - header.seq} later changes`);
+    log(
+      `search index loaded from its snapshot (${indexes.assets.size} assets) and ${this.seq - header.seq} later changes in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+      'info',
+    );
     return true;
   }
 
@@ -380,7 +399,7 @@ export class SearchService {
       await writeSnapshotFile(target.file, header, sections);
       this.savedSeq = seq;
     } catch (error) {
-      this.options.log?.(`search snapshot not written (${error instanceof Error ? error.message : String(error)})`);
+      this.options.log?.(`search snapshot not written (${error instanceof Error ? error.message : String(error)})`, 'warn');
     }
   }
 

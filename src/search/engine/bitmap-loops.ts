@@ -1,3 +1,4 @@
+import type { SingleValues } from './keyword-column.js';
 import { bitCount } from './typed-arrays.js';
 
 /*
@@ -68,7 +69,7 @@ export function listBits(bits: Uint32Array, words: number, ordinals: Uint32Array
  * stops inlining (a megamorphic call a document); each loop here has its test inline (the
  * single-valued one branch-free), a few instructions a document.
  */
-export function refineSingle(bits: Uint32Array, words: number, single: Uint32Array, allowed: Uint8Array, exclude: boolean): void {
+export function refineSingle(bits: Uint32Array, words: number, single: SingleValues, allowed: Uint8Array, exclude: boolean): void {
   const flip = exclude ? 1 : 0;
   for (let i = 0; i < words; i++) {
     let word = bits[i]! | 0;

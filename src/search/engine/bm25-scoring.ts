@@ -1,3 +1,4 @@
+import { ESCAPE, escapedCode, type CodeEscapes, type TupleCodes } from './frequency-tuples.js';
 import { gallop } from './list-loops.js';
 import type { Bm25Context, Segment } from './query-plan.js';
 import { heapScratch, offerToMinHeap } from './top-k.js';
@@ -15,16 +16,18 @@ import { bitCount } from './typed-arrays.js';
  */
 function postingScore(segment: Segment, i: number, d: number, bm25: Bm25Context): number {
   const fields = bm25.fields;
-  const tfs = segment.tfs;
+  const tuples = segment.tuples;
   const coefficients = segment.coefficients;
   const lengths = bm25.lengths;
   const lengthNorms = bm25.lengthNorms;
   const constant = bm25.normConstant;
   let score = 0;
-  const p = i * fields;
+  let code = segment.codes[i]!;
+  if (code === ESCAPE) code = escapedCode(segment.escapes, i);
+  const p = code * fields;
   const l = d * fields;
   for (let f = 0; f < fields; f++) {
-    const tf = tfs[p + f]!;
+    const tf = tuples[p + f]!;
     if (tf !== 0) score += (coefficients[f]! * tf) / (tf + constant + lengthNorms[(f << 8) + lengths[l + f]!]!);
   }
   return score;
@@ -118,14 +121,16 @@ export function scoreAt(segment: Segment, ordinals: Uint32Array, count: number, 
     scoreAtFourFields(segment, ordinals, count, at, bm25, out, add);
     return;
   }
-  const { tfs, coefficients } = segment;
+  const { codes, escapes, tuples, coefficients } = segment;
   const { fields, lengths, lengthNorms, normConstant } = bm25;
   for (let c = 0; c < count; c++) {
-    const p = at[c]! * fields;
+    let code = codes[at[c]!]!;
+    if (code === ESCAPE) code = escapedCode(escapes, at[c]!);
+    const p = code * fields;
     const l = ordinals[c]! * fields;
     let score = 0;
     for (let f = 0; f < fields; f++) {
-      const t = tfs[p + f]!;
+      const t = tuples[p + f]!;
       score += (coefficients[f]! * t) / (t + normConstant + lengthNorms[(f << 8) + lengths[l + f]!]!);
     }
     out[c] = add ? out[c]! + score : score;
@@ -139,19 +144,21 @@ export function scoreAt(segment: Segment, ordinals: Uint32Array, count: number, 
  * order (a zero frequency adds 0), so the same bits.
  */
 function scoreAtFourFields(segment: Segment, ordinals: Uint32Array, count: number, at: Uint32Array, bm25: Bm25Context, out: Float64Array, add: boolean): void {
-  const { tfs, coefficients } = segment;
+  const { codes, escapes, tuples, coefficients } = segment;
   const { lengths, lengthNorms, normConstant } = bm25;
   const c0 = coefficients[0]!;
   const c1 = coefficients[1]!;
   const c2 = coefficients[2]!;
   const c3 = coefficients[3]!;
   for (let c = 0; c < count; c++) {
-    const p = at[c]! << 2;
+    let code = codes[at[c]!]!;
+    if (code === ESCAPE) code = escapedCode(escapes, at[c]!);
+    const p = code << 2;
     const l = ordinals[c]! << 2;
-    const t0 = tfs[p]!;
-    const t1 = tfs[p + 1]!;
-    const t2 = tfs[p + 2]!;
-    const t3 = tfs[p + 3]!;
+    const t0 = tuples[p]!;
+    const t1 = tuples[p + 1]!;
+    const t2 = tuples[p + 2]!;
+    const t3 = tuples[p + 3]!;
     const score =
       (c0 * t0) / (t0 + normConstant + lengthNorms[lengths[l]!]!) +
       (c1 * t1) / (t1 + normConstant + lengthNorms[256 + lengths[l + 1]!]!) +
@@ -198,31 +205,45 @@ export function scoreBoundedAt(
   exact: Uint32Array,
 ): number {
   // the bounds first, a tight pass per token ...
-  segments.forEach((segment, s) => addBounds(segment.tfs, bm25.fields, ats[s]!, bounds[s]!, out, count, s > 0));
+  segments.forEach((segment, s) => addBounds(segment.codes, segment.escapes, segment.tuples, bm25.fields, ats[s]!, bounds[s]!, out, count, s > 0));
   // ... then exact scores only where the bound reaches the bar (each token a list of its own)
   const oneListEach = Uint32Array.from({ length: segments.length + 1 }, (_, i) => i);
   return settle(segments, ats, oneListEach, ordinals, count, bm25, out, k, exact);
 }
 
 /** `out[c]` = (or += when `add`) the bound of posting `at[c]` (never ABSENT: every candidate is in a one-list word's list). */
-function addBounds(tfs: Uint8Array, fields: number, at: Uint32Array, bound: Float64Array, out: Float64Array, count: number, add: boolean): void {
+function addBounds(codes: TupleCodes, escapes: CodeEscapes, tuples: Uint8Array, fields: number, at: Uint32Array, bound: Float64Array, out: Float64Array, count: number, add: boolean): void {
   for (let c = 0; c < count; c++) {
-    const p = at[c]! * fields;
+    let code = codes[at[c]!]!;
+    if (code === ESCAPE) code = escapedCode(escapes, at[c]!);
+    const p = code * fields;
     let upper = 0;
-    for (let f = 0; f < fields; f++) upper += bound[f * 256 + tfs[p + f]!]!;
+    for (let f = 0; f < fields; f++) upper += bound[f * 256 + tuples[p + f]!]!;
     out[c] = add ? out[c]! + upper : upper;
   }
   return;
 }
 
 /** `out[c]` = (or = max(out[c], …) when `max`) the bound of posting `at[c]`, 0 when ABSENT. */
-export function maxBounds(tfs: Uint8Array, fields: number, at: Uint32Array, bound: Float64Array, out: Float64Array, count: number, max: boolean): void {
+export function maxBounds(
+  codes: TupleCodes,
+  escapes: CodeEscapes,
+  tuples: Uint8Array,
+  fields: number,
+  at: Uint32Array,
+  bound: Float64Array,
+  out: Float64Array,
+  count: number,
+  max: boolean,
+): void {
   for (let c = 0; c < count; c++) {
     const posting = at[c]!;
     let upper = 0;
     if (posting !== ABSENT) {
-      const p = posting * fields;
-      for (let f = 0; f < fields; f++) upper += bound[f * 256 + tfs[p + f]!]!;
+      let code = codes[posting]!;
+      if (code === ESCAPE) code = escapedCode(escapes, posting);
+      const p = code * fields;
+      for (let f = 0; f < fields; f++) upper += bound[f * 256 + tuples[p + f]!]!;
     }
     out[c] = max && out[c]! > upper ? out[c]! : upper;
   }
@@ -264,11 +285,13 @@ export function settle(
       for (let s = firstOf[w]!; s < firstOf[w + 1]!; s++) {
         const posting = ats[s]![c]!;
         if (posting === ABSENT) continue;
-        const { tfs, coefficients } = segments[s]!;
-        const p = posting * fields;
+        const { codes, escapes, tuples, coefficients } = segments[s]!;
+        let code = codes[posting]!;
+        if (code === ESCAPE) code = escapedCode(escapes, posting);
+        const p = code * fields;
         let listScore = 0;
         for (let f = 0; f < fields; f++) {
-          const t = tfs[p + f]!;
+          const t = tuples[p + f]!;
           listScore += (coefficients[f]! * t) / (t + normConstant + lengthTerms[f]!);
         }
         if (listScore > wordScore) wordScore = listScore;
@@ -303,7 +326,7 @@ export function scoreOneBounded(
   k: number,
   exact: Uint32Array,
 ): number {
-  const { docs, tfs, start, end } = segment;
+  const { docs, codes, escapes, tuples, start, end } = segment;
   const fields = bm25.fields;
   // a min-heap of the k best exact scores so far; its root is the bar
   const heap = heapScratch(k);
@@ -321,9 +344,11 @@ export function scoreOneBounded(
       next = ordinals[c]!;
     }
     if (next !== d) continue;
-    const p = i * fields;
+    let code = codes[i]!;
+    if (code === ESCAPE) code = escapedCode(escapes, i);
+    const p = code * fields;
     let upper = 0;
-    for (let f = 0; f < fields; f++) upper += bound[f * 256 + tfs[p + f]!]!;
+    for (let f = 0; f < fields; f++) upper += bound[f * 256 + tuples[p + f]!]!;
     if (upper < bar) {
       best[c] = upper;
     } else {
@@ -406,7 +431,7 @@ export function scoreByRankBounded(
   filled: number,
   k: number,
 ): { filled: number; skipped: number } {
-  const { docs, tfs, start, end } = segment;
+  const { docs, codes, escapes, tuples, start, end } = segment;
   const fields = bm25.fields;
   const words = marks.length;
   let bar = filled === k ? heap[0]! : -Infinity;
@@ -418,9 +443,11 @@ export function scoreByRankBounded(
     const word = marks[w]!;
     const bit = 1 << (d & 31);
     if ((word & bit) === 0) continue;
-    const p = i * fields;
+    let code = codes[i]!;
+    if (code === ESCAPE) code = escapedCode(escapes, i);
+    const p = code * fields;
     let upper = 0;
-    for (let f = 0; f < fields; f++) upper += bound[f * 256 + tfs[p + f]!]!;
+    for (let f = 0; f < fields; f++) upper += bound[f * 256 + tuples[p + f]!]!;
     if (upper < bar) {
       skipped++;
       continue;

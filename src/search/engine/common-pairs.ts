@@ -13,9 +13,10 @@ import { ensureCapacity } from './typed-arrays.js';
  *
  * Only pairs of common terms get lists (about 7 million postings, 28 MB, at a million assets
  * with 128 common terms): a phrase with a rarer word is already cheap, as that word's list is
- * short. The lists are derived from the forward stream — rebuilt with the term lists (at a
- * compaction or a snapshot load, which therefore stores none of this), and kept up for
- * appended documents in tail lists. The common terms are chosen at each rebuild.
+ * short. The lists are derived from the forward stream — rebuilt with the term lists at a
+ * compaction, and kept up for appended documents in tail lists; a snapshot stores them as they
+ * are (a second and more of a load at a million documents, for 28 MB of file). The common terms
+ * are chosen at each rebuild.
  */
 
 /** At most this many common terms: pair keys fit a rank × rank table. */
@@ -55,6 +56,22 @@ export class CommonPairs {
     const cursor = start.slice(0, keys);
     lastDoc.fill(-1);
     listPairs(forward, forwardStart, docCount, rankOf, lastDoc, cursor, docs);
+    this.postings.setBase(start, docs, new Uint8Array(0));
+    this.lastTailDoc.fill(-1);
+  }
+
+  /** The common terms' ranks and the base lists, for a snapshot (after a compaction: no tail lists). */
+  snapshot(): { rankOf: Int32Array; start: Uint32Array; docs: Uint32Array } {
+    return { rankOf: this.rankOf, start: this.postings.baseStart, docs: this.postings.baseDocs };
+  }
+
+  /** Takes the ranks and base lists a snapshot kept (see snapshot). */
+  restore(rankOf: Int32Array, start: Uint32Array, docs: Uint32Array): void {
+    // (an index never built has no lists at all: one start)
+    if ((start.length !== 1 && start.length !== MAX_COMMON_TERMS * MAX_COMMON_TERMS + 1) || start[start.length - 1] !== docs.length) {
+      throw new Error('search index snapshot: the phrase pair lists are out of step');
+    }
+    this.rankOf = rankOf;
     this.postings.setBase(start, docs, new Uint8Array(0));
     this.lastTailDoc.fill(-1);
   }

@@ -171,7 +171,9 @@ export class IndexSearcher {
       return this.finish(query, set, required, phrasesToCheck, excludedPhrases, facetRequests, facets, offset, limit, sort, false);
     }
     if (filterDriver !== undefined) {
-      set.fillFromLists(valueLists(filterDriver));
+      const { lists, bitmaps } = valueLists(filterDriver);
+      set.fillFromLists(lists);
+      for (const bitmap of bitmaps) set.fillFromBitmap(bitmap);
       if (this.index.deadCount > 0) set.andWith(this.index.live, false);
     } else if (driver !== undefined) {
       set.fillFromPlan(driver);

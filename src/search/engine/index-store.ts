@@ -4,6 +4,7 @@ import { CommonPairs } from './common-pairs.js';
 import { encodeLength, LENGTH_OF_CODE } from './field-lengths.js';
 import { codeAt, ELEMENT_BREAK, FIELD_END, MAX_TERMS, TERM_CODE, unitsOf, writeCode } from './forward-codes.js';
 import { KeywordColumn } from './keyword-column.js';
+import { ESCAPE, NO_ESCAPES, withEscape, type CodeEscapes } from './frequency-tuples.js';
 import { PostingStore } from './posting-store.js';
 import { SnapshotWriter, type SnapshotReader } from './snapshot-format.js';
 import { ensureCapacity, hashString, idOrderKey, trimmed } from './typed-arrays.js';
@@ -22,6 +23,15 @@ const TAIL_SHARE_TO_REBUILD = 1;
 const MIN_TAIL_TO_REBUILD = 50_000;
 /** upsertMany rebuilds the base rather than appending to tails when the batch is this share of the index. */
 const BULK_SHARE_TO_REBUILD = 0.1;
+
+/** Escapes from (slot, code) pairs in any order: sorted by slot. */
+function escapesOf(pairs: readonly number[]): CodeEscapes {
+  if (pairs.length === 0) return NO_ESCAPES;
+  const order = Array.from({ length: pairs.length / 2 }, (_, i) => i).sort((a, b) => pairs[2 * a]! - pairs[2 * b]!);
+  let escapes = NO_ESCAPES;
+  for (const i of order) escapes = withEscape(escapes, pairs[2 * i]!, pairs[2 * i + 1]!);
+  return escapes;
+}
 
 /** Writes `codes[0..count)` at `at`; returns the end. */
 function encodeCodes(codes: Uint32Array, count: number, out: Uint16Array, at: number): number {
@@ -515,47 +525,37 @@ export class IndexStore {
     const fields = this.fields;
     const termCount = this.vocabulary.size;
     const frequency = this.vocabulary.frequency;
+    const postings = this.postings;
     const start = new Uint32Array(termCount + 1);
     for (let t = 0; t < termCount; t++) start[t + 1] = start[t]! + frequency[t]!;
     const total = start[termCount]!;
     const docs = new Uint32Array(total);
-    const payload = new Uint8Array(total * fields);
+    const codes = new Uint8Array(total);
+    // the postings of tuples past the first 255 (ESCAPE in `codes`), as slot and code
+    const escaped: number[] = [];
     const cursor = start.slice(0, termCount);
-    const forward = this.forward;
-    const forwardStart = this.forwardStart;
-    const termMark = this.termMark;
-    const termSlot = this.termSlot;
     for (let d = 0; d < this.docCount; d++) {
-      const mark = this.nextMark();
-      let field = 0;
-      const end = forwardStart[d + 1]!;
-      for (let j = forwardStart[d]!; j < end; ) {
-        const code = codeAt(forward, j);
-        j += unitsOf(code);
-        const term = code - TERM_CODE;
-        if (term < 0) {
-          if (code === FIELD_END) field++;
-          continue;
-        }
-        let slot: number;
-        if (termMark[term] !== mark) {
-          termMark[term] = mark;
-          slot = cursor[term]!++;
-          termSlot[term] = slot;
-          docs[slot] = d;
+      this.collectDocumentTerms(d);
+      const terms = this.docTerms;
+      const tfs = this.docTermTfs;
+      for (let i = 0; i < this.docTermCount; i++) {
+        const slot = cursor[terms[i]!]!++;
+        docs[slot] = d;
+        const code = postings.codeOf(tfs, i * fields);
+        if (code < ESCAPE) {
+          codes[slot] = code;
         } else {
-          slot = termSlot[term]!;
+          codes[slot] = ESCAPE;
+          escaped.push(slot, code);
         }
-        const p = slot * fields + field;
-        if (payload[p]! < MAX_TERM_FREQUENCY) payload[p]!++;
       }
     }
     for (let t = 0; t < termCount; t++) {
       if (cursor[t] !== start[t + 1]) throw new Error('search index: term frequencies out of step with the forward stream');
     }
-    this.postings.setBase(start, docs, payload);
-    this.postings.buildDenseBitmaps(this.docCount);
-    this.pairs.rebuild(start, forward, forwardStart, this.docCount);
+    postings.setBase(start, docs, codes, escapesOf(escaped));
+    postings.buildDenseBitmaps(this.docCount);
+    this.pairs.rebuild(start, this.forward, this.forwardStart, this.docCount);
   }
 
   // ---------------------------------------------------------------------------------------
@@ -581,7 +581,14 @@ export class IndexStore {
     writer.add('sortedTerms', vocabulary.sortedIds());
     writer.add('postings.start', this.postings.baseStart);
     writer.add('postings.docs', this.postings.baseDocs);
-    writer.add('postings.tfs', this.postings.basePayload);
+    writer.add('postings.codes', this.postings.baseCodes);
+    writer.add('postings.escapes.at', this.postings.baseEscapes.at, this.postings.baseEscapes.count);
+    writer.add('postings.escapes.codes', this.postings.baseEscapes.codes, this.postings.baseEscapes.count);
+    writer.add('postings.tuples', this.postings.tuples.used());
+    const pairs = this.pairs.snapshot();
+    writer.add('pairs.rankOf', pairs.rankOf);
+    writer.add('pairs.start', pairs.start);
+    writer.add('pairs.docs', pairs.docs);
     this.columns.forEach((column, c) => {
       writer.addStrings(`keyword.${c}.values`, column.values);
       writer.add(`keyword.${c}.liveCounts`, column.liveCounts, column.valueCount);
@@ -628,15 +635,18 @@ export class IndexStore {
     this.termMark = new Uint32Array(Math.max(1024, terms.length));
     this.termSlot = new Uint32Array(Math.max(1024, terms.length));
     this.markGeneration = 0;
-    this.postings.setBase(reader.u32('postings.start'), reader.u32('postings.docs'), reader.u8('postings.tfs'));
+    this.postings.tuples.reset(reader.u8('postings.tuples'));
+    const escapeAt = reader.u32('postings.escapes.at');
+    const escapes = { at: escapeAt, codes: reader.u32('postings.escapes.codes'), count: escapeAt.length };
+    this.postings.setBase(reader.u32('postings.start'), reader.u32('postings.docs'), reader.u8('postings.codes'), escapes.count > 0 ? escapes : NO_ESCAPES);
     this.postings.buildDenseBitmaps(docCount);
-    this.pairs.rebuild(this.postings.baseStart, this.forward, this.forwardStart, docCount);
+    this.pairs.restore(reader.i32('pairs.rankOf'), reader.u32('pairs.start'), reader.u32('pairs.docs'));
     this.columns.forEach((column, c) => {
       column.restore(
         reader.strings(`keyword.${c}.values`),
         reader.u32(`keyword.${c}.liveCounts`),
         reader.has(`keyword.${c}.single`)
-          ? { single: reader.u32(`keyword.${c}.single`) }
+          ? { single: reader.unsigned(`keyword.${c}.single`) }
           : { docStart: reader.u32(`keyword.${c}.docStart`), docValues: reader.u32(`keyword.${c}.docValues`) },
         docCount,
       );

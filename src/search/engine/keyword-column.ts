@@ -4,6 +4,23 @@ import type { FacetCount } from './types.js';
 
 const EMPTY = new Uint32Array(0);
 
+/** One value per document, as value id + 1 (0: none): two bytes while the column has fewer than 65,535 values, else four. */
+export type SingleValues = Uint16Array | Uint32Array;
+const NO_SINGLE: SingleValues = new Uint16Array(0);
+
+/** An array for `length` documents' single values of a column of `valueCount` values. */
+function newSingle(valueCount: number, length: number): SingleValues {
+  return valueCount < 0xffff ? new Uint16Array(length) : new Uint32Array(length);
+}
+
+/**
+ * A value in 1/32 of the documents or more (of an index of 1,024 or more) is dense: a bitmap of
+ * all documents is then no bigger than its list, and it is kept as that bitmap only.
+ */
+function isDense(count: number, docCount: number): boolean {
+  return docCount >= 1024 && count * 32 >= docCount;
+}
+
 /**
  * A multi-valued string attribute, dictionary-encoded, kept in the shapes its readers want:
  *
@@ -19,8 +36,9 @@ const EMPTY = new Uint32Array(0);
  * - per value, as posting lists of ordinals: a selective filter (one artist, one event) drives
  *   the search from its few documents instead of checking every document of a common term.
  * - per dense value (≥ 1/32 of the documents, where a bitmap is no bigger than the list), as a
- *   bitmap over ordinals: a broad filter (royalty-free, horizontal, editorial) is AND-ed into
- *   the match set a word at a time.
+ *   bitmap over ordinals instead of a list: a broad filter (royalty-free, horizontal,
+ *   editorial) is AND-ed into the match set a word at a time. A dense value's documents
+ *   appended since the last build are in its bitmap and in a tail list.
  *
  * `liveCounts` (documents per value, deleted ones excluded) gives the cost of a filter before
  * running it and the facet counts of the whole index without a scan.
@@ -34,7 +52,7 @@ export class KeywordColumn {
    * single-valued layout: value id + 1 per document, 0 for none. Empty in the other layout,
    * and while the column has no value at all (many attributes of a catalogue stay unused).
    */
-  single: Uint32Array = EMPTY;
+  single: SingleValues = NO_SINGLE;
   /** multi-valued layout: offsets into docValues per document (empty in the other layout) */
   docStart: Uint32Array = EMPTY;
   docValues: Uint32Array = EMPTY;
@@ -72,6 +90,8 @@ export class KeywordColumn {
       this.values.push(value);
       this.valueIds.set(value, id);
       this.liveCounts = ensureCapacity(this.liveCounts, id + 1);
+      // the 65,535th value no longer fits two bytes (id + 1)
+      if (this.single instanceof Uint16Array && id + 1 > 0xffff) this.single = Uint32Array.from(this.single);
     }
     return id;
   }
@@ -131,7 +151,7 @@ export class KeywordColumn {
     docStart[docCount] = write;
     this.docStart = docStart;
     this.docValues = docValues;
-    this.single = EMPTY;
+    this.single = NO_SINGLE;
     this.multi = true;
   }
 
@@ -140,9 +160,11 @@ export class KeywordColumn {
     this.forEachValue(ordinal, (value) => this.liveCounts[value]!--);
   }
 
-  /** Adds a document appended since the last build to the per-value lists. */
+  /** Adds a document appended since the last build to the per-value lists (a dense value's bitmap has it already, see append). */
   indexTail(ordinal: number): void {
-    this.forEachValue(ordinal, (value) => this.postings.add(value, ordinal, null, 0));
+    this.forEachValue(ordinal, (value) => {
+      if (!this.bitmaps[value]) this.postings.add(value, ordinal, null, 0);
+    });
   }
 
   /** Moves a kept document's values down to its new ordinal during compaction (next ≤ old). */
@@ -174,7 +196,7 @@ export class KeywordColumn {
   /** Back to one value per document when no document has two. */
   private useSingleWhenPossible(docCount: number): void {
     for (let d = 0; d < docCount; d++) if (this.docStart[d + 1]! - this.docStart[d]! > 1) return;
-    const single = this.values.length === 0 ? EMPTY : new Uint32Array(docCount + 16);
+    const single = this.values.length === 0 ? NO_SINGLE : newSingle(this.values.length, docCount + 16);
     for (let d = 0; d < docCount; d++) if (this.docStart[d + 1]! > this.docStart[d]!) single[d] = this.docValues[this.docStart[d]!]! + 1;
     this.single = single;
     this.docStart = EMPTY;
@@ -182,42 +204,60 @@ export class KeywordColumn {
     this.multi = false;
   }
 
-  /** Rebuilds the per-value lists of all `docCount` documents (all alive after compaction). */
+  /**
+   * Rebuilds the per-value lists and bitmaps of all `docCount` documents (all alive after
+   * compaction): a dense value gets its bitmap and no base list (the bitmap holds the same
+   * documents in no more room, see isDense), every other value its list.
+   */
   buildPostings(docCount: number): void {
     const valueCount = this.values.length;
     const start = new Uint32Array(valueCount + 1);
-    for (let v = 0; v < valueCount; v++) start[v + 1] = start[v]! + this.liveCounts[v]!;
+    for (let v = 0; v < valueCount; v++) start[v + 1] = start[v]! + (isDense(this.liveCounts[v]!, docCount) ? 0 : this.liveCounts[v]!);
     const docs = new Uint32Array(start[valueCount]!);
     const cursor = start.slice(0, valueCount);
     if (this.multi) {
       for (let d = 0; d < docCount; d++) {
-        for (let j = this.docStart[d]!; j < this.docStart[d + 1]!; j++) docs[cursor[this.docValues[j]!]!++] = d;
+        for (let j = this.docStart[d]!; j < this.docStart[d + 1]!; j++) {
+          const value = this.docValues[j]!;
+          if (cursor[value]! < start[value + 1]!) docs[cursor[value]!++] = d;
+        }
       }
     } else if (this.single.length > 0) {
-      for (let d = 0; d < docCount; d++) if (this.single[d]! !== 0) docs[cursor[this.single[d]! - 1]!++] = d;
+      for (let d = 0; d < docCount; d++) {
+        const value = this.single[d]! - 1;
+        if (value >= 0 && cursor[value]! < start[value + 1]!) docs[cursor[value]!++] = d;
+      }
     }
     this.postings.setBase(start, docs, new Uint8Array(0));
     this.buildBitmaps(docCount);
   }
 
-  /** Bitmaps for the dense values, from the base lists (all documents alive). */
+  /**
+   * Bitmaps for the dense values, from the per-document layout (all documents alive): a dense
+   * value has no base list to read them from.
+   */
   buildBitmaps(docCount: number): void {
-    const { baseStart, baseDocs } = this.postings;
     const words = (docCount + 31) >>> 5;
-    this.bitmaps = this.values.map((_, v) => {
-      const count = v < this.postings.baseKeyCount ? baseStart[v + 1]! - baseStart[v]! : 0;
-      if (docCount < 1024 || count * 32 < docCount) return null;
-      const bitmap = new Uint32Array(words);
-      for (let i = baseStart[v]!; i < baseStart[v + 1]!; i++) {
-        const d = baseDocs[i]!;
-        bitmap[d >>> 5] = bitmap[d >>> 5]! | (1 << (d & 31));
+    this.bitmaps = this.values.map((_, v) => (isDense(this.liveCounts[v]!, docCount) ? new Uint32Array(words) : null));
+    const bitmaps = this.bitmaps;
+    if (!bitmaps.some((bitmap) => bitmap !== null)) return;
+    for (let d = 0; d < docCount; d++) {
+      const bit = 1 << (d & 31);
+      const w = d >>> 5;
+      if (this.multi) {
+        for (let j = this.docStart[d]!; j < this.docStart[d + 1]!; j++) {
+          const bitmap = bitmaps[this.docValues[j]!];
+          if (bitmap) bitmap[w] = bitmap[w]! | bit;
+        }
+      } else if (this.single[d]! !== 0) {
+        const bitmap = bitmaps[this.single[d]! - 1];
+        if (bitmap) bitmap[w] = bitmap[w]! | bit;
       }
-      return bitmap;
-    });
+    }
   }
 
   /** The per-document layout for a snapshot: `single`, or `docStart` and `docValues`. */
-  layout(docCount: number): { single: Uint32Array } | { docStart: Uint32Array; docValues: Uint32Array } {
+  layout(docCount: number): { single: Uint8Array | Uint16Array | Uint32Array } | { docStart: Uint32Array; docValues: Uint32Array } {
     if (!this.multi) return { single: this.single.subarray(0, this.single.length === 0 ? 0 : docCount) };
     return { docStart: this.docStart.subarray(0, docCount + 1), docValues: this.docValues.subarray(0, this.docStart[docCount]!) };
   }
@@ -229,7 +269,12 @@ export class KeywordColumn {
     this.liveCounts = ensureCapacity(liveCounts, 16);
     if ('single' in layout) {
       if (layout.single.length !== docCount && !(values.length === 0 && layout.single.length === 0)) throw new Error(`search index snapshot: column ${this.name} has the wrong length`);
-      this.single = values.length === 0 ? EMPTY : ensureCapacity(layout.single, docCount + 16);
+      if (values.length === 0) {
+        this.single = NO_SINGLE;
+      } else {
+        this.single = newSingle(values.length, docCount + 16);
+        this.single.set(layout.single);
+      }
       this.docStart = EMPTY;
       this.docValues = EMPTY;
       this.multi = false;
@@ -237,7 +282,7 @@ export class KeywordColumn {
       if (layout.docStart.length !== docCount + 1) throw new Error(`search index snapshot: column ${this.name} has the wrong length`);
       this.docStart = ensureCapacity(layout.docStart, 16);
       this.docValues = ensureCapacity(layout.docValues, 16);
-      this.single = EMPTY;
+      this.single = NO_SINGLE;
       this.multi = true;
       this.useSingleWhenPossible(docCount);
     }

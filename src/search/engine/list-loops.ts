@@ -1,3 +1,4 @@
+import type { SingleValues } from './keyword-column.js';
 import type { Segment } from './query-plan.js';
 
 /*
@@ -78,7 +79,7 @@ export function keepByAnyBits(ordinals: Uint32Array, count: number, bitmaps: rea
 }
 
 /** refineSingle on a list (specialised like it, see bitmap-loops.ts): keeps the documents whose value passes; returns how many stay. */
-export function keepBySingle(ordinals: Uint32Array, count: number, single: Uint32Array, allowed: Uint8Array, exclude: boolean): number {
+export function keepBySingle(ordinals: Uint32Array, count: number, single: SingleValues, allowed: Uint8Array, exclude: boolean): number {
   const flip = exclude ? 1 : 0;
   let kept = 0;
   for (let c = 0; c < count; c++) {

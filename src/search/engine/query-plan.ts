@@ -3,7 +3,14 @@
  * read: posting lists as segments, a token's plan, BM25's context, per-document filters.
  */
 
-/** A run of postings: `docs[start..end)`, term frequencies at `tfs[posting * fields + f]`. */
+import type { CodeEscapes, TupleCodes } from './frequency-tuples.js';
+import type { SingleValues } from './keyword-column.js';
+
+/**
+ * A run of postings: `docs[start..end)`; a posting's term frequency in field f is
+ * `tuples[code * fields + f]`, its code being `codes[posting]` — or, when that is ESCAPE, the
+ * one `escapes` keep for it (see frequency-tuples.ts).
+ */
 export interface Segment {
   docs: Uint32Array;
   start: number;
@@ -12,7 +19,10 @@ export interface Segment {
   bitmap: Uint32Array | null;
   /** with the bitmap: postings before each of its words (see PostingStore.denseRanks) */
   ranks: Uint32Array | null;
-  tfs: Uint8Array;
+  codes: TupleCodes;
+  escapes: CodeEscapes;
+  /** the frequency tuples the codes stand for, `fields` bytes each */
+  tuples: Uint8Array;
   /** per field: variant factor × idf × field weight × (k1 + 1) */
   coefficients: Float64Array;
 }
@@ -51,6 +61,6 @@ export interface Bm25Context {
  * multi-valued one (offsets + values), or a numeric range (NaN, a missing value, fails it).
  */
 export type DocumentFilter =
-  | { kind: 'single'; single: Uint32Array; allowed: Uint8Array; exclude: boolean }
+  | { kind: 'single'; single: SingleValues; allowed: Uint8Array; exclude: boolean }
   | { kind: 'multi'; starts: Uint32Array; values: Uint32Array; allowed: Uint8Array; exclude: boolean }
   | { kind: 'range'; column: Float64Array; min: number; max: number };

@@ -1,4 +1,5 @@
 import { LENGTH_OF_CODE, LENGTH_OF_COUNT } from './field-lengths.js';
+import { NO_ESCAPES } from './frequency-tuples.js';
 import type { IndexView } from './index-store.js';
 import type { KeywordColumn } from './keyword-column.js';
 import type { Bm25Context, DocumentFilter, Segment, TermPlan } from './query-plan.js';
@@ -82,13 +83,13 @@ export function planFor(index: IndexView, variants: Map<number, number>): TermPl
       if (end > start) {
         const bitmap = postings.denseBitmaps[id] ?? null;
         const ranks = postings.denseRanks[id] ?? null;
-        segments.push({ docs: postings.baseDocs, start, end, bitmap, ranks, tfs: postings.basePayload, coefficients });
+        segments.push({ docs: postings.baseDocs, start, end, bitmap, ranks, codes: postings.baseCodes, escapes: postings.baseEscapes, tuples: postings.tuples.bytes, coefficients });
       }
       cost += end - start;
     }
     const tailLength = id < postings.tailLength.length ? postings.tailLength[id]! : 0;
     if (tailLength > 0) {
-      segments.push({ docs: postings.tailDocs[id]!, start: 0, end: tailLength, bitmap: null, ranks: null, tfs: postings.tailPayload[id]!, coefficients });
+      segments.push({ docs: postings.tailDocs[id]!, start: 0, end: tailLength, bitmap: null, ranks: null, codes: postings.tailCodes[id]!, escapes: postings.tailEscapes[id]!, tuples: postings.tuples.bytes, coefficients });
       cost += tailLength;
     }
   }
@@ -162,16 +163,27 @@ export function documentFilters(keyword: readonly CompiledKeywordFilter[], range
   return filters;
 }
 
-/** The posting lists (base and tail) of a keyword filter's values. */
-export function valueLists(filter: CompiledKeywordFilter): Array<readonly [Uint32Array, number, number]> {
-  const postings = filter.column.postings;
+/**
+ * The documents of a keyword filter's values: the lists (base and tail) of the values that have
+ * lists, and the bitmaps of the dense ones, which have no base list (see KeywordColumn).
+ */
+export function valueLists(filter: CompiledKeywordFilter): { lists: Array<readonly [Uint32Array, number, number]>; bitmaps: Uint32Array[] } {
+  const column = filter.column;
+  const postings = column.postings;
   const lists: Array<readonly [Uint32Array, number, number]> = [];
+  const bitmaps: Uint32Array[] = [];
   for (const value of filter.valueIds) {
+    const bitmap = column.bitmaps[value];
+    if (bitmap) {
+      // the bitmap has the documents appended since the build too
+      bitmaps.push(bitmap);
+      continue;
+    }
     if (value < postings.baseKeyCount) lists.push([postings.baseDocs, postings.baseStart[value]!, postings.baseStart[value + 1]!]);
     const tail = value < postings.tailLength.length ? postings.tailLength[value]! : 0;
     if (tail > 0) lists.push([postings.tailDocs[value]!, 0, tail]);
   }
-  return lists;
+  return { lists, bitmaps };
 }
 
 /**
@@ -190,9 +202,9 @@ export function pairPlanFor(index: IndexView, left: readonly number[], right: re
       // never scored: no term frequencies, no coefficients
       const start = postings.baseStart[key]!;
       const end = postings.baseStart[key + 1]!;
-      if (end > start) segments.push({ docs: postings.baseDocs, start, end, bitmap: null, ranks: null, tfs: NO_BYTES, coefficients: NO_COEFFICIENTS });
+      if (end > start) segments.push({ docs: postings.baseDocs, start, end, bitmap: null, ranks: null, codes: NO_BYTES, escapes: NO_ESCAPES, tuples: NO_BYTES, coefficients: NO_COEFFICIENTS });
       const tailLength = key < postings.tailLength.length ? postings.tailLength[key]! : 0;
-      if (tailLength > 0) segments.push({ docs: postings.tailDocs[key]!, start: 0, end: tailLength, bitmap: null, ranks: null, tfs: NO_BYTES, coefficients: NO_COEFFICIENTS });
+      if (tailLength > 0) segments.push({ docs: postings.tailDocs[key]!, start: 0, end: tailLength, bitmap: null, ranks: null, codes: NO_BYTES, escapes: NO_ESCAPES, tuples: NO_BYTES, coefficients: NO_COEFFICIENTS });
       cost += end - start + tailLength;
     }
   }

@@ -16,7 +16,7 @@ import { endianness } from 'node:os';
  * buffer and the buffer can be dropped at once.
  */
 const MAGIC = 'STKIDXv1';
-export const SNAPSHOT_VERSION = 3;
+export const SNAPSHOT_VERSION = 4;
 const FIXED_HEADER = 24;
 
 type SectionArray = Uint8Array | Uint16Array | Uint32Array | Int32Array | Float64Array;
@@ -181,6 +181,16 @@ export class SnapshotReader {
   }
   f64(name: string): Float64Array {
     return this.copy(name, 'f64') as Float64Array;
+  }
+  i32(name: string): Int32Array {
+    return this.copy(name, 'i32') as Int32Array;
+  }
+
+  /** An array of unsigned integers written as u8, u16 or u32 (its narrowest type), as it was written. */
+  unsigned(name: string): Uint8Array | Uint16Array | Uint32Array {
+    const type = this.entries.get(name)?.type;
+    if (type === 'u8' || type === 'u16') return this.copy(name, type) as Uint8Array | Uint16Array;
+    return this.u32(name);
   }
 
   strings(name: string): string[] {

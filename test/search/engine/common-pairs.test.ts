@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { tokenize } from '../../../src/search/engine/analyzer.js';
-import { MAX_COMMON_TERMS } from '../../../src/search/engine/common-pairs.js';
+import { CommonPairs, MAX_COMMON_TERMS } from '../../../src/search/engine/common-pairs.js';
+import { FIELD_END, TERM_CODE } from '../../../src/search/engine/forward-codes.js';
 import { SearchIndex } from '../../../src/search/engine/search-index.js';
 import { seededRandom } from '../../../src/platform/seeded-random.js';
 import { doc, indexOf } from './fixtures.js';
@@ -130,5 +131,23 @@ describe('phrases through the pair lists of common words', () => {
     ]);
     expect(small.search({ phrase: '"harbour boat"' }).ids.sort()).toEqual(['plural', 'singular']);
     expect(small.search({ phrase: '"harbour boats"', mode: 'precise' }).ids).toEqual(['plural']);
+  });
+});
+
+describe('pair lists in a snapshot', () => {
+  it('are read back as they were written, and refused when out of step with their starts', () => {
+    const pairs = new CommonPairs();
+    // two documents: "a b" and "b a", term ids 0 and 1 both common
+    const forward = Uint16Array.from([TERM_CODE, TERM_CODE + 1, FIELD_END, TERM_CODE + 1, TERM_CODE, FIELD_END]);
+    pairs.rebuild(Uint32Array.of(0, 2, 4), forward, Uint32Array.of(0, 3, 6), 2);
+    const written = pairs.snapshot();
+    const restored = new CommonPairs();
+    restored.restore(written.rankOf.slice(), written.start.slice(), written.docs.slice());
+    const key = restored.keyOf(0, 1);
+    expect(key).toBe(pairs.keyOf(0, 1));
+    const { baseStart, baseDocs } = restored.postings;
+    expect([...baseDocs.subarray(baseStart[key]!, baseStart[key + 1]!)]).toEqual([0]);
+    expect(() => new CommonPairs().restore(written.rankOf, written.start, written.docs.subarray(1))).toThrow(/out of step/);
+    expect(() => new CommonPairs().restore(written.rankOf, written.start.subarray(1), written.docs)).toThrow(/out of step/);
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { SearchIndex } from '../../../src/search/engine/search-index.js';
 import { doc, indexOf } from './fixtures.js';
 import type { DocSpec } from './fixtures.js';
 
@@ -113,5 +114,41 @@ describe('filters on a larger index (bitmap and driver paths)', () => {
     expect(big.search({ ...plain, filters: [everyValue] }).ids).toEqual(unfiltered.ids);
     expect(big.search({ ...plain, filters: [noneHas] }).ids.slice(0, 2)).toEqual(['no-orientation', ...unfiltered.ids.slice(0, 1)]);
     expect(big.search({ filters: [everyValue] }).total).toBe(3000);
+  });
+});
+
+describe('a filter that drives the search with dense and rare values', () => {
+  // 3200 documents: 'edge' on exactly 1/32 of them (dense: kept as a bitmap, no list), 'rare'
+  // on three (a list), 'usual' on the rest; segments likewise, several values a document
+  const isRare = (i: number) => i % 1000 === 7 || i % 1000 === 250;
+  const specOf = (i: number): DocSpec => ({
+    title: i % 2 === 0 ? 'harbour view' : 'field view',
+    collection: i % 32 === 5 ? 'edge' : isRare(i) ? 'rare' : 'usual',
+    segments: i % 32 === 9 ? ['edgy', 'all'] : i % 1100 === 3 ? ['odd', 'all'] : ['all'],
+    date: i,
+  });
+  const documents = Array.from({ length: 3200 }, (_, i) => doc(`d${String(i).padStart(4, '0')}`, specOf(i)));
+  const expected = (test: (i: number) => boolean, among = Array.from({ length: 3200 }, (_, i) => i)) =>
+    among.filter(test).map((i) => `d${String(i).padStart(4, '0')}`);
+  const edgeOrRare = { attribute: 'collection', anyOf: ['edge', 'rare'] };
+  const edgyOrOdd = { attribute: 'segments', anyOf: ['edgy', 'odd'] };
+  const all = (index: SearchIndex, filter: typeof edgeOrRare) => index.search({ filters: [filter], sort: 'oldest', limit: 4000 }).ids;
+
+  it('finds the documents of both, single-valued or not, in the base, after appends and deletions and after a snapshot', () => {
+    const index = indexOf(documents);
+    expect(all(index, edgeOrRare)).toEqual(expected((i) => i % 32 === 5 || isRare(i)));
+    expect(all(index, edgyOrOdd)).toEqual(expected((i) => i % 32 === 9 || i % 1100 === 3));
+    expect(index.search({ phrase: 'harbour', filters: [edgeOrRare], limit: 4000 }).total).toBe(expected((i) => i % 2 === 0 && (i % 32 === 5 || isRare(i))).length);
+
+    // appended documents of the dense value (in its bitmap) and of the rare one (a tail list), deletions
+    for (let i = 3200; i < 3300; i++) index.upsert(doc(`d${i}`, specOf(i)));
+    for (let i = 5; i < 600; i += 64) index.remove(`d${String(i).padStart(4, '0')}`);
+    const kept = Array.from({ length: 3300 }, (_, i) => i).filter((i) => !(i >= 5 && i < 600 && (i - 5) % 64 === 0));
+    expect(all(index, edgeOrRare)).toEqual(expected((i) => i % 32 === 5 || isRare(i), kept));
+    expect(all(index, edgyOrOdd)).toEqual(expected((i) => i % 32 === 9 || i % 1100 === 3, kept));
+
+    const restored = SearchIndex.fromSnapshot(index.toSnapshot());
+    expect(all(restored, edgeOrRare)).toEqual(expected((i) => i % 32 === 5 || isRare(i), kept));
+    expect(all(restored, edgyOrOdd)).toEqual(expected((i) => i % 32 === 9 || i % 1100 === 3, kept));
   });
 });

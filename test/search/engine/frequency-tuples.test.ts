@@ -1,0 +1,141 @@
+import { describe, expect, it } from 'vitest';
+import { ESCAPE, FrequencyTuples, NO_ESCAPES, escapedCode, withEscape } from '../../../src/search/engine/frequency-tuples.js';
+import { PostingStore } from '../../../src/search/engine/posting-store.js';
+import { SearchIndex } from '../../../src/search/engine/search-index.js';
+import type { IndexDocument, SearchQuery } from '../../../src/search/engine/search-index.js';
+import { SCHEMA, doc, filler } from './fixtures.js';
+
+const tuple = (...frequencies: number[]) => Uint8Array.from(frequencies);
+
+describe('frequency tuples', () => {
+  it('give one code per distinct tuple, numbered in order of arrival', () => {
+    const tuples = new FrequencyTuples(3);
+    expect(tuples.codeOf(tuple(1, 0, 0), 0)).toBe(0);
+    expect(tuples.codeOf(tuple(0, 2, 1), 0)).toBe(1);
+    expect(tuples.codeOf(tuple(9, 1, 0, 0), 1)).toBe(0); // read at an offset
+    expect(tuples.codeOf(tuple(1, 0, 0), 0)).toBe(0);
+    expect(tuples.count).toBe(2);
+    expect([...tuples.used()]).toEqual([1, 0, 0, 0, 2, 1]);
+  });
+
+  it('tell large frequencies apart (past the direct table) up to 255', () => {
+    const tuples = new FrequencyTuples(4);
+    const a = tuples.codeOf(tuple(255, 0, 16, 1), 0);
+    const b = tuples.codeOf(tuple(255, 0, 17, 1), 0);
+    const c = tuples.codeOf(tuple(15, 0, 15, 1), 0);
+    expect(new Set([a, b, c]).size).toBe(3);
+    expect(tuples.codeOf(tuple(255, 0, 16, 1), 0)).toBe(a);
+    expect([...tuples.bytes.subarray(b * 4, b * 4 + 4)]).toEqual([255, 0, 17, 1]);
+  });
+
+  it('work for more fields than fit a packed key', () => {
+    const tuples = new FrequencyTuples(6);
+    expect(tuples.codeOf(tuple(1, 2, 3, 4, 5, 6), 0)).toBe(0);
+    expect(tuples.codeOf(tuple(1, 2, 3, 4, 5, 7), 0)).toBe(1);
+    expect(tuples.codeOf(tuple(1, 2, 3, 4, 5, 6), 0)).toBe(0);
+  });
+
+  it('keep the codes past the first 255 aside, by posting', () => {
+    let escapes = NO_ESCAPES;
+    for (let posting = 3; posting < 100; posting += 3) escapes = withEscape(escapes, posting, 1000 + posting);
+    expect(escapes.count).toBe(33);
+    expect(NO_ESCAPES.count).toBe(0);
+    for (let posting = 3; posting < 100; posting += 3) expect(escapedCode(escapes, posting)).toBe(1000 + posting);
+  });
+
+  it('are read back from a snapshot with the same codes, and refuse a table listing a tuple twice', () => {
+    const tuples = new FrequencyTuples(2);
+    tuples.reset(tuple(0, 1, 3, 0, 1, 1));
+    expect(tuples.codeOf(tuple(1, 1), 0)).toBe(2);
+    expect(tuples.codeOf(tuple(0, 1), 0)).toBe(0);
+    expect(() => tuples.reset(tuple(0, 1, 0, 1))).toThrow(/twice/);
+    expect(() => tuples.reset(tuple(0, 1, 0))).toThrow(/cut short/);
+  });
+});
+
+describe('posting codes', () => {
+  it('are one byte, the tuples past the first 255 escaped, in the base and in the tail lists', () => {
+    const store = new PostingStore(2);
+    for (let i = 0; i < 255; i++) store.codeOf(tuple(i, 1), 0);
+    const late = store.codeOf(tuple(7, 7), 0);
+    expect(late).toBe(255);
+    store.setBase(Uint32Array.of(0, 2), Uint32Array.of(4, 9), Uint8Array.of(3, ESCAPE), withEscape(NO_ESCAPES, 1, late));
+    store.add(0, 10, tuple(8, 8), 0);
+    store.add(0, 11, tuple(0, 1), 0);
+    store.add(1, 12, tuple(8, 8), 0);
+    expect(store.baseCodes).toBeInstanceOf(Uint8Array);
+    const bytes = store.tuples.bytes;
+    const frequenciesOf = (codes: Uint8Array, escapes: typeof NO_ESCAPES, posting: number) => {
+      const code = codes[posting] === ESCAPE ? escapedCode(escapes, posting) : codes[posting]!;
+      return [bytes[code * 2], bytes[code * 2 + 1]];
+    };
+    expect(frequenciesOf(store.baseCodes, store.baseEscapes, 0)).toEqual([3, 1]);
+    expect(frequenciesOf(store.baseCodes, store.baseEscapes, 1)).toEqual([7, 7]);
+    expect([0, 1].map((p) => frequenciesOf(store.tailCodes[0]!, store.tailEscapes[0]!, p))).toEqual([[8, 8], [0, 1]]);
+    expect(frequenciesOf(store.tailCodes[1]!, store.tailEscapes[1]!, 0)).toEqual([8, 8]);
+    expect(store.tailEscapes[0]!.count).toBe(1);
+  });
+
+  it('refuse a base whose codes and postings differ in count', () => {
+    const store = new PostingStore(2);
+    expect(() => store.setBase(Uint32Array.of(0, 2), Uint32Array.of(0, 1), new Uint8Array(1))).toThrow(/out of step/);
+  });
+});
+
+describe('an index past 256 frequency tuples', () => {
+  // Word w appears (i mod 7) times in the title, (i mod 11) in the caption and (i mod 5) in the
+  // keywords of document i: 385 tuples, so some postings' codes are escaped.
+  const word = (w: number) => `word${String.fromCharCode(97 + w)}`;
+  const repeated = (text: string, times: number) => Array.from({ length: times }, () => text).join(' ');
+  const documents: IndexDocument[] = Array.from({ length: 400 }, (_, i) =>
+    doc(`d-${String(i).padStart(3, '0')}`, {
+      title: `${repeated(word(0), i % 7)} ${repeated(word(1), (i * 3) % 7)} title`,
+      caption: `${repeated(word(0), i % 11)} ${repeated(word(2), (i * 5) % 11)} caption ${repeated('filler', i % 13)}`,
+      keywords: Array.from({ length: i % 5 }, () => word(0)),
+      orientation: i % 3 === 0 ? 'horizontal' : 'vertical',
+      popularity: i % 17,
+      quality: i % 4,
+    }),
+  );
+  const queries: SearchQuery[] = [
+    { phrase: word(0), limit: 400 },
+    { phrase: `${word(0)} ${word(1)}`, limit: 50 },
+    { phrase: `${word(2)} ${word(0)}`, filters: [{ attribute: 'orientation', anyOf: ['horizontal'] }], limit: 30, offset: 5 },
+    { phrase: `"${word(0)} ${word(1)}"`, limit: 100 },
+    { phrase: word(0).slice(0, 4), limit: 100 },
+  ];
+  const answers = (index: SearchIndex) => queries.map((query) => index.search(query));
+
+  it('answers the same built in bulk, one document at a time, after a snapshot and with appends after it', () => {
+    const bulk = new SearchIndex(SCHEMA);
+    bulk.upsertMany([...filler(50), ...documents]);
+    const expected = answers(bulk);
+    expect(expected[0]!.total).toBeGreaterThan(300);
+
+    const oneByOne = new SearchIndex(SCHEMA);
+    for (const item of [...filler(50), ...documents]) oneByOne.upsert(item);
+    expect(answers(oneByOne)).toEqual(expected);
+
+    expect(answers(SearchIndex.fromSnapshot(bulk.toSnapshot()))).toEqual(expected);
+
+    // appends after a load: a base of few tuples whose tails bring the rest, escaped ones among them
+    const small = new SearchIndex(SCHEMA);
+    small.upsertMany([...filler(50), ...documents.slice(0, 5)]);
+    const loaded = SearchIndex.fromSnapshot(small.toSnapshot());
+    for (const item of documents.slice(5)) loaded.upsert(item);
+    expect(answers(loaded)).toEqual(expected);
+    loaded.compact();
+    expect(answers(loaded)).toEqual(expected);
+  });
+
+  it('keeps its answers through deletions and replacements', () => {
+    const index = new SearchIndex(SCHEMA);
+    index.upsertMany(documents);
+    const reference = new SearchIndex(SCHEMA);
+    reference.upsertMany(documents.filter((_, i) => i % 9 !== 0));
+    for (let i = 0; i < documents.length; i += 9) index.remove(documents[i]!.id);
+    expect(answers(index)).toEqual(answers(reference));
+    index.compact();
+    expect(answers(index)).toEqual(answers(reference));
+  });
+});
