@@ -34,6 +34,7 @@ import { boardArrangement } from './migrations/0020-board-arrangement.js';
 import { staff } from './migrations/0021-staff.js';
 import { assetPublication } from './migrations/0022-asset-publication.js';
 import { assetUploads } from './migrations/0023-asset-uploads.js';
+import { ingestCheckpoints } from './migrations/0025-ingest-checkpoints.js';
 
 export type SqlDialect = 'sqlite' | 'postgres';
 
@@ -133,6 +134,7 @@ export function stockroomMigrations(dialect: SqlDialect): Record<string, Migrati
     '0021-staff': staff(dialect),
     '0022-asset-publication': assetPublication(),
     '0023-asset-uploads': assetUploads(),
+    '0025-ingest-checkpoints': ingestCheckpoints(),
   };
 }
 
