@@ -1,4 +1,4 @@
-import { sql, type ExpressionBuilder, type Kysely, type Transaction } from 'kysely';
+import { CompiledQuery, sql, type ExpressionBuilder, type Kysely, type Transaction } from 'kysely';
 import type { SqlDialect } from '../platform/db/database.js';
 import type { AssetsTable, Tables } from '../platform/db/tables.js';
 import { changeEntry, recordChange } from '../platform/db/change-log.js';
@@ -182,7 +182,7 @@ export class CatalogRepository {
         if (found && found.asset_type !== input.asset_type) throw new CatalogConflictError(`asset ${input.id} is a ${found.asset_type}, not a ${input.asset_type}`);
       }
       const artists = await this.artistIds(trx, inputs.map((input) => input.fields.artist).filter((name): name is string => typeof name === 'string' && name !== ''));
-      const keywords: KeywordRows = new Map((await this.keywordRowsById(trx, inputs)).map((row) => [row.id, row]));
+      const keywords: KeywordRows = { byId: new Map((await this.keywordRowsById(trx, inputs)).map((row) => [row.id, row])), unwritten: new Map() };
       const collections = new Map<string, number | null>();
       const updatedAt = new Date().toISOString();
       const inserts: Array<{ id: string } & ReturnType<typeof assetColumns> & { publication: Publication }> = [];
@@ -225,26 +225,56 @@ export class CatalogRepository {
         if (visible !== undefined) changes.push(changeEntry(input.asset_type, input.id, visible, family, updatedAt));
         writes.push({ operation: before ? 'update' : 'insert', keywordsChanged });
       }
+      await this.writeNewKeywords(trx, keywords);
       for (const chunk of chunks(replaced, IN_LIST)) {
         await trx.deleteFrom('asset_keywords').where('asset_id', 'in', chunk).execute();
         await trx.deleteFrom('asset_events').where('asset_id', 'in', chunk).execute();
       }
       // Rows of one insert must name the same columns (media facts are left out when an input has none).
-      const byColumns = new Map<string, typeof inserts>();
+      const byColumns = new Map<string, Array<Record<string, unknown>>>();
       for (const row of inserts) {
         const key = Object.keys(row).join(',');
         const rows = byColumns.get(key);
         if (rows === undefined) byColumns.set(key, [row]);
         else rows.push(row);
       }
-      for (const rows of byColumns.values()) {
-        for (const chunk of chunks(rows, rowsPerInsert(rows[0]!))) await trx.insertInto('assets').values(chunk).execute();
-      }
-      for (const chunk of chunks(links, rowsPerInsert(links[0]))) await trx.insertInto('asset_keywords').values(chunk).execute();
-      for (const chunk of chunks(eventLinks, rowsPerInsert(eventLinks[0]))) await trx.insertInto('asset_events').values(chunk).execute();
-      for (const chunk of chunks(changes, rowsPerInsert(changes[0]))) await trx.insertInto('change_log').values(chunk).execute();
+      for (const rows of byColumns.values()) await this.insertRows(trx, 'assets', rows);
+      await this.insertRows(trx, 'asset_keywords', links);
+      await this.insertRows(trx, 'asset_events', eventLinks);
+      await this.insertRows(trx, 'change_log', changes);
       return writes;
     });
+  }
+
+  /**
+   * Inserts rows (objects of the same columns) many per statement, each statement compiled here:
+   * Kysely's builder makes a node of every value and compiles them all, which for the rows of a
+   * thousand records costs more than the store's own work. Table and column names are the code's;
+   * every value is a parameter.
+   */
+  private async insertRows(trx: Db, table: keyof Tables, rows: ReadonlyArray<Record<string, unknown>>): Promise<void> {
+    if (rows.length === 0) return;
+    const columns = Object.keys(rows[0]!);
+    const head = `insert into "${table}" (${columns.map((column) => `"${column}"`).join(', ')}) values `;
+    for (const chunk of chunks(rows, rowsPerInsert(rows[0]))) {
+      const parameters: unknown[] = [];
+      const tuples: string[] = [];
+      for (const row of chunk) {
+        const marks: string[] = [];
+        for (const column of columns) {
+          parameters.push(row[column]);
+          marks.push(this.dialect === 'postgres' ? `$${parameters.length}` : '?');
+        }
+        tuples.push(`(${marks.join(', ')})`);
+      }
+      await trx.executeQuery(CompiledQuery.raw(head + tuples.join(', '), parameters));
+    }
+  }
+
+  /** Writes the keywords a batch made (KeywordRows.unwritten), a statement per many. */
+  private async writeNewKeywords(trx: Db, keywords: KeywordRows): Promise<void> {
+    await this.insertRows(trx, 'keywords', [...keywords.unwritten.values()]);
+    keywords.unwritten.clear();
   }
 
   /** The id of each artist name, those not yet stored inserted. */
@@ -471,17 +501,23 @@ export class CatalogRepository {
     let found: KeywordRow | undefined;
     if (keyword.keyword_id !== undefined) {
       const id = Number(keyword.keyword_id);
-      found = known !== undefined ? known.get(id) : await trx.selectFrom('keywords').selectAll().where('id', '=', id).executeTakeFirst();
+      found = known !== undefined ? known.byId.get(id) : await trx.selectFrom('keywords').selectAll().where('id', '=', id).executeTakeFirst();
       if (found && found.text !== keyword.text) {
         throw new CatalogConflictError(`keyword ${id} is '${found.text}', not '${keyword.text}'`);
       }
       if (!found) {
         const row = { id, ...this.newKeyword(keyword, stated) };
-        await trx.insertInto('keywords').values(row).execute();
-        known?.set(id, row);
+        if (known === undefined) {
+          await trx.insertInto('keywords').values(row).execute();
+        } else {
+          known.byId.set(id, row);
+          known.unwritten.set(id, row);
+        }
         return { id, changed: false };
       }
     } else {
+      // Found by its text in the store: what the batch made must be in it first.
+      if (known !== undefined) await this.writeNewKeywords(trx, known);
       let query = trx.selectFrom('keywords').selectAll().where('text', '=', keyword.text);
       query = keyword.type ? query.where('type', '=', keyword.type) : query.where('type', 'is', null);
       found = await query.executeTakeFirst();
@@ -489,7 +525,7 @@ export class CatalogRepository {
         const id = await this.nextId(trx, 'keywords');
         const row = { id, ...this.newKeyword(keyword, stated) };
         await trx.insertInto('keywords').values(row).execute();
-        known?.set(id, row);
+        known?.byId.set(id, row);
         return { id, changed: false };
       }
     }
@@ -497,9 +533,11 @@ export class CatalogRepository {
       Object.entries(stated).filter(([column, value]) => found[column as keyof typeof found] !== value),
     );
     if (Object.keys(changes).length === 0) return { id: found.id, changed: false };
-    await trx.updateTable('keywords').set(changes).where('id', '=', found.id).execute();
-    // What the store now holds, for the next record of the batch to compare with.
-    known?.set(found.id, { ...found, ...changes });
+    const unwritten = known?.unwritten.get(found.id);
+    if (unwritten !== undefined) Object.assign(unwritten, changes);
+    else await trx.updateTable('keywords').set(changes).where('id', '=', found.id).execute();
+    // What the store holds now (or will once the batch's new keywords are written), for the next record of the batch to compare with.
+    if (known !== undefined && unwritten === undefined) known.byId.set(found.id, { ...found, ...changes });
     await recordChange(trx, 'keyword', String(found.id), 'update');
     return { id: found.id, changed: true };
   }
@@ -925,12 +963,17 @@ function needsMediaFacts(eb: ExpressionBuilder<Tables, 'assets'>, version: numbe
 type KeywordRow = { id: number; text: string; type: string | null; entity_uris: string; entity_types: string; translations: string };
 
 /**
- * The keywords a batch of writes has read or written, by id, as the store holds them within its
- * transaction: every write to a keyword in the batch goes through keywordId, which keeps this up
- * to date, so a record sees what the records before it stored, as it would one transaction each.
- * An id absent here is not stored (the batch read every id its records name).
+ * The keywords a batch of writes has read or made, by id, as the store holds them within its
+ * transaction (or will): every write to a keyword in the batch goes through keywordId, which keeps
+ * this up to date, so a record sees what the records before it stored, as it would one
+ * transaction each. An id absent here is not stored (the batch read every id its records name).
+ * The keywords the batch makes wait in `unwritten` (the same row objects) and are written together
+ * before anything refers to them, or before the store is asked for a keyword by its text.
  */
-type KeywordRows = Map<number, KeywordRow>;
+interface KeywordRows {
+  byId: Map<number, KeywordRow>;
+  unwritten: Map<number, KeywordRow>;
+}
 
 /** Ids in one `in (…)` list: well under what either store takes in one statement. */
 const IN_LIST = 500;
