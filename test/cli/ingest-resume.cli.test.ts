@@ -21,7 +21,7 @@ import { freshPostgresDatabase } from '../helpers/server-processes.js';
 
 const run = promisify(execFile);
 const CLI = path.resolve('bin/stockroom.js');
-const ASSETS = 30_000;
+const ASSETS = 12_000;
 
 /** A store the command runs on: its environment, and how the test opens it. */
 interface Store {
