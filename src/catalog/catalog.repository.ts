@@ -158,7 +158,7 @@ export class CatalogRepository {
   /**
    * Inserts or replaces many images and videos (distinct ids) in one transaction: what
    * upsertAsset writes for each, in their order, but set-based — one query reads which exist,
-   * the artists and keywords they name are read once, the new rows go in by the hundred, and
+   * the artists and keywords they name are read once, the new rows go in many to a statement, and
    * each asset still gets its change-log entry. A long manifest's ingest writes this way: a
    * statement per row and a transaction per record cost far more than the rows. All or nothing:
    * a conflict (an id of the other type, a keyword or collection that disagrees) refuses the
