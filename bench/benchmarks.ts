@@ -8,6 +8,7 @@ export const BENCHMARKS: Record<string, () => Promise<void>> = {
   cluster: async () => (await import('./cluster.js')).clusterBenchmark(),
   downloads: async () => (await import('./downloads.js')).downloadsBenchmark(),
   generation: async () => (await import('./generation.js')).generationBenchmark(),
+  ingest: async () => (await import('./ingest.js')).ingestBenchmark(),
   'media-ingest': async () => (await import('./media-ingest.js')).mediaIngestBenchmark(),
   metadata: async () => (await import('./metadata.js')).metadataBenchmark(),
   'node-join': async () => (await import('./node-join.js')).nodeJoinBenchmark(),

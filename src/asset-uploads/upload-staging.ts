@@ -131,8 +131,20 @@ class FolderStaging implements UploadStaging {
   }
 }
 
+/**
+ * tus's S3 store, able to forget what it holds in memory of an upload. It keeps an upload's
+ * `.info` once read, and forgets it only when its own removal gets through; a finished upload's
+ * removal does not (no multipart upload is left to abort), so without this the node would go on
+ * answering a HEAD of the removed upload with 200 from memory.
+ */
+class StagingS3Store extends S3Store {
+  forget(storeId: string): Promise<void> {
+    return this.clearCache(storeId);
+  }
+}
+
 class BucketStaging implements UploadStaging {
-  readonly datastore: S3Store;
+  readonly datastore: StagingS3Store;
   readonly description: string;
   private readonly prefix: string;
   private readonly client: S3Client;
@@ -142,7 +154,7 @@ class BucketStaging implements UploadStaging {
     this.client = blobs.client;
     this.bucket = blobs.location.bucket;
     this.prefix = uploadStagingPrefix(blobs.location);
-    this.datastore = new S3Store({ partSize: S3_PART_BYTES, s3ClientConfig: { ...blobs.clientConfig, bucket: blobs.location.bucket } });
+    this.datastore = new StagingS3Store({ partSize: S3_PART_BYTES, s3ClientConfig: { ...blobs.clientConfig, bucket: blobs.location.bucket } });
     this.description = `s3://${blobs.location.bucket}/${this.prefix}/`;
   }
 
@@ -169,14 +181,16 @@ class BucketStaging implements UploadStaging {
   async remove(uploadId: string): Promise<void> {
     const key = this.storeId(uploadId);
     try {
-      // An unfinished upload: its multipart upload is aborted and its objects go.
+      // An unfinished upload: its multipart upload is aborted, with the parts it holds.
       await this.datastore.remove(key);
-      return;
     } catch (error) {
       if (!isGone(error)) throw error;
     }
-    // A finished one has no multipart upload left to abort (tus's store then stops short): its
-    // object, its info and any leftover part are deleted here; deleting what is not there succeeds.
+    // tus's store deletes the object and its info but not the bytes short of a part that the last
+    // PATCH left (`.part`), and a finished upload has no multipart upload left to abort (the store
+    // then stops short of deleting anything): the three objects are deleted here, whichever it was.
+    // Deleting what is not there succeeds.
     for (const object of [key, `${key}.info`, `${key}.part`]) await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: object }));
+    await this.datastore.forget(key);
   }
 }

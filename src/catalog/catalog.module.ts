@@ -7,7 +7,8 @@ import { videosRoutes } from './videos.routes.js';
 import { eventsRoutes } from './events.routes.js';
 import { collectionsRoutes } from './collections.routes.js';
 import { countriesRoutes } from './countries.routes.js';
-import { IngestService } from './ingest/ingest.service.js';
+import { IngestService, type IngestCheckpoints } from './ingest/ingest.service.js';
+import { IngestCheckpointRepository } from './ingest/ingest-checkpoints.repository.js';
 import { CatalogEditingService } from './catalog-editing.service.js';
 import type { VideoTools } from '../media/video/video-tools.js';
 
@@ -21,6 +22,8 @@ export interface CatalogExports {
    * original's nudity is left to `stockroom backfill`.
    */
   ingest: IngestService;
+  /** How far each manifest's ingest has come, for `stockroom ingest` to continue a run that was stopped. */
+  ingestCheckpoints: IngestCheckpoints;
 }
 
 export interface CatalogNeeds {
@@ -56,7 +59,7 @@ export function catalogModule(platform: Platform, needs: CatalogNeeds): Stockroo
   const deps = { catalog };
   return {
     name: 'catalog',
-    exports: { catalog, catalogEditing, ingest },
+    exports: { catalog, catalogEditing, ingest, ingestCheckpoints: new IngestCheckpointRepository(database.db) },
     routes: {
       async api(api) {
         await api.register(imagesRoutes, deps);

@@ -1,7 +1,7 @@
-import { sql, type ExpressionBuilder, type Kysely, type Transaction } from 'kysely';
+import { CompiledQuery, sql, type ExpressionBuilder, type Kysely, type Transaction } from 'kysely';
 import type { SqlDialect } from '../platform/db/database.js';
 import type { AssetsTable, Tables } from '../platform/db/tables.js';
-import { recordChange } from '../platform/db/change-log.js';
+import { changeEntry, recordChange } from '../platform/db/change-log.js';
 import { nudityScore, parseStoredFacts, type MediaFacts } from '../media/media-facts.js';
 import type {
   AssetInput,
@@ -156,6 +156,150 @@ export class CatalogRepository {
   }
 
   /**
+   * Inserts or replaces many images and videos (distinct ids) in one transaction: what
+   * upsertAsset writes for each, in their order, but set-based — one query reads which exist,
+   * the artists and keywords they name are read once, the new rows go in many to a statement, and
+   * each asset still gets its change-log entry. A long manifest's ingest writes this way: a
+   * statement per row and a transaction per record cost far more than the rows. All or nothing:
+   * a conflict (an id of the other type, a keyword or collection that disagrees) refuses the
+   * whole batch with that CatalogConflictError, and the caller writes its records one by one to
+   * tell which one it was.
+   */
+  async upsertAssets(inputs: readonly AssetInput[]): Promise<AssetWrite[]> {
+    if (inputs.length === 0) return [];
+    return this.db.transaction().execute(async (trx) => {
+      await this.takeWriteTurn(trx);
+      const ids = inputs.map((input) => input.id);
+      if (new Set(ids).size !== ids.length) throw new Error('upsertAssets takes each id once');
+      const existing = new Map<string, { asset_type: string; asset_family: string | null; publication: Publication }>();
+      for (const chunk of chunks(ids, IN_LIST)) {
+        for (const row of await trx.selectFrom('assets').select(['id', 'asset_type', 'asset_family', 'publication']).where('id', 'in', chunk).execute()) {
+          existing.set(row.id, row);
+        }
+      }
+      for (const input of inputs) {
+        const found = existing.get(input.id);
+        if (found && found.asset_type !== input.asset_type) throw new CatalogConflictError(`asset ${input.id} is a ${found.asset_type}, not a ${input.asset_type}`);
+      }
+      const artists = await this.artistIds(trx, inputs.map((input) => input.fields.artist).filter((name): name is string => typeof name === 'string' && name !== ''));
+      const keywords: KeywordRows = { byId: new Map((await this.keywordRowsById(trx, inputs)).map((row) => [row.id, row])), unwritten: new Map() };
+      const collections = new Map<string, number | null>();
+      const updatedAt = new Date().toISOString();
+      const inserts: Array<{ id: string } & ReturnType<typeof assetColumns> & { publication: Publication }> = [];
+      const links: Array<{ asset_id: string; keyword_id: number; relevance: number | null; position: number }> = [];
+      const eventLinks: Array<{ asset_id: string; event_id: number }> = [];
+      const changes: Array<ReturnType<typeof changeEntry>> = [];
+      const writes: AssetWrite[] = [];
+      const replaced: string[] = [];
+      for (const input of inputs) {
+        const f = input.fields;
+        const before = existing.get(input.id);
+        const artistId = typeof f.artist === 'string' && f.artist ? artists.get(f.artist)! : null;
+        // The same collection named the same way finds the same row (and changes nothing more) every time.
+        const collectionKey = JSON.stringify([f.collection_code ?? null, f.collection_name ?? null, f.collection_id ?? null]);
+        let collectionId = collections.get(collectionKey);
+        if (collectionId === undefined) {
+          collectionId = await this.collectionIdFor(trx, f);
+          collections.set(collectionKey, collectionId);
+        }
+        const publication = input.publication ?? before?.publication ?? PUBLISHED;
+        const row = { ...assetColumns(input, artistId, collectionId, updatedAt), publication };
+        if (before) {
+          await trx.updateTable('assets').set(row).where('id', '=', input.id).execute();
+          replaced.push(input.id);
+        } else {
+          inserts.push({ id: input.id, ...row });
+        }
+        const seen = new Set<number>();
+        let keywordsChanged = false;
+        for (const [position, keyword] of ((f.keywords as KeywordInput[] | undefined) ?? []).entries()) {
+          const { id: keywordId, changed } = await this.keywordId(trx, keyword, keywords);
+          keywordsChanged ||= changed;
+          if (seen.has(keywordId)) continue;
+          seen.add(keywordId);
+          links.push({ asset_id: input.id, keyword_id: keywordId, relevance: keyword.relevance ?? null, position });
+        }
+        for (const eventId of new Set((f.event_ids as number[] | undefined) ?? [])) eventLinks.push({ asset_id: input.id, event_id: eventId });
+        const visible = visibleOperation(before?.publication, publication);
+        const family = visible === 'delete' ? before!.asset_family : nullable(f.asset_family as string | undefined);
+        if (visible !== undefined) changes.push(changeEntry(input.asset_type, input.id, visible, family, updatedAt));
+        writes.push({ operation: before ? 'update' : 'insert', keywordsChanged });
+      }
+      await this.writeNewKeywords(trx, keywords);
+      for (const chunk of chunks(replaced, IN_LIST)) {
+        await trx.deleteFrom('asset_keywords').where('asset_id', 'in', chunk).execute();
+        await trx.deleteFrom('asset_events').where('asset_id', 'in', chunk).execute();
+      }
+      // Rows of one insert must name the same columns (media facts are left out when an input has none).
+      const byColumns = new Map<string, Array<Record<string, unknown>>>();
+      for (const row of inserts) {
+        const key = Object.keys(row).join(',');
+        const rows = byColumns.get(key);
+        if (rows === undefined) byColumns.set(key, [row]);
+        else rows.push(row);
+      }
+      for (const rows of byColumns.values()) await this.insertRows(trx, 'assets', rows);
+      await this.insertRows(trx, 'asset_keywords', links);
+      await this.insertRows(trx, 'asset_events', eventLinks);
+      await this.insertRows(trx, 'change_log', changes);
+      return writes;
+    });
+  }
+
+  /**
+   * Inserts rows (objects of the same columns) many per statement, each statement compiled here:
+   * Kysely's builder makes a node of every value and compiles them all, which for the rows of a
+   * thousand records costs more than the store's own work. Table and column names are the code's;
+   * every value is a parameter.
+   */
+  private async insertRows(trx: Db, table: keyof Tables, rows: ReadonlyArray<Record<string, unknown>>): Promise<void> {
+    if (rows.length === 0) return;
+    const columns = Object.keys(rows[0]!);
+    const head = `insert into "${table}" (${columns.map((column) => `"${column}"`).join(', ')}) values `;
+    for (const chunk of chunks(rows, rowsPerInsert(rows[0]))) {
+      const parameters: unknown[] = [];
+      const tuples: string[] = [];
+      for (const row of chunk) {
+        const marks: string[] = [];
+        for (const column of columns) {
+          parameters.push(row[column]);
+          marks.push(this.dialect === 'postgres' ? `$${parameters.length}` : '?');
+        }
+        tuples.push(`(${marks.join(', ')})`);
+      }
+      await trx.executeQuery(CompiledQuery.raw(head + tuples.join(', '), parameters));
+    }
+  }
+
+  /** Writes the keywords a batch made (KeywordRows.unwritten), a statement per many. */
+  private async writeNewKeywords(trx: Db, keywords: KeywordRows): Promise<void> {
+    await this.insertRows(trx, 'keywords', [...keywords.unwritten.values()]);
+    keywords.unwritten.clear();
+  }
+
+  /** The id of each artist name, those not yet stored inserted. */
+  private async artistIds(trx: Db, names: readonly string[]): Promise<Map<string, number>> {
+    const ids = new Map<string, number>();
+    const distinct = [...new Set(names)];
+    for (const chunk of chunks(distinct, IN_LIST)) {
+      for (const row of await trx.selectFrom('artists').select(['id', 'name']).where('name', 'in', chunk).execute()) ids.set(row.name, row.id);
+    }
+    for (const name of distinct) if (!ids.has(name)) ids.set(name, await this.artistId(trx, name));
+    return ids;
+  }
+
+  /** The stored keywords the inputs name by id, read at once. */
+  private async keywordRowsById(trx: Db, inputs: readonly AssetInput[]): Promise<KeywordRow[]> {
+    const wanted = new Set<number>();
+    for (const input of inputs) {
+      for (const keyword of (input.fields.keywords as KeywordInput[] | undefined) ?? []) if (keyword.keyword_id !== undefined) wanted.add(Number(keyword.keyword_id));
+    }
+    const rows: KeywordRow[] = [];
+    for (const chunk of chunks([...wanted], IN_LIST)) rows.push(...(await trx.selectFrom('keywords').selectAll().where('id', 'in', chunk).execute()));
+    return rows;
+  }
+
+  /**
    * Stores the media facts computed for an asset's original (stockroom backfill) and logs the
    * change, so that every node's caches and search index re-read it. False when the asset is
    * gone or its original is no longer the one the facts were computed from.
@@ -246,30 +390,45 @@ export class CatalogRepository {
   async upsertEvent(input: EventInput): Promise<'insert' | 'update'> {
     return this.db.transaction().execute(async (trx) => {
       await this.takeWriteTurn(trx);
-      const existing = await trx.selectFrom('events').select('id').where('id', '=', input.id).executeTakeFirst();
-      // An event's keywords are the catalogue's keywords: each gets the id and type of its keyword record, as an asset's do.
-      // An id of the partner's own that is no catalogue keyword id (not a whole number) is kept as given.
-      const keywords = [];
-      for (const keyword of input.keywords ?? []) {
-        if (keyword.keyword_id != null && !(/^\d{1,10}$/.test(String(keyword.keyword_id)) && Number(keyword.keyword_id) <= 2_147_483_647)) {
-          keywords.push({ keyword_id: String(keyword.keyword_id), text: keyword.text, type: keyword.type ?? null });
-          continue;
-        }
-        const { id } = await this.keywordId(trx, {
-          text: keyword.text,
-          ...(keyword.keyword_id == null ? {} : { keyword_id: keyword.keyword_id }),
-          ...(keyword.type == null ? {} : { type: keyword.type }),
-        });
-        const stored = await trx.selectFrom('keywords').select('type').where('id', '=', id).executeTakeFirst();
-        keywords.push({ keyword_id: String(id), text: keyword.text, type: keyword.type ?? stored?.type ?? null });
-      }
-      const row = eventColumns({ ...input, keywords }, new Date().toISOString());
-      if (existing) await trx.updateTable('events').set(row).where('id', '=', input.id).execute();
-      else await trx.insertInto('events').values({ id: input.id, ...row }).execute();
-      const operation = existing ? 'update' : 'insert';
-      await recordChange(trx, 'event', String(input.id), operation);
-      return operation;
+      return this.writeEvent(trx, input);
     });
+  }
+
+  /** upsertEvent for many events, in their order, in one transaction (a long manifest's); all or nothing. */
+  async upsertEvents(inputs: readonly EventInput[]): Promise<Array<'insert' | 'update'>> {
+    if (inputs.length === 0) return [];
+    return this.db.transaction().execute(async (trx) => {
+      await this.takeWriteTurn(trx);
+      const operations: Array<'insert' | 'update'> = [];
+      for (const input of inputs) operations.push(await this.writeEvent(trx, input));
+      return operations;
+    });
+  }
+
+  private async writeEvent(trx: Db, input: EventInput): Promise<'insert' | 'update'> {
+    const existing = await trx.selectFrom('events').select('id').where('id', '=', input.id).executeTakeFirst();
+    // An event's keywords are the catalogue's keywords: each gets the id and type of its keyword record, as an asset's do.
+    // An id of the partner's own that is no catalogue keyword id (not a whole number) is kept as given.
+    const keywords = [];
+    for (const keyword of input.keywords ?? []) {
+      if (keyword.keyword_id != null && !(/^\d{1,10}$/.test(String(keyword.keyword_id)) && Number(keyword.keyword_id) <= 2_147_483_647)) {
+        keywords.push({ keyword_id: String(keyword.keyword_id), text: keyword.text, type: keyword.type ?? null });
+        continue;
+      }
+      const { id } = await this.keywordId(trx, {
+        text: keyword.text,
+        ...(keyword.keyword_id == null ? {} : { keyword_id: keyword.keyword_id }),
+        ...(keyword.type == null ? {} : { type: keyword.type }),
+      });
+      const stored = await trx.selectFrom('keywords').select('type').where('id', '=', id).executeTakeFirst();
+      keywords.push({ keyword_id: String(id), text: keyword.text, type: keyword.type ?? stored?.type ?? null });
+    }
+    const row = eventColumns({ ...input, keywords }, new Date().toISOString());
+    if (existing) await trx.updateTable('events').set(row).where('id', '=', input.id).execute();
+    else await trx.insertInto('events').values({ id: input.id, ...row }).execute();
+    const operation = existing ? 'update' : 'insert';
+    await recordChange(trx, 'event', String(input.id), operation);
+    return operation;
   }
 
   private async artistId(trx: Db, name: string): Promise<number> {
@@ -332,31 +491,41 @@ export class CatalogRepository {
    * A record changes only what it states of a keyword; a change shows in every asset of it,
    * so it is logged.
    */
-  private async keywordId(trx: Db, keyword: KeywordInput): Promise<{ id: number; changed: boolean }> {
+  private async keywordId(trx: Db, keyword: KeywordInput, known?: KeywordRows): Promise<{ id: number; changed: boolean }> {
     const stated: Partial<{ type: string | null; entity_uris: string; entity_types: string; translations: string }> = {};
     if (keyword.type !== undefined) stated.type = keyword.type;
     if (keyword.entity_uris) stated.entity_uris = JSON.stringify(keyword.entity_uris);
     if (keyword.entity_types) stated.entity_types = JSON.stringify(keyword.entity_types);
     if (keyword.translations) stated.translations = JSON.stringify(keyword.translations);
 
-    let found: { id: number; text: string; type: string | null; entity_uris: string; entity_types: string; translations: string } | undefined;
+    let found: KeywordRow | undefined;
     if (keyword.keyword_id !== undefined) {
       const id = Number(keyword.keyword_id);
-      found = await trx.selectFrom('keywords').selectAll().where('id', '=', id).executeTakeFirst();
+      found = known !== undefined ? known.byId.get(id) : await trx.selectFrom('keywords').selectAll().where('id', '=', id).executeTakeFirst();
       if (found && found.text !== keyword.text) {
         throw new CatalogConflictError(`keyword ${id} is '${found.text}', not '${keyword.text}'`);
       }
       if (!found) {
-        await trx.insertInto('keywords').values({ id, ...this.newKeyword(keyword, stated) }).execute();
+        const row = { id, ...this.newKeyword(keyword, stated) };
+        if (known === undefined) {
+          await trx.insertInto('keywords').values(row).execute();
+        } else {
+          known.byId.set(id, row);
+          known.unwritten.set(id, row);
+        }
         return { id, changed: false };
       }
     } else {
+      // Found by its text in the store: what the batch made must be in it first.
+      if (known !== undefined) await this.writeNewKeywords(trx, known);
       let query = trx.selectFrom('keywords').selectAll().where('text', '=', keyword.text);
       query = keyword.type ? query.where('type', '=', keyword.type) : query.where('type', 'is', null);
       found = await query.executeTakeFirst();
       if (!found) {
         const id = await this.nextId(trx, 'keywords');
-        await trx.insertInto('keywords').values({ id, ...this.newKeyword(keyword, stated) }).execute();
+        const row = { id, ...this.newKeyword(keyword, stated) };
+        await trx.insertInto('keywords').values(row).execute();
+        known?.byId.set(id, row);
         return { id, changed: false };
       }
     }
@@ -364,7 +533,11 @@ export class CatalogRepository {
       Object.entries(stated).filter(([column, value]) => found[column as keyof typeof found] !== value),
     );
     if (Object.keys(changes).length === 0) return { id: found.id, changed: false };
-    await trx.updateTable('keywords').set(changes).where('id', '=', found.id).execute();
+    const unwritten = known?.unwritten.get(found.id);
+    if (unwritten !== undefined) Object.assign(unwritten, changes);
+    else await trx.updateTable('keywords').set(changes).where('id', '=', found.id).execute();
+    // What the store holds now (or will once the batch's new keywords are written), for the next record of the batch to compare with.
+    if (known !== undefined && unwritten === undefined) known.byId.set(found.id, { ...found, ...changes });
     await recordChange(trx, 'keyword', String(found.id), 'update');
     return { id: found.id, changed: true };
   }
@@ -814,4 +987,36 @@ export class CatalogConflictError extends Error {
 /** An asset's media facts are due: never computed, computed by an older version, or without the nudity score a classifier now gives. */
 function needsMediaFacts(eb: ExpressionBuilder<Tables, 'assets'>, version: number, needNudity: boolean) {
   return eb.or([eb('media_facts_version', 'is', null), eb('media_facts_version', '<', version), ...(needNudity ? [eb('nudity_score', 'is', null)] : [])]);
+}
+
+/** A keyword as stored. */
+type KeywordRow = { id: number; text: string; type: string | null; entity_uris: string; entity_types: string; translations: string };
+
+/**
+ * The keywords a batch of writes has read or made, by id, as the store holds them within its
+ * transaction (or will): every write to a keyword in the batch goes through keywordId, which keeps
+ * this up to date, so a record sees what the records before it stored, as it would one
+ * transaction each. An id absent here is not stored (the batch read every id its records name).
+ * The keywords the batch makes wait in `unwritten` (the same row objects) and are written together
+ * before anything refers to them, or before the store is asked for a keyword by its text.
+ */
+interface KeywordRows {
+  byId: Map<number, KeywordRow>;
+  unwritten: Map<number, KeywordRow>;
+}
+
+/** Ids in one `in (…)` list: well under what either store takes in one statement. */
+const IN_LIST = 500;
+/** Bound parameters in one statement: SQLite takes 32,766, PostgreSQL 65,535. */
+const PARAMETERS_PER_STATEMENT = 30_000;
+
+/** How many rows like `row` fit in one multi-row insert. */
+function rowsPerInsert(row: object | undefined): number {
+  return row === undefined ? 1 : Math.max(1, Math.floor(PARAMETERS_PER_STATEMENT / Object.keys(row).length));
+}
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let start = 0; start < items.length; start += size) out.push(items.slice(start, start + size));
+  return out;
 }

@@ -118,6 +118,17 @@ export class CatalogService {
     return operation;
   }
 
+  /**
+   * upsertAsset for many records of distinct ids, in one transaction (see
+   * CatalogRepository.upsertAssets): each one's operation, in their order. All or nothing.
+   */
+  async upsertAssets(inputs: readonly AssetInput[]): Promise<Array<'insert' | 'update'>> {
+    const writes = await this.repository.upsertAssets(inputs);
+    if (writes.some((write) => write.keywordsChanged)) this.assetCache.clear();
+    else for (const input of inputs) this.assetCache.delete(cacheKey(input.asset_type, input.id));
+    return writes.map((write) => write.operation);
+  }
+
   async deleteAsset(assetType: AssetType, id: string): Promise<boolean> {
     this.assetCache.delete(cacheKey(assetType, id));
     return this.repository.deleteAsset(id);
@@ -151,6 +162,11 @@ export class CatalogService {
 
   upsertEvent(input: EventInput): Promise<'insert' | 'update'> {
     return this.repository.upsertEvent(input);
+  }
+
+  /** upsertEvent for many events, in one transaction (see CatalogRepository.upsertEvents); all or nothing. */
+  upsertEvents(inputs: readonly EventInput[]): Promise<Array<'insert' | 'update'>> {
+    return this.repository.upsertEvents(inputs);
   }
 
   /** Drops cached records that another process changed; fed by the change log. */

@@ -39,6 +39,20 @@ describe('progress', () => {
     expect(written()).toBe('Seeding: 3/1000 (0%)\nSeeding: 4/1000 (0%)\n');
   });
 
+  it('says how many a second the job does since its first report, when told what it counts', () => {
+    const { stream, written } = plainStream();
+    let now = 0;
+    const bar = progressBar('Ingesting', { stream, now: () => now, rateOf: 'lines' });
+    // A run continuing one that stopped starts far from 0: those lines were not done now.
+    bar.update(4_000, 10_000);
+    now = 2_000;
+    bar.update(5_000, 10_000);
+    now = 4_000;
+    bar.update(10_000, 10_000);
+    bar.stop();
+    expect(written()).toBe('Ingesting: 4000/10000 (40%), 0 lines/s\nIngesting: 5000/10000 (50%), 500 lines/s\nIngesting: 10000/10000 (100%), 1500 lines/s\n');
+  });
+
   it('writes nothing for a job that never started', () => {
     const { stream, written } = plainStream();
     progressBar('Idle', { stream }).stop();

@@ -9,7 +9,7 @@ import { computeVisualSignature, decodeStoredSignature, encodeStoredSignature } 
 import { readEmbeddedMetadata, readVideoMetadata } from '../../media/embedded-metadata.js';
 import { computeMediaFacts, isCurrentFacts, type MediaFacts, type NudityScorer } from '../../media/media-facts.js';
 import { withEmbeddedFields } from './embedded-fields.js';
-import type { AssetInput, AssetRecord, OriginalFile, Publication } from '../catalog.records.js';
+import type { AssetInput, AssetRecord, EditableAssetRecord, EventInput, EventRecord, OriginalFile, Publication } from '../catalog.records.js';
 import { CatalogConflictError } from '../catalog.repository.js';
 import type { CatalogService } from '../catalog.service.js';
 import { checkManifestLine, reasonOfProblems, type AssetManifestRecord, type EventManifestRecord, type FieldProblem, type ManifestRecord } from './ingest.schemas.js';
@@ -17,6 +17,7 @@ import { VideoTools } from '../../media/video/video-tools.js';
 import { unfitProductTypes, type UnfitProductType } from './product-type-fit.js';
 import { assetChanges, eventChanges, withStoredEventFields, withStoredFields, type FieldChange } from './stored-fields.js';
 import { UnwrittenBlobStore } from './unwritten-blob-store.js';
+import type { IngestCheckpoint } from './ingest-checkpoints.repository.js';
 import { EpsLineError, withEpsOriginal, type EpsChange } from './eps-original.js';
 import { buildVideoInput, headOfFile, isStillPicture, isVideoFile, VIDEO_FACT_FIELDS, withStoredVideo, withVideoBytes, type VideoFile } from './video-ingest.js';
 
@@ -36,6 +37,12 @@ export interface IngestReport {
   unchanged: number;
   /** On a dry run: each record that would be inserted or changed, with its changes. Empty on a real run. */
   planned: Array<{ line: number; id: string; operation: 'insert' | 'update'; changes: FieldChange[] }>;
+  /**
+   * Set when the run continued one of the same manifest that had stopped: every line through
+   * `afterLine` was stored or refused by it, and `failed` lines of those were refused (each
+   * reported by that run). `inserted` and `updated` count that run's lines too.
+   */
+  resumed?: { afterLine: number; failed: number };
 }
 
 /** How records meet what is stored. */
@@ -82,8 +89,17 @@ export interface RecordOutcome {
 export interface IngestOptions extends WriteOptions {
   /** Folder that `file` paths are relative to; the manifest's own folder when absent. */
   mediaDir?: string;
-  /** Called after each non-blank line is done, stored or failed. */
+  /** Called as non-blank lines are done, stored or failed. */
   onProgress?: (done: number, total: number) => void;
+  /** Called before any line is read when the run continues one that stopped after line `afterLine`. */
+  onResume?: (afterLine: number) => void;
+}
+
+/** Where a stopped run of a manifest is continued from (IngestCheckpointRepository). */
+export interface IngestCheckpoints {
+  find(manifest: string): Promise<IngestCheckpoint | undefined>;
+  save(checkpoint: IngestCheckpoint): Promise<void>;
+  remove(manifest: string): Promise<void>;
 }
 
 export interface IngestDeps {
@@ -99,6 +115,11 @@ export interface IngestDeps {
    * first request.
    */
   displayFiles?: { prepareDisplayFiles(originalKey: string): Promise<unknown> } | undefined;
+  /**
+   * How far each manifest's ingest has come: a run saves it as it goes, and the same command run
+   * again after a stop continues after the last line saved. Without it, a run starts at line 1.
+   */
+  checkpoints?: IngestCheckpoints | undefined;
 }
 
 /** Why one record was refused; its message is the reason reported for the line. */
@@ -132,7 +153,8 @@ const EXTENSIONS: Readonly<Record<string, string>> = {
  * Loads manifests (one JSON object per line) into the catalogue. Each line is
  * validated on its own; a bad line is reported with its number and skipped, and the
  * others go on. Storing a line is all or nothing as far as the catalogue goes: the
- * repository writes each record in one transaction. A file is put in the blob store
+ * repository writes each record in one transaction (lines without a file, a batch of them
+ * in one; see storeBatch). A file is put in the blob store
  * (content-addressed) before its record is written, so a record that then fails leaves
  * at most an unreferenced blob behind, never a record pointing at a missing file. A line
  * without a file for an asset that has an original keeps that original, and its visual
@@ -156,28 +178,164 @@ export class IngestService {
     const media = new MediaFolder(mediaDir);
     const report: IngestReport = { inserted: 0, updated: 0, failed: [], unlicensable: [], unfit: [], unchanged: 0, planned: [] };
     const writeOptions: WriteOptions = { replace: options.replace, dryRun: options.dryRun };
-    let lineNumber = 0;
+    // A dry run writes nothing, its progress neither.
+    const checkpoints = options.dryRun ? undefined : this.deps.checkpoints;
+    const manifestKey = checkpoints === undefined ? undefined : await manifestFingerprint(manifestPath, mediaDir, options.replace === true);
+    const earlier = manifestKey === undefined ? undefined : await checkpoints!.find(manifestKey);
+    if (earlier !== undefined) {
+      report.inserted = earlier.inserted;
+      report.updated = earlier.updated;
+      report.resumed = { afterLine: earlier.throughLine, failed: earlier.failed };
+      options.onResume?.(earlier.throughLine);
+    }
+    const resumeAfter = earlier?.throughLine ?? 0;
+    /** Every line through this one is stored or refused. */
+    let doneThrough = resumeAfter;
+    let saved = { through: doneThrough, at: Date.now() };
+    const saveProgress = async () => {
+      if (manifestKey === undefined || doneThrough === saved.through) return;
+      if (doneThrough - saved.through < CHECKPOINT_LINES && Date.now() - saved.at < CHECKPOINT_MS) return;
+      const failedSoFar = report.failed.length + (report.resumed?.failed ?? 0);
+      await checkpoints!.save({ manifest: manifestKey, throughLine: doneThrough, inserted: report.inserted, updated: report.updated, failed: failedSoFar });
+      saved = { through: doneThrough, at: Date.now() };
+    };
     let done = 0;
+    const counted = (lineNumber: number, outcome: RecordOutcome) => {
+      const { id, operation, changes } = outcome;
+      if (operation === 'insert') report.inserted += 1;
+      else report.updated += 1;
+      if (operation === 'update' && changes.length === 0) report.unchanged += 1;
+      else if (options.dryRun) report.planned.push({ line: lineNumber, id, operation, changes });
+      if (outcome.unlicensable) report.unlicensable.push({ line: lineNumber, id });
+      for (const unfit of outcome.unfit) report.unfit.push({ line: lineNumber, id, ...unfit });
+    };
+    const failed = (lineNumber: number, error: unknown) => report.failed.push({ line: lineNumber, reason: reasonOf(error) });
+    const progressed = (lines: number) => {
+      done += lines;
+      options.onProgress?.(done, Math.max(total, done));
+    };
+    // Events and lines of metadata only are written a batch at a time (not on a dry run, which writes nothing).
+    const batch = new MetadataBatch();
+    const flush = async () => {
+      const lines = batch.take();
+      if (lines.length === 0) return;
+      await this.storeBatch(lines, writeOptions, counted, failed);
+      doneThrough = lines[lines.length - 1]!.lineNumber;
+      progressed(lines.length);
+      await saveProgress();
+    };
+    let lineNumber = 0;
     for await (const rawLine of readLines(manifestPath)) {
       lineNumber += 1;
       const line = lineNumber === 1 ? rawLine.replace(/^\uFEFF/, '') : rawLine;
       if (line.trim() === '') continue;
-      try {
-        const outcome = await this.ingestLine(line, media, writeOptions);
-        const { id, operation, changes } = outcome;
-        if (operation === 'insert') report.inserted += 1;
-        else report.updated += 1;
-        if (operation === 'update' && changes.length === 0) report.unchanged += 1;
-        else if (options.dryRun) report.planned.push({ line: lineNumber, id, operation, changes });
-        if (outcome.unlicensable) report.unlicensable.push({ line: lineNumber, id });
-        for (const unfit of outcome.unfit) report.unfit.push({ line: lineNumber, id, ...unfit });
-      } catch (error) {
-        report.failed.push({ line: lineNumber, reason: reasonOf(error) });
+      if (lineNumber <= resumeAfter) {
+        // Done by the run that stopped.
+        done += 1;
+        continue;
       }
-      done += 1;
-      options.onProgress?.(done, Math.max(total, done));
+      const batched = options.dryRun ? undefined : batchedLine(line, lineNumber);
+      if (batched !== undefined) {
+        // The same record twice in a batch would be read before its first write: the batch is written first.
+        if (batch.has(batched.record)) await flush();
+        batch.add(batched);
+        if (batch.full) await flush();
+        continue;
+      }
+      await flush();
+      try {
+        counted(lineNumber, await this.ingestLine(line, media, writeOptions));
+      } catch (error) {
+        failed(lineNumber, error);
+      }
+      doneThrough = lineNumber;
+      progressed(1);
+      await saveProgress();
     }
+    await flush();
+    // The whole manifest is in: a run of it again starts at line 1.
+    if (manifestKey !== undefined) await checkpoints!.remove(manifestKey);
     return report;
+  }
+
+  /**
+   * Writes a batch of lines (events, and images and videos without a file; each record once):
+   * what is stored for them read at once, each record made as ingestLine makes it, and the
+   * records written in one transaction (the events in one, the assets in another). When
+   * that transaction is refused (a record in conflict), they are written one by one, so that
+   * each line gets the outcome or the reason it would have had alone. A line whose id is stored
+   * with an original (derived from again, as a line without a file asks) or as the other type
+   * goes the one-by-one way from the start.
+   */
+  private async storeBatch(
+    lines: readonly BatchedLine[],
+    options: WriteOptions,
+    counted: (lineNumber: number, outcome: RecordOutcome) => void,
+    failed: (lineNumber: number, error: unknown) => void,
+  ): Promise<void> {
+    const events = lines.filter((line): line is BatchedLine<EventManifestRecord> => line.record.asset_type === 'event');
+    const assets = lines.filter((line): line is BatchedLine<AssetManifestRecord> => line.record.asset_type !== 'event');
+    if (events.length > 0) await this.storeEventBatch(events, options, counted, failed);
+    if (assets.length === 0) return;
+    const storedById = new Map((await this.deps.catalog.findAssetsInAnyState(undefined, assets.map(({ record }) => record.id))).map((stored) => [stored.id, stored]));
+    const ready: Array<{ lineNumber: number; prepared: PreparedAsset }> = [];
+    const alone: Array<BatchedLine<AssetManifestRecord>> = [];
+    for (const line of assets) {
+      const stored = storedById.get(line.record.id);
+      if (stored !== undefined && (stored.asset_type !== line.record.asset_type || stored.original !== null)) {
+        alone.push(line);
+        continue;
+      }
+      try {
+        ready.push({ lineNumber: line.lineNumber, prepared: await this.prepareAsset(line.record, undefined, line.named, options, undefined, stored, false) });
+      } catch (error) {
+        failed(line.lineNumber, error);
+      }
+    }
+    let operations: Array<'insert' | 'update'> | undefined;
+    try {
+      operations = await this.deps.catalog.upsertAssets(ready.map(({ prepared }) => prepared.input));
+    } catch {
+      operations = undefined;
+    }
+    for (const [index, { lineNumber, prepared }] of ready.entries()) {
+      try {
+        counted(lineNumber, prepared.outcome(operations?.[index] ?? (await this.deps.catalog.upsertAsset(prepared.input))));
+      } catch (error) {
+        failed(lineNumber, error);
+      }
+    }
+    for (const line of alone) {
+      try {
+        counted(line.lineNumber, await this.store(line.record, undefined, line.named, options));
+      } catch (error) {
+        failed(line.lineNumber, error);
+      }
+    }
+  }
+
+  /** A batch's events: storeBatch's way, for events (what is stored read at once, written in one transaction, one by one when refused). */
+  private async storeEventBatch(
+    lines: ReadonlyArray<BatchedLine<EventManifestRecord>>,
+    options: WriteOptions,
+    counted: (lineNumber: number, outcome: RecordOutcome) => void,
+    failed: (lineNumber: number, error: unknown) => void,
+  ): Promise<void> {
+    const storedById = new Map((await this.deps.catalog.findEventRecords(lines.map(({ record }) => record.id))).map((stored) => [stored.id, stored]));
+    const ready = lines.map((line) => ({ lineNumber: line.lineNumber, prepared: prepareEvent(line.record, line.named, options, storedById.get(line.record.id)) }));
+    let operations: Array<'insert' | 'update'> | undefined;
+    try {
+      operations = await this.deps.catalog.upsertEvents(ready.map(({ prepared }) => prepared.input));
+    } catch {
+      operations = undefined;
+    }
+    for (const [index, { lineNumber, prepared }] of ready.entries()) {
+      try {
+        counted(lineNumber, prepared.outcome(operations?.[index] ?? (await this.deps.catalog.upsertEvent(prepared.input))));
+      } catch (error) {
+        failed(lineNumber, error);
+      }
+    }
   }
 
   /**
@@ -234,15 +392,35 @@ export class IngestService {
     if (record.asset_type === 'event') return this.storeEvent(record, named, options);
     // What is stored whatever its state: a line over a draft or a withdrawn asset keeps its fields (and its state).
     const stored = (await this.deps.catalog.findAssetsInAnyState(record.asset_type, [record.id]))[0];
+    const { input, outcome } = await this.prepareAsset(record, file, named, options, epsFile, stored, true);
+    const operation = options.dryRun ? await this.plannedOperation(input.asset_type, input.id, stored) : await this.deps.catalog.upsertAsset(input);
+    if (!options.dryRun && input.original !== undefined) await this.deps.displayFiles?.prepareDisplayFiles(input.original.key);
+    return outcome(operation);
+  }
+
+  /**
+   * The input a validated image or video record becomes over what is `stored` for it, and the
+   * outcome its write will have (its changes, warnings). `mayHaveOriginal` false: the caller read
+   * that the asset has no original stored, so none is looked for.
+   */
+  private async prepareAsset(
+    record: AssetManifestRecord,
+    file: Buffer | VideoFile | undefined,
+    named: ReadonlySet<string>,
+    options: RecordOptions,
+    epsFile: Buffer | undefined,
+    stored: EditableAssetRecord | undefined,
+    mayHaveOriginal: boolean,
+  ): Promise<PreparedAsset> {
     const blobs = options.dryRun ? new UnwrittenBlobStore(this.deps.blobs) : this.deps.blobs;
     /** The record to build from: with the stored fields it leaves out, but for those the file decides again. */
     const complete = (derived: readonly string[]) => (stored === undefined || options.replace ? record : withStoredFields(record, stored, named, derived));
-    let input = record.asset_type === 'video' ? await this.videoInput(record, file, complete, blobs) : undefined;
+    let input = record.asset_type === 'video' ? await this.videoInput(record, file, complete, blobs, mayHaveOriginal) : undefined;
     if (input === undefined) {
       if (isVideoFile(file)) throw new IngestLineError(`file '${record.file ?? '(given)'}' is a video file; only a video's line may name one`);
       // Without a file, an asset that has an original keeps it, and what derives from it is
       // derived again from the stored bytes, exactly as if the file had been given.
-      const source = file ?? (await this.storedOriginal(record.asset_type, record.id));
+      const source = file ?? (mayHaveOriginal ? await this.storedOriginal(record.asset_type, record.id) : undefined);
       input = await buildAssetInput(complete(derivedFromPicture(record.asset_type, file, source, stored)), source, blobs, this.deps.classifier);
     }
     if (input.asset_type === 'image') {
@@ -263,25 +441,26 @@ export class IngestService {
     }
     if (options.publication !== undefined) input.publication = options.publication;
     else if (options.publicationOfNew !== undefined && stored === undefined) input.publication = options.publicationOfNew;
-    const operation = options.dryRun ? await this.plannedOperation(input.asset_type, input.id, stored) : await this.deps.catalog.upsertAsset(input);
-    if (!options.dryRun && input.original !== undefined) await this.deps.displayFiles?.prepareDisplayFiles(input.original.key);
     const productTypes = Array.isArray(input.fields.product_types) ? (input.fields.product_types as string[]) : [];
     const text = (value: unknown) => (typeof value === 'string' ? value : null);
+    const written = input;
     return {
-      id: input.id,
-      operation,
-      changes: stored === undefined ? [] : assetChanges(stored, input),
-      titledFromFileName,
-      unlicensable: productTypes.length === 0,
-      unfit: unfitProductTypes({ assetType: input.asset_type, family: text(input.fields.asset_family), licenseModel: text(input.fields.license_model), productTypes }),
+      input: written,
+      outcome: (operation) => ({
+        id: written.id,
+        operation,
+        changes: stored === undefined ? [] : assetChanges(stored, written),
+        titledFromFileName,
+        unlicensable: productTypes.length === 0,
+        unfit: unfitProductTypes({ assetType: written.asset_type, family: text(written.fields.asset_family), licenseModel: text(written.fields.license_model), productTypes }),
+      }),
     };
   }
 
   private async storeEvent(record: EventManifestRecord, named: ReadonlySet<string>, options: WriteOptions): Promise<RecordOutcome> {
     const stored = (await this.deps.catalog.findEventRecords([record.id]))[0];
-    const { asset_type: _eventType, ...event } = stored === undefined || options.replace ? record : withStoredEventFields(record, stored, named);
-    const operation = options.dryRun ? (stored === undefined ? 'insert' : 'update') : await this.deps.catalog.upsertEvent(event);
-    return { id: String(record.id), operation, changes: stored === undefined ? [] : eventChanges(stored, event), unlicensable: false, unfit: [] };
+    const { input, outcome } = prepareEvent(record, named, options, stored);
+    return outcome(options.dryRun ? (stored === undefined ? 'insert' : 'update') : await this.deps.catalog.upsertEvent(input));
   }
 
   /** What a dry run reports for an asset: insert or update, or the conflict a real run would meet. */
@@ -304,6 +483,7 @@ export class IngestService {
     file: Buffer | VideoFile | undefined,
     complete: (derived: readonly string[]) => AssetManifestRecord,
     blobs: BlobStore,
+    mayHaveOriginal: boolean,
   ): Promise<AssetInput | undefined> {
     const deps = { blobs, tools: (this.videoTools ??= VideoTools.fromEnvironment()), classifier: this.deps.classifier };
     // A file that does not probe or decode is an unreadable file; anything else wrong is the record's.
@@ -315,7 +495,7 @@ export class IngestService {
     };
     if (isVideoFile(file)) return build(file);
     if (Buffer.isBuffer(file)) return isStillPicture(file) ? undefined : withVideoBytes(file, build);
-    const found = await this.deps.catalog.findOriginalInAnyState(record.id);
+    const found = mayHaveOriginal ? await this.deps.catalog.findOriginalInAnyState(record.id) : undefined;
     return found === undefined ? undefined : withStoredVideo(this.deps.blobs, found.originalKey, build);
   }
 
@@ -339,6 +519,105 @@ export class IngestService {
       storedFacts: records[0]?.media_facts ?? undefined,
     };
   }
+}
+
+/** An image or video record made ready to write, and the outcome its write has. */
+interface PreparedAsset {
+  input: AssetInput;
+  outcome(operation: 'insert' | 'update'): RecordOutcome;
+}
+
+/** A manifest line of an event, or of an image or video that names no file: stored with others in one batch. */
+interface BatchedLine<R extends ManifestRecord = ManifestRecord> {
+  lineNumber: number;
+  record: R;
+  named: ReadonlySet<string>;
+}
+
+/** The event a validated event record becomes over what is `stored` for it, and the outcome its write will have. */
+function prepareEvent(
+  record: EventManifestRecord,
+  named: ReadonlySet<string>,
+  options: WriteOptions,
+  stored: EventRecord | undefined,
+): { input: EventInput; outcome(operation: 'insert' | 'update'): RecordOutcome } {
+  const { asset_type: _eventType, ...event } = stored === undefined || options.replace ? record : withStoredEventFields(record, stored, named);
+  return {
+    input: event,
+    outcome: (operation) => ({ id: String(record.id), operation, changes: stored === undefined ? [] : eventChanges(stored, event), unlicensable: false, unfit: [] }),
+  };
+}
+
+/** Lines written together: a transaction of this many records costs little more than one of a single record. */
+const BATCH_LINES = 1_000;
+/**
+ * How often a run saves how far it has come: every so many lines or seconds, whichever comes
+ * first. A stopped run is continued from there; the lines after it, stored already or not, are
+ * stored again (the same record, the same content).
+ */
+const CHECKPOINT_LINES = 5_000;
+const CHECKPOINT_MS = 2_000;
+
+/**
+ * What tells a manifest's run from another's: the file (its real path, size and modification
+ * time: a manifest edited since is a new run) and what the run is asked to do with it.
+ */
+async function manifestFingerprint(manifestPath: string, mediaDir: string, replace: boolean): Promise<string> {
+  const stat = await fsp.stat(manifestPath);
+  const identity = [await fsp.realpath(manifestPath), stat.size, stat.mtimeMs, path.resolve(mediaDir), replace];
+  return createHash('sha256').update(JSON.stringify(identity)).digest('hex');
+}
+
+/** The lines waiting to be written together, each record (an asset's id, an event's) at most once. */
+class MetadataBatch {
+  private lines: BatchedLine[] = [];
+  private readonly keys = new Set<string>();
+
+  get full(): boolean {
+    return this.lines.length >= BATCH_LINES;
+  }
+
+  has(record: ManifestRecord): boolean {
+    return this.keys.has(recordKey(record));
+  }
+
+  add(line: BatchedLine): void {
+    this.lines.push(line);
+    this.keys.add(recordKey(line.record));
+  }
+
+  /** The lines waiting, in manifest order; the batch is empty after. */
+  take(): BatchedLine[] {
+    const lines = this.lines;
+    this.lines = [];
+    this.keys.clear();
+    return lines;
+  }
+}
+
+/** Events and assets are numbered apart: an event and an image may share an id. */
+function recordKey(record: ManifestRecord): string {
+  return `${record.asset_type === 'event' ? 'event' : 'asset'} ${record.id}`;
+}
+
+/**
+ * The line as a record that a batch can take, when it is one: a valid event, or image or video
+ * with neither `file` nor `eps_file`. Undefined for anything else (a line with a file, a line
+ * that is refused), which goes the one-by-one way, where a refusal gets its reason.
+ */
+function batchedLine(line: string, lineNumber: number): BatchedLine | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  const checked = checkManifestLine(value);
+  if (!checked.ok) return undefined;
+  const record = checked.record;
+  if (record.asset_type !== 'event' && record.file !== undefined) return undefined;
+  if (record.asset_type === 'image' && record.eps_file !== undefined) return undefined;
+  return { lineNumber, record, named: namedFields(value) };
 }
 
 /** The bytes an asset's sizes are derived from: a file given with the line, or the original it already has. */
@@ -580,8 +859,33 @@ function readLines(file: string): AsyncIterable<string> {
   return readline.createInterface({ input: fs.createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
 }
 
+/**
+ * How many lines of the file hold more than white space: the total that progress is shown
+ * against. A scan of the bytes rather than a read of the lines as text, since it reads the
+ * whole manifest before the run starts, and decoding a million lines as text costs seconds.
+ */
 async function countNonBlankLines(file: string): Promise<number> {
   let count = 0;
-  for await (const line of readLines(file)) if (line.trim() !== '') count += 1;
-  return count;
+  let lineHasText = false;
+  let first = true;
+  for await (const read of fs.createReadStream(file, { highWaterMark: 1 << 20 })) {
+    const chunk = read as Buffer;
+    // A byte order mark is no text of the first line.
+    let start = first && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf ? 3 : 0;
+    first = false;
+    while (start < chunk.length) {
+      const newline = chunk.indexOf(0x0a, start);
+      const end = newline === -1 ? chunk.length : newline;
+      for (let at = start; !lineHasText && at < end; at++) lineHasText = !WHITE_SPACE_BYTES.has(chunk[at]!);
+      if (newline !== -1) {
+        if (lineHasText) count += 1;
+        lineHasText = false;
+      }
+      start = end + 1;
+    }
+  }
+  return lineHasText ? count + 1 : count;
 }
+
+/** Space, tab, carriage return, vertical tab and form feed. */
+const WHITE_SPACE_BYTES = new Set([0x20, 0x09, 0x0d, 0x0b, 0x0c]);

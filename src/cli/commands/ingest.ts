@@ -44,7 +44,14 @@ export function addIngestCommand(program: Command): void {
       if (isFolder && options.media !== undefined) throw new InvalidArgumentError('--media applies to a manifest; a folder is its own media');
       await withServices(async (services, config) => {
         const classifier = config.mediaFacts.classifyNudity ? new NudityClassifier() : undefined;
-        const ingest = new IngestService({ catalog: services.catalog, blobs: services.blobs, classifier, videoTools: services.videoTools, displayFiles: services.media });
+        const ingest = new IngestService({
+          catalog: services.catalog,
+          blobs: services.blobs,
+          classifier,
+          videoTools: services.videoTools,
+          displayFiles: services.media,
+          checkpoints: services.ingestCheckpoints,
+        });
         try {
           if (isFolder) await runFolder(ingest, source, options);
           else await runManifest(ingest, source, options);
@@ -56,13 +63,18 @@ export function addIngestCommand(program: Command): void {
 }
 
 async function runManifest(ingest: IngestService, manifest: string, options: IngestOptions): Promise<void> {
-  const bar = progressBar('Ingesting');
+  const bar = progressBar('Ingesting', { rateOf: 'lines' });
+  // A run of this manifest that was stopped (killed, crashed) is continued, not started over.
+  const onResume = (afterLine: number) =>
+    process.stderr.write(`${manifest}: continuing the run that stopped after line ${afterLine}; the lines before were stored then\n`);
   let report;
   try {
-    report = await ingest.ingestFile(manifest, { mediaDir: options.media, onProgress: bar.update, replace: options.replace, dryRun: options.dryRun });
+    report = await ingest.ingestFile(manifest, { mediaDir: options.media, onProgress: bar.update, onResume, replace: options.replace, dryRun: options.dryRun });
   } finally {
     bar.stop();
   }
+  // Lines the stopped run refused were reported by it; they count here too.
+  const failed = report.failed.length + (report.resumed?.failed ?? 0);
   const problems = [
     ...report.failed.map(({ line, reason }) => ({ line, message: reason })),
     ...report.unlicensable.map(({ line, id }) => ({ line, message: `warning: ${unlicensableWarning(id)}` })),
@@ -77,9 +89,9 @@ async function runManifest(ingest: IngestService, manifest: string, options: Ing
     );
   } else {
     const unlicensable = report.unlicensable.length > 0 ? `, ${report.unlicensable.length} that no product can license` : '';
-    process.stdout.write(`${report.inserted} inserted, ${report.updated} updated, ${report.failed.length} failed${unlicensable}\n`);
+    process.stdout.write(`${report.inserted} inserted, ${report.updated} updated, ${failed} failed${unlicensable}\n`);
   }
-  if (report.failed.length > 0) process.exitCode = 1;
+  if (failed > 0) process.exitCode = 1;
 }
 
 /** One record of a dry run's plan: created, or each field that would change, old → new. */

@@ -35,6 +35,7 @@ import { staff } from './migrations/0021-staff.js';
 import { assetPublication } from './migrations/0022-asset-publication.js';
 import { assetUploads } from './migrations/0023-asset-uploads.js';
 import { searchSnapshotLease } from './migrations/0024-search-snapshot-lease.js';
+import { ingestCheckpoints } from './migrations/0025-ingest-checkpoints.js';
 
 export type SqlDialect = 'sqlite' | 'postgres';
 
@@ -135,6 +136,7 @@ export function stockroomMigrations(dialect: SqlDialect): Record<string, Migrati
     '0022-asset-publication': assetPublication(),
     '0023-asset-uploads': assetUploads(),
     '0024-search-snapshot-lease': searchSnapshotLease(),
+    '0025-ingest-checkpoints': ingestCheckpoints(),
   };
 }
 

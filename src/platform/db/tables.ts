@@ -622,6 +622,18 @@ export interface SearchSnapshotLeaseTable {
   uploading_key: string | null;
 }
 
+/** How far the ingest of a manifest has come, while it runs (src/catalog/ingest): what a stopped run continues from. */
+export interface IngestCheckpointsTable {
+  /** A fingerprint of the manifest and the run's options. */
+  manifest: string;
+  /** Every line up to this one has been stored or refused. */
+  through_line: number;
+  inserted: number;
+  updated: number;
+  failed: number;
+  saved_at: string;
+}
+
 /** A session of the catalogue browser (src/web); tokens and the PKCE verifier are sealed. */
 export interface WebSessionsTable {
   /** SHA-256 of the cookie's random id. */
@@ -694,6 +706,7 @@ export interface Tables {
   video_transcodes: VideoTranscodesTable;
   asset_uploads: AssetUploadsTable;
   search_snapshot_lease: SearchSnapshotLeaseTable;
+  ingest_checkpoints: IngestCheckpointsTable;
   web_sessions: WebSessionsTable;
   audit_log: AuditLogTable;
 }

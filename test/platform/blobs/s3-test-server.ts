@@ -61,13 +61,19 @@ export async function startS3TestServer(bucket = 'stockroom-test'): Promise<S3Te
   fs.mkdirSync(stagingFolder);
   const server = new S3rver({ port: 0, address: '127.0.0.1', directory: storeFolder, silent: true, configureBuckets: [{ name: bucket }] });
   const address = (await server.run()) as AddressInfo;
-  replaceObjectsWhole((server as unknown as { store: S3rverStore }).store, storeFolder, stagingFolder);
+  const store = (server as unknown as { store: S3rverStore }).store;
+  replaceObjectsWhole(store, storeFolder, stagingFolder);
+  const multipartUploads = answerMultipartUploads(store);
 
   const requests: RecordedS3Request[] = [];
   const proxy = http.createServer((request, response) => {
     const record: RecordedS3Request = { method: request.method ?? '', url: request.url ?? '', range: request.headers.range, bodyBytes: 0 };
     requests.push(record);
     request.on('data', (chunk: Buffer) => (record.bodyBytes += chunk.length));
+    if (multipartUploads.answers(request)) {
+      multipartUploads.answer(request, response).catch(() => response.destroy());
+      return;
+    }
     const upstream = http.request(
       { host: '127.0.0.1', port: address.port, method: request.method, path: request.url, headers: request.headers },
       (answer) => {
@@ -126,6 +132,121 @@ export async function startS3TestServer(bucket = 'stockroom-test'): Promise<S3Te
     },
   };
   return testServer;
+}
+
+interface MultipartUploads {
+  /** Whether the request is one s3rver does not answer and this does: ListParts or AbortMultipartUpload. */
+  answers(request: http.IncomingMessage): boolean;
+  answer(request: http.IncomingMessage, response: http.ServerResponse): Promise<void>;
+}
+
+/** ListParts' page when the request names none, and the most it may ask for (the S3 API reference). */
+const MAX_PARTS = 1000;
+
+/**
+ * s3rver takes a multipart upload's creation, parts and completion, but answers ListParts
+ * (`GET /bucket/key?uploadId=…`) and AbortMultipartUpload (`DELETE /bucket/key?uploadId=…`) with
+ * 405; tus's S3 store asks ListParts on every PATCH and HEAD and aborts an unfinished upload it
+ * removes. No S3 server from the npm registry that runs on Node 20 answers ListParts (s3rver's
+ * fork has none before its 5.x, which wants Node 24; fauxqs has none). The stand-in is given them
+ * as S3 answers them, from what s3rver holds of the upload (its folder of parts, each beside its
+ * MD5, and the object's key): parts in number order after `part-number-marker`, `max-parts` at a
+ * time (1,000 by default), with IsTruncated and NextPartNumberMarker; a part still being written
+ * is not listed (S3 lists a part once its upload is done); an upload completed, aborted or never
+ * made is NoSuchUpload (404), which tus reads as finished. The XML is the S3 API reference's. The
+ * proxy answers these two itself, without checking their signature (s3rver checks the others').
+ */
+function answerMultipartUploads(store: S3rverStore): MultipartUploads {
+  const target = (request: http.IncomingMessage) => {
+    const url = new URL(request.url ?? '/', 'http://s3.test');
+    const [, bucket, ...keyParts] = url.pathname.split('/');
+    const uploadId = url.searchParams.get('uploadId');
+    const key = keyParts.map((part) => decodeURIComponent(part)).join('/');
+    return { url, bucket: decodeURIComponent(bucket ?? ''), key, uploadId };
+  };
+  /** The folder s3rver keeps an upload's parts in, when the upload is of that key; undefined when there is no such upload. */
+  const uploadFolder = async (bucket: string, key: string, uploadId: string): Promise<string | undefined> => {
+    if (!/^[0-9a-f]+$/.test(uploadId)) return undefined;
+    const folder = path.join(store.getResourcePath(bucket, '', 'uploads'), uploadId);
+    const keyOfUpload = await fsp.readFile(path.join(folder, 'key'), 'utf8').catch(() => undefined);
+    return keyOfUpload === key ? folder : undefined;
+  };
+  const send = (response: http.ServerResponse, status: number, xml?: string) => {
+    const body = xml === undefined ? '' : `<?xml version="1.0" encoding="UTF-8"?>\n${xml}`;
+    response.writeHead(status, { 'content-type': 'application/xml', 'content-length': Buffer.byteLength(body), 'x-amz-request-id': randomBytes(8).toString('hex') });
+    response.end(body);
+  };
+  const error = (response: http.ServerResponse, status: number, code: string, message: string, extra: Record<string, string> = {}) =>
+    send(
+      response,
+      status,
+      `<Error><Code>${code}</Code><Message>${escapeXml(message)}</Message>${Object.entries(extra)
+        .map(([name, value]) => `<${name}>${escapeXml(value)}</${name}>`)
+        .join('')}<RequestId>${randomBytes(8).toString('hex')}</RequestId></Error>`,
+    );
+  const noSuchUpload = (response: http.ServerResponse, uploadId: string) =>
+    error(response, 404, 'NoSuchUpload', 'The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.', {
+      UploadId: uploadId,
+    });
+  /** A whole number within bounds from the query, the default when absent; undefined when it is not one. */
+  const wholeNumber = (text: string | null, fallback: number, min: number, max: number) => {
+    if (text === null) return fallback;
+    if (!/^\d+$/.test(text)) return undefined;
+    const value = Number(text);
+    return value >= min && value <= max ? value : undefined;
+  };
+
+  return {
+    answers(request) {
+      if (request.method !== 'GET' && request.method !== 'DELETE') return false;
+      const { bucket, key, uploadId } = target(request);
+      return uploadId !== null && bucket !== '' && key !== '';
+    },
+    async answer(request, response) {
+      const { url, bucket, key, uploadId } = target(request);
+      // Drain the (empty) body so that the connection can be used again.
+      request.resume();
+      const folder = await uploadFolder(bucket, key, uploadId!);
+      if (request.method === 'DELETE') {
+        if (folder === undefined) return noSuchUpload(response, uploadId!);
+        await fsp.rm(folder, { recursive: true, force: true });
+        return send(response, 204);
+      }
+      const maxParts = wholeNumber(url.searchParams.get('max-parts'), MAX_PARTS, 0, MAX_PARTS);
+      if (maxParts === undefined) {
+        return error(response, 400, 'InvalidArgument', `Argument max-parts must be an integer between 0 and ${MAX_PARTS}`, { ArgumentName: 'max-parts' });
+      }
+      const marker = wholeNumber(url.searchParams.get('part-number-marker'), 0, 0, 10_000);
+      if (marker === undefined) {
+        return error(response, 400, 'InvalidArgument', 'Argument part-number-marker must be an integer between 0 and 10000', { ArgumentName: 'part-number-marker' });
+      }
+      if (folder === undefined) return noSuchUpload(response, uploadId!);
+      const names = await fsp.readdir(folder);
+      const finished = new Set(names.filter((name) => /^\d+\.md5$/.test(name)).map((name) => Number(name.slice(0, -'.md5'.length))));
+      const numbers = [...finished].filter((n) => n > marker).sort((a, b) => a - b);
+      const page = numbers.slice(0, maxParts);
+      const truncated = numbers.length > page.length;
+      const parts: string[] = [];
+      for (const n of page) {
+        const [stat, md5] = await Promise.all([fsp.stat(path.join(folder, String(n))), fsp.readFile(path.join(folder, `${n}.md5`), 'utf8')]);
+        parts.push(`<Part><PartNumber>${n}</PartNumber><LastModified>${stat.mtime.toISOString()}</LastModified><ETag>"${md5}"</ETag><Size>${stat.size}</Size></Part>`);
+      }
+      const owner = '<ID>123456789000</ID><DisplayName>S3rver</DisplayName>';
+      send(
+        response,
+        200,
+        `<ListPartsResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Bucket>${escapeXml(bucket)}</Bucket><Key>${escapeXml(key)}</Key>` +
+          `<UploadId>${uploadId}</UploadId><Initiator>${owner}</Initiator><Owner>${owner}</Owner><StorageClass>STANDARD</StorageClass>` +
+          `<PartNumberMarker>${marker}</PartNumberMarker>` +
+          (page.length > 0 ? `<NextPartNumberMarker>${page[page.length - 1]}</NextPartNumberMarker>` : '') +
+          `<MaxParts>${maxParts}</MaxParts><IsTruncated>${truncated}</IsTruncated>${parts.join('')}</ListPartsResult>`,
+      );
+    },
+  };
+}
+
+function escapeXml(text: string): string {
+  return text.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c]!);
 }
 
 /**
