@@ -60,7 +60,16 @@ describe.skipIf(!HAS_CHROMIUM)(`the back office's catalogue pages in a real brow
     await page.waitForURL(`${origin}/admin/catalogue`);
     expect(await page.locator('h1').textContent()).toBe('Review queue');
     // Every thumbnail loads (the staff-only picture route), none from a public display URL.
-    await page.waitForLoadState('load');
+    // (each picture is made from its original on its first request: on a busy machine that can
+    // outlast the page's load event, so the test waits for the pictures themselves)
+    await page.waitForFunction(
+      () => {
+        const pictures = (globalThis as unknown as { document: { querySelectorAll(selector: string): ArrayLike<{ complete: boolean }> } }).document.querySelectorAll('img.thumb');
+        return Array.from(pictures).every((picture) => picture.complete);
+      },
+      undefined,
+      { timeout: 30_000 },
+    );
     const thumbs = await page.locator('img.thumb').evaluateAll((images) => images.map((image) => [(image as unknown as { src: string }).src, (image as unknown as { naturalWidth: number }).naturalWidth]));
     expect(thumbs).toHaveLength(3);
     for (const [src, width] of thumbs) {
