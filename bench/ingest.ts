@@ -35,7 +35,7 @@ import { loadConfig } from '../src/config/config.js';
 import { openDatabase } from '../src/platform/db/database.js';
 import { table } from './harness.js';
 import { memoryOf } from './search/measure.js';
-import { SMOKE } from './sizes.js';
+import { SMOKE, flagValue, wholeNumber } from './sizes.js';
 import { loadCatalogue } from './fixtures/store-loader.js';
 import { SyntheticCatalogue } from './fixtures/synthetic-catalogue.js';
 import { writeManifest } from './fixtures/synthetic-manifest.js';
@@ -51,17 +51,8 @@ interface Options {
 }
 
 function options(argv: readonly string[]): Options {
-  const flag = (name: string): string | undefined => {
-    const at = argv.indexOf(`--${name}`);
-    if (at >= 0) return argv[at + 1];
-    return argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
-  };
-  const number = (value: string | undefined, fallback: number, name: string): number => {
-    if (value === undefined || value === '') return fallback;
-    const n = Number(value.replace(/_/g, ''));
-    if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive whole number, got '${value}'`);
-    return n;
-  };
+  const flag = (name: string) => flagValue(argv, name);
+  const number = wholeNumber;
   return {
     assets: number(flag('assets') ?? process.env.BENCH_ASSETS, SMOKE ? 2_000 : 1_000_000, 'assets'),
     seed: number(flag('seed') ?? process.env.BENCH_SEED, 1, 'seed'),

@@ -56,7 +56,7 @@ import { keepRequestGarbageYoung } from '../src/platform/serving-heap.js';
 import { SearchIndex } from '../src/search/engine/search-index.js';
 import { ASSET_INDEX_SCHEMA, assetDocument } from '../src/search/search-documents.js';
 import { freePort, load, table, type LoadResult } from './harness.js';
-import { SMOKE } from './sizes.js';
+import { SMOKE, flagValue, wholeNumber } from './sizes.js';
 import { SyntheticCatalogue } from './fixtures/synthetic-catalogue.js';
 import { Fts5Reference } from './search/fts5.js';
 import { bootServer, fixedWorkLatency, HttpClient, memoryOf, runUntimed, stopServer, timeSequential, warningsIn, type Latency, type RunPlan } from './search/measure.js';
@@ -82,17 +82,8 @@ interface Options {
 }
 
 function options(argv: readonly string[]): Options {
-  const flag = (name: string): string | undefined => {
-    const at = argv.indexOf(`--${name}`);
-    if (at >= 0) return argv[at + 1];
-    return argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
-  };
-  const number = (value: string | undefined, fallback: number, name: string): number => {
-    if (value === undefined || value === '') return fallback;
-    const n = Number(value.replace(/_/g, ''));
-    if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive whole number, got '${value}'`);
-    return n;
-  };
+  const flag = (name: string) => flagValue(argv, name);
+  const number = wholeNumber;
   const seconds = (value: string | undefined, fallback: number, name: string): number => {
     if (value === undefined || value === '') return fallback;
     const n = Number(value);

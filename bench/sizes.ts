@@ -15,3 +15,18 @@ export function size(name: string, normal: number, tiny: number): number {
   }
   return SMOKE ? tiny : normal;
 }
+
+/** The value of `--name value` or `--name=value` among a benchmark's arguments. */
+export function flagValue(argv: readonly string[], name: string): string | undefined {
+  const at = argv.indexOf(`--${name}`);
+  if (at >= 0) return argv[at + 1];
+  return argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+}
+
+/** A positive whole number given as a flag or an environment variable (`1_000_000` allowed), else `fallback`. */
+export function wholeNumber(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value.replace(/_/g, ''));
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive whole number, got '${value}'`);
+  return n;
+}
