@@ -1,10 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import path from 'node:path';
-import { Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { BlobStore } from '../platform/blobs/blob-store.js';
+import { copyBlobToFile } from '../platform/blobs/blob-files.js';
 import { openSnapshotFile, type SnapshotHeader } from './search-snapshot.js';
 import type { PublishingHold, SnapshotPublishingLease } from './snapshot-lease.js';
 
@@ -110,33 +108,14 @@ export class SharedSnapshots {
    * is told the bytes received so far, as they come.
    */
   async download(manifest: SnapshotManifest, file: string, onProgress?: (bytes: number) => void): Promise<void> {
-    const source = await this.options.blobs.stream(manifest.key);
-    if (source === undefined) throw new SharedSnapshotRefused(`its file ${manifest.key} is missing`);
-    await fsp.mkdir(path.dirname(file), { recursive: true });
-    const temporary = `${file}.${randomBytes(6).toString('hex')}.download`;
-    const hash = createHash('sha256');
-    let size = 0;
-    try {
-      await pipeline(
-        source,
-        new Transform({
-          transform(chunk: Buffer, _encoding, callback) {
-            hash.update(chunk);
-            size += chunk.length;
-            onProgress?.(size);
-            callback(null, chunk);
-          },
-        }),
-        fs.createWriteStream(temporary, { flags: 'wx' }),
-      );
-      if (size !== manifest.size) throw new SharedSnapshotRefused(`its file is ${size} bytes, the manifest says ${manifest.size}`);
-      const sha256 = hash.digest('hex');
-      if (sha256 !== manifest.sha256) throw new SharedSnapshotRefused(`it fails its checksum (SHA-256 ${sha256} read, ${manifest.sha256} published)`);
-      await fsp.rename(temporary, file);
-    } catch (error) {
-      await fsp.rm(temporary, { force: true });
-      throw error;
-    }
+    const copied = await copyBlobToFile(this.options.blobs, manifest.key, file, {
+      onProgress,
+      check: ({ size, sha256 }) => {
+        if (size !== manifest.size) throw new SharedSnapshotRefused(`its file is ${size} bytes, the manifest says ${manifest.size}`);
+        if (sha256 !== manifest.sha256) throw new SharedSnapshotRefused(`it fails its checksum (SHA-256 ${sha256} read, ${manifest.sha256} published)`);
+      },
+    });
+    if (copied === undefined) throw new SharedSnapshotRefused(`its file ${manifest.key} is missing`);
   }
 
   /**

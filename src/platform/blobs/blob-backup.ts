@@ -1,11 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import readline from 'node:readline';
-import { Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { assertSafeBlobKey, type BlobStore, type ListableBlobStore } from './blob-store.js';
+import { copyBlobToFile } from './blob-files.js';
 import { S3BlobStore, sha256OfFile } from './s3-blob-store.js';
 
 /** One line of a backup's blob manifest. */
@@ -80,33 +78,6 @@ export async function backUpBlobs(
     await new Promise<void>((resolve, reject) => manifest.end((error?: Error | null) => (error ? reject(error) : resolve())));
   }
   return report;
-}
-
-async function copyBlobToFile(store: BlobStore, key: string, target: string): Promise<{ size: number; sha256: string } | undefined> {
-  const source = await store.stream(key);
-  if (source === undefined) return undefined;
-  await fsp.mkdir(path.dirname(target), { recursive: true });
-  const temporary = `${target}.${randomBytes(6).toString('hex')}.partial`;
-  const hash = createHash('sha256');
-  let size = 0;
-  try {
-    await pipeline(
-      source,
-      new Transform({
-        transform(chunk: Buffer, _encoding, callback) {
-          hash.update(chunk);
-          size += chunk.length;
-          callback(null, chunk);
-        },
-      }),
-      fs.createWriteStream(temporary, { flags: 'wx' }),
-    );
-    await fsp.rename(temporary, target);
-  } catch (error) {
-    await fsp.rm(temporary, { force: true });
-    throw error;
-  }
-  return { size, sha256: hash.digest('hex') };
 }
 
 export async function* readBlobManifest(manifestFile: string): AsyncIterable<BackedUpBlob> {
