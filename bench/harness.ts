@@ -155,3 +155,22 @@ export async function serverEnvironment(
   };
   return { dataDir, port, env };
 }
+
+/**
+ * On Ctrl-C or SIGTERM mid-run: kills the run's server processes, removes its temporary folder
+ * and exits 130, so that an interrupted benchmark leaves no server and no gigabytes behind.
+ * Returns what takes the handler away again, for the run's own end.
+ */
+export function cleanUpOnInterrupt(tempDir: string, children: Iterable<ChildProcess> = []): () => void {
+  const interrupted = () => {
+    for (const child of children) child.kill('SIGKILL');
+    fs.rmSync(tempDir, { recursive: true, force: true });
+    process.exit(130);
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
+  return () => {
+    process.removeListener('SIGINT', interrupted);
+    process.removeListener('SIGTERM', interrupted);
+  };
+}

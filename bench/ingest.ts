@@ -33,7 +33,7 @@ import { CatalogRepository } from '../src/catalog/catalog.repository.js';
 import { progressBar } from '../src/cli/progress.js';
 import { loadConfig } from '../src/config/config.js';
 import { openDatabase } from '../src/platform/db/database.js';
-import { table } from './harness.js';
+import { cleanUpOnInterrupt, table } from './harness.js';
 import { memoryOf } from './search/measure.js';
 import { SMOKE, flagValue, wholeNumber } from './sizes.js';
 import { loadCatalogue } from './fixtures/store-loader.js';
@@ -192,12 +192,7 @@ function canonical(value: unknown): string {
 export async function ingestBenchmark(): Promise<void> {
   const o = options(process.argv.slice(3));
   const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stockroom-ingest-bench-'));
-  const interrupted = () => {
-    fs.rmSync(tempDir, { recursive: true, force: true });
-    process.exit(130);
-  };
-  process.once('SIGINT', interrupted);
-  process.once('SIGTERM', interrupted);
+  const releaseInterrupt = cleanUpOnInterrupt(tempDir);
   try {
     const catalogue = new SyntheticCatalogue(o.assets, o.seed);
     const manifest = path.join(tempDir, 'manifest.jsonl');
@@ -242,6 +237,7 @@ export async function ingestBenchmark(): Promise<void> {
         `Ingest's RSS from start to end: ${mb(ingested.start)} → ${mb(ingested.end)}.\n${check}.\n`,
     );
   } finally {
+    releaseInterrupt();
     fs.rmSync(tempDir, { recursive: true, force: true });
   }
 }

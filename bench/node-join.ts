@@ -12,7 +12,7 @@ import { SHARED_MANIFEST_KEY, type SnapshotManifest } from '../src/search/shared
 import { startS3TestServer } from '../test/platform/blobs/s3-test-server.js';
 import { loadCatalogue } from './fixtures/store-loader.js';
 import { SyntheticCatalogue } from './fixtures/synthetic-catalogue.js';
-import { freePort, table } from './harness.js';
+import { cleanUpOnInterrupt, freePort, table } from './harness.js';
 import { bootServer, HttpClient, memoryOf, stopServer } from './search/measure.js';
 import { pathOf, queryClasses } from './search/queries.js';
 import { size } from './sizes.js';
@@ -46,13 +46,7 @@ export async function nodeJoinBenchmark(): Promise<void> {
   const children = new Set<ChildProcess>();
   const s3 = await startS3TestServer('stockroom-node-join');
   const savedEnv = { ...process.env };
-  const interrupted = () => {
-    for (const child of children) child.kill('SIGKILL');
-    fs.rmSync(tempDir, { recursive: true, force: true });
-    process.exit(130);
-  };
-  process.once('SIGINT', interrupted);
-  process.once('SIGTERM', interrupted);
+  const releaseInterrupt = cleanUpOnInterrupt(tempDir, children);
   let bucket: S3BlobStore | undefined;
   try {
     const blobEnv = s3.env('cluster');
@@ -160,6 +154,7 @@ export async function nodeJoinBenchmark(): Promise<void> {
     bucket?.close();
     await s3.close();
     process.env = savedEnv;
+    releaseInterrupt();
     fs.rmSync(tempDir, { recursive: true, force: true });
   }
 }

@@ -55,7 +55,7 @@ import { loadConfig } from '../src/config/config.js';
 import { keepRequestGarbageYoung } from '../src/platform/serving-heap.js';
 import { SearchIndex } from '../src/search/engine/search-index.js';
 import { ASSET_INDEX_SCHEMA, assetDocument } from '../src/search/search-documents.js';
-import { freePort, load, table, type LoadResult } from './harness.js';
+import { cleanUpOnInterrupt, freePort, load, table, type LoadResult } from './harness.js';
 import { SMOKE, flagValue, wholeNumber } from './sizes.js';
 import { SyntheticCatalogue } from './fixtures/synthetic-catalogue.js';
 import { Fts5Reference } from './search/fts5.js';
@@ -138,13 +138,7 @@ export async function searchBenchmark(): Promise<void> {
   const dataDir = path.join(tempDir, 'data');
   const storeFile = path.join(dataDir, 'stockroom.sqlite');
   const children = new Set<ChildProcess>();
-  const interrupted = () => {
-    for (const child of children) child.kill('SIGKILL');
-    fs.rmSync(tempDir, { recursive: true, force: true });
-    process.exit(130);
-  };
-  process.once('SIGINT', interrupted);
-  process.once('SIGTERM', interrupted);
+  const releaseInterrupt = cleanUpOnInterrupt(tempDir, children);
   try {
     const port = await freePort();
     const env: NodeJS.ProcessEnv = {
@@ -384,8 +378,7 @@ export async function searchBenchmark(): Promise<void> {
     });
   } finally {
     for (const child of children) await stopServer(child, 30);
-    process.removeListener('SIGINT', interrupted);
-    process.removeListener('SIGTERM', interrupted);
+    releaseInterrupt();
     fs.rmSync(tempDir, { recursive: true, force: true });
   }
 }
