@@ -292,19 +292,13 @@ export class IngestService {
         failed(line.lineNumber, error);
       }
     }
-    let operations: Array<'insert' | 'update'> | undefined;
-    try {
-      operations = await this.deps.catalog.upsertAssets(ready.map(({ prepared }) => prepared.input));
-    } catch {
-      operations = undefined;
-    }
-    for (const [index, { lineNumber, prepared }] of ready.entries()) {
-      try {
-        counted(lineNumber, prepared.outcome(operations?.[index] ?? (await this.deps.catalog.upsertAsset(prepared.input))));
-      } catch (error) {
-        failed(lineNumber, error);
-      }
-    }
+    await writeBatchElseAlone(
+      ready,
+      (inputs) => this.deps.catalog.upsertAssets(inputs),
+      (input) => this.deps.catalog.upsertAsset(input),
+      counted,
+      failed,
+    );
     for (const line of alone) {
       try {
         counted(line.lineNumber, await this.store(line.record, undefined, line.named, options));
@@ -323,19 +317,13 @@ export class IngestService {
   ): Promise<void> {
     const storedById = new Map((await this.deps.catalog.findEventRecords(lines.map(({ record }) => record.id))).map((stored) => [stored.id, stored]));
     const ready = lines.map((line) => ({ lineNumber: line.lineNumber, prepared: prepareEvent(line.record, line.named, options, storedById.get(line.record.id)) }));
-    let operations: Array<'insert' | 'update'> | undefined;
-    try {
-      operations = await this.deps.catalog.upsertEvents(ready.map(({ prepared }) => prepared.input));
-    } catch {
-      operations = undefined;
-    }
-    for (const [index, { lineNumber, prepared }] of ready.entries()) {
-      try {
-        counted(lineNumber, prepared.outcome(operations?.[index] ?? (await this.deps.catalog.upsertEvent(prepared.input))));
-      } catch (error) {
-        failed(lineNumber, error);
-      }
-    }
+    await writeBatchElseAlone(
+      ready,
+      (inputs) => this.deps.catalog.upsertEvents(inputs),
+      (input) => this.deps.catalog.upsertEvent(input),
+      counted,
+      failed,
+    );
   }
 
   /**
@@ -744,6 +732,33 @@ export async function buildAssetInput(
     fields.orientation = orientationFor(assetType, given.max_dimensions.width, given.max_dimensions.height);
   }
   return { asset_type: assetType, id, fields, original, visual_signature: visualSignature, media_facts: mediaFacts ?? null };
+}
+
+/**
+ * Writes a batch's prepared records in one transaction; when the store refuses the batch, writes
+ * each record alone, so that every line gets the outcome and the message it would have had by
+ * itself (the batch's own error names no line, so it is not reported).
+ */
+async function writeBatchElseAlone<Input>(
+  ready: ReadonlyArray<{ lineNumber: number; prepared: { input: Input; outcome(operation: 'insert' | 'update'): RecordOutcome } }>,
+  writeAll: (inputs: Input[]) => Promise<Array<'insert' | 'update'>>,
+  writeOne: (input: Input) => Promise<'insert' | 'update'>,
+  counted: (lineNumber: number, outcome: RecordOutcome) => void,
+  failed: (lineNumber: number, error: unknown) => void,
+): Promise<void> {
+  let operations: Array<'insert' | 'update'> | undefined;
+  try {
+    operations = await writeAll(ready.map(({ prepared }) => prepared.input));
+  } catch {
+    operations = undefined;
+  }
+  for (const [index, { lineNumber, prepared }] of ready.entries()) {
+    try {
+      counted(lineNumber, prepared.outcome(operations?.[index] ?? (await writeOne(prepared.input))));
+    } catch (error) {
+      failed(lineNumber, error);
+    }
+  }
 }
 
 async function mediaFactsOf(file: Buffer, what: string, classifier: NudityScorer | undefined): Promise<MediaFacts> {
