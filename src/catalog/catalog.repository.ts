@@ -1,5 +1,6 @@
 import { CompiledQuery, sql, type ExpressionBuilder, type Kysely, type Transaction } from 'kysely';
 import type { SqlDialect } from '../platform/db/database.js';
+import { KeywordMemo } from './keyword-details.js';
 import type { AssetsTable, Tables } from '../platform/db/tables.js';
 import { changeEntry, recordChange } from '../platform/db/change-log.js';
 import { nudityScore, parseStoredFacts, type MediaFacts } from '../media/media-facts.js';
@@ -646,11 +647,14 @@ export class CatalogRepository {
     return [...found].map(([id, asset_type]) => ({ id, asset_type }));
   }
 
-  /** One page of every published asset, images and videos, in id order after `afterId`: for building indexes. */
-  async scanAssets(afterId: string | null, limit: number): Promise<AssetRecord[]> {
+  /**
+   * One page of every published asset, images and videos, in id order after `afterId`: for
+   * building indexes. A scan passes the same memo of keywords to each of its pages.
+   */
+  async scanAssets(afterId: string | null, limit: number, keywords = new KeywordMemo()): Promise<AssetRecord[]> {
     let query = this.assetRows().where('assets.publication', '=', PUBLISHED).orderBy('assets.id').limit(limit);
     if (afterId !== null) query = query.where('assets.id', '>', afterId);
-    return this.hydrate(await query.execute());
+    return this.hydrate(await query.execute(), keywords);
   }
 
   private assetRows() {
@@ -686,27 +690,31 @@ export class CatalogRepository {
       ]);
   }
 
-  /** Rows of assetRows() with their keywords and events, as records. */
-  private async hydrate(rows: Awaited<ReturnType<ReturnType<CatalogRepository['assetRows']>['execute']>>): Promise<AssetRecord[]> {
+  /**
+   * Rows of assetRows() with their keywords and events, as records. The keyword links are read
+   * alone and each keyword's details once (see KeywordMemo): a scan passes one memo for all its
+   * pages.
+   */
+  private async hydrate(rows: Awaited<ReturnType<ReturnType<CatalogRepository['assetRows']>['execute']>>, memo = new KeywordMemo()): Promise<AssetRecord[]> {
     if (rows.length === 0) return [];
     const found = rows.map((r) => r.id);
-    const keywordRows = await this.db
+    const links = await this.db
       .selectFrom('asset_keywords')
-      .innerJoin('keywords', 'keywords.id', 'asset_keywords.keyword_id')
-      .select([
-        'asset_keywords.asset_id',
-        'asset_keywords.relevance',
-        'keywords.id',
-        'keywords.text',
-        'keywords.type',
-        'keywords.entity_uris',
-        'keywords.entity_types',
-        'keywords.translations',
-      ])
-      .where('asset_keywords.asset_id', 'in', found)
-      .orderBy('asset_keywords.asset_id')
-      .orderBy('asset_keywords.position')
+      .select(['asset_id', 'keyword_id', 'relevance'])
+      .where('asset_id', 'in', found)
+      .orderBy('asset_id')
+      .orderBy('position')
       .execute();
+    const missing = memo.missing(links.map((link) => link.keyword_id));
+    // a page of ids at a time, far below either store's parameter limit
+    for (let start = 0; start < missing.length; start += 1000) {
+      const details = await this.db
+        .selectFrom('keywords')
+        .select(['id', 'text', 'type', 'entity_uris', 'entity_types', 'translations'])
+        .where('id', 'in', missing.slice(start, start + 1000))
+        .execute();
+      for (const row of details) memo.remember(row);
+    }
     const eventRows = await this.db
       .selectFrom('asset_events')
       .select(['asset_id', 'event_id'])
@@ -714,18 +722,14 @@ export class CatalogRepository {
       .orderBy('event_id')
       .execute();
     const keywordsOf = new Map<string, StoredKeyword[]>();
-    for (const k of keywordRows) {
-      const list = keywordsOf.get(k.asset_id) ?? [];
-      list.push({
-        keyword_id: String(k.id),
-        text: k.text,
-        type: k.type,
-        relevance: k.relevance,
-        entity_uris: parseJson(k.entity_uris, []),
-        entity_types: parseJson(k.entity_types, []),
-        translations: parseJson(k.translations, {}),
-      });
-      keywordsOf.set(k.asset_id, list);
+    for (const link of links) {
+      const keyword = memo.get(link.keyword_id);
+      if (keyword === undefined) continue; // as the join it replaces: a link to no keyword shows nothing
+      const list = keywordsOf.get(link.asset_id) ?? [];
+      // the details' lists are shared by every record showing the keyword; records are read-only
+      const { text, type, entity_uris, entity_types, translations } = keyword;
+      list.push({ keyword_id: String(link.keyword_id), text, type, relevance: link.relevance, entity_uris, entity_types, translations });
+      keywordsOf.set(link.asset_id, list);
     }
     const eventsOf = new Map<string, number[]>();
     for (const e of eventRows) {

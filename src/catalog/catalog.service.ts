@@ -16,6 +16,7 @@ import type {
 } from './catalog.records.js';
 import { localizedText } from './localize.js';
 import { epsOriginalOf } from './eps-original.js';
+import { KeywordMemo } from './keyword-details.js';
 import { EPS_MEDIA_TYPE } from '../media/eps-file.js';
 import type { MediaFacts } from '../media/media-facts.js';
 
@@ -196,8 +197,9 @@ export class CatalogService {
   /** Every published asset, a page at a time, straight from the store (the cache is not filled by a scan). */
   async *scanAssets(pageSize = 2000): AsyncGenerator<AssetRecord[]> {
     let after: string | null = null;
+    const keywords = new KeywordMemo();
     for (;;) {
-      const page = await this.repository.scanAssets(after, pageSize);
+      const page = await this.repository.scanAssets(after, pageSize, keywords);
       if (page.length === 0) return;
       yield page;
       after = page[page.length - 1]!.id;

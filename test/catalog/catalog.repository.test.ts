@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CatalogConflictError, CatalogRepository } from '../../src/catalog/catalog.repository.js';
+import type { AssetRecord, StoredKeyword } from '../../src/catalog/catalog.records.js';
+import { KeywordMemo } from '../../src/catalog/keyword-details.js';
 import { readChangesAfter } from '../../src/platform/db/change-log.js';
 import { getOrCreateSetting } from '../../src/platform/db/settings.js';
 import { fullImageFields } from '../helpers/catalog-fixtures.js';
@@ -181,6 +183,32 @@ describe.each(STORES)('catalogue store on $name', ({ url }) => {
     ]);
     expect((rest[0]!.fields.keywords as Array<{ text: string }>)[0]!.text).toBe('kc');
     expect((await repository.scanEvents(1, 10)).map((e) => e.id)).toEqual([2, 3]);
+  });
+
+  it('a scan keeps one memo of keywords across its pages, and reads the same records when the memo must forget between pages', async () => {
+    const keywordsOf = (n: number) => [
+      { text: 'shared', type: 'Concept', translations: { de: 'geteilt' }, relevance: n % 3 },
+      { text: `own ${n}`, type: 'Object', entity_uris: [`https://example.org/${n}`], entity_types: ['thing'] },
+      { text: `pair ${n >> 1}` },
+    ];
+    const ids = Array.from({ length: 9 }, (_, n) => `a${n}`);
+    for (const [n, id] of ids.entries()) await repository.upsertAsset({ asset_type: 'image', id, fields: { title: id, keywords: keywordsOf(n) } });
+    const one = (await repository.findAssets('image', ids)).sort((a, b) => a.id.localeCompare(b.id));
+    const scan = async (memo: KeywordMemo, pageSize: number) => {
+      const records: AssetRecord[] = [];
+      for (let page = await repository.scanAssets(null, pageSize, memo); page.length > 0; page = await repository.scanAssets(page.at(-1)!.id, pageSize, memo)) {
+        records.push(...page);
+      }
+      return records;
+    };
+    // room for all of them; then room for fewer than a page needs, so the memo forgets between pages
+    for (const [capacity, pageSize] of [[1000, 2], [4, 3], [1, 1]] as const) {
+      const memo = new KeywordMemo(capacity);
+      expect(await scan(memo, pageSize), `capacity ${capacity}, pages of ${pageSize}`).toEqual(one);
+    }
+    const shared = (record: AssetRecord) => (record.fields.keywords as StoredKeyword[])[0]!;
+    expect(shared(one[0]!)).toEqual({ keyword_id: expect.any(String), text: 'shared', type: 'Concept', relevance: 0, entity_uris: [], entity_types: [], translations: { de: 'geteilt' } });
+    expect(shared(one[1]!).relevance).toBe(1);
   });
 
   it('creates a setting once and returns the same value to every caller', async () => {
