@@ -194,15 +194,26 @@ export class CatalogService {
     return byType;
   }
 
-  /** Every published asset, a page at a time, straight from the store (the cache is not filled by a scan). */
+  /**
+   * Every published asset, a page at a time, straight from the store (the cache is not filled by
+   * a scan). The next page is asked for before this one is handed over, so that on PostgreSQL the
+   * server reads it while the caller works on this one (on SQLite the read is synchronous and
+   * nothing changes).
+   */
   async *scanAssets(pageSize = 2000): AsyncGenerator<AssetRecord[]> {
-    let after: string | null = null;
     const keywords = new KeywordMemo();
+    const pageAfter = (after: string | null) => {
+      const read = this.repository.scanAssets(after, pageSize, keywords);
+      // a caller that stops early never awaits the page read ahead: its failure is not unhandled
+      read.catch(() => undefined);
+      return read;
+    };
+    let next = pageAfter(null);
     for (;;) {
-      const page = await this.repository.scanAssets(after, pageSize, keywords);
+      const page = await next;
       if (page.length === 0) return;
+      next = pageAfter(page[page.length - 1]!.id);
       yield page;
-      after = page[page.length - 1]!.id;
     }
   }
 
