@@ -7,6 +7,7 @@ export const BENCHMARKS: Record<string, () => Promise<void>> = {
   changes: async () => (await import('./changes.js')).changesBenchmark(),
   cluster: async () => (await import('./cluster.js')).clusterBenchmark(),
   downloads: async () => (await import('./downloads.js')).downloadsBenchmark(),
+  follow: async () => (await import('./follow.js')).followBenchmark(),
   generation: async () => (await import('./generation.js')).generationBenchmark(),
   ingest: async () => (await import('./ingest.js')).ingestBenchmark(),
   'media-ingest': async () => (await import('./media-ingest.js')).mediaIngestBenchmark(),
