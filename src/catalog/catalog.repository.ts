@@ -648,6 +648,24 @@ export class CatalogRepository {
   }
 
   /**
+   * Before a read of the whole catalogue: on PostgreSQL, gathers the planner's statistics of the
+   * tables it reads when they have never been gathered. Right after a bulk write (an ingest, a
+   * restore) and before autovacuum's first ANALYZE, the planner guesses that few assets are
+   * published and answers each page of the scan by collecting and sorting every asset after the
+   * page's first id — a read of the whole table per page, hours at millions of assets — where
+   * with statistics it walks the primary key. SQLite plans these queries by their indexes alone.
+   */
+  async prepareWholeRead(): Promise<void> {
+    if (this.dialect !== 'postgres') return;
+    const tables = ['assets', 'asset_keywords', 'keywords'];
+    const { rows } = await sql<{ relname: string }>`
+      select relname from pg_stat_user_tables
+      where schemaname = current_schema() and relname in (${sql.join(tables)})
+        and last_analyze is null and last_autoanalyze is null`.execute(this.db);
+    for (const { relname } of rows) await sql`analyze ${sql.table(relname)}`.execute(this.db);
+  }
+
+  /**
    * One page of every published asset, images and videos, in id order after `afterId`: for
    * building indexes. A scan passes the same memo of keywords to each of its pages.
    */

@@ -201,6 +201,7 @@ export class CatalogService {
    * nothing changes).
    */
   async *scanAssets(pageSize = 2000): AsyncGenerator<AssetRecord[]> {
+    await this.repository.prepareWholeRead();
     const keywords = new KeywordMemo();
     const pageAfter = (after: string | null) => {
       const read = this.repository.scanAssets(after, pageSize, keywords);

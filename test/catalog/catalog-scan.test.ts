@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CatalogRepository } from '../../src/catalog/catalog.repository.js';
 import { CatalogService } from '../../src/catalog/catalog.service.js';
@@ -22,6 +23,25 @@ describe.each(STORES)('a scan of the whole catalogue on $name', ({ url }) => {
     const pages: string[][] = [];
     for await (const page of catalog.scanAssets(2)) pages.push(page.map((record) => record.id));
     expect(pages).toEqual([['a', 'b'], ['c', 'd'], ['e']]);
+  });
+
+  it.runIf(url !== undefined)('gathers the planner statistics of the tables it reads when none were ever gathered (a bulk-written store, before autovacuum), and leaves them alone after', async () => {
+    const analyzed = async () => {
+      const { rows } = await sql<{ relname: string }>`
+        select relname from pg_stat_user_tables
+        where schemaname = current_schema() and relname in ('assets', 'asset_keywords', 'keywords')
+          and (last_analyze is not null or last_autoanalyze is not null)
+        order by relname`.execute(store.database.db);
+      return rows.map((row) => row.relname);
+    };
+    expect(await analyzed()).toEqual([]);
+    for await (const page of catalog.scanAssets(2)) expect(page.length).toBeGreaterThan(0);
+    expect(await analyzed()).toEqual(['asset_keywords', 'assets', 'keywords']);
+    const lastAnalyze = async () =>
+      (await sql<{ at: Date }>`select last_analyze as at from pg_stat_user_tables where schemaname = current_schema() and relname = 'assets'`.execute(store.database.db)).rows[0]!.at.getTime();
+    const before = await lastAnalyze();
+    for await (const page of catalog.scanAssets(10)) expect(page.length).toBe(5);
+    expect(await lastAnalyze()).toBe(before);
   });
 
   it('a caller that stops after the first page and closes the store leaves no failure behind from the page read ahead', async () => {
