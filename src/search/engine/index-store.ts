@@ -581,6 +581,9 @@ export class IndexStore {
     writer.add('sortedTerms', vocabulary.sortedIds());
     writer.add('postings.start', this.postings.baseStart);
     writer.add('postings.docs', this.postings.baseDocs);
+    writer.add('postings.docStart', this.postings.baseDocStart);
+    writer.add('postings.denseKeys', this.postings.denseKeys);
+    writer.add('postings.denseWords', this.postings.denseWords);
     writer.add('postings.codes', this.postings.baseCodes);
     writer.add('postings.escapes.at', this.postings.baseEscapes.at, this.postings.baseEscapes.count);
     writer.add('postings.escapes.codes', this.postings.baseEscapes.codes, this.postings.baseEscapes.count);
@@ -638,8 +641,15 @@ export class IndexStore {
     this.postings.tuples.reset(reader.u8('postings.tuples'));
     const escapeAt = reader.u32('postings.escapes.at');
     const escapes = { at: escapeAt, codes: reader.u32('postings.escapes.codes'), count: escapeAt.length };
-    this.postings.setBase(reader.u32('postings.start'), reader.u32('postings.docs'), reader.u8('postings.codes'), escapes.count > 0 ? escapes : NO_ESCAPES);
-    this.postings.buildDenseBitmaps(docCount);
+    this.postings.setBase(
+      reader.u32('postings.start'),
+      reader.u32('postings.docs'),
+      reader.u8('postings.codes'),
+      escapes.count > 0 ? escapes : NO_ESCAPES,
+      reader.u32('postings.docStart'),
+    );
+    // a dense list's documents are in its bitmap alone
+    this.postings.restoreDenseBitmaps(reader.u32('postings.denseKeys'), reader.u32('postings.denseWords'), docCount);
     this.pairs.restore(reader.i32('pairs.rankOf'), reader.u32('pairs.start'), reader.u32('pairs.docs'));
     this.columns.forEach((column, c) => {
       column.restore(

@@ -27,18 +27,31 @@ export function gallop(docs: Uint32Array, low: number, high: number, target: num
   return a;
 }
 
-/** Compacts `ordinals[0..count)` to those found (or not found) in any segment, by galloping; returns how many stay. */
+/**
+ * Compacts `ordinals[0..count)` to those found (or not found) in any segment, by galloping (a
+ * dense list: by its bitmap); returns how many stay.
+ */
 export function keepByLookup(ordinals: Uint32Array, count: number, segments: readonly Segment[], keepFound: boolean): number {
-  const positions = segments.map((segment) => segment.start);
+  // positions in each segment's `docs` (see Segment.shift)
+  const positions = segments.map((segment) => segment.start - segment.shift);
   let kept = 0;
   for (let c = 0; c < count; c++) {
     const d = ordinals[c]!;
     let found = false;
     for (let s = 0; s < segments.length; s++) {
       const segment = segments[s]!;
-      const p = gallop(segment.docs, positions[s]!, segment.end, d);
+      const bitmap = segment.bitmap;
+      if (bitmap !== null) {
+        if (d >>> 5 < bitmap.length && (bitmap[d >>> 5]! & (1 << (d & 31))) !== 0) {
+          found = true;
+          break;
+        }
+        continue;
+      }
+      const end = segment.end - segment.shift;
+      const p = gallop(segment.docs, positions[s]!, end, d);
       positions[s] = p;
-      if (p < segment.end && segment.docs[p] === d) {
+      if (p < end && segment.docs[p] === d) {
         found = true;
         break;
       }
@@ -120,6 +133,20 @@ export function keepByRange(ordinals: Uint32Array, count: number, column: Float6
 /** Copies `docs[start..end)` to `target` from `at`; returns the end. */
 export function copyList(target: Uint32Array, at: number, docs: Uint32Array, start: number, end: number): number {
   for (let i = start; i < end; i++) target[at++] = docs[i]!;
+  return at;
+}
+
+/** Writes the positions of the set bits of `bitmap[0..words)` to `target` from `at`, ascending; returns the end. */
+export function copyBits(target: Uint32Array, at: number, bitmap: Uint32Array, words: number): number {
+  for (let i = 0; i < words; i++) {
+    let word = bitmap[i]! | 0;
+    const base = i << 5;
+    while (word !== 0) {
+      const lowest = word & -word;
+      word ^= lowest;
+      target[at++] = base + 31 - Math.clz32(lowest);
+    }
+  }
   return at;
 }
 

@@ -18,6 +18,8 @@ const B = 0.75;
 const MAX_PAIR_COMBINATIONS = 16;
 const NO_BYTES = new Uint8Array(0);
 const NO_COEFFICIENTS = new Float64Array(0);
+/** A dense list's documents: its bitmap has them (see PostingStore.denseBitmaps). */
+const NO_DOCS = new Uint32Array(0);
 
 export interface CompiledKeywordFilter {
   column: KeywordColumn;
@@ -83,13 +85,15 @@ export function planFor(index: IndexView, variants: Map<number, number>): TermPl
       if (end > start) {
         const bitmap = postings.denseBitmaps[id] ?? null;
         const ranks = postings.denseRanks[id] ?? null;
-        segments.push({ docs: postings.baseDocs, start, end, bitmap, ranks, codes: postings.baseCodes, escapes: postings.baseEscapes, tuples: postings.tuples.bytes, coefficients });
+        const docs = bitmap === null ? postings.baseDocs : NO_DOCS;
+        const shift = bitmap === null ? postings.shiftOf(id) : 0;
+        segments.push({ docs, shift, start, end, bitmap, ranks, codes: postings.baseCodes, escapes: postings.baseEscapes, tuples: postings.tuples.bytes, coefficients });
       }
       cost += end - start;
     }
     const tailLength = id < postings.tailLength.length ? postings.tailLength[id]! : 0;
     if (tailLength > 0) {
-      segments.push({ docs: postings.tailDocs[id]!, start: 0, end: tailLength, bitmap: null, ranks: null, codes: postings.tailCodes[id]!, escapes: postings.tailEscapes[id]!, tuples: postings.tuples.bytes, coefficients });
+      segments.push({ docs: postings.tailDocs[id]!, shift: 0, start: 0, end: tailLength, bitmap: null, ranks: null, codes: postings.tailCodes[id]!, escapes: postings.tailEscapes[id]!, tuples: postings.tuples.bytes, coefficients });
       cost += tailLength;
     }
   }
@@ -179,7 +183,7 @@ export function valueLists(filter: CompiledKeywordFilter): { lists: Array<readon
       bitmaps.push(bitmap);
       continue;
     }
-    if (value < postings.baseKeyCount) lists.push([postings.baseDocs, postings.baseStart[value]!, postings.baseStart[value + 1]!]);
+    if (value < postings.baseKeyCount) lists.push([postings.baseDocs, postings.baseDocStart[value]!, postings.baseDocStart[value + 1]!]);
     const tail = value < postings.tailLength.length ? postings.tailLength[value]! : 0;
     if (tail > 0) lists.push([postings.tailDocs[value]!, 0, tail]);
   }
@@ -202,9 +206,9 @@ export function pairPlanFor(index: IndexView, left: readonly number[], right: re
       // never scored: no term frequencies, no coefficients
       const start = postings.baseStart[key]!;
       const end = postings.baseStart[key + 1]!;
-      if (end > start) segments.push({ docs: postings.baseDocs, start, end, bitmap: null, ranks: null, codes: NO_BYTES, escapes: NO_ESCAPES, tuples: NO_BYTES, coefficients: NO_COEFFICIENTS });
+      if (end > start) segments.push({ docs: postings.baseDocs, shift: postings.shiftOf(key), start, end, bitmap: null, ranks: null, codes: NO_BYTES, escapes: NO_ESCAPES, tuples: NO_BYTES, coefficients: NO_COEFFICIENTS });
       const tailLength = key < postings.tailLength.length ? postings.tailLength[key]! : 0;
-      if (tailLength > 0) segments.push({ docs: postings.tailDocs[key]!, start: 0, end: tailLength, bitmap: null, ranks: null, codes: NO_BYTES, escapes: NO_ESCAPES, tuples: NO_BYTES, coefficients: NO_COEFFICIENTS });
+      if (tailLength > 0) segments.push({ docs: postings.tailDocs[key]!, shift: 0, start: 0, end: tailLength, bitmap: null, ranks: null, codes: NO_BYTES, escapes: NO_ESCAPES, tuples: NO_BYTES, coefficients: NO_COEFFICIENTS });
       cost += end - start + tailLength;
     }
   }

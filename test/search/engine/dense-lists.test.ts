@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import { PostingStore } from '../../../src/search/engine/posting-store.js';
+import { SearchIndex } from '../../../src/search/engine/search-index.js';
+import { SnapshotReader } from '../../../src/search/engine/snapshot-format.js';
+import type { IndexDocument, SearchQuery } from '../../../src/search/engine/search-index.js';
+import { SCHEMA, doc } from './fixtures.js';
+
+describe('a dense list', () => {
+  // key 0: every third of 3,300 documents (1,100 postings: dense), key 1: ten documents, key 2: every other one
+  const docCount = 3300;
+  const lists = [Array.from({ length: 1100 }, (_, i) => i * 3), [5, 50, 500, 900, 1000, 1500, 2000, 2500, 3000, 3299], Array.from({ length: 1650 }, (_, i) => i * 2)];
+  const start = Uint32Array.of(0, 1100, 1110, 2760);
+  const built = (): PostingStore => {
+    const store = new PostingStore(0);
+    store.setBase(start.slice(), Uint32Array.from(lists.flat()), new Uint8Array(0));
+    store.buildDenseBitmaps(docCount);
+    return store;
+  };
+
+  it('keeps its documents in its bitmap alone, the other lists theirs, shifted past the dropped ones', () => {
+    const store = built();
+    expect([...store.denseKeys]).toEqual([0, 2]);
+    expect(store.baseDocs.length).toBe(10);
+    expect([...store.baseDocs.subarray(store.baseDocStart[1]!, store.baseDocStart[2]!)]).toEqual(lists[1]);
+    expect(store.shiftOf(1)).toBe(1100);
+    // the posting of the r-th set bit is start + r: the ranks find it
+    const bitmap = store.denseBitmaps[2]!;
+    const ranks = store.denseRanks[2]!;
+    const d = 1234;
+    expect(bitmap[d >>> 5]! & (1 << (d & 31))).not.toBe(0);
+    const below = bitmap[d >>> 5]! & ((1 << (d & 31)) - 1);
+    expect(ranks[d >>> 5]! + [...below.toString(2)].filter((bit) => bit === '1').length).toBe(617);
+  });
+
+  it('is restored from its keys and bitmaps, and refused when they are out of step with the lists', () => {
+    const store = built();
+    const restored = new PostingStore(0);
+    restored.setBase(store.baseStart.slice(), store.baseDocs.slice(), new Uint8Array(0), undefined, store.baseDocStart.slice());
+    restored.restoreDenseBitmaps(store.denseKeys.slice(), store.denseWords.slice(), docCount);
+    expect([...restored.denseBitmaps[0]!]).toEqual([...store.denseBitmaps[0]!]);
+    expect([...restored.denseRanks[2]!]).toEqual([...store.denseRanks[2]!]);
+    expect(restored.byteSize()).toBe(store.byteSize());
+
+    const wrongKeys = new PostingStore(0);
+    wrongKeys.setBase(store.baseStart.slice(), store.baseDocs.slice(), new Uint8Array(0), undefined, store.baseDocStart.slice());
+    // key 1 keeps its documents in the list: it cannot be dense too
+    expect(() => wrongKeys.restoreDenseBitmaps(Uint32Array.of(0, 1), store.denseWords.slice(), docCount)).toThrow(/besides its bitmap/);
+    const shortBitmap = store.denseWords.slice();
+    shortBitmap[0] = 0;
+    expect(() => wrongKeys.restoreDenseBitmaps(store.denseKeys.slice(), shortBitmap, docCount)).toThrow(/out of step/);
+    expect(() => new PostingStore(0).setBase(start.slice(), store.baseDocs.slice(), new Uint8Array(0))).toThrow(/out of step/);
+  });
+});
+
+describe('an index whose common words are dense lists', () => {
+  // 4,000 documents: 'blue' in every other one and 'bluebell' in every third (dense lists: their
+  // bitmaps alone), 'blueberry' in every 97th and 'rare' in every 250th (lists); frequencies
+  // vary so that scores differ.
+  const times = (word: string, n: number) => Array.from({ length: n }, () => word).join(' ');
+  const documents: IndexDocument[] = Array.from({ length: 4000 }, (_, i) =>
+    doc(`d-${String(i).padStart(4, '0')}`, {
+      title: `${i % 2 === 0 ? times('blue', 1 + (i % 3)) : times('grey', 1 + (i % 5))} ${i % 97 === 0 ? 'blueberry' : ''} item`,
+      caption: `${i % 3 === 1 ? times('bluebell', 1 + (i % 4)) : 'plain'} ${i % 250 === 0 ? 'rare' : ''} ${times('filler', i % 7)}`,
+      keywords: i % 3 === 0 ? ['sky', 'blue'] : ['ground'],
+      orientation: i % 3 === 0 ? 'horizontal' : 'vertical',
+      popularity: i % 17,
+      quality: i % 4,
+    }),
+  );
+  const queries: SearchQuery[] = [
+    { phrase: 'item' }, // one dense list (no variants), bounded over its candidates
+    { phrase: 'grey' },
+    { phrase: 'grey', offset: 60, limit: 30 },
+    { phrase: 'blue' }, // two dense lists and a list (variants), bounded by rank
+    { phrase: 'blue', limit: 2500 }, // unbounded
+    { phrase: 'blue', offset: 900, limit: 30 },
+    { phrase: 'blu' },
+    { phrase: 'blu', limit: 3000 },
+    { phrase: 'blue bluebell' }, // two dense lists located by rank
+    { phrase: 'blue bluebell', limit: 1000 },
+    { phrase: 'blue rare' }, // a dense list looked up from a short one
+    { phrase: 'blu rare', limit: 50 },
+    { phrase: 'bluebell -blue', limit: 500 }, // excluded by its bitmap
+    { phrase: 'rare -blue' },
+    { phrase: '"blue item"', limit: 200 },
+    { phrase: 'blue', filters: [{ attribute: 'orientation', anyOf: ['horizontal'] }], limit: 100 },
+    { phrase: 'bluebell', sort: 'newest', limit: 100 },
+  ];
+  const answers = (index: SearchIndex) => queries.map((query) => index.search(query));
+
+  it('answers as the same documents held in lists only, built one at a time', () => {
+    const bulk = new SearchIndex(SCHEMA);
+    bulk.upsertMany(documents);
+    const expected = answers(bulk);
+    expect(expected[0]!.total).toBeGreaterThan(2000);
+    // the words the queries are about are dense lists there
+    const snapshot = new SnapshotReader(bulk.toSnapshot());
+    const terms = snapshot.strings('terms');
+    const denseTerms = [...snapshot.u32('postings.denseKeys')].map((key) => terms[key]);
+    expect(denseTerms).toEqual(expect.arrayContaining(['blue', 'bluebell']));
+    expect(denseTerms).not.toContain('rare');
+
+    // upserted one at a time into an empty index, every list is a tail list: no bitmaps
+    const oneByOne = new SearchIndex(SCHEMA);
+    for (const item of documents) oneByOne.upsert(item);
+    expect(answers(oneByOne)).toEqual(expected);
+  });
+
+  it('answers the same after a snapshot, and with appends after it (a dense base and a tail)', () => {
+    const bulk = new SearchIndex(SCHEMA);
+    bulk.upsertMany(documents);
+    const expected = answers(bulk);
+    expect(answers(SearchIndex.fromSnapshot(bulk.toSnapshot()))).toEqual(expected);
+
+    const part = new SearchIndex(SCHEMA);
+    part.upsertMany(documents.slice(0, 3000));
+    const loaded = SearchIndex.fromSnapshot(part.toSnapshot());
+    for (const item of documents.slice(3000)) loaded.upsert(item);
+    expect(answers(loaded)).toEqual(expected);
+    loaded.compact();
+    expect(answers(loaded)).toEqual(expected);
+  });
+});
