@@ -1,5 +1,5 @@
 import { ESCAPE, escapedCode, type CodeEscapes, type TupleCodes } from './frequency-tuples.js';
-import { gallop } from './list-loops.js';
+import { documentAt, gallopRun } from './compressed-lists.js';
 import type { Bm25Context, Segment } from './query-plan.js';
 import { heapScratch, offerToMinHeap } from './top-k.js';
 import { bitCount } from './typed-arrays.js';
@@ -38,11 +38,11 @@ function postingScore(segment: Segment, i: number, d: number, bm25: Bm25Context)
  * holds, walking the two ascending lists side by side: sequential reads and writes only.
  */
 export function scoreByMerge(segment: Segment, ordinals: Uint32Array, count: number, bm25: Bm25Context, best: Float64Array): void {
-  const { docs, shift, start, end } = segment;
+  const { low, shift, blocks, firstBlock, blockShift, start, end } = segment;
   let c = 0;
   let next = count > 0 ? ordinals[0]! : 0;
   for (let i = start; i < end && c < count; i++) {
-    const d = docs[i - shift]!;
+    const d = blocks[firstBlock + ((i - start) >>> blockShift)]! + low[i - shift]!;
     if (d < next) continue;
     while (next < d) {
       c++;
@@ -111,26 +111,28 @@ export function countFrom(at: Uint32Array, count: number, from: number): void {
 
 /** at[c] by walking the list beside the candidates, or ABSENT. */
 export function locateByMerge(segment: Segment, ordinals: Uint32Array, count: number, at: Uint32Array): void {
-  const { docs, shift } = segment;
-  const end = segment.end - shift;
-  let j = segment.start - shift;
+  const { low, shift, blocks, firstBlock, blockShift, start, end } = segment;
+  let i = start;
+  let listed = i < end ? blocks[firstBlock + ((i - start) >>> blockShift)]! + low[i - shift]! : 0;
   for (let c = 0; c < count; c++) {
     const d = ordinals[c]!;
-    while (j < end && docs[j]! < d) j++;
-    at[c] = j < end && docs[j] === d ? j + shift : ABSENT;
+    while (i < end && listed < d) {
+      i++;
+      if (i < end) listed = blocks[firstBlock + ((i - start) >>> blockShift)]! + low[i - shift]!;
+    }
+    at[c] = i < end && listed === d ? i : ABSENT;
   }
   return;
 }
 
 /** at[c] by galloping, for a list much longer than the candidates, or ABSENT. */
 export function locateByLookup(segment: Segment, ordinals: Uint32Array, count: number, at: Uint32Array): void {
-  const { docs, shift } = segment;
-  const end = segment.end - shift;
-  let j = segment.start - shift;
+  const end = segment.end;
+  let i = segment.start;
   for (let c = 0; c < count; c++) {
     const d = ordinals[c]!;
-    j = gallop(docs, j, end, d);
-    at[c] = j < end && docs[j] === d ? j + shift : ABSENT;
+    i = gallopRun(segment, i, end, d);
+    at[c] = i < end && documentAt(segment, i) === d ? i : ABSENT;
   }
   return;
 }
@@ -346,7 +348,7 @@ export function scoreOneBounded(
   k: number,
   exact: Uint32Array,
 ): number {
-  const { docs, shift, codes, escapes, tuples, start, end } = segment;
+  const { low, shift, blocks, firstBlock, blockShift, codes, escapes, tuples, start, end } = segment;
   const fields = bm25.fields;
   // a min-heap of the k best exact scores so far; its root is the bar
   const heap = heapScratch(k);
@@ -356,7 +358,7 @@ export function scoreOneBounded(
   let c = 0;
   let next = count > 0 ? ordinals[0]! : 0;
   for (let i = start; i < end && c < count; i++) {
-    const d = docs[i - shift]!;
+    const d = blocks[firstBlock + ((i - start) >>> blockShift)]! + low[i - shift]!;
     if (d < next) continue;
     while (next < d) {
       c++;
@@ -404,16 +406,22 @@ export function scoreOneBoundedByBitmap(
   const bitmap = segment.bitmap!;
   const ranks = segment.ranks!;
   const fields = bm25.fields;
+  // candidates as many as the postings are the list itself (a word searched alone): the c-th
+  // is the c-th posting, no rank to count
+  const whole = count === segment.end - start;
   const heap = heapScratch(k);
   let filled = 0;
   let bar = -Infinity;
   let exactCount = 0;
   for (let c = 0; c < count; c++) {
     const d = ordinals[c]!;
-    const w = d >>> 5;
-    const word = w < bitmap.length ? bitmap[w]! : 0;
-    if ((word & (1 << (d & 31))) === 0) continue;
-    const i = start + ranks[w]! + bitCount(word & ~(-1 << (d & 31)));
+    let i = start + c;
+    if (!whole) {
+      const w = d >>> 5;
+      const word = w < bitmap.length ? bitmap[w]! : 0;
+      if ((word & (1 << (d & 31))) === 0) continue;
+      i = start + ranks[w]! + bitCount(word & ~(-1 << (d & 31)));
+    }
     let code = codes[i]!;
     if (code === ESCAPE) code = escapedCode(escapes, i);
     const p = code * fields;
@@ -434,14 +442,13 @@ export function scoreOneBoundedByBitmap(
 
 /** The same when the lists are much longer than the set: each listed document found by galloping. */
 export function scoreByLookup(segment: Segment, ordinals: Uint32Array, count: number, bm25: Bm25Context, best: Float64Array): void {
-  const { docs, shift } = segment;
-  const end = segment.end - shift;
-  let j = segment.start - shift;
+  const end = segment.end;
+  let i = segment.start;
   for (let c = 0; c < count; c++) {
     const d = ordinals[c]!;
-    j = gallop(docs, j, end, d);
-    if (j < end && docs[j] === d) {
-      const score = postingScore(segment, j + shift, d, bm25);
+    i = gallopRun(segment, i, end, d);
+    if (i < end && documentAt(segment, i) === d) {
+      const score = postingScore(segment, i, d, bm25);
       if (score > best[c]!) best[c] = score;
     }
   }
@@ -468,10 +475,10 @@ export function rankList(ordinals: Uint32Array, count: number, marks: Uint32Arra
  * listed document finds its list position by rank (see rankList), in constant time.
  */
 export function scoreByRank(segment: Segment, marks: Uint32Array, ranks: Uint32Array, bm25: Bm25Context, best: Float64Array): void {
-  const { docs, shift, start, end } = segment;
+  const { low, shift, blocks, firstBlock, blockShift, start, end } = segment;
   const words = marks.length;
   for (let i = start; i < end; i++) {
-    const d = docs[i - shift]!;
+    const d = blocks[firstBlock + ((i - start) >>> blockShift)]! + low[i - shift]!;
     const w = d >>> 5;
     if (w >= words) return;
     const word = marks[w]!;
@@ -527,13 +534,13 @@ export function scoreByRankBounded(
   filled: number,
   k: number,
 ): { filled: number; skipped: number } {
-  const { docs, shift, codes, escapes, tuples, start, end } = segment;
+  const { low, shift, blocks, firstBlock, blockShift, codes, escapes, tuples, start, end } = segment;
   const fields = bm25.fields;
   const words = marks.length;
   let bar = filled === k ? heap[0]! : -Infinity;
   let skipped = 0;
   for (let i = start; i < end; i++) {
-    const d = docs[i - shift]!;
+    const d = blocks[firstBlock + ((i - start) >>> blockShift)]! + low[i - shift]!;
     const w = d >>> 5;
     if (w >= words) break;
     const word = marks[w]!;

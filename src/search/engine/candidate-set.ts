@@ -1,4 +1,4 @@
-import { andInto, andNotInto, listBits, orInto, population, refineMulti, refineRange, refineSingle, setBits } from './bitmap-loops.js';
+import { andInto, andNotInto, listBits, orInto, population, refineMulti, refineRange, refineSingle, setRunBits } from './bitmap-loops.js';
 import {
   addInto,
   boundTable,
@@ -23,8 +23,9 @@ import {
   scoreOneBoundedByBitmap,
   settle,
 } from './bm25-scoring.js';
-import { copyBits, copyList, dropRepeats, keepByAnyBits, keepByBits, keepByLookup, keepByMulti, keepByRange, keepBySingle } from './list-loops.js';
+import { copyBits, copyRun, dropRepeats, keepByAnyBits, keepByBits, keepByLookup, keepByMulti, keepByRange, keepBySingle } from './list-loops.js';
 import { keepByPhrase, type PhraseTerms } from './phrase-match.js';
+import type { PostingRun } from './compressed-lists.js';
 import type { Bm25Context, DocumentFilter, Segment, TermPlan } from './query-plan.js';
 import { heapScratch } from './top-k.js';
 import { ensureCapacity } from './typed-arrays.js';
@@ -133,7 +134,7 @@ export class CandidateSet {
   private markPlan(bits: Uint32Array, plan: TermPlan): void {
     for (const segment of plan.segments) {
       if (segment.bitmap !== null) orInto(bits, segment.bitmap, Math.min(this.words, segment.bitmap.length));
-      else setBits(bits, segment.docs, segment.start - segment.shift, segment.end - segment.shift);
+      else setRunBits(bits, segment);
     }
   }
 
@@ -143,10 +144,10 @@ export class CandidateSet {
     this.markPlan(this.bits, plan);
   }
 
-  /** Adds the union of plain ordinal lists. */
-  fillFromLists(lists: ReadonlyArray<readonly [Uint32Array, number, number]>): void {
+  /** Adds the union of lists of documents. */
+  fillFromLists(lists: readonly PostingRun[]): void {
     this.dirtyWords = this.words;
-    for (const [docs, start, end] of lists) setBits(this.bits, docs, start, end);
+    for (const list of lists) setRunBits(this.bits, list);
   }
 
   /** Adds a bitmap's documents (the live ones). */
@@ -230,18 +231,18 @@ export class CandidateSet {
   listFromPlan(plan: TermPlan): void {
     this.extractedCount = -1;
     if (plan.segments.length === 1) {
-      const { docs, shift, start, end, bitmap } = plan.segments[0]!;
+      const segment = plan.segments[0]!;
       // a dense list (a common word searched alone) has its documents in its bitmap only
-      if (bitmap !== null) copyBits(this.ordinals, 0, bitmap, Math.min(this.words, bitmap.length));
-      else this.ordinals.set(docs.subarray(start - shift, end - shift));
-      this.count = end - start;
+      if (segment.bitmap !== null) copyBits(this.ordinals, 0, segment.bitmap, Math.min(this.words, segment.bitmap.length));
+      else copyRun(this.ordinals, 0, segment);
+      this.count = segment.end - segment.start;
       return;
     }
     let count = 0;
     for (const segment of plan.segments) {
       const bitmap = segment.bitmap;
       if (bitmap !== null) count = copyBits(this.ordinals, count, bitmap, Math.min(this.words, bitmap.length));
-      else count = copyList(this.ordinals, count, segment.docs, segment.start - segment.shift, segment.end - segment.shift);
+      else count = copyRun(this.ordinals, count, segment);
     }
     this.ordinals.subarray(0, count).sort();
     this.count = dropRepeats(this.ordinals, count);

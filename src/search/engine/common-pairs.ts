@@ -1,4 +1,5 @@
 import { codeAt, TERM_CODE, unitsOf } from './forward-codes.js';
+import type { CompressedLists } from './compressed-lists.js';
 import { PostingStore } from './posting-store.js';
 import { ensureCapacity } from './typed-arrays.js';
 
@@ -61,18 +62,18 @@ export class CommonPairs {
   }
 
   /** The common terms' ranks and the base lists, for a snapshot (after a compaction: no tail lists). */
-  snapshot(): { rankOf: Int32Array; start: Uint32Array; docs: Uint32Array } {
-    return { rankOf: this.rankOf, start: this.postings.baseStart, docs: this.postings.baseDocs };
+  snapshot(): { rankOf: Int32Array; start: Uint32Array; lists: CompressedLists } {
+    return { rankOf: this.rankOf, start: this.postings.baseStart, lists: this.postings.baseLists };
   }
 
   /** Takes the ranks and base lists a snapshot kept (see snapshot). */
-  restore(rankOf: Int32Array, start: Uint32Array, docs: Uint32Array): void {
+  restore(rankOf: Int32Array, start: Uint32Array, lists: CompressedLists): void {
     // (an index never built has no lists at all: one start)
-    if ((start.length !== 1 && start.length !== MAX_COMMON_TERMS * MAX_COMMON_TERMS + 1) || start[start.length - 1] !== docs.length) {
+    if (start.length !== 1 && start.length !== MAX_COMMON_TERMS * MAX_COMMON_TERMS + 1) {
       throw new Error('search index snapshot: the phrase pair lists are out of step');
     }
     this.rankOf = rankOf;
-    this.postings.setBase(start, docs, new Uint8Array(0));
+    this.postings.restoreBase(start, lists, new Uint8Array(0));
     this.lastTailDoc.fill(-1);
   }
 

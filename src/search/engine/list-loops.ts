@@ -1,3 +1,4 @@
+import { documentAt, gallopRun, type PostingRun } from './compressed-lists.js';
 import type { SingleValues } from './keyword-column.js';
 import type { Segment } from './query-plan.js';
 
@@ -6,34 +7,12 @@ import type { Segment } from './query-plan.js';
  * compacted in place. Each loop ends right after it, for the reason bitmap-loops.ts gives.
  */
 
-/** First index in `[low, high)` whose value is ≥ target (exponential, then binary search). */
-export function gallop(docs: Uint32Array, low: number, high: number, target: number): number {
-  if (low >= high || docs[low]! >= target) return low;
-  let previous = low;
-  let step = 1;
-  let probe = low + 1;
-  while (probe < high && docs[probe]! < target) {
-    previous = probe;
-    step *= 2;
-    probe = low + step;
-  }
-  let a = previous + 1;
-  let b = Math.min(probe, high);
-  while (a < b) {
-    const middle = (a + b) >>> 1;
-    if (docs[middle]! < target) a = middle + 1;
-    else b = middle;
-  }
-  return a;
-}
-
 /**
  * Compacts `ordinals[0..count)` to those found (or not found) in any segment, by galloping (a
  * dense list: by its bitmap); returns how many stay.
  */
 export function keepByLookup(ordinals: Uint32Array, count: number, segments: readonly Segment[], keepFound: boolean): number {
-  // positions in each segment's `docs` (see Segment.shift)
-  const positions = segments.map((segment) => segment.start - segment.shift);
+  const positions = segments.map((segment) => segment.start);
   let kept = 0;
   for (let c = 0; c < count; c++) {
     const d = ordinals[c]!;
@@ -48,10 +27,9 @@ export function keepByLookup(ordinals: Uint32Array, count: number, segments: rea
         }
         continue;
       }
-      const end = segment.end - segment.shift;
-      const p = gallop(segment.docs, positions[s]!, end, d);
+      const p = gallopRun(segment, positions[s]!, segment.end, d);
       positions[s] = p;
-      if (p < end && segment.docs[p] === d) {
+      if (p < segment.end && documentAt(segment, p) === d) {
         found = true;
         break;
       }
@@ -130,9 +108,14 @@ export function keepByRange(ordinals: Uint32Array, count: number, column: Float6
   return kept;
 }
 
-/** Copies `docs[start..end)` to `target` from `at`; returns the end. */
-export function copyList(target: Uint32Array, at: number, docs: Uint32Array, start: number, end: number): number {
-  for (let i = start; i < end; i++) target[at++] = docs[i]!;
+/** Copies the run's documents to `target` from `at`; returns the end. */
+export function copyRun(target: Uint32Array, at: number, run: PostingRun): number {
+  const { low, shift, blocks, firstBlock, blockShift, start, end } = run;
+  const size = 1 << blockShift;
+  for (let from = start, block = firstBlock; from < end; from += size, block++) {
+    const first = blocks[block]!;
+    for (let j = from - shift, to = Math.min(from + size, end) - shift; j < to; j++) target[at++] = first + low[j]!;
+  }
   return at;
 }
 

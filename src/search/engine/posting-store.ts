@@ -1,3 +1,4 @@
+import { checkLists, compressLists, NO_LISTS, runOf, type CompressedLists, type PostingRun } from './compressed-lists.js';
 import { ESCAPE, FrequencyTuples, NO_ESCAPES, withEscape, type CodeEscapes, type TupleCodes } from './frequency-tuples.js';
 import { bitCount, ensureCapacity } from './typed-arrays.js';
 
@@ -8,9 +9,10 @@ const NO_CODES = new Uint8Array(0);
  * the term frequency in each text field, as the code of its tuple, see frequency-tuples.ts)
  * in two parts:
  *
- * - the base: every list of the last build, frozen in one compressed-sparse-row layout
- *   (`baseStart[key]..baseStart[key + 1]` indexes `baseDocs` and `baseCodes`); a few flat
- *   arrays whatever the number of keys, cheap to scan and to snapshot;
+ * - the base: every list of the last build, frozen: postings numbered in one
+ *   compressed-sparse-row layout (`baseStart[key]..baseStart[key + 1]` indexes `baseCodes`),
+ *   their documents two bytes each in `baseLists` (see compressed-lists.ts), or a bitmap for a
+ *   dense list; a few flat arrays whatever the number of keys, cheap to scan and to snapshot;
  * - the tail: one small doubling list per key touched since, for live upserts. Ordinals only
  *   grow between builds, so a tail list continues its base list in ascending order.
  *
@@ -22,13 +24,8 @@ export class PostingStore {
   /** the distinct frequency tuples the codes stand for */
   readonly tuples: FrequencyTuples;
   baseStart: Uint32Array = new Uint32Array(1);
-  /**
-   * The documents of the base lists but the dense ones (whose bitmap holds them):
-   * `baseDocs[baseDocStart[key]..baseDocStart[key + 1])`. A posting `i` of a key's list (in
-   * `baseStart`'s numbering, which the codes keep) has its document at `i - shiftOf(key)`.
-   */
-  baseDocs: Uint32Array = new Uint32Array(0);
-  baseDocStart: Uint32Array = new Uint32Array(1);
+  /** the documents of the base lists but the dense ones (whose bitmap holds them), see baseRun */
+  baseLists: CompressedLists = NO_LISTS;
   /** each base posting's tuple code (empty without payload) */
   baseCodes: TupleCodes = NO_CODES;
   /** the codes of the base postings stored as ESCAPE */
@@ -40,7 +37,7 @@ export class PostingStore {
   /**
    * A bitmap over ordinals of the base list of every dense key (a term in 1/32 of the
    * documents or more: there a bitmap is no bigger than the list), else null; the key's list
-   * keeps no documents in `baseDocs` then, only its codes (its posting of the r-th set bit is
+   * keeps no documents in `baseLists` then, only its codes (its posting of the r-th set bit is
    * `baseStart[key] + r`). A common term joins a query's candidate bitmap a word at a time
    * instead of a bit per posting. The bitmaps are views of `denseWords`.
    */
@@ -69,21 +66,37 @@ export class PostingStore {
   }
 
   /**
-   * Replaces the base (and empties the tails): `codes` and `escapes` are codes of
-   * `this.tuples`, made by codeOf or restored with them (empty without payload). `docStart`
-   * is where each key's documents start in `docs` when some lists have none there (restored
-   * with their bitmaps, see restoreDenseBitmaps); without it every list has its documents.
+   * Replaces the base (and empties the tails) with the lists `docs[start[key]..start[key + 1])`,
+   * compressed: `codes` and `escapes` are codes of `this.tuples`, made by codeOf (empty without
+   * payload). With `denseDocCount` (the ordinals there are), a list in 1/32 of them or more
+   * (and 1,024 at least) is kept as a bitmap instead.
    */
-  setBase(start: Uint32Array, docs: Uint32Array, codes: TupleCodes, escapes: CodeEscapes = NO_ESCAPES, docStart: Uint32Array = start): void {
+  setBase(start: Uint32Array, docs: Uint32Array, codes: TupleCodes, escapes: CodeEscapes = NO_ESCAPES, denseDocCount = 0): void {
+    if (start[start.length - 1] !== docs.length) throw new Error('search index: posting documents out of step with the postings');
+    this.replaceBase(start, codes, escapes);
+    const keys = this.baseKeyCount;
+    const minimum = denseDocCount > 0 ? Math.max(1024, denseDocCount / 32) : Infinity;
+    const dense: number[] = [];
+    for (let key = 0; key < keys; key++) if (start[key + 1]! - start[key]! >= minimum) dense.push(key);
+    if (dense.length > 0) this.buildDenseBitmaps(dense, docs, denseDocCount);
+    this.baseLists = compressLists(start, docs, (key) => this.denseBitmaps[key] !== null && this.denseBitmaps[key] !== undefined);
+  }
+
+  /** Replaces the base with lists a snapshot kept (see setBase; the dense bitmaps follow, restoreDenseBitmaps). */
+  restoreBase(start: Uint32Array, lists: CompressedLists, codes: TupleCodes, escapes: CodeEscapes = NO_ESCAPES): void {
+    checkLists(lists, start);
+    this.replaceBase(start, codes, escapes);
+    this.baseLists = lists;
+  }
+
+  private replaceBase(start: Uint32Array, codes: TupleCodes, escapes: CodeEscapes): void {
     if (this.stride > 0 && codes.length !== start[start.length - 1]) throw new Error('search index: posting codes out of step with the postings');
-    if (docStart.length !== start.length || docStart[docStart.length - 1] !== docs.length) throw new Error('search index: posting documents out of step with the postings');
     this.denseBitmaps = [];
     this.denseRanks = [];
     this.denseKeys = new Uint32Array(0);
     this.denseWords = new Uint32Array(0);
     this.baseStart = start;
-    this.baseDocs = docs;
-    this.baseDocStart = docStart;
+    this.baseLists = NO_LISTS;
     this.baseCodes = this.stride > 0 ? codes : NO_CODES;
     this.baseEscapes = this.stride > 0 ? escapes : NO_ESCAPES;
     for (const key of this.touched) {
@@ -101,44 +114,36 @@ export class PostingStore {
     return this.tuples.codeOf(frequencies, offset);
   }
 
-  /**
-   * The postings before the key's list that have no document in `baseDocs` (the dense lists'
-   * before it): its posting `i` has its document at `baseDocs[i - shiftOf(key)]`.
-   */
-  shiftOf(key: number): number {
-    return this.baseStart[key]! - this.baseDocStart[key]!;
+  /** The documents of the key's base list (empty for a dense one: its bitmap has them), its postings numbered from `baseStart[key]`. */
+  baseRun(key: number): PostingRun {
+    return runOf(this.baseLists, key, this.baseStart[key]!);
   }
 
-  /**
-   * Builds the bitmaps of the dense base lists (`docCount` ordinals) and drops those lists'
-   * documents from `baseDocs`: the bitmap and its ranks answer everything the list did.
-   */
-  buildDenseBitmaps(docCount: number): void {
-    const keys = this.baseKeyCount;
+  /** Builds the bitmaps of the dense lists `dense` (ascending keys) from their documents. */
+  private buildDenseBitmaps(dense: readonly number[], docs: Uint32Array, docCount: number): void {
     const words = (docCount + 31) >>> 5;
-    const minimum = Math.max(1024, docCount / 32);
-    const dense: number[] = [];
-    for (let key = 0; key < keys; key++) if (this.baseStart[key + 1]! - this.baseStart[key]! >= minimum) dense.push(key);
     const denseWords = new Uint32Array(dense.length * words);
     dense.forEach((key, n) => {
       const bitmap = denseWords.subarray(n * words, (n + 1) * words);
-      const docs = this.baseDocs;
-      for (let i = this.baseDocStart[key]!, end = this.baseDocStart[key + 1]!; i < end; i++) {
+      for (let i = this.baseStart[key]!, end = this.baseStart[key + 1]!; i < end; i++) {
         const d = docs[i]!;
         bitmap[d >>> 5] = bitmap[d >>> 5]! | (1 << (d & 31));
       }
     });
-    this.dropDenseDocs(dense);
     this.useDenseBitmaps(Uint32Array.from(dense), denseWords, words);
   }
 
-  /** Takes the dense keys and their bitmaps a snapshot kept (after setBase with the documents of the other lists). */
+  /** Takes the dense keys and their bitmaps a snapshot kept (after restoreBase: every other list has its documents). */
   restoreDenseBitmaps(keys: Uint32Array, denseWords: Uint32Array, docCount: number): void {
     const words = (docCount + 31) >>> 5;
     if (denseWords.length !== keys.length * words) throw new Error('search index snapshot: the dense bitmaps are out of step');
+    const docStart = this.baseLists.docStart;
+    let withoutDocuments = 0;
+    for (let key = 0; key < this.baseKeyCount; key++) if (docStart[key + 1] === docStart[key] && this.baseStart[key + 1] !== this.baseStart[key]) withoutDocuments++;
     for (const key of keys) {
-      if (key >= this.baseKeyCount || this.baseDocStart[key + 1] !== this.baseDocStart[key]) throw new Error('search index snapshot: a dense list has documents besides its bitmap');
+      if (key >= this.baseKeyCount || docStart[key + 1] !== docStart[key]) throw new Error('search index snapshot: a dense list has documents besides its bitmap');
     }
+    if (withoutDocuments !== keys.length) throw new Error('search index snapshot: a list has neither documents nor a bitmap');
     this.useDenseBitmaps(keys, denseWords, words);
   }
 
@@ -159,31 +164,6 @@ export class PostingStore {
       this.denseBitmaps[key] = bitmap;
       this.denseRanks[key] = ranks;
     });
-  }
-
-  /** Copies `baseDocs` without the documents of the given keys' lists (ascending keys). */
-  private dropDenseDocs(dense: readonly number[]): void {
-    if (dense.length === 0) return;
-    const keys = this.baseKeyCount;
-    const from = this.baseDocStart;
-    const docStart = new Uint32Array(keys + 1);
-    let dropped = 0;
-    for (const key of dense) dropped += from[key + 1]! - from[key]!;
-    const docs = new Uint32Array(this.baseDocs.length - dropped);
-    let next = 0;
-    let write = 0;
-    for (let key = 0; key < keys; key++) {
-      docStart[key] = write;
-      if (next < dense.length && dense[next] === key) {
-        next++;
-        continue;
-      }
-      docs.set(this.baseDocs.subarray(from[key]!, from[key + 1]!), write);
-      write += from[key + 1]! - from[key]!;
-    }
-    docStart[keys] = write;
-    this.baseDocs = docs;
-    this.baseDocStart = docStart;
   }
 
   /** Appends `doc` (greater than every ordinal already in the list) to the key's tail list. */
@@ -221,11 +201,15 @@ export class PostingStore {
   /** Bytes held by the lists (not the object headers of tail lists). */
   byteSize(): number {
     let bytes =
-      this.baseStart.byteLength + this.baseDocs.byteLength + (this.baseDocStart === this.baseStart ? 0 : this.baseDocStart.byteLength) + this.baseCodes.byteLength + 2 * this.baseEscapes.at.byteLength + this.tailLength.byteLength + this.tuples.byteSize();
+      this.baseStart.byteLength + listBytes(this.baseLists) + this.baseCodes.byteLength + 2 * this.baseEscapes.at.byteLength + this.tailLength.byteLength + this.tuples.byteSize();
     bytes += 2 * this.denseWords.byteLength + this.denseKeys.byteLength; // and the ranks
     for (const key of this.touched) {
       bytes += (this.tailDocs[key]?.byteLength ?? 0) + (this.tailCodes[key]?.byteLength ?? 0) + 2 * this.tailEscapes[key]!.at.byteLength;
     }
     return bytes;
   }
+}
+
+function listBytes(lists: CompressedLists): number {
+  return lists.docStart.byteLength + lists.low.byteLength + lists.blocks.byteLength + lists.blockStart.byteLength + lists.blockShift.byteLength;
 }

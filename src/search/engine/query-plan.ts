@@ -3,23 +3,19 @@
  * read: posting lists as segments, a token's plan, BM25's context, per-document filters.
  */
 
+import type { PostingRun } from './compressed-lists.js';
 import type { CodeEscapes, TupleCodes } from './frequency-tuples.js';
 import type { SingleValues } from './keyword-column.js';
 
 /**
- * A run of postings `start..end`, posting i of document `docs[i - shift]` — or, for a dense
- * list (`bitmap` not null: `docs` is empty), of the document of the bitmap's (i − start)-th set
- * bit, the posting of document d being `start + ranks[d >>> 5] + (set bits of its word below
- * d)`. A posting's term frequency in field f is
- * `tuples[code * fields + f]`, its code being `codes[posting]` — or, when that is ESCAPE, the
- * one `escapes` keep for it (see frequency-tuples.ts).
+ * A run of postings `start..end` (see PostingRun for their documents) — or, for a dense list
+ * (`bitmap` not null: the run holds no documents), of the documents of the bitmap's set bits,
+ * the posting of document d being `start + ranks[d >>> 5] + (set bits of its word below d)`.
+ * A posting's term frequency in field f is `tuples[code * fields + f]`, its code being
+ * `codes[posting]` — or, when that is ESCAPE, the one `escapes` keep for it (see
+ * frequency-tuples.ts).
  */
-export interface Segment {
-  docs: Uint32Array;
-  /** the postings before this run that `docs` does not hold (see PostingStore.shiftOf) */
-  shift: number;
-  start: number;
-  end: number;
+export interface Segment extends PostingRun {
   /** the documents as a bitmap, for a dense list (else null) */
   bitmap: Uint32Array | null;
   /** with the bitmap: postings before each of its words (see PostingStore.denseRanks) */

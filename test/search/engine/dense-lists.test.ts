@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { documentsOf, type CompressedLists } from '../../../src/search/engine/compressed-lists.js';
 import { PostingStore } from '../../../src/search/engine/posting-store.js';
 import { SearchIndex } from '../../../src/search/engine/search-index.js';
 import { SnapshotReader } from '../../../src/search/engine/snapshot-format.js';
@@ -12,17 +13,18 @@ describe('a dense list', () => {
   const start = Uint32Array.of(0, 1100, 1110, 2760);
   const built = (): PostingStore => {
     const store = new PostingStore(0);
-    store.setBase(start.slice(), Uint32Array.from(lists.flat()), new Uint8Array(0));
-    store.buildDenseBitmaps(docCount);
+    store.setBase(start.slice(), Uint32Array.from(lists.flat()), new Uint8Array(0), undefined, docCount);
     return store;
   };
 
-  it('keeps its documents in its bitmap alone, the other lists theirs, shifted past the dropped ones', () => {
+  it('keeps its documents in its bitmap alone, the other lists theirs', () => {
     const store = built();
     expect([...store.denseKeys]).toEqual([0, 2]);
-    expect(store.baseDocs.length).toBe(10);
-    expect([...store.baseDocs.subarray(store.baseDocStart[1]!, store.baseDocStart[2]!)]).toEqual(lists[1]);
-    expect(store.shiftOf(1)).toBe(1100);
+    expect(store.baseLists.low.length).toBe(10);
+    expect(documentsOf(store.baseRun(0))).toEqual([]);
+    expect(documentsOf(store.baseRun(1))).toEqual(lists[1]);
+    // its postings keep their numbers (the codes'): key 1's first is 1,100
+    expect(store.baseRun(1).start).toBe(1100);
     // the posting of the r-th set bit is start + r: the ranks find it
     const bitmap = store.denseBitmaps[2]!;
     const ranks = store.denseRanks[2]!;
@@ -34,21 +36,25 @@ describe('a dense list', () => {
 
   it('is restored from its keys and bitmaps, and refused when they are out of step with the lists', () => {
     const store = built();
+    const copied = (): CompressedLists => ({ ...store.baseLists, low: store.baseLists.low.slice(), blocks: store.baseLists.blocks.slice() });
     const restored = new PostingStore(0);
-    restored.setBase(store.baseStart.slice(), store.baseDocs.slice(), new Uint8Array(0), undefined, store.baseDocStart.slice());
+    restored.restoreBase(store.baseStart.slice(), copied(), new Uint8Array(0));
     restored.restoreDenseBitmaps(store.denseKeys.slice(), store.denseWords.slice(), docCount);
     expect([...restored.denseBitmaps[0]!]).toEqual([...store.denseBitmaps[0]!]);
     expect([...restored.denseRanks[2]!]).toEqual([...store.denseRanks[2]!]);
+    expect(documentsOf(restored.baseRun(1))).toEqual(lists[1]);
     expect(restored.byteSize()).toBe(store.byteSize());
 
     const wrongKeys = new PostingStore(0);
-    wrongKeys.setBase(store.baseStart.slice(), store.baseDocs.slice(), new Uint8Array(0), undefined, store.baseDocStart.slice());
+    wrongKeys.restoreBase(store.baseStart.slice(), copied(), new Uint8Array(0));
     // key 1 keeps its documents in the list: it cannot be dense too
-    expect(() => wrongKeys.restoreDenseBitmaps(Uint32Array.of(0, 1), store.denseWords.slice(), docCount)).toThrow(/besides its bitmap/);
+    expect(() => wrongKeys.restoreDenseBitmaps(Uint32Array.of(0, 1), new Uint32Array(2 * 104), docCount)).toThrow(/besides its bitmap/);
+    // key 2 has neither documents nor a bitmap
+    expect(() => wrongKeys.restoreDenseBitmaps(Uint32Array.of(0), store.denseWords.slice(0, 104), docCount)).toThrow(/neither/);
     const shortBitmap = store.denseWords.slice();
     shortBitmap[0] = 0;
     expect(() => wrongKeys.restoreDenseBitmaps(store.denseKeys.slice(), shortBitmap, docCount)).toThrow(/out of step/);
-    expect(() => new PostingStore(0).setBase(start.slice(), store.baseDocs.slice(), new Uint8Array(0))).toThrow(/out of step/);
+    expect(() => new PostingStore(0).setBase(start.slice(), Uint32Array.from(lists[1]!), new Uint8Array(0))).toThrow(/out of step/);
   });
 });
 
@@ -71,6 +77,7 @@ describe('an index whose common words are dense lists', () => {
     { phrase: 'item' }, // one dense list (no variants), bounded over its candidates
     { phrase: 'grey' },
     { phrase: 'grey', offset: 60, limit: 30 },
+    { phrase: 'grey', filters: [{ attribute: 'popularity', min: 2 }] }, // most of the list, found by rank
     { phrase: 'blue' }, // two dense lists and a list (variants), bounded by rank
     { phrase: 'blue', limit: 2500 }, // unbounded
     { phrase: 'blue', offset: 900, limit: 30 },
