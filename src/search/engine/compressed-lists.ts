@@ -1,10 +1,12 @@
 /**
- * Ascending lists of documents (ordinals) at two bytes a posting instead of four: each list
- * is cut into blocks of 2^b postings (b chosen per list, at most MAX_BLOCK_SHIFT), a block
+ * Ascending lists of documents (ordinals) at about two bytes a posting instead of four: each
+ * list is cut into blocks of 2^b postings (b chosen per list, at most MAX_BLOCK_SHIFT), a block
  * keeps its first document in full and each posting its distance from it in 16 bits. The
  * largest b whose every block spans fewer than 65,536 documents is taken: a common list has
- * blocks of 256 (a block's four bytes nearly free), a rare one smaller blocks, down to one a
- * posting for the rarest (six bytes a posting: few postings).
+ * blocks of 256 (a block's four bytes nearly free), a rarer one smaller blocks. A list that
+ * would take no less than four bytes a posting that way (a rare list whose documents lie far
+ * apart: a keyword value, a rare word) has b = 0 and no distances: its blocks are its
+ * documents, read with the shared zeros (`zerosFor`) as their distances.
  *
  * Why this layout rather than delta-coded, bit-packed blocks: every posting stays readable
  * on its own in constant time — `blocks[firstBlock + ((i - start) >>> b)] + low[i - shift]` —
@@ -14,14 +16,14 @@
  * on every walk and every look-up.
  */
 export interface CompressedLists {
-  /** key k's postings are `low[docStart[k]..docStart[k + 1])` */
+  /** key k's distances are `low[docStart[k]..docStart[k + 1])` (none when its block shift is 0) */
   docStart: Uint32Array;
   /** each posting's document minus its block's first */
   low: Uint16Array;
   /** each block's first document; key k's blocks are `blocks[blockStart[k]..blockStart[k + 1])` */
   blocks: Uint32Array;
   blockStart: Uint32Array;
-  /** log2 of key k's block length */
+  /** log2 of key k's block length (0: one document a block, no distances) */
   blockShift: Uint8Array;
 }
 
@@ -47,13 +49,17 @@ export const NO_LISTS: CompressedLists = {
   blockShift: new Uint8Array(0),
 };
 
-/** The largest block shift whose every block of `docs[from..to)` spans at most MAX_SPAN documents. */
+/**
+ * The largest block shift whose every block of `docs[from..to)` spans at most MAX_SPAN
+ * documents, or 0 when that takes no less room than the documents themselves.
+ */
 function blockShiftOf(docs: Uint32Array, from: number, to: number): number {
+  const count = to - from;
   for (let shift = MAX_BLOCK_SHIFT; shift > 0; shift--) {
     const size = 1 << shift;
     let fits = true;
     for (let first = from; first < to && fits; first += size) fits = docs[Math.min(first + size, to) - 1]! - docs[first]! <= MAX_SPAN;
-    if (fits) return shift;
+    if (fits) return 2 * count + 4 * ((count + size - 1) >>> shift) < 4 * count ? shift : 0;
   }
   return 0;
 }
@@ -77,7 +83,7 @@ export function compressLists(docStart: Uint32Array, docs: Uint32Array, skipped:
     const to = docStart[key + 1]!;
     const shift = blockShiftOf(docs, from, to);
     blockShift[key] = shift;
-    postings += to - from;
+    if (shift > 0) postings += to - from;
     blockCount += (to - from + (1 << shift) - 1) >>> shift;
   }
   newDocStart[keys] = postings;
@@ -85,12 +91,16 @@ export function compressLists(docStart: Uint32Array, docs: Uint32Array, skipped:
   const low = new Uint16Array(postings);
   const blocks = new Uint32Array(blockCount);
   for (let key = 0; key < keys; key++) {
-    const count = newDocStart[key + 1]! - newDocStart[key]!;
-    if (count === 0) continue;
+    if (skipped(key)) continue;
     const from = docStart[key]!;
+    const count = docStart[key + 1]! - from;
     const shift = blockShift[key]!;
-    let write = newDocStart[key]!;
     let block = blockStart[key]!;
+    if (shift === 0) {
+      blocks.set(docs.subarray(from, from + count), block);
+      continue;
+    }
+    let write = newDocStart[key]!;
     for (let i = 0; i < count; i++) {
       if ((i & ((1 << shift) - 1)) === 0) blocks[block++] = docs[from + i]!;
       low[write++] = docs[from + i]! - blocks[block - 1]!;
@@ -106,18 +116,28 @@ export function checkLists(lists: CompressedLists, start: Uint32Array): void {
   const fits = docStart.length === keys + 1 && blockStart.length === keys + 1 && blockShift.length === keys && docStart[keys] === low.length && blockStart[keys] === blocks.length;
   if (!fits) throw new Error('search index snapshot: the compressed posting lists are out of step');
   for (let key = 0; key < keys; key++) {
-    const count = docStart[key + 1]! - docStart[key]!;
+    const shift = blockShift[key]!;
+    const distances = docStart[key + 1]! - docStart[key]!;
+    const count = countOf(lists, key);
     const listed = count === 0 || count === start[key + 1]! - start[key]!;
-    const blockCount = blockShift[key]! > MAX_BLOCK_SHIFT ? -1 : (count + (1 << blockShift[key]!) - 1) >>> blockShift[key]!;
-    if (!listed || blockCount !== blockStart[key + 1]! - blockStart[key]!) throw new Error('search index snapshot: the compressed posting lists are out of step');
+    const fitting = shift === 0 ? distances === 0 : shift <= MAX_BLOCK_SHIFT && (count + (1 << shift) - 1) >>> shift === blockStart[key + 1]! - blockStart[key]!;
+    if (!listed || !fitting) throw new Error('search index snapshot: the compressed posting lists are out of step');
   }
+}
+
+/** The documents in key `key`'s list (0 for a dense one, which has none here). */
+export function countOf(lists: CompressedLists, key: number): number {
+  return lists.blockShift[key] === 0 ? lists.blockStart[key + 1]! - lists.blockStart[key]! : lists.docStart[key + 1]! - lists.docStart[key]!;
 }
 
 /** The run of key `key`'s list, whose postings are numbered from `start` (see PostingRun). */
 export function runOf(lists: CompressedLists, key: number, start: number): PostingRun {
-  const first = lists.docStart[key]!;
-  const count = lists.docStart[key + 1]! - first;
-  return { low: lists.low, shift: start - first, blocks: lists.blocks, firstBlock: lists.blockStart[key]!, blockShift: lists.blockShift[key]!, start, end: start + count };
+  const count = countOf(lists, key);
+  const blockShift = lists.blockShift[key]!;
+  // one document a block: the distances all 0
+  const low = blockShift === 0 ? zerosFor(count) : lists.low;
+  const shift = blockShift === 0 ? start : start - lists.docStart[key]!;
+  return { low, shift, blocks: lists.blocks, firstBlock: lists.blockStart[key]!, blockShift, start, end: start + count };
 }
 
 /** The documents of a run, decoded (for tests and checks, not for searches). */

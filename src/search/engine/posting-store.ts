@@ -1,4 +1,4 @@
-import { checkLists, compressLists, NO_LISTS, runOf, type CompressedLists, type PostingRun } from './compressed-lists.js';
+import { checkLists, compressLists, countOf, NO_LISTS, runOf, type CompressedLists, type PostingRun } from './compressed-lists.js';
 import { ESCAPE, FrequencyTuples, NO_ESCAPES, withEscape, type CodeEscapes, type TupleCodes } from './frequency-tuples.js';
 import { bitCount, ensureCapacity } from './typed-arrays.js';
 
@@ -137,11 +137,10 @@ export class PostingStore {
   restoreDenseBitmaps(keys: Uint32Array, denseWords: Uint32Array, docCount: number): void {
     const words = (docCount + 31) >>> 5;
     if (denseWords.length !== keys.length * words) throw new Error('search index snapshot: the dense bitmaps are out of step');
-    const docStart = this.baseLists.docStart;
     let withoutDocuments = 0;
-    for (let key = 0; key < this.baseKeyCount; key++) if (docStart[key + 1] === docStart[key] && this.baseStart[key + 1] !== this.baseStart[key]) withoutDocuments++;
+    for (let key = 0; key < this.baseKeyCount; key++) if (countOf(this.baseLists, key) === 0 && this.baseStart[key + 1] !== this.baseStart[key]) withoutDocuments++;
     for (const key of keys) {
-      if (key >= this.baseKeyCount || docStart[key + 1] !== docStart[key]) throw new Error('search index snapshot: a dense list has documents besides its bitmap');
+      if (key >= this.baseKeyCount || countOf(this.baseLists, key) !== 0) throw new Error('search index snapshot: a dense list has documents besides its bitmap');
     }
     if (withoutDocuments !== keys.length) throw new Error('search index snapshot: a list has neither documents nor a bitmap');
     this.useDenseBitmaps(keys, denseWords, words);

@@ -149,7 +149,7 @@ describe('pair lists in a snapshot', () => {
     expect(key).toBe(pairs.keyOf(0, 1));
     expect(documentsOf(restored.postings.baseRun(key))).toEqual([0]);
     expect(documentsOf(restored.postings.baseRun(restored.keyOf(1, 0)))).toEqual([1]);
-    expect(() => new CommonPairs().restore(written.rankOf, written.start, { ...written.lists, low: written.lists.low.subarray(1) })).toThrow(/out of step/);
+    expect(() => new CommonPairs().restore(written.rankOf, written.start, { ...written.lists, blocks: written.lists.blocks.subarray(1) })).toThrow(/out of step/);
     expect(() => new CommonPairs().restore(written.rankOf, written.start.subarray(1), written.lists)).toThrow(/out of step/);
   });
 });

@@ -6,13 +6,16 @@ import { SCHEMA, doc } from './fixtures.js';
 
 describe('compressed lists', () => {
   // a list every 3rd document (blocks of 256), one every 300th (spans force blocks of 128), a
-  // rare one far apart (blocks of one), an empty one, and one skipped (a dense list)
+  // rare one far apart (its documents as they are), an empty one, one skipped (a dense list),
+  // three close documents (one block) and one alone (as it is: no smaller as a block)
   const lists = [
     Array.from({ length: 1000 }, (_, i) => 5 + i * 3),
     Array.from({ length: 700 }, (_, i) => 7 + i * 300),
     [0, 70_000, 200_000, 200_001, 4_000_000_000],
     [],
     [1, 2, 3],
+    [10, 20, 30],
+    [99],
   ];
   const docStart = Uint32Array.from([0, ...lists.map((_, k) => lists.slice(0, k + 1).flat().length)]);
   const compressed = compressLists(docStart, Uint32Array.from(lists.flat()), (key) => key === 4);
@@ -24,9 +27,9 @@ describe('compressed lists', () => {
       expect(documentsOf(run)).toEqual(key === 4 ? [] : list);
       start += list.length;
     });
-    expect([...compressed.blockShift]).toEqual([8, 7, 0, 8, 0]);
-    expect(compressed.low.length).toBe(1000 + 700 + 5);
-    expect(compressed.blocks.length).toBe(4 + 6 + 5);
+    expect([...compressed.blockShift]).toEqual([8, 7, 0, 0, 0, 8, 0]);
+    expect(compressed.low.length).toBe(1000 + 700 + 3);
+    expect(compressed.blocks.length).toBe(4 + 6 + 5 + 1 + 1);
     expect(() => checkLists(compressed, docStart)).not.toThrow();
   });
 
@@ -55,7 +58,8 @@ describe('compressed lists', () => {
     shifted[2] = shifted[2]! + 1;
     expect(() => checkLists(compressed, shifted)).toThrow(/out of step/);
     expect(() => checkLists({ ...compressed, blocks: compressed.blocks.subarray(1) }, docStart)).toThrow(/out of step/);
-    expect(() => checkLists({ ...compressed, blockShift: Uint8Array.from([9, 7, 0, 8, 0]) }, docStart)).toThrow(/out of step/);
+    expect(() => checkLists({ ...compressed, blockShift: Uint8Array.from([9, 7, 0, 0, 0, 8, 0]) }, docStart)).toThrow(/out of step/);
+    expect(() => checkLists({ ...compressed, blockShift: Uint8Array.from([8, 7, 0, 0, 0, 0, 0]) }, docStart)).toThrow(/out of step/);
   });
 });
 
