@@ -12,11 +12,11 @@ import { ensureCapacity } from './typed-arrays.js';
  * stream. A pair list is about as long as the phrase's true matches, so the phrase starts from
  * it and the forward stream checks only those.
  *
- * Only pairs of common terms get lists (about 7 million postings, 28 MB, at a million assets
+ * Only pairs of common terms get lists (about 7 million postings, 17 MB compressed, at a million assets
  * with 128 common terms): a phrase with a rarer word is already cheap, as that word's list is
  * short. The lists are derived from the forward stream — rebuilt with the term lists at a
  * compaction, and kept up for appended documents in tail lists; a snapshot stores them as they
- * are (a second and more of a load at a million documents, for 28 MB of file). The common terms
+ * are (a second and more of a load at a million documents, for 17 MB of file). The common terms
  * are chosen at each rebuild.
  */
 
