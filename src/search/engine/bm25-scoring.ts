@@ -1,5 +1,6 @@
 import { ESCAPE, escapedCode, type CodeEscapes, type TupleCodes } from './frequency-tuples.js';
 import { documentAt, gallopRun } from './compressed-lists.js';
+import { RANK_GROUP_SHIFT } from './posting-store.js';
 import type { Bm25Context, Segment } from './query-plan.js';
 import { heapScratch, offerToMinHeap } from './top-k.js';
 import { bitCount } from './typed-arrays.js';
@@ -66,13 +67,14 @@ export function scoreByMerge(segment: Segment, ordinals: Uint32Array, count: num
 export function scoreByBitmap(segment: Segment, ordinals: Uint32Array, count: number, bm25: Bm25Context, best: Float64Array): void {
   const bitmap = segment.bitmap!;
   const ranks = segment.ranks!;
+  const groups = segment.rankGroups!;
   const start = segment.start;
   for (let c = 0; c < count; c++) {
     const d = ordinals[c]!;
     const w = d >>> 5;
     const word = w < bitmap.length ? bitmap[w]! : 0;
     if ((word & (1 << (d & 31))) === 0) continue;
-    const score = postingScore(segment, start + ranks[w]! + bitCount(word & ~(-1 << (d & 31))), d, bm25);
+    const score = postingScore(segment, start + groups[w >>> RANK_GROUP_SHIFT]! + ranks[w]! + bitCount(word & ~(-1 << (d & 31))), d, bm25);
     if (score > best[c]!) best[c] = score;
   }
   return;
@@ -93,12 +95,13 @@ const ABSENT = 0xffffffff;
 export function locateByRank(segment: Segment, ordinals: Uint32Array, count: number, at: Uint32Array): void {
   const bitmap = segment.bitmap!;
   const ranks = segment.ranks!;
+  const groups = segment.rankGroups!;
   const start = segment.start;
   for (let c = 0; c < count; c++) {
     const d = ordinals[c]!;
     const w = d >>> 5;
     const word = w < bitmap.length ? bitmap[w]! : 0;
-    at[c] = (word & (1 << (d & 31))) === 0 ? ABSENT : start + ranks[w]! + bitCount(word & ~(-1 << (d & 31)));
+    at[c] = (word & (1 << (d & 31))) === 0 ? ABSENT : start + groups[w >>> RANK_GROUP_SHIFT]! + ranks[w]! + bitCount(word & ~(-1 << (d & 31)));
   }
   return;
 }
@@ -405,6 +408,7 @@ export function scoreOneBoundedByBitmap(
   const { codes, escapes, tuples, start } = segment;
   const bitmap = segment.bitmap!;
   const ranks = segment.ranks!;
+  const groups = segment.rankGroups!;
   const fields = bm25.fields;
   // candidates as many as the postings are the list itself (a word searched alone): the c-th
   // is the c-th posting, no rank to count
@@ -420,7 +424,7 @@ export function scoreOneBoundedByBitmap(
       const w = d >>> 5;
       const word = w < bitmap.length ? bitmap[w]! : 0;
       if ((word & (1 << (d & 31))) === 0) continue;
-      i = start + ranks[w]! + bitCount(word & ~(-1 << (d & 31)));
+      i = start + groups[w >>> RANK_GROUP_SHIFT]! + ranks[w]! + bitCount(word & ~(-1 << (d & 31)));
     }
     let code = codes[i]!;
     if (code === ESCAPE) code = escapedCode(escapes, i);
@@ -498,6 +502,7 @@ export function scoreByRank(segment: Segment, marks: Uint32Array, ranks: Uint32A
 export function scoreMarkedByBitmap(segment: Segment, marks: Uint32Array, ranks: Uint32Array, bm25: Bm25Context, best: Float64Array): void {
   const bitmap = segment.bitmap!;
   const postingRanks = segment.ranks!;
+  const groups = segment.rankGroups!;
   const start = segment.start;
   const words = Math.min(marks.length, bitmap.length);
   for (let w = 0; w < words; w++) {
@@ -511,7 +516,7 @@ export function scoreMarkedByBitmap(segment: Segment, marks: Uint32Array, ranks:
       const below = (lowest - 1) | 0;
       const d = base + 31 - Math.clz32(lowest);
       const c = ranks[w]! + bitCount(marked & below);
-      const score = postingScore(segment, start + postingRanks[w]! + bitCount(listed & below), d, bm25);
+      const score = postingScore(segment, start + groups[w >>> RANK_GROUP_SHIFT]! + postingRanks[w]! + bitCount(listed & below), d, bm25);
       if (score > best[c]!) best[c] = score;
     }
   }
@@ -584,6 +589,7 @@ export function scoreMarkedByBitmapBounded(
   const { codes, escapes, tuples, start } = segment;
   const bitmap = segment.bitmap!;
   const postingRanks = segment.ranks!;
+  const groups = segment.rankGroups!;
   const fields = bm25.fields;
   const words = Math.min(marks.length, bitmap.length);
   let bar = filled === k ? heap[0]! : -Infinity;
@@ -597,7 +603,7 @@ export function scoreMarkedByBitmapBounded(
       const lowest = both & -both;
       both ^= lowest;
       const below = (lowest - 1) | 0;
-      const i = start + postingRanks[w]! + bitCount(listed & below);
+      const i = start + groups[w >>> RANK_GROUP_SHIFT]! + postingRanks[w]! + bitCount(listed & below);
       let code = codes[i]!;
       if (code === ESCAPE) code = escapedCode(escapes, i);
       const p = code * fields;

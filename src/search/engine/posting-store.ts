@@ -4,6 +4,9 @@ import { bitCount, ensureCapacity } from './typed-arrays.js';
 
 const NO_CODES = new Uint8Array(0);
 
+/** log2 of the words of a dense bitmap counted from one 32-bit count (see denseRanks) */
+export const RANK_GROUP_SHIFT = 10;
+
 /**
  * Posting lists (ascending document ordinals per key, with an optional payload per posting:
  * the term frequency in each text field, as the code of its tuple, see frequency-tuples.ts)
@@ -47,10 +50,13 @@ export class PostingStore {
   denseWords: Uint32Array = new Uint32Array(0);
   /**
    * For each dense bitmap, the number of postings before each of its words: the posting of a
-   * document in the list is `start + ranks[d >>> 5] + (set bits of its word below d)`, found
-   * in constant time without walking the list.
+   * document in the list is `start + rankGroups[w >>> RANK_GROUP_SHIFT] + ranks[w] + (set
+   * bits of its word below d)` (w = d >>> 5), found in constant time without walking the list.
+   * A word's count is kept from its group of 1,024 words (16 bits: at most 32,736) and each
+   * group's count from the start: half the bytes of one 32-bit count a word.
    */
-  denseRanks: (Uint32Array | null)[] = [];
+  denseRanks: (Uint16Array | null)[] = [];
+  denseRankGroups: (Uint32Array | null)[] = [];
   /** postings held in tail lists */
   tailPostings = 0;
   private touched: number[] = [];
@@ -93,6 +99,7 @@ export class PostingStore {
     if (this.stride > 0 && codes.length !== start[start.length - 1]) throw new Error('search index: posting codes out of step with the postings');
     this.denseBitmaps = [];
     this.denseRanks = [];
+    this.denseRankGroups = [];
     this.denseKeys = new Uint32Array(0);
     this.denseWords = new Uint32Array(0);
     this.baseStart = start;
@@ -150,18 +157,22 @@ export class PostingStore {
     this.denseKeys = keys;
     this.denseWords = denseWords;
     this.denseBitmaps = new Array<Uint32Array | null>(this.baseKeyCount).fill(null);
-    this.denseRanks = new Array<Uint32Array | null>(this.baseKeyCount).fill(null);
+    this.denseRanks = new Array<Uint16Array | null>(this.baseKeyCount).fill(null);
+    this.denseRankGroups = new Array<Uint32Array | null>(this.baseKeyCount).fill(null);
     keys.forEach((key, n) => {
       const bitmap = denseWords.subarray(n * words, (n + 1) * words);
-      const ranks = new Uint32Array(words);
+      const ranks = new Uint16Array(words);
+      const groups = new Uint32Array(((words - 1) >>> RANK_GROUP_SHIFT) + 1);
       let before = 0;
       for (let w = 0; w < words; w++) {
-        ranks[w] = before;
+        if ((w & ((1 << RANK_GROUP_SHIFT) - 1)) === 0) groups[w >>> RANK_GROUP_SHIFT] = before;
+        ranks[w] = before - groups[w >>> RANK_GROUP_SHIFT]!;
         before += bitCount(bitmap[w]!);
       }
       if (before !== this.baseStart[key + 1]! - this.baseStart[key]!) throw new Error('search index: a dense bitmap out of step with its list');
       this.denseBitmaps[key] = bitmap;
       this.denseRanks[key] = ranks;
+      this.denseRankGroups[key] = groups;
     });
   }
 
@@ -201,7 +212,8 @@ export class PostingStore {
   byteSize(): number {
     let bytes =
       this.baseStart.byteLength + listBytes(this.baseLists) + this.baseCodes.byteLength + 2 * this.baseEscapes.at.byteLength + this.tailLength.byteLength + this.tuples.byteSize();
-    bytes += 2 * this.denseWords.byteLength + this.denseKeys.byteLength; // and the ranks
+    bytes += this.denseWords.byteLength + this.denseKeys.byteLength;
+    for (let key = 0; key < this.denseRanks.length; key++) bytes += (this.denseRanks[key]?.byteLength ?? 0) + (this.denseRankGroups[key]?.byteLength ?? 0);
     for (const key of this.touched) {
       bytes += (this.tailDocs[key]?.byteLength ?? 0) + (this.tailCodes[key]?.byteLength ?? 0) + 2 * this.tailEscapes[key]!.at.byteLength;
     }

@@ -56,13 +56,14 @@ function segmentOf(
   start: number,
   end: number,
   bitmap: Uint32Array | null,
-  ranks: Uint32Array | null,
+  ranks: Uint16Array | null,
+  rankGroups: Uint32Array | null,
   codes: TupleCodes,
   escapes: CodeEscapes,
   tuples: Uint8Array,
   coefficients: Float64Array,
 ): Segment {
-  return { low: run.low, shift: run.shift, blocks: run.blocks, firstBlock: run.firstBlock, blockShift: run.blockShift, start, end, bitmap, ranks, codes, escapes, tuples, coefficients };
+  return { low: run.low, shift: run.shift, blocks: run.blocks, firstBlock: run.firstBlock, blockShift: run.blockShift, start, end, bitmap, ranks, rankGroups, codes, escapes, tuples, coefficients };
 }
 
 export function planFor(index: IndexView, variants: Map<number, number>): TermPlan {
@@ -100,13 +101,14 @@ export function planFor(index: IndexView, variants: Map<number, number>): TermPl
         // a dense list's run is empty: its bitmap has the documents
         const bitmap = postings.denseBitmaps[id] ?? null;
         const ranks = postings.denseRanks[id] ?? null;
-        segments.push(segmentOf(postings.baseRun(id), start, end, bitmap, ranks, postings.baseCodes, postings.baseEscapes, postings.tuples.bytes, coefficients));
+        const rankGroups = postings.denseRankGroups[id] ?? null;
+        segments.push(segmentOf(postings.baseRun(id), start, end, bitmap, ranks, rankGroups, postings.baseCodes, postings.baseEscapes, postings.tuples.bytes, coefficients));
       }
       cost += end - start;
     }
     const tailLength = id < postings.tailLength.length ? postings.tailLength[id]! : 0;
     if (tailLength > 0) {
-      segments.push(segmentOf(plainRun(postings.tailDocs[id]!, tailLength), 0, tailLength, null, null, postings.tailCodes[id]!, postings.tailEscapes[id]!, postings.tuples.bytes, coefficients));
+      segments.push(segmentOf(plainRun(postings.tailDocs[id]!, tailLength), 0, tailLength, null, null, null, postings.tailCodes[id]!, postings.tailEscapes[id]!, postings.tuples.bytes, coefficients));
       cost += tailLength;
     }
   }
@@ -219,9 +221,9 @@ export function pairPlanFor(index: IndexView, left: readonly number[], right: re
       // never scored: no term frequencies, no coefficients
       const start = postings.baseStart[key]!;
       const end = postings.baseStart[key + 1]!;
-      if (end > start) segments.push(segmentOf(postings.baseRun(key), start, end, null, null, NO_BYTES, NO_ESCAPES, NO_BYTES, NO_COEFFICIENTS));
+      if (end > start) segments.push(segmentOf(postings.baseRun(key), start, end, null, null, null, NO_BYTES, NO_ESCAPES, NO_BYTES, NO_COEFFICIENTS));
       const tailLength = key < postings.tailLength.length ? postings.tailLength[key]! : 0;
-      if (tailLength > 0) segments.push(segmentOf(plainRun(postings.tailDocs[key]!, tailLength), 0, tailLength, null, null, NO_BYTES, NO_ESCAPES, NO_BYTES, NO_COEFFICIENTS));
+      if (tailLength > 0) segments.push(segmentOf(plainRun(postings.tailDocs[key]!, tailLength), 0, tailLength, null, null, null, NO_BYTES, NO_ESCAPES, NO_BYTES, NO_COEFFICIENTS));
       cost += end - start + tailLength;
     }
   }

@@ -63,8 +63,8 @@ describe('an index whose common words are dense lists', () => {
   // bitmaps alone), 'blueberry' in every 97th and 'rare' in every 250th (lists); frequencies
   // vary so that scores differ.
   const times = (word: string, n: number) => Array.from({ length: n }, () => word).join(' ');
-  const documents: IndexDocument[] = Array.from({ length: 4000 }, (_, i) =>
-    doc(`d-${String(i).padStart(4, '0')}`, {
+  const documentsUpTo = (count: number): IndexDocument[] => Array.from({ length: count }, (_, i) =>
+    doc(`d-${String(i).padStart(5, '0')}`, {
       title: `${i % 2 === 0 ? times('blue', 1 + (i % 3)) : times('grey', 1 + (i % 5))} ${i % 97 === 0 ? 'blueberry' : ''} item`,
       caption: `${i % 3 === 1 ? times('bluebell', 1 + (i % 4)) : 'plain'} ${i % 250 === 0 ? 'rare' : ''} ${times('filler', i % 7)}`,
       keywords: i % 3 === 0 ? ['sky', 'blue'] : ['ground'],
@@ -73,6 +73,7 @@ describe('an index whose common words are dense lists', () => {
       quality: i % 4,
     }),
   );
+  const documents = documentsUpTo(4000);
   const queries: SearchQuery[] = [
     { phrase: 'item' }, // one dense list (no variants), bounded over its candidates
     { phrase: 'grey' },
@@ -111,6 +112,18 @@ describe('an index whose common words are dense lists', () => {
     const oneByOne = new SearchIndex(SCHEMA);
     for (const item of documents) oneByOne.upsert(item);
     expect(answers(oneByOne)).toEqual(expected);
+  });
+
+  it('answers the same past 32,768 documents, where a dense list counts its postings by groups of 1,024 words', () => {
+    const many = documentsUpTo(40_000);
+    const bulk = new SearchIndex(SCHEMA);
+    bulk.upsertMany(many);
+    const oneByOne = new SearchIndex(SCHEMA);
+    for (const item of many) oneByOne.upsert(item);
+    expect(answers(oneByOne)).toEqual(answers(bulk));
+    // every match scored (a page as long as the matches), a word's lists walked by rank
+    const whole: SearchQuery[] = [{ phrase: 'blu', limit: 40_000 }, { phrase: 'blue bluebell', limit: 40_000 }];
+    expect(whole.map((query) => oneByOne.search(query))).toEqual(whole.map((query) => bulk.search(query)));
   });
 
   it('answers the same after a snapshot, and with appends after it (a dense base and a tail)', () => {
