@@ -640,9 +640,9 @@ export class IndexStore {
     this.postings.tuples.reset(reader.u8('postings.tuples'));
     const escapeAt = reader.u32('postings.escapes.at');
     const escapes = { at: escapeAt, codes: reader.u32('postings.escapes.codes'), count: escapeAt.length };
-    this.postings.restoreBase(reader.u32('postings.start'), readLists(reader, 'postings'), reader.u8('postings.codes'), escapes.count > 0 ? escapes : NO_ESCAPES);
     // a dense list's documents are in its bitmap alone
-    this.postings.restoreDenseBitmaps(reader.u32('postings.denseKeys'), reader.u32('postings.denseWords'), docCount);
+    const dense = { keys: reader.u32('postings.denseKeys'), words: reader.u32('postings.denseWords'), docCount };
+    this.postings.restoreBase(reader.u32('postings.start'), readLists(reader, 'postings'), reader.u8('postings.codes'), escapes.count > 0 ? escapes : NO_ESCAPES, dense);
     this.pairs.restore(reader.i32('pairs.rankOf'), reader.u32('pairs.start'), readLists(reader, 'pairs'));
     this.columns.forEach((column, c) => {
       column.restore(

@@ -4,6 +4,14 @@ import { bitCount, ensureCapacity } from './typed-arrays.js';
 
 const NO_CODES = new Uint8Array(0);
 
+/** The lists kept as bitmaps, as a snapshot holds them: their keys, ascending, and their bitmaps one after another. */
+export interface DenseBitmaps {
+  keys: Uint32Array;
+  words: Uint32Array;
+  /** the ordinals the bitmaps cover */
+  docCount: number;
+}
+
 /** log2 of the words of a dense bitmap counted from one 32-bit count (see denseRanks) */
 export const RANK_GROUP_SHIFT = 10;
 
@@ -88,11 +96,27 @@ export class PostingStore {
     this.baseLists = compressLists(start, docs, (key) => this.denseBitmaps[key] !== null && this.denseBitmaps[key] !== undefined);
   }
 
-  /** Replaces the base with lists a snapshot kept (see setBase; the dense bitmaps follow, restoreDenseBitmaps). */
-  restoreBase(start: Uint32Array, lists: CompressedLists, codes: TupleCodes, escapes: CodeEscapes = NO_ESCAPES): void {
+  /**
+   * Replaces the base with lists a snapshot kept (see setBase) and, for the lists kept as
+   * bitmaps, their keys and bitmaps (over `docCount` ordinals); every other list with postings
+   * must have its documents.
+   */
+  restoreBase(start: Uint32Array, lists: CompressedLists, codes: TupleCodes, escapes: CodeEscapes = NO_ESCAPES, dense?: DenseBitmaps): void {
     checkLists(lists, start);
+    const keys = start.length - 1;
+    const denseKeys = dense?.keys ?? new Uint32Array(0);
+    let withoutDocuments = 0;
+    for (let key = 0; key < keys; key++) if (countOf(lists, key) === 0 && start[key + 1] !== start[key]) withoutDocuments++;
+    for (const key of denseKeys) {
+      if (key >= keys || countOf(lists, key) !== 0) throw new Error('search index snapshot: a dense list has documents besides its bitmap');
+    }
+    if (withoutDocuments !== denseKeys.length) throw new Error('search index snapshot: a list has neither documents nor a bitmap');
     this.replaceBase(start, codes, escapes);
     this.baseLists = lists;
+    if (dense === undefined) return;
+    const words = (dense.docCount + 31) >>> 5;
+    if (dense.words.length !== denseKeys.length * words) throw new Error('search index snapshot: the dense bitmaps are out of step');
+    this.useDenseBitmaps(denseKeys, dense.words, words);
   }
 
   private replaceBase(start: Uint32Array, codes: TupleCodes, escapes: CodeEscapes): void {
@@ -138,19 +162,6 @@ export class PostingStore {
       }
     });
     this.useDenseBitmaps(Uint32Array.from(dense), denseWords, words);
-  }
-
-  /** Takes the dense keys and their bitmaps a snapshot kept (after restoreBase: every other list has its documents). */
-  restoreDenseBitmaps(keys: Uint32Array, denseWords: Uint32Array, docCount: number): void {
-    const words = (docCount + 31) >>> 5;
-    if (denseWords.length !== keys.length * words) throw new Error('search index snapshot: the dense bitmaps are out of step');
-    let withoutDocuments = 0;
-    for (let key = 0; key < this.baseKeyCount; key++) if (countOf(this.baseLists, key) === 0 && this.baseStart[key + 1] !== this.baseStart[key]) withoutDocuments++;
-    for (const key of keys) {
-      if (key >= this.baseKeyCount || countOf(this.baseLists, key) !== 0) throw new Error('search index snapshot: a dense list has documents besides its bitmap');
-    }
-    if (withoutDocuments !== keys.length) throw new Error('search index snapshot: a list has neither documents nor a bitmap');
-    this.useDenseBitmaps(keys, denseWords, words);
   }
 
   private useDenseBitmaps(keys: Uint32Array, denseWords: Uint32Array, words: number): void {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { documentsOf, type CompressedLists } from '../../../src/search/engine/compressed-lists.js';
-import { PostingStore } from '../../../src/search/engine/posting-store.js';
+import { PostingStore, type DenseBitmaps } from '../../../src/search/engine/posting-store.js';
 import { SearchIndex } from '../../../src/search/engine/search-index.js';
 import { SnapshotReader } from '../../../src/search/engine/snapshot-format.js';
 import type { IndexDocument, SearchQuery } from '../../../src/search/engine/search-index.js';
@@ -37,23 +37,24 @@ describe('a dense list', () => {
   it('is restored from its keys and bitmaps, and refused when they are out of step with the lists', () => {
     const store = built();
     const copied = (): CompressedLists => ({ ...store.baseLists, low: store.baseLists.low.slice(), blocks: store.baseLists.blocks.slice() });
+    const dense = (keys: Uint32Array, words: Uint32Array): DenseBitmaps => ({ keys, words, docCount });
     const restored = new PostingStore(0);
-    restored.restoreBase(store.baseStart.slice(), copied(), new Uint8Array(0));
-    restored.restoreDenseBitmaps(store.denseKeys.slice(), store.denseWords.slice(), docCount);
+    restored.restoreBase(store.baseStart.slice(), copied(), new Uint8Array(0), undefined, dense(store.denseKeys.slice(), store.denseWords.slice()));
     expect([...restored.denseBitmaps[0]!]).toEqual([...store.denseBitmaps[0]!]);
     expect([...restored.denseRanks[2]!]).toEqual([...store.denseRanks[2]!]);
     expect(documentsOf(restored.baseRun(1))).toEqual(lists[1]);
     expect(restored.byteSize()).toBe(store.byteSize());
 
-    const wrongKeys = new PostingStore(0);
-    wrongKeys.restoreBase(store.baseStart.slice(), copied(), new Uint8Array(0));
+    const restoring = (keys: Uint32Array, words: Uint32Array) => () => new PostingStore(0).restoreBase(store.baseStart.slice(), copied(), new Uint8Array(0), undefined, dense(keys, words));
     // key 1 keeps its documents in the list: it cannot be dense too
-    expect(() => wrongKeys.restoreDenseBitmaps(Uint32Array.of(0, 1), new Uint32Array(2 * 104), docCount)).toThrow(/besides its bitmap/);
-    // key 2 has neither documents nor a bitmap
-    expect(() => wrongKeys.restoreDenseBitmaps(Uint32Array.of(0), store.denseWords.slice(0, 104), docCount)).toThrow(/neither/);
+    expect(restoring(Uint32Array.of(0, 1), new Uint32Array(2 * 104))).toThrow(/besides its bitmap/);
+    // key 2 has neither documents nor a bitmap (nor has any dense list without its bitmap)
+    expect(restoring(Uint32Array.of(0), store.denseWords.slice(0, 104))).toThrow(/neither/);
+    expect(() => new PostingStore(0).restoreBase(store.baseStart.slice(), copied(), new Uint8Array(0))).toThrow(/neither/);
     const shortBitmap = store.denseWords.slice();
     shortBitmap[0] = 0;
-    expect(() => wrongKeys.restoreDenseBitmaps(store.denseKeys.slice(), shortBitmap, docCount)).toThrow(/out of step/);
+    expect(restoring(store.denseKeys.slice(), shortBitmap)).toThrow(/out of step/);
+    expect(restoring(store.denseKeys.slice(), store.denseWords.slice(1))).toThrow(/out of step/);
     expect(() => new PostingStore(0).setBase(start.slice(), Uint32Array.from(lists[1]!), new Uint8Array(0))).toThrow(/out of step/);
   });
 });
