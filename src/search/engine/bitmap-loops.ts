@@ -21,6 +21,14 @@ export function population(bits: Uint32Array, words: number): number {
 /** Sets the bits of the run's documents, a block at a time (see compressed-lists.ts). */
 export function setRunBits(bits: Uint32Array, run: PostingRun): void {
   const { low, shift, blocks, firstBlock, blockShift, start, end } = run;
+  if (blockShift === 0) {
+    // one document a block, no distances (a tail list, a rare list): the blocks are the documents
+    for (let b = firstBlock, last = firstBlock + end - start; b < last; b++) {
+      const d = blocks[b]!;
+      bits[d >>> 5] = bits[d >>> 5]! | (1 << (d & 31));
+    }
+    return;
+  }
   const size = 1 << blockShift;
   for (let from = start, block = firstBlock; from < end; from += size, block++) {
     const first = blocks[block]!;

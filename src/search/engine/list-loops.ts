@@ -111,6 +111,11 @@ export function keepByRange(ordinals: Uint32Array, count: number, column: Float6
 /** Copies the run's documents to `target` from `at`; returns the end. */
 export function copyRun(target: Uint32Array, at: number, run: PostingRun): number {
   const { low, shift, blocks, firstBlock, blockShift, start, end } = run;
+  if (blockShift === 0) {
+    // one document a block, no distances (a tail list, a rare list): the blocks are the documents
+    target.set(blocks.subarray(firstBlock, firstBlock + end - start), at);
+    return at + end - start;
+  }
   const size = 1 << blockShift;
   for (let from = start, block = firstBlock; from < end; from += size, block++) {
     const first = blocks[block]!;
