@@ -1,3 +1,4 @@
+import type { PostingRun } from './compressed-lists.js';
 import type { SingleValues } from './keyword-column.js';
 import { bitCount } from './typed-arrays.js';
 
@@ -17,10 +18,24 @@ export function population(bits: Uint32Array, words: number): number {
   return total;
 }
 
-export function setBits(bits: Uint32Array, docs: Uint32Array, start: number, end: number): void {
-  for (let i = start; i < end; i++) {
-    const d = docs[i]!;
-    bits[d >>> 5] = bits[d >>> 5]! | (1 << (d & 31));
+/** Sets the bits of the run's documents, a block at a time (see compressed-lists.ts). */
+export function setRunBits(bits: Uint32Array, run: PostingRun): void {
+  const { low, shift, blocks, firstBlock, blockShift, start, end } = run;
+  if (blockShift === 0) {
+    // one document a block, no distances (a tail list, a rare list): the blocks are the documents
+    for (let b = firstBlock, last = firstBlock + end - start; b < last; b++) {
+      const d = blocks[b]!;
+      bits[d >>> 5] = bits[d >>> 5]! | (1 << (d & 31));
+    }
+    return;
+  }
+  const size = 1 << blockShift;
+  for (let from = start, block = firstBlock; from < end; from += size, block++) {
+    const first = blocks[block]!;
+    for (let j = from - shift, to = Math.min(from + size, end) - shift; j < to; j++) {
+      const d = first + low[j]!;
+      bits[d >>> 5] = bits[d >>> 5]! | (1 << (d & 31));
+    }
   }
   return;
 }

@@ -1,5 +1,6 @@
 import { ESCAPE, escapedCode, type CodeEscapes, type TupleCodes } from './frequency-tuples.js';
-import { gallop } from './list-loops.js';
+import { documentAt, gallopRun } from './compressed-lists.js';
+import { RANK_GROUP_SHIFT } from './posting-store.js';
 import type { Bm25Context, Segment } from './query-plan.js';
 import { heapScratch, offerToMinHeap } from './top-k.js';
 import { bitCount } from './typed-arrays.js';
@@ -38,11 +39,11 @@ function postingScore(segment: Segment, i: number, d: number, bm25: Bm25Context)
  * holds, walking the two ascending lists side by side: sequential reads and writes only.
  */
 export function scoreByMerge(segment: Segment, ordinals: Uint32Array, count: number, bm25: Bm25Context, best: Float64Array): void {
-  const { docs, start, end } = segment;
+  const { low, shift, blocks, firstBlock, blockShift, start, end } = segment;
   let c = 0;
   let next = count > 0 ? ordinals[0]! : 0;
   for (let i = start; i < end && c < count; i++) {
-    const d = docs[i]!;
+    const d = blocks[firstBlock + ((i - start) >>> blockShift)]! + low[i - shift]!;
     if (d < next) continue;
     while (next < d) {
       c++;
@@ -55,6 +56,26 @@ export function scoreByMerge(segment: Segment, ordinals: Uint32Array, count: num
     c++;
     if (c === count) return;
     next = ordinals[c]!;
+  }
+  return;
+}
+
+/**
+ * scoreByMerge (and scoreByLookup) for a dense list: each listed document's posting found in
+ * the list's bitmap by rank, in constant time.
+ */
+export function scoreByBitmap(segment: Segment, ordinals: Uint32Array, count: number, bm25: Bm25Context, best: Float64Array): void {
+  const bitmap = segment.bitmap!;
+  const ranks = segment.ranks!;
+  const groups = segment.rankGroups!;
+  const start = segment.start;
+  for (let c = 0; c < count; c++) {
+    const d = ordinals[c]!;
+    const w = d >>> 5;
+    const word = w < bitmap.length ? bitmap[w]! : 0;
+    if ((word & (1 << (d & 31))) === 0) continue;
+    const score = postingScore(segment, start + groups[w >>> RANK_GROUP_SHIFT]! + ranks[w]! + bitCount(word & ~(-1 << (d & 31))), d, bm25);
+    if (score > best[c]!) best[c] = score;
   }
   return;
 }
@@ -74,12 +95,13 @@ const ABSENT = 0xffffffff;
 export function locateByRank(segment: Segment, ordinals: Uint32Array, count: number, at: Uint32Array): void {
   const bitmap = segment.bitmap!;
   const ranks = segment.ranks!;
+  const groups = segment.rankGroups!;
   const start = segment.start;
   for (let c = 0; c < count; c++) {
     const d = ordinals[c]!;
     const w = d >>> 5;
     const word = w < bitmap.length ? bitmap[w]! : 0;
-    at[c] = (word & (1 << (d & 31))) === 0 ? ABSENT : start + ranks[w]! + bitCount(word & ~(-1 << (d & 31)));
+    at[c] = (word & (1 << (d & 31))) === 0 ? ABSENT : start + groups[w >>> RANK_GROUP_SHIFT]! + ranks[w]! + bitCount(word & ~(-1 << (d & 31)));
   }
   return;
 }
@@ -92,25 +114,28 @@ export function countFrom(at: Uint32Array, count: number, from: number): void {
 
 /** at[c] by walking the list beside the candidates, or ABSENT. */
 export function locateByMerge(segment: Segment, ordinals: Uint32Array, count: number, at: Uint32Array): void {
-  const docs = segment.docs;
-  const end = segment.end;
-  let i = segment.start;
+  const { low, shift, blocks, firstBlock, blockShift, start, end } = segment;
+  let i = start;
+  let listed = i < end ? blocks[firstBlock + ((i - start) >>> blockShift)]! + low[i - shift]! : 0;
   for (let c = 0; c < count; c++) {
     const d = ordinals[c]!;
-    while (i < end && docs[i]! < d) i++;
-    at[c] = i < end && docs[i] === d ? i : ABSENT;
+    while (i < end && listed < d) {
+      i++;
+      if (i < end) listed = blocks[firstBlock + ((i - start) >>> blockShift)]! + low[i - shift]!;
+    }
+    at[c] = i < end && listed === d ? i : ABSENT;
   }
   return;
 }
 
 /** at[c] by galloping, for a list much longer than the candidates, or ABSENT. */
 export function locateByLookup(segment: Segment, ordinals: Uint32Array, count: number, at: Uint32Array): void {
-  const docs = segment.docs;
-  let position = segment.start;
+  const end = segment.end;
+  let i = segment.start;
   for (let c = 0; c < count; c++) {
     const d = ordinals[c]!;
-    position = gallop(docs, position, segment.end, d);
-    at[c] = position < segment.end && docs[position] === d ? position : ABSENT;
+    i = gallopRun(segment, i, end, d);
+    at[c] = i < end && documentAt(segment, i) === d ? i : ABSENT;
   }
   return;
 }
@@ -326,7 +351,7 @@ export function scoreOneBounded(
   k: number,
   exact: Uint32Array,
 ): number {
-  const { docs, codes, escapes, tuples, start, end } = segment;
+  const { low, shift, blocks, firstBlock, blockShift, codes, escapes, tuples, start, end } = segment;
   const fields = bm25.fields;
   // a min-heap of the k best exact scores so far; its root is the bar
   const heap = heapScratch(k);
@@ -336,7 +361,7 @@ export function scoreOneBounded(
   let c = 0;
   let next = count > 0 ? ordinals[0]! : 0;
   for (let i = start; i < end && c < count; i++) {
-    const d = docs[i]!;
+    const d = blocks[firstBlock + ((i - start) >>> blockShift)]! + low[i - shift]!;
     if (d < next) continue;
     while (next < d) {
       c++;
@@ -365,14 +390,69 @@ export function scoreOneBounded(
   return exactCount;
 }
 
-/** The same when the lists are much longer than the set: each listed document found by galloping. */
-export function scoreByLookup(segment: Segment, ordinals: Uint32Array, count: number, bm25: Bm25Context, best: Float64Array): void {
-  let position = segment.start;
+/**
+ * scoreOneBounded for a dense list: the candidates (all in the list) walked in order, each
+ * one's posting found by rank in the list's bitmap — the same postings in the same order, so
+ * the same scores, bar and exact positions.
+ */
+export function scoreOneBoundedByBitmap(
+  segment: Segment,
+  bound: Float64Array,
+  ordinals: Uint32Array,
+  count: number,
+  bm25: Bm25Context,
+  best: Float64Array,
+  k: number,
+  exact: Uint32Array,
+): number {
+  const { codes, escapes, tuples, start } = segment;
+  const bitmap = segment.bitmap!;
+  const ranks = segment.ranks!;
+  const groups = segment.rankGroups!;
+  const fields = bm25.fields;
+  // candidates as many as the postings are the list itself (a word searched alone): the c-th
+  // is the c-th posting, no rank to count
+  const whole = count === segment.end - start;
+  const heap = heapScratch(k);
+  let filled = 0;
+  let bar = -Infinity;
+  let exactCount = 0;
   for (let c = 0; c < count; c++) {
     const d = ordinals[c]!;
-    position = gallop(segment.docs, position, segment.end, d);
-    if (position < segment.end && segment.docs[position] === d) {
-      const score = postingScore(segment, position, d, bm25);
+    let i = start + c;
+    if (!whole) {
+      const w = d >>> 5;
+      const word = w < bitmap.length ? bitmap[w]! : 0;
+      if ((word & (1 << (d & 31))) === 0) continue;
+      i = start + groups[w >>> RANK_GROUP_SHIFT]! + ranks[w]! + bitCount(word & ~(-1 << (d & 31)));
+    }
+    let code = codes[i]!;
+    if (code === ESCAPE) code = escapedCode(escapes, i);
+    const p = code * fields;
+    let upper = 0;
+    for (let f = 0; f < fields; f++) upper += bound[f * 256 + tuples[p + f]!]!;
+    if (upper < bar) {
+      best[c] = upper;
+    } else {
+      const score = postingScore(segment, i, d, bm25);
+      best[c] = score;
+      exact[exactCount++] = c;
+      filled = offerToMinHeap(heap, filled, k, score);
+      if (filled === k) bar = heap[0]!;
+    }
+  }
+  return exactCount;
+}
+
+/** The same when the lists are much longer than the set: each listed document found by galloping. */
+export function scoreByLookup(segment: Segment, ordinals: Uint32Array, count: number, bm25: Bm25Context, best: Float64Array): void {
+  const end = segment.end;
+  let i = segment.start;
+  for (let c = 0; c < count; c++) {
+    const d = ordinals[c]!;
+    i = gallopRun(segment, i, end, d);
+    if (i < end && documentAt(segment, i) === d) {
+      const score = postingScore(segment, i, d, bm25);
       if (score > best[c]!) best[c] = score;
     }
   }
@@ -399,10 +479,10 @@ export function rankList(ordinals: Uint32Array, count: number, marks: Uint32Arra
  * listed document finds its list position by rank (see rankList), in constant time.
  */
 export function scoreByRank(segment: Segment, marks: Uint32Array, ranks: Uint32Array, bm25: Bm25Context, best: Float64Array): void {
-  const { docs, start, end } = segment;
+  const { low, shift, blocks, firstBlock, blockShift, start, end } = segment;
   const words = marks.length;
   for (let i = start; i < end; i++) {
-    const d = docs[i]!;
+    const d = blocks[firstBlock + ((i - start) >>> blockShift)]! + low[i - shift]!;
     const w = d >>> 5;
     if (w >= words) return;
     const word = marks[w]!;
@@ -411,6 +491,34 @@ export function scoreByRank(segment: Segment, marks: Uint32Array, ranks: Uint32A
     const c = ranks[w]! + bitCount(word & ~(-1 << (d & 31)));
     const score = postingScore(segment, i, d, bm25);
     if (score > best[c]!) best[c] = score;
+  }
+  return;
+}
+
+/**
+ * scoreByRank for a dense list: the words of its bitmap AND the marks give the listed
+ * documents it holds, ascending; each one's posting and candidate are found by rank.
+ */
+export function scoreMarkedByBitmap(segment: Segment, marks: Uint32Array, ranks: Uint32Array, bm25: Bm25Context, best: Float64Array): void {
+  const bitmap = segment.bitmap!;
+  const postingRanks = segment.ranks!;
+  const groups = segment.rankGroups!;
+  const start = segment.start;
+  const words = Math.min(marks.length, bitmap.length);
+  for (let w = 0; w < words; w++) {
+    const listed = bitmap[w]!;
+    const marked = marks[w]!;
+    let both = listed & marked;
+    const base = w << 5;
+    while (both !== 0) {
+      const lowest = both & -both;
+      both ^= lowest;
+      const below = (lowest - 1) | 0;
+      const d = base + 31 - Math.clz32(lowest);
+      const c = ranks[w]! + bitCount(marked & below);
+      const score = postingScore(segment, start + groups[w >>> RANK_GROUP_SHIFT]! + postingRanks[w]! + bitCount(listed & below), d, bm25);
+      if (score > best[c]!) best[c] = score;
+    }
   }
   return;
 }
@@ -431,13 +539,13 @@ export function scoreByRankBounded(
   filled: number,
   k: number,
 ): { filled: number; skipped: number } {
-  const { docs, codes, escapes, tuples, start, end } = segment;
+  const { low, shift, blocks, firstBlock, blockShift, codes, escapes, tuples, start, end } = segment;
   const fields = bm25.fields;
   const words = marks.length;
   let bar = filled === k ? heap[0]! : -Infinity;
   let skipped = 0;
   for (let i = start; i < end; i++) {
-    const d = docs[i]!;
+    const d = blocks[firstBlock + ((i - start) >>> blockShift)]! + low[i - shift]!;
     const w = d >>> 5;
     if (w >= words) break;
     const word = marks[w]!;
@@ -461,6 +569,58 @@ export function scoreByRankBounded(
     if (previous === 0) {
       filled = offerToMinHeap(heap, filled, k, score);
       if (filled === k) bar = heap[0]!;
+    }
+  }
+  return { filled, skipped };
+}
+
+/** scoreByRankBounded for a dense list, its listed documents found as scoreMarkedByBitmap finds them (the same order: ascending). */
+export function scoreMarkedByBitmapBounded(
+  segment: Segment,
+  marks: Uint32Array,
+  ranks: Uint32Array,
+  bm25: Bm25Context,
+  best: Float64Array,
+  bound: Float64Array,
+  heap: Float64Array,
+  filled: number,
+  k: number,
+): { filled: number; skipped: number } {
+  const { codes, escapes, tuples, start } = segment;
+  const bitmap = segment.bitmap!;
+  const postingRanks = segment.ranks!;
+  const groups = segment.rankGroups!;
+  const fields = bm25.fields;
+  const words = Math.min(marks.length, bitmap.length);
+  let bar = filled === k ? heap[0]! : -Infinity;
+  let skipped = 0;
+  for (let w = 0; w < words; w++) {
+    const listed = bitmap[w]!;
+    const marked = marks[w]!;
+    let both = listed & marked;
+    const base = w << 5;
+    while (both !== 0) {
+      const lowest = both & -both;
+      both ^= lowest;
+      const below = (lowest - 1) | 0;
+      const i = start + groups[w >>> RANK_GROUP_SHIFT]! + postingRanks[w]! + bitCount(listed & below);
+      let code = codes[i]!;
+      if (code === ESCAPE) code = escapedCode(escapes, i);
+      const p = code * fields;
+      let upper = 0;
+      for (let f = 0; f < fields; f++) upper += bound[f * 256 + tuples[p + f]!]!;
+      if (upper < bar) {
+        skipped++;
+        continue;
+      }
+      const c = ranks[w]! + bitCount(marked & below);
+      const score = postingScore(segment, i, base + 31 - Math.clz32(lowest), bm25);
+      const previous = best[c]!;
+      if (score > previous) best[c] = score;
+      if (previous === 0) {
+        filled = offerToMinHeap(heap, filled, k, score);
+        if (filled === k) bar = heap[0]!;
+      }
     }
   }
   return { filled, skipped };

@@ -1,4 +1,4 @@
-import { andInto, andNotInto, listBits, orInto, population, refineMulti, refineRange, refineSingle, setBits } from './bitmap-loops.js';
+import { andInto, andNotInto, listBits, orInto, population, refineMulti, refineRange, refineSingle, setRunBits } from './bitmap-loops.js';
 import {
   addInto,
   boundTable,
@@ -15,12 +15,17 @@ import {
   scoreByLookup,
   scoreByMerge,
   scoreByRank,
+  scoreByBitmap,
   scoreByRankBounded,
+  scoreMarkedByBitmap,
+  scoreMarkedByBitmapBounded,
   scoreOneBounded,
+  scoreOneBoundedByBitmap,
   settle,
 } from './bm25-scoring.js';
-import { copyList, dropRepeats, keepByAnyBits, keepByBits, keepByLookup, keepByMulti, keepByRange, keepBySingle } from './list-loops.js';
+import { copyBits, copyRun, dropRepeats, keepByAnyBits, keepByBits, keepByLookup, keepByMulti, keepByRange, keepBySingle } from './list-loops.js';
 import { keepByPhrase, type PhraseTerms } from './phrase-match.js';
+import type { PostingRun } from './compressed-lists.js';
 import type { Bm25Context, DocumentFilter, Segment, TermPlan } from './query-plan.js';
 import { heapScratch } from './top-k.js';
 import { ensureCapacity } from './typed-arrays.js';
@@ -129,7 +134,7 @@ export class CandidateSet {
   private markPlan(bits: Uint32Array, plan: TermPlan): void {
     for (const segment of plan.segments) {
       if (segment.bitmap !== null) orInto(bits, segment.bitmap, Math.min(this.words, segment.bitmap.length));
-      else setBits(bits, segment.docs, segment.start, segment.end);
+      else setRunBits(bits, segment);
     }
   }
 
@@ -139,10 +144,10 @@ export class CandidateSet {
     this.markPlan(this.bits, plan);
   }
 
-  /** Adds the union of plain ordinal lists. */
-  fillFromLists(lists: ReadonlyArray<readonly [Uint32Array, number, number]>): void {
+  /** Adds the union of lists of documents. */
+  fillFromLists(lists: readonly PostingRun[]): void {
     this.dirtyWords = this.words;
-    for (const [docs, start, end] of lists) setBits(this.bits, docs, start, end);
+    for (const list of lists) setRunBits(this.bits, list);
   }
 
   /** Adds a bitmap's documents (the live ones). */
@@ -226,13 +231,19 @@ export class CandidateSet {
   listFromPlan(plan: TermPlan): void {
     this.extractedCount = -1;
     if (plan.segments.length === 1) {
-      const { docs, start, end } = plan.segments[0]!;
-      this.ordinals.set(docs.subarray(start, end));
-      this.count = end - start;
+      const segment = plan.segments[0]!;
+      // a dense list (a common word searched alone) has its documents in its bitmap only
+      if (segment.bitmap !== null) copyBits(this.ordinals, 0, segment.bitmap, Math.min(this.words, segment.bitmap.length));
+      else copyRun(this.ordinals, 0, segment);
+      this.count = segment.end - segment.start;
       return;
     }
     let count = 0;
-    for (const segment of plan.segments) count = copyList(this.ordinals, count, segment.docs, segment.start, segment.end);
+    for (const segment of plan.segments) {
+      const bitmap = segment.bitmap;
+      if (bitmap !== null) count = copyBits(this.ordinals, count, bitmap, Math.min(this.words, bitmap.length));
+      else count = copyRun(this.ordinals, count, segment);
+    }
     this.ordinals.subarray(0, count).sort();
     this.count = dropRepeats(this.ordinals, count);
   }
@@ -280,9 +291,17 @@ export class CandidateSet {
     const byRank = !lookup && plan.segments.length > 1;
     const marks = byRank ? this.rankMarks() : this.scratch;
     for (const segment of plan.segments) {
-      if (lookup) scoreByLookup(segment, ordinals, count, bm25, best);
-      else if (byRank) scoreByRank(segment, marks, this.ranks, bm25, best);
-      else scoreByMerge(segment, ordinals, count, bm25, best);
+      const dense = segment.bitmap !== null;
+      if (byRank) {
+        if (dense) scoreMarkedByBitmap(segment, marks, this.ranks, bm25, best);
+        else scoreByRank(segment, marks, this.ranks, bm25, best);
+      } else if (dense) {
+        scoreByBitmap(segment, ordinals, count, bm25, best);
+      } else if (lookup) {
+        scoreByLookup(segment, ordinals, count, bm25, best);
+      } else {
+        scoreByMerge(segment, ordinals, count, bm25, best);
+      }
     }
     if (!first) addInto(this.scores, best, count);
   }
@@ -306,7 +325,11 @@ export class CandidateSet {
     let filled = 0;
     let skipped = 0;
     for (const segment of plan.segments) {
-      const scored = scoreByRankBounded(segment, marks, this.ranks, bm25, best, this.boundFor(segment, bm25), heap, filled, k);
+      const bound = this.boundFor(segment, bm25);
+      const scored =
+        segment.bitmap !== null
+          ? scoreMarkedByBitmapBounded(segment, marks, this.ranks, bm25, best, bound, heap, filled, k)
+          : scoreByRankBounded(segment, marks, this.ranks, bm25, best, bound, heap, filled, k);
       filled = scored.filled;
       skipped += scored.skipped;
     }
@@ -344,7 +367,8 @@ export class CandidateSet {
     const single = segments.length === 1 ? segments[0]! : undefined;
     if (single !== undefined && bounded && 2 * count >= single.end - single.start) {
       if (this.exact.length < count) this.exact = new Uint32Array(this.ordinals.length);
-      this.exactCount = scoreOneBounded(single, this.boundFor(single, bm25), this.ordinals, count, bm25, this.scores, k, this.exact);
+      const score = single.bitmap !== null ? scoreOneBoundedByBitmap : scoreOneBounded;
+      this.exactCount = score(single, this.boundFor(single, bm25), this.ordinals, count, bm25, this.scores, k, this.exact);
       return;
     }
     const ats = segments.map((segment, s) => this.locateEach(segment, s));
@@ -389,15 +413,16 @@ export class CandidateSet {
 
   /**
    * Each listed document's posting in the list (ABSENT when not in it), into the `slot`-th
-   * array of positions: by a walk when most of the list are candidates (sequential, right
-   * nearly every step), by bitmap rank for a dense list, by galloping when it is far longer.
+   * array of positions: by bitmap rank for a dense list (which keeps no documents beside its
+   * bitmap), by a walk when most of the list are candidates (sequential, right nearly every
+   * step), by galloping when it is far longer.
    */
   private locate(segment: Segment, slot: number): Uint32Array {
     const count = this.count;
     const at = this.locatedSlot(slot);
     const length = segment.end - segment.start;
-    if (2 * count >= length) locateByMerge(segment, this.ordinals, count, at);
-    else if (segment.ranks !== null) locateByRank(segment, this.ordinals, count, at);
+    if (segment.ranks !== null) locateByRank(segment, this.ordinals, count, at);
+    else if (2 * count >= length) locateByMerge(segment, this.ordinals, count, at);
     else if (count * LOOKUP_RATIO < length) locateByLookup(segment, this.ordinals, count, at);
     else locateByMerge(segment, this.ordinals, count, at);
     return at;

@@ -1,4 +1,5 @@
 import { codeAt, TERM_CODE, unitsOf } from './forward-codes.js';
+import type { CompressedLists } from './compressed-lists.js';
 import { PostingStore } from './posting-store.js';
 import { ensureCapacity } from './typed-arrays.js';
 
@@ -11,11 +12,11 @@ import { ensureCapacity } from './typed-arrays.js';
  * stream. A pair list is about as long as the phrase's true matches, so the phrase starts from
  * it and the forward stream checks only those.
  *
- * Only pairs of common terms get lists (about 7 million postings, 28 MB, at a million assets
+ * Only pairs of common terms get lists (about 7 million postings, 17 MB compressed, at a million assets
  * with 128 common terms): a phrase with a rarer word is already cheap, as that word's list is
  * short. The lists are derived from the forward stream — rebuilt with the term lists at a
  * compaction, and kept up for appended documents in tail lists; a snapshot stores them as they
- * are (a second and more of a load at a million documents, for 28 MB of file). The common terms
+ * are (a second and more of a load at a million documents, for 17 MB of file). The common terms
  * are chosen at each rebuild.
  */
 
@@ -61,18 +62,18 @@ export class CommonPairs {
   }
 
   /** The common terms' ranks and the base lists, for a snapshot (after a compaction: no tail lists). */
-  snapshot(): { rankOf: Int32Array; start: Uint32Array; docs: Uint32Array } {
-    return { rankOf: this.rankOf, start: this.postings.baseStart, docs: this.postings.baseDocs };
+  snapshot(): { rankOf: Int32Array; start: Uint32Array; lists: CompressedLists } {
+    return { rankOf: this.rankOf, start: this.postings.baseStart, lists: this.postings.baseLists };
   }
 
   /** Takes the ranks and base lists a snapshot kept (see snapshot). */
-  restore(rankOf: Int32Array, start: Uint32Array, docs: Uint32Array): void {
+  restore(rankOf: Int32Array, start: Uint32Array, lists: CompressedLists): void {
     // (an index never built has no lists at all: one start)
-    if ((start.length !== 1 && start.length !== MAX_COMMON_TERMS * MAX_COMMON_TERMS + 1) || start[start.length - 1] !== docs.length) {
+    if (start.length !== 1 && start.length !== MAX_COMMON_TERMS * MAX_COMMON_TERMS + 1) {
       throw new Error('search index snapshot: the phrase pair lists are out of step');
     }
     this.rankOf = rankOf;
-    this.postings.setBase(start, docs, new Uint8Array(0));
+    this.postings.restoreBase(start, lists, new Uint8Array(0));
     this.lastTailDoc.fill(-1);
   }
 

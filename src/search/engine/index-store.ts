@@ -1,6 +1,7 @@
 import { tokenize } from './analyzer.js';
 import { BaseOrders } from './base-orders.js';
 import { CommonPairs } from './common-pairs.js';
+import type { CompressedLists } from './compressed-lists.js';
 import { encodeLength, LENGTH_OF_CODE } from './field-lengths.js';
 import { codeAt, ELEMENT_BREAK, FIELD_END, MAX_TERMS, TERM_CODE, unitsOf, writeCode } from './forward-codes.js';
 import { KeywordColumn } from './keyword-column.js';
@@ -553,8 +554,7 @@ export class IndexStore {
     for (let t = 0; t < termCount; t++) {
       if (cursor[t] !== start[t + 1]) throw new Error('search index: term frequencies out of step with the forward stream');
     }
-    postings.setBase(start, docs, codes, escapesOf(escaped));
-    postings.buildDenseBitmaps(this.docCount);
+    postings.setBase(start, docs, codes, escapesOf(escaped), this.docCount);
     this.pairs.rebuild(start, this.forward, this.forwardStart, this.docCount);
   }
 
@@ -580,7 +580,9 @@ export class IndexStore {
     writer.add('frequency', vocabulary.frequency, vocabulary.size);
     writer.add('sortedTerms', vocabulary.sortedIds());
     writer.add('postings.start', this.postings.baseStart);
-    writer.add('postings.docs', this.postings.baseDocs);
+    addLists(writer, 'postings', this.postings.baseLists);
+    writer.add('postings.denseKeys', this.postings.denseKeys);
+    writer.add('postings.denseWords', this.postings.denseWords);
     writer.add('postings.codes', this.postings.baseCodes);
     writer.add('postings.escapes.at', this.postings.baseEscapes.at, this.postings.baseEscapes.count);
     writer.add('postings.escapes.codes', this.postings.baseEscapes.codes, this.postings.baseEscapes.count);
@@ -588,7 +590,7 @@ export class IndexStore {
     const pairs = this.pairs.snapshot();
     writer.add('pairs.rankOf', pairs.rankOf);
     writer.add('pairs.start', pairs.start);
-    writer.add('pairs.docs', pairs.docs);
+    addLists(writer, 'pairs', pairs.lists);
     this.columns.forEach((column, c) => {
       writer.addStrings(`keyword.${c}.values`, column.values);
       writer.add(`keyword.${c}.liveCounts`, column.liveCounts, column.valueCount);
@@ -600,7 +602,7 @@ export class IndexStore {
         writer.add(`keyword.${c}.docValues`, layout.docValues);
       }
       writer.add(`keyword.${c}.postings.start`, column.postings.baseStart);
-      writer.add(`keyword.${c}.postings.docs`, column.postings.baseDocs);
+      addLists(writer, `keyword.${c}.postings`, column.postings.baseLists);
     });
     this.numbers.forEach((column, n) => writer.add(`number.${n}`, column, docCount));
     return writer.finishChunks({ schema: this.schema, docCount, lengthSums: [...this.lengthSums] });
@@ -638,9 +640,10 @@ export class IndexStore {
     this.postings.tuples.reset(reader.u8('postings.tuples'));
     const escapeAt = reader.u32('postings.escapes.at');
     const escapes = { at: escapeAt, codes: reader.u32('postings.escapes.codes'), count: escapeAt.length };
-    this.postings.setBase(reader.u32('postings.start'), reader.u32('postings.docs'), reader.u8('postings.codes'), escapes.count > 0 ? escapes : NO_ESCAPES);
-    this.postings.buildDenseBitmaps(docCount);
-    this.pairs.restore(reader.i32('pairs.rankOf'), reader.u32('pairs.start'), reader.u32('pairs.docs'));
+    // a dense list's documents are in its bitmap alone
+    const dense = { keys: reader.u32('postings.denseKeys'), words: reader.u32('postings.denseWords'), docCount };
+    this.postings.restoreBase(reader.u32('postings.start'), readLists(reader, 'postings'), reader.u8('postings.codes'), escapes.count > 0 ? escapes : NO_ESCAPES, dense);
+    this.pairs.restore(reader.i32('pairs.rankOf'), reader.u32('pairs.start'), readLists(reader, 'pairs'));
     this.columns.forEach((column, c) => {
       column.restore(
         reader.strings(`keyword.${c}.values`),
@@ -650,7 +653,7 @@ export class IndexStore {
           : { docStart: reader.u32(`keyword.${c}.docStart`), docValues: reader.u32(`keyword.${c}.docValues`) },
         docCount,
       );
-      column.postings.setBase(reader.u32(`keyword.${c}.postings.start`), reader.u32(`keyword.${c}.postings.docs`), new Uint8Array(0));
+      column.postings.restoreBase(reader.u32(`keyword.${c}.postings.start`), readLists(reader, `keyword.${c}.postings`), new Uint8Array(0));
       column.buildBitmaps(docCount);
     });
     this.numbers = this.numbers.map((_, n) => reader.f64(`number.${n}`));
@@ -675,6 +678,25 @@ export class IndexStore {
     for (const column of this.numbers) bytes += column.byteLength;
     return bytes + this.orders.byteSize();
   }
+}
+
+/** Writes compressed lists as they are (see compressed-lists.ts), under `prefix`. */
+function addLists(writer: SnapshotWriter, prefix: string, lists: CompressedLists): void {
+  writer.add(`${prefix}.docStart`, lists.docStart);
+  writer.add(`${prefix}.low`, lists.low);
+  writer.add(`${prefix}.blocks`, lists.blocks);
+  writer.add(`${prefix}.blockStart`, lists.blockStart);
+  writer.add(`${prefix}.blockShift`, lists.blockShift);
+}
+
+function readLists(reader: SnapshotReader, prefix: string): CompressedLists {
+  return {
+    docStart: reader.u32(`${prefix}.docStart`),
+    low: reader.u16(`${prefix}.low`),
+    blocks: reader.u32(`${prefix}.blocks`),
+    blockStart: reader.u32(`${prefix}.blockStart`),
+    blockShift: reader.u8(`${prefix}.blockShift`),
+  };
 }
 
 /** What the read side reads of the store: its fields, never to be written there. */

@@ -1,3 +1,4 @@
+import { documentAt, gallopRun, type PostingRun } from './compressed-lists.js';
 import type { SingleValues } from './keyword-column.js';
 import type { Segment } from './query-plan.js';
 
@@ -6,28 +7,10 @@ import type { Segment } from './query-plan.js';
  * compacted in place. Each loop ends right after it, for the reason bitmap-loops.ts gives.
  */
 
-/** First index in `[low, high)` whose value is ≥ target (exponential, then binary search). */
-export function gallop(docs: Uint32Array, low: number, high: number, target: number): number {
-  if (low >= high || docs[low]! >= target) return low;
-  let previous = low;
-  let step = 1;
-  let probe = low + 1;
-  while (probe < high && docs[probe]! < target) {
-    previous = probe;
-    step *= 2;
-    probe = low + step;
-  }
-  let a = previous + 1;
-  let b = Math.min(probe, high);
-  while (a < b) {
-    const middle = (a + b) >>> 1;
-    if (docs[middle]! < target) a = middle + 1;
-    else b = middle;
-  }
-  return a;
-}
-
-/** Compacts `ordinals[0..count)` to those found (or not found) in any segment, by galloping; returns how many stay. */
+/**
+ * Compacts `ordinals[0..count)` to those found (or not found) in any segment, by galloping (a
+ * dense list: by its bitmap); returns how many stay.
+ */
 export function keepByLookup(ordinals: Uint32Array, count: number, segments: readonly Segment[], keepFound: boolean): number {
   const positions = segments.map((segment) => segment.start);
   let kept = 0;
@@ -36,9 +19,17 @@ export function keepByLookup(ordinals: Uint32Array, count: number, segments: rea
     let found = false;
     for (let s = 0; s < segments.length; s++) {
       const segment = segments[s]!;
-      const p = gallop(segment.docs, positions[s]!, segment.end, d);
+      const bitmap = segment.bitmap;
+      if (bitmap !== null) {
+        if (d >>> 5 < bitmap.length && (bitmap[d >>> 5]! & (1 << (d & 31))) !== 0) {
+          found = true;
+          break;
+        }
+        continue;
+      }
+      const p = gallopRun(segment, positions[s]!, segment.end, d);
       positions[s] = p;
-      if (p < segment.end && segment.docs[p] === d) {
+      if (p < segment.end && documentAt(segment, p) === d) {
         found = true;
         break;
       }
@@ -117,9 +108,33 @@ export function keepByRange(ordinals: Uint32Array, count: number, column: Float6
   return kept;
 }
 
-/** Copies `docs[start..end)` to `target` from `at`; returns the end. */
-export function copyList(target: Uint32Array, at: number, docs: Uint32Array, start: number, end: number): number {
-  for (let i = start; i < end; i++) target[at++] = docs[i]!;
+/** Copies the run's documents to `target` from `at`; returns the end. */
+export function copyRun(target: Uint32Array, at: number, run: PostingRun): number {
+  const { low, shift, blocks, firstBlock, blockShift, start, end } = run;
+  if (blockShift === 0) {
+    // one document a block, no distances (a tail list, a rare list): the blocks are the documents
+    target.set(blocks.subarray(firstBlock, firstBlock + end - start), at);
+    return at + end - start;
+  }
+  const size = 1 << blockShift;
+  for (let from = start, block = firstBlock; from < end; from += size, block++) {
+    const first = blocks[block]!;
+    for (let j = from - shift, to = Math.min(from + size, end) - shift; j < to; j++) target[at++] = first + low[j]!;
+  }
+  return at;
+}
+
+/** Writes the positions of the set bits of `bitmap[0..words)` to `target` from `at`, ascending; returns the end. */
+export function copyBits(target: Uint32Array, at: number, bitmap: Uint32Array, words: number): number {
+  for (let i = 0; i < words; i++) {
+    let word = bitmap[i]! | 0;
+    const base = i << 5;
+    while (word !== 0) {
+      const lowest = word & -word;
+      word ^= lowest;
+      target[at++] = base + 31 - Math.clz32(lowest);
+    }
+  }
   return at;
 }
 

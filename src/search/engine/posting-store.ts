@@ -1,16 +1,29 @@
+import { checkLists, compressLists, countOf, NO_LISTS, runOf, type CompressedLists, type PostingRun } from './compressed-lists.js';
 import { ESCAPE, FrequencyTuples, NO_ESCAPES, withEscape, type CodeEscapes, type TupleCodes } from './frequency-tuples.js';
 import { bitCount, ensureCapacity } from './typed-arrays.js';
 
 const NO_CODES = new Uint8Array(0);
+
+/** The lists kept as bitmaps, as a snapshot holds them: their keys, ascending, and their bitmaps one after another. */
+export interface DenseBitmaps {
+  keys: Uint32Array;
+  words: Uint32Array;
+  /** the ordinals the bitmaps cover */
+  docCount: number;
+}
+
+/** log2 of the words of a dense bitmap counted from one 32-bit count (see denseRanks) */
+export const RANK_GROUP_SHIFT = 10;
 
 /**
  * Posting lists (ascending document ordinals per key, with an optional payload per posting:
  * the term frequency in each text field, as the code of its tuple, see frequency-tuples.ts)
  * in two parts:
  *
- * - the base: every list of the last build, frozen in one compressed-sparse-row layout
- *   (`baseStart[key]..baseStart[key + 1]` indexes `baseDocs` and `baseCodes`); a few flat
- *   arrays whatever the number of keys, cheap to scan and to snapshot;
+ * - the base: every list of the last build, frozen: postings numbered in one
+ *   compressed-sparse-row layout (`baseStart[key]..baseStart[key + 1]` indexes `baseCodes`),
+ *   their documents two bytes each in `baseLists` (see compressed-lists.ts), or a bitmap for a
+ *   dense list; a few flat arrays whatever the number of keys, cheap to scan and to snapshot;
  * - the tail: one small doubling list per key touched since, for live upserts. Ordinals only
  *   grow between builds, so a tail list continues its base list in ascending order.
  *
@@ -22,7 +35,8 @@ export class PostingStore {
   /** the distinct frequency tuples the codes stand for */
   readonly tuples: FrequencyTuples;
   baseStart: Uint32Array = new Uint32Array(1);
-  baseDocs: Uint32Array = new Uint32Array(0);
+  /** the documents of the base lists but the dense ones (whose bitmap holds them), see baseRun */
+  baseLists: CompressedLists = NO_LISTS;
   /** each base posting's tuple code (empty without payload) */
   baseCodes: TupleCodes = NO_CODES;
   /** the codes of the base postings stored as ESCAPE */
@@ -33,16 +47,24 @@ export class PostingStore {
   tailLength: Uint32Array = new Uint32Array(0);
   /**
    * A bitmap over ordinals of the base list of every dense key (a term in 1/32 of the
-   * documents or more: there a bitmap is no bigger than the list), else null. A common term
-   * then joins a query's candidate bitmap a word at a time instead of a bit per posting.
+   * documents or more: there a bitmap is no bigger than the list), else null; the key's list
+   * keeps no documents in `baseLists` then, only its codes (its posting of the r-th set bit is
+   * `baseStart[key] + r`). A common term joins a query's candidate bitmap a word at a time
+   * instead of a bit per posting. The bitmaps are views of `denseWords`.
    */
   denseBitmaps: (Uint32Array | null)[] = [];
+  /** the keys that have a dense bitmap, ascending, and their bitmaps one after another (for snapshots) */
+  denseKeys: Uint32Array = new Uint32Array(0);
+  denseWords: Uint32Array = new Uint32Array(0);
   /**
    * For each dense bitmap, the number of postings before each of its words: the posting of a
-   * document in the list is `start + ranks[d >>> 5] + (set bits of its word below d)`, found
-   * in constant time without walking the list.
+   * document in the list is `start + rankGroups[w >>> RANK_GROUP_SHIFT] + ranks[w] + (set
+   * bits of its word below d)` (w = d >>> 5), found in constant time without walking the list.
+   * A word's count is kept from its group of 1,024 words (16 bits: at most 32,736) and each
+   * group's count from the start: half the bytes of one 32-bit count a word.
    */
-  denseRanks: (Uint32Array | null)[] = [];
+  denseRanks: (Uint16Array | null)[] = [];
+  denseRankGroups: (Uint32Array | null)[] = [];
   /** postings held in tail lists */
   tailPostings = 0;
   private touched: number[] = [];
@@ -58,15 +80,54 @@ export class PostingStore {
   }
 
   /**
-   * Replaces the base (and empties the tails): `codes` and `escapes` are codes of
-   * `this.tuples`, made by codeOf or restored with them (empty without payload).
+   * Replaces the base (and empties the tails) with the lists `docs[start[key]..start[key + 1])`,
+   * compressed: `codes` and `escapes` are codes of `this.tuples`, made by codeOf (empty without
+   * payload). With `denseDocCount` (the ordinals there are), a list in 1/32 of them or more
+   * (and 1,024 at least) is kept as a bitmap instead.
    */
-  setBase(start: Uint32Array, docs: Uint32Array, codes: TupleCodes, escapes: CodeEscapes = NO_ESCAPES): void {
-    if (this.stride > 0 && codes.length !== docs.length) throw new Error('search index: posting codes out of step with the postings');
+  setBase(start: Uint32Array, docs: Uint32Array, codes: TupleCodes, escapes: CodeEscapes = NO_ESCAPES, denseDocCount = 0): void {
+    if (start[start.length - 1] !== docs.length) throw new Error('search index: posting documents out of step with the postings');
+    this.replaceBase(start, codes, escapes);
+    const keys = this.baseKeyCount;
+    const minimum = denseDocCount > 0 ? Math.max(1024, denseDocCount / 32) : Infinity;
+    const dense: number[] = [];
+    for (let key = 0; key < keys; key++) if (start[key + 1]! - start[key]! >= minimum) dense.push(key);
+    if (dense.length > 0) this.buildDenseBitmaps(dense, docs, denseDocCount);
+    this.baseLists = compressLists(start, docs, (key) => this.denseBitmaps[key] !== null && this.denseBitmaps[key] !== undefined);
+  }
+
+  /**
+   * Replaces the base with lists a snapshot kept (see setBase) and, for the lists kept as
+   * bitmaps, their keys and bitmaps (over `docCount` ordinals); every other list with postings
+   * must have its documents.
+   */
+  restoreBase(start: Uint32Array, lists: CompressedLists, codes: TupleCodes, escapes: CodeEscapes = NO_ESCAPES, dense?: DenseBitmaps): void {
+    checkLists(lists, start);
+    const keys = start.length - 1;
+    const denseKeys = dense?.keys ?? new Uint32Array(0);
+    let withoutDocuments = 0;
+    for (let key = 0; key < keys; key++) if (countOf(lists, key) === 0 && start[key + 1] !== start[key]) withoutDocuments++;
+    for (const key of denseKeys) {
+      if (key >= keys || countOf(lists, key) !== 0) throw new Error('search index snapshot: a dense list has documents besides its bitmap');
+    }
+    if (withoutDocuments !== denseKeys.length) throw new Error('search index snapshot: a list has neither documents nor a bitmap');
+    this.replaceBase(start, codes, escapes);
+    this.baseLists = lists;
+    if (dense === undefined) return;
+    const words = (dense.docCount + 31) >>> 5;
+    if (dense.words.length !== denseKeys.length * words) throw new Error('search index snapshot: the dense bitmaps are out of step');
+    this.useDenseBitmaps(denseKeys, dense.words, words);
+  }
+
+  private replaceBase(start: Uint32Array, codes: TupleCodes, escapes: CodeEscapes): void {
+    if (this.stride > 0 && codes.length !== start[start.length - 1]) throw new Error('search index: posting codes out of step with the postings');
     this.denseBitmaps = [];
     this.denseRanks = [];
+    this.denseRankGroups = [];
+    this.denseKeys = new Uint32Array(0);
+    this.denseWords = new Uint32Array(0);
     this.baseStart = start;
-    this.baseDocs = docs;
+    this.baseLists = NO_LISTS;
     this.baseCodes = this.stride > 0 ? codes : NO_CODES;
     this.baseEscapes = this.stride > 0 ? escapes : NO_ESCAPES;
     for (const key of this.touched) {
@@ -84,31 +145,46 @@ export class PostingStore {
     return this.tuples.codeOf(frequencies, offset);
   }
 
-  /** Builds the bitmaps of the dense base lists (`docCount` ordinals). */
-  buildDenseBitmaps(docCount: number): void {
-    const keys = this.baseKeyCount;
+  /** The documents of the key's base list (empty for a dense one: its bitmap has them), its postings numbered from `baseStart[key]`. */
+  baseRun(key: number): PostingRun {
+    return runOf(this.baseLists, key, this.baseStart[key]!);
+  }
+
+  /** Builds the bitmaps of the dense lists `dense` (ascending keys) from their documents. */
+  private buildDenseBitmaps(dense: readonly number[], docs: Uint32Array, docCount: number): void {
     const words = (docCount + 31) >>> 5;
-    const minimum = Math.max(1024, docCount / 32);
-    this.denseBitmaps = new Array<Uint32Array | null>(keys).fill(null);
-    this.denseRanks = new Array<Uint32Array | null>(keys).fill(null);
-    for (let key = 0; key < keys; key++) {
-      const start = this.baseStart[key]!;
-      const end = this.baseStart[key + 1]!;
-      if (end - start < minimum) continue;
-      const bitmap = new Uint32Array(words);
-      for (let i = start; i < end; i++) {
-        const d = this.baseDocs[i]!;
+    const denseWords = new Uint32Array(dense.length * words);
+    dense.forEach((key, n) => {
+      const bitmap = denseWords.subarray(n * words, (n + 1) * words);
+      for (let i = this.baseStart[key]!, end = this.baseStart[key + 1]!; i < end; i++) {
+        const d = docs[i]!;
         bitmap[d >>> 5] = bitmap[d >>> 5]! | (1 << (d & 31));
       }
-      this.denseBitmaps[key] = bitmap;
-      const ranks = new Uint32Array(words);
+    });
+    this.useDenseBitmaps(Uint32Array.from(dense), denseWords, words);
+  }
+
+  private useDenseBitmaps(keys: Uint32Array, denseWords: Uint32Array, words: number): void {
+    this.denseKeys = keys;
+    this.denseWords = denseWords;
+    this.denseBitmaps = new Array<Uint32Array | null>(this.baseKeyCount).fill(null);
+    this.denseRanks = new Array<Uint16Array | null>(this.baseKeyCount).fill(null);
+    this.denseRankGroups = new Array<Uint32Array | null>(this.baseKeyCount).fill(null);
+    keys.forEach((key, n) => {
+      const bitmap = denseWords.subarray(n * words, (n + 1) * words);
+      const ranks = new Uint16Array(words);
+      const groups = new Uint32Array(((words - 1) >>> RANK_GROUP_SHIFT) + 1);
       let before = 0;
       for (let w = 0; w < words; w++) {
-        ranks[w] = before;
+        if ((w & ((1 << RANK_GROUP_SHIFT) - 1)) === 0) groups[w >>> RANK_GROUP_SHIFT] = before;
+        ranks[w] = before - groups[w >>> RANK_GROUP_SHIFT]!;
         before += bitCount(bitmap[w]!);
       }
+      if (before !== this.baseStart[key + 1]! - this.baseStart[key]!) throw new Error('search index: a dense bitmap out of step with its list');
+      this.denseBitmaps[key] = bitmap;
       this.denseRanks[key] = ranks;
-    }
+      this.denseRankGroups[key] = groups;
+    });
   }
 
   /** Appends `doc` (greater than every ordinal already in the list) to the key's tail list. */
@@ -146,11 +222,16 @@ export class PostingStore {
   /** Bytes held by the lists (not the object headers of tail lists). */
   byteSize(): number {
     let bytes =
-      this.baseStart.byteLength + this.baseDocs.byteLength + this.baseCodes.byteLength + 2 * this.baseEscapes.at.byteLength + this.tailLength.byteLength + this.tuples.byteSize();
-    for (const bitmap of this.denseBitmaps) bytes += 2 * (bitmap?.byteLength ?? 0); // and its ranks
+      this.baseStart.byteLength + listBytes(this.baseLists) + this.baseCodes.byteLength + 2 * this.baseEscapes.at.byteLength + this.tailLength.byteLength + this.tuples.byteSize();
+    bytes += this.denseWords.byteLength + this.denseKeys.byteLength;
+    for (let key = 0; key < this.denseRanks.length; key++) bytes += (this.denseRanks[key]?.byteLength ?? 0) + (this.denseRankGroups[key]?.byteLength ?? 0);
     for (const key of this.touched) {
       bytes += (this.tailDocs[key]?.byteLength ?? 0) + (this.tailCodes[key]?.byteLength ?? 0) + 2 * this.tailEscapes[key]!.at.byteLength;
     }
     return bytes;
   }
+}
+
+function listBytes(lists: CompressedLists): number {
+  return lists.docStart.byteLength + lists.low.byteLength + lists.blocks.byteLength + lists.blockStart.byteLength + lists.blockShift.byteLength;
 }

@@ -3,22 +3,25 @@
  * read: posting lists as segments, a token's plan, BM25's context, per-document filters.
  */
 
+import type { PostingRun } from './compressed-lists.js';
 import type { CodeEscapes, TupleCodes } from './frequency-tuples.js';
 import type { SingleValues } from './keyword-column.js';
 
 /**
- * A run of postings: `docs[start..end)`; a posting's term frequency in field f is
- * `tuples[code * fields + f]`, its code being `codes[posting]` — or, when that is ESCAPE, the
- * one `escapes` keep for it (see frequency-tuples.ts).
+ * A run of postings `start..end` (see PostingRun for their documents) — or, for a dense list
+ * (`bitmap` not null: the run holds no documents), of the documents of the bitmap's set bits,
+ * the posting of document d being `start + rankGroups[w >>> RANK_GROUP_SHIFT] + ranks[w] + (set
+ * bits of its word below d)`, w = d >>> 5 (see PostingStore.denseRanks).
+ * A posting's term frequency in field f is `tuples[code * fields + f]`, its code being
+ * `codes[posting]` — or, when that is ESCAPE, the one `escapes` keep for it (see
+ * frequency-tuples.ts).
  */
-export interface Segment {
-  docs: Uint32Array;
-  start: number;
-  end: number;
-  /** the same documents as a bitmap, for a dense list (else null) */
+export interface Segment extends PostingRun {
+  /** the documents as a bitmap, for a dense list (else null) */
   bitmap: Uint32Array | null;
-  /** with the bitmap: postings before each of its words (see PostingStore.denseRanks) */
-  ranks: Uint32Array | null;
+  /** with the bitmap: postings before each of its words, from their group of words, and before each group (see PostingStore.denseRanks) */
+  ranks: Uint16Array | null;
+  rankGroups: Uint32Array | null;
   codes: TupleCodes;
   escapes: CodeEscapes;
   /** the frequency tuples the codes stand for, `fields` bytes each */

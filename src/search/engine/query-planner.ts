@@ -1,5 +1,6 @@
 import { LENGTH_OF_CODE, LENGTH_OF_COUNT } from './field-lengths.js';
-import { NO_ESCAPES } from './frequency-tuples.js';
+import { plainRun, type PostingRun } from './compressed-lists.js';
+import { NO_ESCAPES, type CodeEscapes, type TupleCodes } from './frequency-tuples.js';
 import type { IndexView } from './index-store.js';
 import type { KeywordColumn } from './keyword-column.js';
 import type { Bm25Context, DocumentFilter, Segment, TermPlan } from './query-plan.js';
@@ -49,6 +50,22 @@ export function newBm25Context(fields: number, lengths: Uint8Array): Bm25Context
   };
 }
 
+/** A segment of the run's documents (every segment made here: one object shape for the loops). */
+function segmentOf(
+  run: PostingRun,
+  start: number,
+  end: number,
+  bitmap: Uint32Array | null,
+  ranks: Uint16Array | null,
+  rankGroups: Uint32Array | null,
+  codes: TupleCodes,
+  escapes: CodeEscapes,
+  tuples: Uint8Array,
+  coefficients: Float64Array,
+): Segment {
+  return { low: run.low, shift: run.shift, blocks: run.blocks, firstBlock: run.firstBlock, blockShift: run.blockShift, start, end, bitmap, ranks, rankGroups, codes, escapes, tuples, coefficients };
+}
+
 export function planFor(index: IndexView, variants: Map<number, number>): TermPlan {
   const fields = index.fields;
   const postings = index.postings;
@@ -81,15 +98,17 @@ export function planFor(index: IndexView, variants: Map<number, number>): TermPl
       const start = postings.baseStart[id]!;
       const end = postings.baseStart[id + 1]!;
       if (end > start) {
+        // a dense list's run is empty: its bitmap has the documents
         const bitmap = postings.denseBitmaps[id] ?? null;
         const ranks = postings.denseRanks[id] ?? null;
-        segments.push({ docs: postings.baseDocs, start, end, bitmap, ranks, codes: postings.baseCodes, escapes: postings.baseEscapes, tuples: postings.tuples.bytes, coefficients });
+        const rankGroups = postings.denseRankGroups[id] ?? null;
+        segments.push(segmentOf(postings.baseRun(id), start, end, bitmap, ranks, rankGroups, postings.baseCodes, postings.baseEscapes, postings.tuples.bytes, coefficients));
       }
       cost += end - start;
     }
     const tailLength = id < postings.tailLength.length ? postings.tailLength[id]! : 0;
     if (tailLength > 0) {
-      segments.push({ docs: postings.tailDocs[id]!, start: 0, end: tailLength, bitmap: null, ranks: null, codes: postings.tailCodes[id]!, escapes: postings.tailEscapes[id]!, tuples: postings.tuples.bytes, coefficients });
+      segments.push(segmentOf(plainRun(postings.tailDocs[id]!, tailLength), 0, tailLength, null, null, null, postings.tailCodes[id]!, postings.tailEscapes[id]!, postings.tuples.bytes, coefficients));
       cost += tailLength;
     }
   }
@@ -167,10 +186,10 @@ export function documentFilters(keyword: readonly CompiledKeywordFilter[], range
  * The documents of a keyword filter's values: the lists (base and tail) of the values that have
  * lists, and the bitmaps of the dense ones, which have no base list (see KeywordColumn).
  */
-export function valueLists(filter: CompiledKeywordFilter): { lists: Array<readonly [Uint32Array, number, number]>; bitmaps: Uint32Array[] } {
+export function valueLists(filter: CompiledKeywordFilter): { lists: PostingRun[]; bitmaps: Uint32Array[] } {
   const column = filter.column;
   const postings = column.postings;
-  const lists: Array<readonly [Uint32Array, number, number]> = [];
+  const lists: PostingRun[] = [];
   const bitmaps: Uint32Array[] = [];
   for (const value of filter.valueIds) {
     const bitmap = column.bitmaps[value];
@@ -179,9 +198,9 @@ export function valueLists(filter: CompiledKeywordFilter): { lists: Array<readon
       bitmaps.push(bitmap);
       continue;
     }
-    if (value < postings.baseKeyCount) lists.push([postings.baseDocs, postings.baseStart[value]!, postings.baseStart[value + 1]!]);
+    if (value < postings.baseKeyCount) lists.push(postings.baseRun(value));
     const tail = value < postings.tailLength.length ? postings.tailLength[value]! : 0;
-    if (tail > 0) lists.push([postings.tailDocs[value]!, 0, tail]);
+    if (tail > 0) lists.push(plainRun(postings.tailDocs[value]!, tail));
   }
   return { lists, bitmaps };
 }
@@ -202,9 +221,9 @@ export function pairPlanFor(index: IndexView, left: readonly number[], right: re
       // never scored: no term frequencies, no coefficients
       const start = postings.baseStart[key]!;
       const end = postings.baseStart[key + 1]!;
-      if (end > start) segments.push({ docs: postings.baseDocs, start, end, bitmap: null, ranks: null, codes: NO_BYTES, escapes: NO_ESCAPES, tuples: NO_BYTES, coefficients: NO_COEFFICIENTS });
+      if (end > start) segments.push(segmentOf(postings.baseRun(key), start, end, null, null, null, NO_BYTES, NO_ESCAPES, NO_BYTES, NO_COEFFICIENTS));
       const tailLength = key < postings.tailLength.length ? postings.tailLength[key]! : 0;
-      if (tailLength > 0) segments.push({ docs: postings.tailDocs[key]!, start: 0, end: tailLength, bitmap: null, ranks: null, codes: NO_BYTES, escapes: NO_ESCAPES, tuples: NO_BYTES, coefficients: NO_COEFFICIENTS });
+      if (tailLength > 0) segments.push(segmentOf(plainRun(postings.tailDocs[key]!, tailLength), 0, tailLength, null, null, null, NO_BYTES, NO_ESCAPES, NO_BYTES, NO_COEFFICIENTS));
       cost += end - start + tailLength;
     }
   }

@@ -25,7 +25,8 @@ export type {
  *   ELEMENT_BREAK between list values). Phrases are verified on it, deletions read it, and
  *   the inverted lists are rebuilt from it.
  * - inverted lists (PostingStore; payload = term frequency per field, a byte each): a frozen
- *   base plus per-term tails for live upserts, folded together by `compact()` — which also
+ *   base (documents two bytes a posting, see compressed-lists.ts; a common term's as a bitmap)
+ *   plus per-term tails for live upserts, folded together by `compact()` — which also
  *   drops deleted documents and unused terms — once deletions or the tail pass a share.
  * - field lengths (a byte per field per document, exact to 127) with live sums for BM25's
  *   average lengths; live document frequencies per term (Vocabulary); a bitmap of the live

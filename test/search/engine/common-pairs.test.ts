@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { tokenize } from '../../../src/search/engine/analyzer.js';
+import { documentsOf } from '../../../src/search/engine/compressed-lists.js';
 import { CommonPairs, MAX_COMMON_TERMS } from '../../../src/search/engine/common-pairs.js';
 import { FIELD_END, TERM_CODE } from '../../../src/search/engine/forward-codes.js';
 import { SearchIndex } from '../../../src/search/engine/search-index.js';
@@ -142,12 +143,13 @@ describe('pair lists in a snapshot', () => {
     pairs.rebuild(Uint32Array.of(0, 2, 4), forward, Uint32Array.of(0, 3, 6), 2);
     const written = pairs.snapshot();
     const restored = new CommonPairs();
-    restored.restore(written.rankOf.slice(), written.start.slice(), written.docs.slice());
+    const copied = { ...written.lists, low: written.lists.low.slice(), blocks: written.lists.blocks.slice() };
+    restored.restore(written.rankOf.slice(), written.start.slice(), copied);
     const key = restored.keyOf(0, 1);
     expect(key).toBe(pairs.keyOf(0, 1));
-    const { baseStart, baseDocs } = restored.postings;
-    expect([...baseDocs.subarray(baseStart[key]!, baseStart[key + 1]!)]).toEqual([0]);
-    expect(() => new CommonPairs().restore(written.rankOf, written.start, written.docs.subarray(1))).toThrow(/out of step/);
-    expect(() => new CommonPairs().restore(written.rankOf, written.start.subarray(1), written.docs)).toThrow(/out of step/);
+    expect(documentsOf(restored.postings.baseRun(key))).toEqual([0]);
+    expect(documentsOf(restored.postings.baseRun(restored.keyOf(1, 0)))).toEqual([1]);
+    expect(() => new CommonPairs().restore(written.rankOf, written.start, { ...written.lists, blocks: written.lists.blocks.subarray(1) })).toThrow(/out of step/);
+    expect(() => new CommonPairs().restore(written.rankOf, written.start.subarray(1), written.lists)).toThrow(/out of step/);
   });
 });
