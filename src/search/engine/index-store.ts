@@ -599,8 +599,8 @@ export class IndexStore {
         writer.add(`keyword.${c}.docStart`, layout.docStart);
         writer.add(`keyword.${c}.docValues`, layout.docValues);
       }
-      writer.add(`keyword.${c}.postings.start`, column.postings.baseStart);
-      writer.add(`keyword.${c}.postings.docs`, column.postings.baseDocs);
+      writer.add(`keyword.${c}.lists.start`, column.lists.baseStart);
+      writer.add(`keyword.${c}.lists.bytes`, column.lists.baseBytes);
     });
     this.numbers.forEach((column, n) => writer.add(`number.${n}`, column, docCount));
     return writer.finishChunks({ schema: this.schema, docCount, lengthSums: [...this.lengthSums] });
@@ -650,7 +650,7 @@ export class IndexStore {
           : { docStart: reader.u32(`keyword.${c}.docStart`), docValues: reader.u32(`keyword.${c}.docValues`) },
         docCount,
       );
-      column.postings.setBase(reader.u32(`keyword.${c}.postings.start`), reader.u32(`keyword.${c}.postings.docs`), new Uint8Array(0));
+      column.lists.setBase(reader.u32(`keyword.${c}.lists.start`), reader.u8(`keyword.${c}.lists.bytes`));
       column.buildBitmaps(docCount);
     });
     this.numbers = this.numbers.map((_, n) => reader.f64(`number.${n}`));

@@ -1,6 +1,6 @@
-import { PostingStore } from './posting-store.js';
 import { ensureCapacity, trimmed } from './typed-arrays.js';
 import type { FacetCount } from './types.js';
+import { ValueListWriter, ValueLists } from './value-lists.js';
 
 const EMPTY = new Uint32Array(0);
 
@@ -33,8 +33,9 @@ function isDense(count: number, docCount: number): boolean {
  *   (`docValues[docStart[d]..docStart[d + 1])`) for good — until a compaction finds no live
  *   document with two values left. A column holds one layout or the other, never both: at a
  *   million documents and two dozen attributes that is 200 MB less.
- * - per value, as posting lists of ordinals: a selective filter (one artist, one event) drives
- *   the search from its few documents instead of checking every document of a common term.
+ * - per value, as lists of ordinals (delta-coded, see value-lists.ts): a selective filter (one
+ *   artist, one event) drives the search from its few documents instead of checking every
+ *   document of a common term.
  * - per dense value (≥ 1/32 of the documents, where a bitmap is no bigger than the list), as a
  *   bitmap over ordinals instead of a list: a broad filter (royalty-free, horizontal,
  *   editorial) is AND-ed into the match set a word at a time. A dense value's documents
@@ -59,7 +60,7 @@ export class KeywordColumn {
   private multi = false;
   /** a bitmap per dense value (at the last build), else null; documents appended since are added */
   bitmaps: (Uint32Array | null)[] = [];
-  readonly postings = new PostingStore(0);
+  readonly lists = new ValueLists();
   private counts: Uint32Array = new Uint32Array(16);
   /** the values a search's documents have (topValues' scratch) */
   private touched: Uint32Array = new Uint32Array(16);
@@ -163,7 +164,7 @@ export class KeywordColumn {
   /** Adds a document appended since the last build to the per-value lists (a dense value's bitmap has it already, see append). */
   indexTail(ordinal: number): void {
     this.forEachValue(ordinal, (value) => {
-      if (!this.bitmaps[value]) this.postings.add(value, ordinal, null, 0);
+      if (!this.bitmaps[value]) this.lists.add(value, ordinal);
     });
   }
 
@@ -210,26 +211,30 @@ export class KeywordColumn {
    * documents in no more room, see isDense), every other value its list.
    */
   buildPostings(docCount: number): void {
-    const valueCount = this.values.length;
-    const start = new Uint32Array(valueCount + 1);
-    for (let v = 0; v < valueCount; v++) start[v + 1] = start[v]! + (isDense(this.liveCounts[v]!, docCount) ? 0 : this.liveCounts[v]!);
-    const docs = new Uint32Array(start[valueCount]!);
-    const cursor = start.slice(0, valueCount);
+    const writer = new ValueListWriter(this.values.length);
+    this.forEachSparsePosting(docCount, (value, d) => writer.measure(value, d));
+    writer.allocate();
+    this.forEachSparsePosting(docCount, (value, d) => writer.write(value, d));
+    writer.finish(this.lists);
+    this.buildBitmaps(docCount);
+  }
+
+  /** Calls `visit` with each (value, document) of a value that is not dense, in document order. */
+  private forEachSparsePosting(docCount: number, visit: (value: number, d: number) => void): void {
+    const sparse = this.values.map((_, v) => !isDense(this.liveCounts[v]!, docCount));
     if (this.multi) {
       for (let d = 0; d < docCount; d++) {
         for (let j = this.docStart[d]!; j < this.docStart[d + 1]!; j++) {
           const value = this.docValues[j]!;
-          if (cursor[value]! < start[value + 1]!) docs[cursor[value]!++] = d;
+          if (sparse[value]!) visit(value, d);
         }
       }
     } else if (this.single.length > 0) {
       for (let d = 0; d < docCount; d++) {
         const value = this.single[d]! - 1;
-        if (value >= 0 && cursor[value]! < start[value + 1]!) docs[cursor[value]!++] = d;
+        if (value >= 0 && sparse[value]!) visit(value, d);
       }
     }
-    this.postings.setBase(start, docs, new Uint8Array(0));
-    this.buildBitmaps(docCount);
   }
 
   /**
@@ -262,7 +267,7 @@ export class KeywordColumn {
     return { docStart: this.docStart.subarray(0, docCount + 1), docValues: this.docValues.subarray(0, this.docStart[docCount]!) };
   }
 
-  /** Restores a column from a snapshot (its postings are set separately). */
+  /** Restores a column from a snapshot (its lists are set separately). */
   restore(values: string[], liveCounts: Uint32Array, layout: ReturnType<KeywordColumn['layout']>, docCount: number): void {
     this.values = values;
     this.valueIds = new Map(values.map((value, id) => [value, id]));
@@ -290,7 +295,7 @@ export class KeywordColumn {
 
   /** Bytes held in typed arrays (capacity included): for diagnostics. */
   byteSize(): number {
-    let bytes = this.liveCounts.byteLength + this.single.byteLength + this.docStart.byteLength + this.docValues.byteLength + this.postings.byteSize();
+    let bytes = this.liveCounts.byteLength + this.single.byteLength + this.docStart.byteLength + this.docValues.byteLength + this.lists.byteSize();
     for (const bitmap of this.bitmaps) if (bitmap !== null) bytes += bitmap.byteLength;
     return bytes;
   }
