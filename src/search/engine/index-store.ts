@@ -7,7 +7,7 @@ import { KeywordColumn } from './keyword-column.js';
 import { ESCAPE, NO_ESCAPES, withEscape, type CodeEscapes } from './frequency-tuples.js';
 import { PostingStore } from './posting-store.js';
 import { SnapshotWriter, type SnapshotReader } from './snapshot-format.js';
-import { ensureCapacity, hashString, idOrderKey, trimmed } from './typed-arrays.js';
+import { bitCount, ensureCapacity, hashString, idOrderKey, trimmed } from './typed-arrays.js';
 import type { IndexDocument, IndexSchema } from './types.js';
 import { Vocabulary } from './vocabulary.js';
 
@@ -110,6 +110,7 @@ export class IndexStore {
       textFields: { ...schema.textFields },
       keywordAttributes: [...schema.keywordAttributes],
       numericAttributes: [...schema.numericAttributes],
+      ...(schema.filterOnlyAttributes === undefined ? {} : { filterOnlyAttributes: [...schema.filterOnlyAttributes] }),
     };
     this.fieldNames = Object.keys(schema.textFields);
     this.fields = this.fieldNames.length;
@@ -120,7 +121,11 @@ export class IndexStore {
     for (const names of [schema.keywordAttributes, schema.numericAttributes]) {
       if (new Set(names).size !== names.length) throw new RangeError(`search index: an attribute is named twice in ${names.join(', ')}`);
     }
-    this.columns = schema.keywordAttributes.map((name) => new KeywordColumn(name));
+    const filterOnly = new Set(schema.filterOnlyAttributes ?? []);
+    for (const name of filterOnly) {
+      if (!schema.keywordAttributes.includes(name)) throw new RangeError(`search index: the filter-only attribute ${name} is not a keyword attribute`);
+    }
+    this.columns = schema.keywordAttributes.map((name) => new KeywordColumn(name, filterOnly.has(name)));
     this.columnByName = new Map(this.columns.map((column) => [column.name, column]));
     this.numericNames = [...schema.numericAttributes];
     this.numbers = this.numericNames.map(() => new Float64Array(16).fill(NaN));
@@ -425,6 +430,11 @@ export class IndexStore {
    */
   compact(): void {
     const fields = this.fields;
+    // 0. Filter-only columns have nothing per document to move: their lists are renumbered.
+    if (this.columns.some((column) => column.filterOnly)) {
+      const liveBefore = this.liveBeforeWords();
+      for (const column of this.columns) if (column.filterOnly) column.renumberLists(this.live, liveBefore);
+    }
     // 1. Documents: each live one moves down to its new ordinal, in place.
     let next = 0;
     let write = 0;
@@ -471,6 +481,18 @@ export class IndexStore {
     this.baseDocCount = next;
     this.indexedDocCount = next;
     this.orders.rebuild();
+  }
+
+  /** The live documents before each word of the live bitmap: a live ordinal's place after a compaction. */
+  private liveBeforeWords(): Uint32Array {
+    const words = (this.docCount + 31) >>> 5;
+    const before = new Uint32Array(words);
+    let count = 0;
+    for (let w = 0; w < words; w++) {
+      before[w] = count;
+      count += bitCount(this.live[w]!);
+    }
+    return before;
   }
 
   private dropUnusedTerms(): void {
@@ -592,8 +614,10 @@ export class IndexStore {
     this.columns.forEach((column, c) => {
       writer.addStrings(`keyword.${c}.values`, column.values);
       writer.add(`keyword.${c}.liveCounts`, column.liveCounts, column.valueCount);
-      const layout = column.layout(docCount);
-      if ('single' in layout) {
+      const layout = column.filterOnly ? null : column.layout(docCount);
+      if (layout === null) {
+        // a filter-only column: its lists alone
+      } else if ('single' in layout) {
         writer.add(`keyword.${c}.single`, layout.single);
       } else {
         writer.add(`keyword.${c}.docStart`, layout.docStart);
@@ -645,9 +669,11 @@ export class IndexStore {
       column.restore(
         reader.strings(`keyword.${c}.values`),
         reader.u32(`keyword.${c}.liveCounts`),
-        reader.has(`keyword.${c}.single`)
-          ? { single: reader.unsigned(`keyword.${c}.single`) }
-          : { docStart: reader.u32(`keyword.${c}.docStart`), docValues: reader.u32(`keyword.${c}.docValues`) },
+        column.filterOnly
+          ? null
+          : reader.has(`keyword.${c}.single`)
+            ? { single: reader.unsigned(`keyword.${c}.single`) }
+            : { docStart: reader.u32(`keyword.${c}.docStart`), docValues: reader.u32(`keyword.${c}.docValues`) },
         docCount,
       );
       column.lists.setBase(reader.u32(`keyword.${c}.lists.start`), reader.u8(`keyword.${c}.lists.bytes`));

@@ -1,4 +1,4 @@
-import { ensureCapacity, trimmed } from './typed-arrays.js';
+import { bitCount, ensureCapacity, trimmed } from './typed-arrays.js';
 import type { FacetCount } from './types.js';
 import { ValueListWriter, ValueLists } from './value-lists.js';
 
@@ -43,9 +43,19 @@ function isDense(count: number, docCount: number): boolean {
  *
  * `liveCounts` (documents per value, deleted ones excluded) gives the cost of a filter before
  * running it and the facet counts of the whole index without a scan.
+ *
+ * A filter-only column (`keyword_id`: a dozen values a document, never a facet) keeps nothing
+ * per document: its values and documents go straight to the lists (and the dense values'
+ * bitmaps), a compaction renumbers the lists through the live documents' new ordinals, and a
+ * filter that does not drive the search is checked through a bitmap of its values' documents
+ * (IndexSearcher). Its `liveCounts` then count deleted documents too until the next compaction
+ * (a deletion cannot tell which values its document had): they only weigh a filter's cost, and
+ * a value no document ever had still counts 0.
  */
 export class KeywordColumn {
   readonly name: string;
+  /** nothing per document, lists only: see the class comment */
+  readonly filterOnly: boolean;
   values: string[] = [];
   private valueIds = new Map<string, number>();
   liveCounts: Uint32Array = new Uint32Array(16);
@@ -67,8 +77,9 @@ export class KeywordColumn {
   /** scratch: the value ids of the document being appended */
   private appending: number[] = [];
 
-  constructor(name: string) {
+  constructor(name: string, filterOnly = false) {
     this.name = name;
+    this.filterOnly = filterOnly;
   }
 
   get valueCount(): number {
@@ -77,7 +88,7 @@ export class KeywordColumn {
 
   /** Whether the column keeps one value per document (`single`), not offsets + values. */
   get singleValued(): boolean {
-    return !this.multi;
+    return !this.multi && !this.filterOnly;
   }
 
   idOf(value: string): number | undefined {
@@ -117,6 +128,23 @@ export class KeywordColumn {
         if (!ids.includes(id)) ids.push(id);
       }
     }
+    if (!this.filterOnly) this.storeValues(ordinal, ids);
+    for (const id of ids) {
+      this.liveCounts[id]!++;
+      const bitmap = this.bitmaps[id];
+      if (bitmap !== undefined && bitmap !== null) {
+        const word = ordinal >>> 5;
+        const grown = ensureCapacity(bitmap, word + 1);
+        grown[word] = grown[word]! | (1 << (ordinal & 31));
+        this.bitmaps[id] = grown;
+      } else if (this.filterOnly) {
+        this.lists.add(id, ordinal);
+      }
+    }
+  }
+
+  /** Keeps a document's values (`ids`) in the per-document layout. */
+  private storeValues(ordinal: number, ids: readonly number[]): void {
     if (ids.length > 1 && !this.multi) this.switchToMulti(ordinal);
     if (this.multi) {
       const start = this.docStart[ordinal]!;
@@ -127,16 +155,6 @@ export class KeywordColumn {
     } else if (this.values.length > 0) {
       this.single = ensureCapacity(this.single, ordinal + 1);
       this.single[ordinal] = ids.length > 0 ? ids[0]! + 1 : 0;
-    }
-    for (const id of ids) {
-      this.liveCounts[id]!++;
-      const bitmap = this.bitmaps[id];
-      if (bitmap !== undefined && bitmap !== null) {
-        const word = ordinal >>> 5;
-        const grown = ensureCapacity(bitmap, word + 1);
-        grown[word] = grown[word]! | (1 << (ordinal & 31));
-        this.bitmaps[id] = grown;
-      }
     }
   }
 
@@ -211,6 +229,11 @@ export class KeywordColumn {
    * documents in no more room, see isDense), every other value its list.
    */
   buildPostings(docCount: number): void {
+    if (this.filterOnly) {
+      // renumbered by renumberLists, before the documents moved
+      this.buildBitmaps(docCount);
+      return;
+    }
     const writer = new ValueListWriter(this.values.length);
     this.forEachSparsePosting(docCount, (value, d) => writer.measure(value, d));
     writer.allocate();
@@ -238,14 +261,60 @@ export class KeywordColumn {
   }
 
   /**
+   * A filter-only column's lists, at the start of a compaction (`live` and the number of live
+   * documents before each of its words, `liveBefore`, still those of the old ordinals): each
+   * value's live documents under their new ordinals, counted again. A dense value's documents
+   * are its bitmap (the documents appended since the last build are only there).
+   */
+  renumberLists(live: Uint32Array, liveBefore: Uint32Array): void {
+    const writer = new ValueListWriter(this.values.length);
+    this.liveCounts.fill(0);
+    this.forEachLivePosting(live, liveBefore, (value, d) => {
+      writer.measure(value, d);
+      this.liveCounts[value]!++;
+    });
+    writer.allocate();
+    this.forEachLivePosting(live, liveBefore, (value, d) => writer.write(value, d));
+    writer.finish(this.lists);
+    this.bitmaps = [];
+  }
+
+  /** Calls `visit` with each value and live document of it, under the document's new ordinal, value after value. */
+  private forEachLivePosting(live: Uint32Array, liveBefore: Uint32Array, visit: (value: number, d: number) => void): void {
+    const renumbered = (d: number): number => liveBefore[d >>> 5]! + bitCount(live[d >>> 5]! & ((1 << (d & 31)) - 1));
+    const isLive = (d: number): boolean => (live[d >>> 5]! & (1 << (d & 31))) !== 0;
+    for (let v = 0; v < this.values.length; v++) {
+      const bitmap = this.bitmaps[v];
+      if (bitmap !== undefined && bitmap !== null) {
+        for (let w = 0; w < bitmap.length && w < live.length; w++) {
+          for (let bits = bitmap[w]! & live[w]!; bits !== 0; bits &= bits - 1) visit(v, renumbered(w * 32 + 31 - Math.clz32(bits & -bits)));
+        }
+        continue;
+      }
+      for (const [docs, start, end] of this.lists.listsOf([v])) {
+        for (let i = start; i < end; i++) if (isLive(docs[i]!)) visit(v, renumbered(docs[i]!));
+      }
+    }
+  }
+
+  /**
    * Bitmaps for the dense values, from the per-document layout (all documents alive): a dense
-   * value has no base list to read them from.
+   * value has no base list to read them from. A filter-only column reads its lists.
    */
   buildBitmaps(docCount: number): void {
     const words = (docCount + 31) >>> 5;
     this.bitmaps = this.values.map((_, v) => (isDense(this.liveCounts[v]!, docCount) ? new Uint32Array(words) : null));
     const bitmaps = this.bitmaps;
     if (!bitmaps.some((bitmap) => bitmap !== null)) return;
+    if (this.filterOnly) {
+      bitmaps.forEach((bitmap, v) => {
+        if (bitmap === null) return;
+        for (const [docs, start, end] of this.lists.listsOf([v])) {
+          for (let i = start; i < end; i++) bitmap[docs[i]! >>> 5] = bitmap[docs[i]! >>> 5]! | (1 << (docs[i]! & 31));
+        }
+      });
+      return;
+    }
     for (let d = 0; d < docCount; d++) {
       const bit = 1 << (d & 31);
       const w = d >>> 5;
@@ -267,11 +336,13 @@ export class KeywordColumn {
     return { docStart: this.docStart.subarray(0, docCount + 1), docValues: this.docValues.subarray(0, this.docStart[docCount]!) };
   }
 
-  /** Restores a column from a snapshot (its lists are set separately). */
-  restore(values: string[], liveCounts: Uint32Array, layout: ReturnType<KeywordColumn['layout']>, docCount: number): void {
+  /** Restores a column from a snapshot (its lists are set separately); a filter-only column has no layout. */
+  restore(values: string[], liveCounts: Uint32Array, layout: ReturnType<KeywordColumn['layout']> | null, docCount: number): void {
     this.values = values;
     this.valueIds = new Map(values.map((value, id) => [value, id]));
     this.liveCounts = ensureCapacity(liveCounts, 16);
+    if (this.filterOnly !== (layout === null)) throw new Error(`search index snapshot: column ${this.name} has ${layout === null ? 'no' : 'a'} per-document layout`);
+    if (layout === null) return;
     if ('single' in layout) {
       if (layout.single.length !== docCount && !(values.length === 0 && layout.single.length === 0)) throw new Error(`search index snapshot: column ${this.name} has the wrong length`);
       if (values.length === 0) {
@@ -306,6 +377,7 @@ export class KeywordColumn {
    * value. Counters are scratch per value, zeroed again after use.
    */
   topValues(ordinals: Uint32Array, count: number, limit: number, everything: boolean): FacetCount[] {
+    if (this.filterOnly) throw new RangeError(`search index: ${this.name} is a filter-only attribute, without facet counts`);
     if (limit <= 0 || this.values.length === 0) return [];
     let counts: Uint32Array;
     // scratch reused by every search: a search's garbage is what a server's collector pays for

@@ -166,3 +166,42 @@ export class ValueListWriter {
     lists.setBase(this.start, this.bytes);
   }
 }
+
+/**
+ * A bitmap over ordinals of some lists' documents, made again search after search in one
+ * array: before each use only the words the last use set are cleared, so a use costs its
+ * lists, not the size of the index.
+ */
+export class ListBitmap {
+  private bits: Uint32Array = new Uint32Array(0);
+  private setWords: Uint32Array = new Uint32Array(64);
+  private setCount = 0;
+
+  /** The documents of `runs` among `docCount` ordinals: valid until the next call. */
+  of(runs: readonly OrdinalRun[], docCount: number): Uint32Array {
+    const words = (docCount + 31) >>> 5;
+    if (this.bits.length < words) {
+      this.bits = new Uint32Array(words + (words >>> 3));
+      this.setCount = 0;
+    }
+    const bits = this.bits;
+    for (let i = 0; i < this.setCount; i++) bits[this.setWords[i]!] = 0;
+    let setCount = 0;
+    for (const [docs, start, end] of runs) {
+      this.setWords = ensureCapacity(this.setWords, setCount + end - start);
+      const setWords = this.setWords;
+      for (let i = start; i < end; i++) {
+        const d = docs[i]!;
+        const w = d >>> 5;
+        if (bits[w] === 0) setWords[setCount++] = w;
+        bits[w] = bits[w]! | (1 << (d & 31));
+      }
+    }
+    this.setCount = setCount;
+    return bits;
+  }
+
+  byteSize(): number {
+    return this.bits.byteLength + this.setWords.byteLength;
+  }
+}
