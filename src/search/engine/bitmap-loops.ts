@@ -1,4 +1,5 @@
 import type { SingleValues } from './keyword-column.js';
+import type { NumberColumn } from './query-plan.js';
 import { bitCount } from './typed-arrays.js';
 
 /*
@@ -112,7 +113,7 @@ export function refineMulti(bits: Uint32Array, words: number, starts: Uint32Arra
   return;
 }
 
-export function refineRange(bits: Uint32Array, words: number, column: Float64Array, min: number, max: number): void {
+export function refineRange(bits: Uint32Array, words: number, column: NumberColumn, min: number, max: number): void {
   for (let i = 0; i < words; i++) {
     let word = bits[i]! | 0;
     if (word === 0) continue;

@@ -5,7 +5,7 @@ import { CandidateSet, LOOKUP_RATIO } from './candidate-set.js';
 import { TERM_CODE } from './forward-codes.js';
 import type { IndexView } from './index-store.js';
 import { PhraseTerms } from './phrase-match.js';
-import type { Bm25Context, TermPlan } from './query-plan.js';
+import type { Bm25Context, NumberColumn, TermPlan } from './query-plan.js';
 import { compileFilters, documentFilters, newBm25Context, pairPlanFor, planFor, refreshBm25Context, valueLists } from './query-planner.js';
 import type { CompiledKeywordFilter } from './query-planner.js';
 import { bestByComparator, compareOrdinals, takeInOrder } from './sorted-order.js';
@@ -375,7 +375,7 @@ export class IndexSearcher {
       randomKeys(keys, this.index.idHash, mix32(Math.trunc(query.randomSeed ?? 0) ^ 0x9e3779b9), set.ordinals, set.count);
       return { first: keys, tieBreaks: [] };
     }
-    const levels: Array<{ values: Float64Array; sign: 1 | -1; byPosition: boolean }> = [];
+    const levels: Array<{ values: NumberColumn; sign: 1 | -1; byPosition: boolean }> = [];
     for (const level of this.index.orders.sortLevels(sort)) {
       if (level === 'relevance') {
         if (scored) levels.push({ values: set.scores, sign: 1, byPosition: true });
@@ -388,7 +388,8 @@ export class IndexSearcher {
     let first: Float64Array | null = null;
     if (head !== undefined) {
       if (head.byPosition) {
-        first = head.values;
+        // the relevance level: the scores, by position
+        first = set.scores;
       } else {
         first = set.sortKeys(0);
         keysFromColumn(first, head.values, head.sign, set.ordinals, set.count);

@@ -8,6 +8,7 @@ import { ESCAPE, NO_ESCAPES, withEscape, type CodeEscapes } from './frequency-tu
 import { PostingStore } from './posting-store.js';
 import { SnapshotWriter, type SnapshotReader } from './snapshot-format.js';
 import { bitCount, ensureCapacity, hashString, idOrderKey, trimmed } from './typed-arrays.js';
+import type { NumberColumn } from './query-plan.js';
 import type { IndexDocument, IndexSchema } from './types.js';
 import { Vocabulary } from './vocabulary.js';
 
@@ -60,7 +61,8 @@ export class IndexStore {
   readonly columns: KeywordColumn[];
   readonly columnByName: Map<string, KeywordColumn>;
   readonly numericNames: readonly string[];
-  numbers: Float64Array[];
+  /** per numeric attribute, float32 until a value needs more (see NumberColumn) */
+  numbers: NumberColumn[];
 
   // documents
   docCount = 0;
@@ -128,7 +130,7 @@ export class IndexStore {
     this.columns = schema.keywordAttributes.map((name) => new KeywordColumn(name, filterOnly.has(name)));
     this.columnByName = new Map(this.columns.map((column) => [column.name, column]));
     this.numericNames = [...schema.numericAttributes];
-    this.numbers = this.numericNames.map(() => new Float64Array(16).fill(NaN));
+    this.numbers = this.numericNames.map(() => new Float32Array(16).fill(NaN));
     this.lengths = new Uint8Array(16 * Math.max(1, this.fields));
     this.lengthSums = new Float64Array(this.fields);
     this.minLengthCode = new Uint8Array(this.fields).fill(255);
@@ -221,7 +223,7 @@ export class IndexStore {
     for (const column of this.columns) column.append(ordinal, doc.keywords[column.name]);
     for (let n = 0; n < this.numbers.length; n++) {
       const value = doc.numbers[this.numericNames[n]!];
-      this.numbers[n]![ordinal] = typeof value === 'number' && Number.isFinite(value) ? value : NaN;
+      this.setNumber(n, ordinal, typeof value === 'number' && Number.isFinite(value) ? value : NaN);
     }
     this.idHash[ordinal] = hashString(doc.id);
     this.idKey[ordinal] = idOrderKey(doc.id);
@@ -233,6 +235,16 @@ export class IndexStore {
 
     this.countDocumentTerms(ordinal);
     return ordinal;
+  }
+
+  /** Writes a number, first widening its column to float64 when the value is not a float32 exactly. */
+  private setNumber(n: number, ordinal: number, value: number): void {
+    let column = this.numbers[n]!;
+    if (column instanceof Float32Array && Math.fround(value) !== value && !Number.isNaN(value)) {
+      column = Float64Array.from(column);
+      this.numbers[n] = column;
+    }
+    column[ordinal] = value;
   }
 
   /** Makes room in every per-document array for `needed` ordinals (checked once per document, not per array). */
@@ -679,7 +691,7 @@ export class IndexStore {
       column.lists.setBase(reader.u32(`keyword.${c}.lists.start`), reader.u8(`keyword.${c}.lists.bytes`));
       column.buildBitmaps(docCount);
     });
-    this.numbers = this.numbers.map((_, n) => reader.f64(`number.${n}`));
+    this.numbers = this.numbers.map((_, n) => reader.floats(`number.${n}`));
     this.orders.rebuild();
   }
 

@@ -2,7 +2,7 @@ import { LENGTH_OF_CODE, LENGTH_OF_COUNT } from './field-lengths.js';
 import { NO_ESCAPES } from './frequency-tuples.js';
 import type { IndexView } from './index-store.js';
 import type { KeywordColumn } from './keyword-column.js';
-import type { Bm25Context, DocumentFilter, Segment, TermPlan } from './query-plan.js';
+import type { Bm25Context, DocumentFilter, NumberColumn, Segment, TermPlan } from './query-plan.js';
 import type { SearchFilter } from './types.js';
 import { VARIANT_FACTOR } from './vocabulary.js';
 import type { OrdinalRun } from './value-lists.js';
@@ -32,7 +32,7 @@ export interface CompiledKeywordFilter {
 }
 
 export interface CompiledRangeFilter {
-  column: Float64Array;
+  column: NumberColumn;
   min: number;
   max: number;
 }
