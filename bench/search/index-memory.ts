@@ -29,6 +29,8 @@ const perMillion = (bytes: number): string => `${((bytes / 1024 / 1024) * (1_000
 const megabytes = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 
 const catalogue = new SyntheticCatalogue(assets, seed);
+gc();
+const heapBefore = process.memoryUsage().heapUsed;
 const store = new IndexStore(ASSET_INDEX_SCHEMA);
 const buildStart = performance.now();
 let page: AssetRecord[] = [];
@@ -60,7 +62,8 @@ console.log(`  forward stream: ${perMillion(store.forward.byteLength + store.for
 console.log(`  term postings: ${perMillion(store.postings.byteSize())}`);
 gc();
 const memory = process.memoryUsage();
-console.log(`heap used after gc: ${megabytes(memory.heapUsed)} (${perMillion(memory.heapUsed)}); RSS ${megabytes(memory.rss)}`);
+// the index's own heap: its strings (ids, terms, values) and the objects around its arrays
+console.log(`heap used after gc: ${megabytes(memory.heapUsed)}, the index's ${perMillion(memory.heapUsed - heapBefore)}; RSS ${megabytes(memory.rss)}`);
 
 const searcher = new IndexSearcher(store);
 const classes = queryClasses(catalogue.words, 200).map((c) => ({ name: c.name, queries: c.searches.map(indexQueryOf) }));

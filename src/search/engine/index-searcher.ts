@@ -240,8 +240,8 @@ export class IndexSearcher {
     if (requests.length === 0) return facets;
     const found: number[] = [];
     for (const id of ids) {
-      const ordinal = this.index.ordinalOf.get(id);
-      if (ordinal !== undefined && this.index.isLive(ordinal)) found.push(ordinal);
+      const ordinal = this.index.ordinals.get(id);
+      if (ordinal >= 0 && this.index.isLive(ordinal)) found.push(ordinal);
     }
     const ordinals = Uint32Array.from(found).sort();
     for (const request of requests) {

@@ -3,6 +3,7 @@ import { BaseOrders } from './base-orders.js';
 import { CommonPairs } from './common-pairs.js';
 import { encodeLength, LENGTH_OF_CODE } from './field-lengths.js';
 import { codeAt, ELEMENT_BREAK, FIELD_END, MAX_TERMS, TERM_CODE, unitsOf, writeCode } from './forward-codes.js';
+import { IdOrdinals } from './id-ordinals.js';
 import { KeywordColumn } from './keyword-column.js';
 import { ESCAPE, NO_ESCAPES, withEscape, type CodeEscapes } from './frequency-tuples.js';
 import { PostingStore } from './posting-store.js';
@@ -73,7 +74,8 @@ export class IndexStore {
   /** ordinals below this are in the posting lists (base or tails); later ones wait (upsertMany) */
   private indexedDocCount = 0;
   ids: string[] = [];
-  ordinalOf = new Map<string, number>();
+  /** the ordinal of each live id */
+  readonly ordinals: IdOrdinals = new IdOrdinals(this);
   live: Uint32Array = new Uint32Array(1);
   idHash: Uint32Array = new Uint32Array(16);
   /** idOrderKey of each id: cheap id comparisons for ties */
@@ -140,8 +142,8 @@ export class IndexStore {
   /** Adds a document, replacing the one with its id; searchable at once. */
   upsert(doc: IndexDocument): void {
     this.indexPending();
-    const existing = this.ordinalOf.get(doc.id);
-    if (existing !== undefined) this.tombstone(existing);
+    const existing = this.ordinals.get(doc.id);
+    if (existing >= 0) this.tombstone(existing);
     const ordinal = this.append(doc);
     this.indexTail(ordinal);
     this.indexedDocCount = this.docCount;
@@ -156,8 +158,8 @@ export class IndexStore {
    */
   upsertMany(docs: Iterable<IndexDocument>): void {
     for (const doc of docs) {
-      const existing = this.ordinalOf.get(doc.id);
-      if (existing !== undefined) this.tombstone(existing);
+      const existing = this.ordinals.get(doc.id);
+      if (existing >= 0) this.tombstone(existing);
       this.append(doc);
     }
   }
@@ -182,8 +184,8 @@ export class IndexStore {
 
   /** Deletes a document (nothing happens for an unknown id). */
   remove(id: string): void {
-    const ordinal = this.ordinalOf.get(id);
-    if (ordinal === undefined) return;
+    const ordinal = this.ordinals.get(id);
+    if (ordinal < 0) return;
     this.tombstone(ordinal);
     this.compactIfDue();
   }
@@ -229,7 +231,7 @@ export class IndexStore {
     this.idKey[ordinal] = idOrderKey(doc.id);
     this.live[ordinal >>> 5] = this.live[ordinal >>> 5]! | (1 << (ordinal & 31));
     this.ids.push(doc.id);
-    this.ordinalOf.set(doc.id, ordinal);
+    this.ordinals.set(ordinal);
     this.docCount++;
     this.liveCount++;
 
@@ -415,8 +417,7 @@ export class IndexStore {
     const frequency = this.vocabulary.frequency;
     for (let i = 0; i < this.docTermCount; i++) frequency[this.docTerms[i]!]!--;
     for (const column of this.columns) column.release(ordinal);
-    const id = this.ids[ordinal]!;
-    if (this.ordinalOf.get(id) === ordinal) this.ordinalOf.delete(id);
+    this.ordinals.delete(ordinal);
   }
 
   /** Sets the live bits of ordinals 0..count-1. */
@@ -462,9 +463,7 @@ export class IndexStore {
         columnWrites[c] = this.columns[c]!.compactInto(old, next, columnWrites[c]!);
       }
       if (next !== old) {
-        const id = this.ids[old]!;
-        this.ids[next] = id;
-        this.ordinalOf.set(id, next);
+        this.ids[next] = this.ids[old]!;
         this.idHash[next] = this.idHash[old]!;
         this.idKey[next] = this.idKey[old]!;
         this.lengths.copyWithin(next * fields, old * fields, old * fields + fields);
@@ -477,6 +476,7 @@ export class IndexStore {
     this.forward = trimmed(this.forward, write);
     for (let c = 0; c < this.columns.length; c++) this.columns[c]!.finishCompaction(next, columnWrites[c]!);
     this.ids.length = next;
+    this.ordinals.rebuild(next);
     this.live.fill(0);
     this.markAllLive(next);
     this.docCount = next;
@@ -650,9 +650,9 @@ export class IndexStore {
     this.indexedDocCount = docCount;
     this.ids = reader.strings('ids');
     if (this.ids.length !== docCount) throw new Error('search index snapshot: the id count does not match');
-    this.ordinalOf = new Map();
-    for (let d = 0; d < docCount; d++) this.ordinalOf.set(this.ids[d]!, d);
     this.idHash = reader.u32('idHash');
+    if (this.idHash.length !== docCount) throw new Error('search index snapshot: the id hash count does not match');
+    this.ordinals.rebuild(docCount);
     this.idKey = new Float64Array(docCount + 16);
     for (let d = 0; d < docCount; d++) this.idKey[d] = idOrderKey(this.ids[d]!);
     this.lengths = reader.u8('lengths');
@@ -700,6 +700,7 @@ export class IndexStore {
     let bytes =
       this.live.byteLength +
       this.idHash.byteLength +
+      this.ordinals.byteSize() +
       this.idKey.byteLength +
       this.lengths.byteLength +
       this.forwardStart.byteLength +
@@ -730,7 +731,7 @@ export type IndexView = Readonly<
     | 'deadCount'
     | 'baseDocCount'
     | 'ids'
-    | 'ordinalOf'
+    | 'ordinals'
     | 'live'
     | 'idHash'
     | 'idKey'

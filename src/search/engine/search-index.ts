@@ -62,7 +62,7 @@ export class SearchIndex {
   }
 
   has(id: string): boolean {
-    return this.store.ordinalOf.has(id);
+    return this.store.ordinals.has(id);
   }
 
   /** Adds a document, replacing the one with its id; searchable at once. */
