@@ -50,7 +50,10 @@ const columnBytes = store.columns.map((column) => ({ name: column.name, bytes: c
 const columnsTotal = columnBytes.reduce((sum, column) => sum + column.bytes, 0);
 const numbersTotal = store.numbers.reduce((sum, column) => sum + column.byteLength, 0);
 console.log(`typed arrays: ${megabytes(store.byteSize())} (${perMillion(store.byteSize())})`);
-console.log(`  keyword columns: ${perMillion(columnsTotal)}`);
+const sum = (part: (column: (typeof store.columns)[number]) => number): number => store.columns.reduce((total, column) => total + part(column), 0);
+console.log(
+  `  keyword columns: ${perMillion(columnsTotal)} — one value per document ${perMillion(sum((c) => c.single.byteLength))}, offsets and values ${perMillion(sum((c) => c.docStart.byteLength + c.docValues.byteLength))}, lists per value ${perMillion(sum((c) => c.lists.byteSize()))}, dense values' bitmaps ${perMillion(sum((c) => c.bitmaps.reduce((bytes, bitmap) => bytes + (bitmap?.byteLength ?? 0), 0)))}`,
+);
 for (const column of columnBytes.sort((a, b) => b.bytes - a.bytes).slice(0, 6)) console.log(`    ${column.name.padEnd(18)} ${perMillion(column.bytes)}`);
 const largest = store.columns.reduce((a, b) => (b.byteSize() > a.byteSize() ? b : a));
 const bitmapBytes = largest.bitmaps.reduce((sum, bitmap) => sum + (bitmap?.byteLength ?? 0), 0);
@@ -60,6 +63,7 @@ console.log(
 console.log(`  numbers: ${perMillion(numbersTotal)}`);
 console.log(`  forward stream: ${perMillion(store.forward.byteLength + store.forwardStart.byteLength)}`);
 console.log(`  term postings: ${perMillion(store.postings.byteSize())}`);
+console.log(`  ids' ordinal table: ${perMillion(store.ordinals.byteSize())}`);
 gc();
 const memory = process.memoryUsage();
 // the index's own heap: its strings (ids, terms, values) and the objects around its arrays
