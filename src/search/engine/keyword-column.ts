@@ -1,4 +1,5 @@
-import { bitCount, ensureCapacity, trimmed } from './typed-arrays.js';
+import { IdOrdinals } from './id-ordinals.js';
+import { bitCount, ensureCapacity, hashString, trimmed } from './typed-arrays.js';
 import type { FacetCount } from './types.js';
 import { ValueListWriter, ValueLists } from './value-lists.js';
 
@@ -57,7 +58,13 @@ export class KeywordColumn {
   /** nothing per document, lists only: see the class comment */
   readonly filterOnly: boolean;
   values: string[] = [];
-  private valueIds = new Map<string, number>();
+  /** each value's hashString, which valueIds is keyed by */
+  private valueHashes: Uint32Array = new Uint32Array(16);
+  /**
+   * value → id: the table of the ids' ordinals (id-ordinals.ts) over the values, where a Map
+   * held about 110 bytes of heap a value (`keyword_id` has one for most assets)
+   */
+  private readonly valueIds: IdOrdinals;
   liveCounts: Uint32Array = new Uint32Array(16);
   /**
    * single-valued layout: value id + 1 per document, 0 for none. Empty in the other layout,
@@ -80,6 +87,16 @@ export class KeywordColumn {
   constructor(name: string, filterOnly = false) {
     this.name = name;
     this.filterOnly = filterOnly;
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the table reads the column's current arrays
+    const column = this;
+    this.valueIds = new IdOrdinals({
+      get ids() {
+        return column.values;
+      },
+      get idHash() {
+        return column.valueHashes;
+      },
+    });
   }
 
   get valueCount(): number {
@@ -92,15 +109,18 @@ export class KeywordColumn {
   }
 
   idOf(value: string): number | undefined {
-    return this.valueIds.get(value);
+    const id = this.valueIds.get(value);
+    return id < 0 ? undefined : id;
   }
 
   private intern(value: string): number {
     let id = this.valueIds.get(value);
-    if (id === undefined) {
+    if (id < 0) {
       id = this.values.length;
       this.values.push(value);
-      this.valueIds.set(value, id);
+      this.valueHashes = ensureCapacity(this.valueHashes, id + 1);
+      this.valueHashes[id] = hashString(value);
+      this.valueIds.set(id);
       this.liveCounts = ensureCapacity(this.liveCounts, id + 1);
       // the 65,535th value no longer fits two bytes (id + 1)
       if (this.single instanceof Uint16Array && id + 1 > 0xffff) this.single = Uint32Array.from(this.single);
@@ -339,7 +359,9 @@ export class KeywordColumn {
   /** Restores a column from a snapshot (its lists are set separately); a filter-only column has no layout. */
   restore(values: string[], liveCounts: Uint32Array, layout: ReturnType<KeywordColumn['layout']> | null, docCount: number): void {
     this.values = values;
-    this.valueIds = new Map(values.map((value, id) => [value, id]));
+    this.valueHashes = new Uint32Array(values.length + 16);
+    for (let id = 0; id < values.length; id++) this.valueHashes[id] = hashString(values[id]!);
+    this.valueIds.rebuild(values.length);
     this.liveCounts = ensureCapacity(liveCounts, 16);
     if (this.filterOnly !== (layout === null)) throw new Error(`search index snapshot: column ${this.name} has ${layout === null ? 'no' : 'a'} per-document layout`);
     if (layout === null) return;
@@ -366,7 +388,7 @@ export class KeywordColumn {
 
   /** Bytes held in typed arrays (capacity included): for diagnostics. */
   byteSize(): number {
-    let bytes = this.liveCounts.byteLength + this.single.byteLength + this.docStart.byteLength + this.docValues.byteLength + this.lists.byteSize();
+    let bytes = this.valueHashes.byteLength + this.valueIds.byteSize() + this.liveCounts.byteLength + this.single.byteLength + this.docStart.byteLength + this.docValues.byteLength + this.lists.byteSize();
     for (const bitmap of this.bitmaps) if (bitmap !== null) bytes += bitmap.byteLength;
     return bytes;
   }
