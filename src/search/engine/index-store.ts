@@ -446,7 +446,7 @@ export class IndexStore {
     // 0. Filter-only columns have nothing per document to move: their lists are renumbered.
     if (this.columns.some((column) => column.filterOnly)) {
       const liveBefore = this.liveBeforeWords();
-      for (const column of this.columns) if (column.filterOnly) column.renumberLists(this.live, liveBefore);
+      for (const column of this.columns) if (column.filterOnly) column.renumberLists(this.live, liveBefore, this.liveCount);
     }
     // 1. Documents: each live one moves down to its new ordinal, in place.
     let next = 0;
@@ -635,6 +635,11 @@ export class IndexStore {
         writer.add(`keyword.${c}.docStart`, layout.docStart);
         writer.add(`keyword.${c}.docValues`, layout.docValues);
       }
+      if (column.filterOnly) {
+        const dense = column.denseBitmaps(docCount);
+        writer.add(`keyword.${c}.dense`, Uint32Array.from(dense, ([value]) => value));
+        for (const [value, bitmap] of dense) writer.add(`keyword.${c}.bitmap.${value}`, bitmap);
+      }
       writer.add(`keyword.${c}.lists.start`, column.lists.baseStart);
       writer.add(`keyword.${c}.lists.bytes`, column.lists.baseBytes);
     });
@@ -689,7 +694,8 @@ export class IndexStore {
         docCount,
       );
       column.lists.setBase(reader.u32(`keyword.${c}.lists.start`), reader.u8(`keyword.${c}.lists.bytes`));
-      column.buildBitmaps(docCount);
+      if (column.filterOnly) column.restoreBitmaps(Array.from(reader.u32(`keyword.${c}.dense`), (value) => [value, reader.u32(`keyword.${c}.bitmap.${value}`)] as const), docCount);
+      else column.buildBitmaps(docCount);
     });
     this.numbers = this.numbers.map((_, n) => reader.floats(`number.${n}`));
     this.orders.rebuild();

@@ -249,11 +249,8 @@ export class KeywordColumn {
    * documents in no more room, see isDense), every other value its list.
    */
   buildPostings(docCount: number): void {
-    if (this.filterOnly) {
-      // renumbered by renumberLists, before the documents moved
-      this.buildBitmaps(docCount);
-      return;
-    }
+    // a filter-only column's lists and bitmaps were made by renumberLists, before the documents moved
+    if (this.filterOnly) return;
     const writer = new ValueListWriter(this.values.length);
     this.forEachSparsePosting(docCount, (value, d) => writer.measure(value, d));
     writer.allocate();
@@ -283,20 +280,45 @@ export class KeywordColumn {
   /**
    * A filter-only column's lists, at the start of a compaction (`live` and the number of live
    * documents before each of its words, `liveBefore`, still those of the old ordinals): each
-   * value's live documents under their new ordinals, counted again. A dense value's documents
-   * are its bitmap (the documents appended since the last build are only there).
+   * value's live documents under their new ordinals, counted again, `docCount` of them in all.
+   * A dense value's documents are its bitmap (the documents appended since the last build are
+   * only there), and it keeps that bitmap alone, as in the other layout: no list beside it.
    */
-  renumberLists(live: Uint32Array, liveBefore: Uint32Array): void {
+  renumberLists(live: Uint32Array, liveBefore: Uint32Array, docCount: number): void {
     const writer = new ValueListWriter(this.values.length);
     this.liveCounts.fill(0);
     this.forEachLivePosting(live, liveBefore, (value, d) => {
       writer.measure(value, d);
       this.liveCounts[value]!++;
     });
-    writer.allocate();
-    this.forEachLivePosting(live, liveBefore, (value, d) => writer.write(value, d));
+    const words = (docCount + 31) >>> 5;
+    const bitmaps = this.values.map((_, v) => (isDense(this.liveCounts[v]!, docCount) ? new Uint32Array(words) : null));
+    writer.allocate((value) => bitmaps[value] === null);
+    this.forEachLivePosting(live, liveBefore, (value, d) => {
+      const bitmap = bitmaps[value];
+      if (bitmap) bitmap[d >>> 5] = bitmap[d >>> 5]! | (1 << (d & 31));
+      else writer.write(value, d);
+    });
     writer.finish(this.lists);
-    this.bitmaps = [];
+    this.bitmaps = bitmaps;
+  }
+
+  /** A filter-only column's dense values and their bitmaps, for a snapshot (they have no list to rebuild them from). */
+  denseBitmaps(docCount: number): Array<readonly [number, Uint32Array]> {
+    const dense: Array<readonly [number, Uint32Array]> = [];
+    this.bitmaps.forEach((bitmap, v) => {
+      if (bitmap !== null) dense.push([v, bitmap.subarray(0, (docCount + 31) >>> 5)]);
+    });
+    return dense;
+  }
+
+  /** Restores a filter-only column's dense bitmaps (see denseBitmaps). */
+  restoreBitmaps(dense: ReadonlyArray<readonly [number, Uint32Array]>, docCount: number): void {
+    this.bitmaps = this.values.map(() => null);
+    for (const [value, bitmap] of dense) {
+      if (value >= this.values.length || bitmap.length !== (docCount + 31) >>> 5) throw new Error(`search index snapshot: column ${this.name} has a bitmap out of step`);
+      this.bitmaps[value] = bitmap;
+    }
   }
 
   /** Calls `visit` with each value and live document of it, under the document's new ordinal, value after value. */
@@ -319,22 +341,13 @@ export class KeywordColumn {
 
   /**
    * Bitmaps for the dense values, from the per-document layout (all documents alive): a dense
-   * value has no base list to read them from. A filter-only column reads its lists.
+   * value has no base list to read them from.
    */
   buildBitmaps(docCount: number): void {
     const words = (docCount + 31) >>> 5;
     this.bitmaps = this.values.map((_, v) => (isDense(this.liveCounts[v]!, docCount) ? new Uint32Array(words) : null));
     const bitmaps = this.bitmaps;
     if (!bitmaps.some((bitmap) => bitmap !== null)) return;
-    if (this.filterOnly) {
-      bitmaps.forEach((bitmap, v) => {
-        if (bitmap === null) return;
-        for (const [docs, start, end] of this.lists.listsOf([v])) {
-          for (let i = start; i < end; i++) bitmap[docs[i]! >>> 5] = bitmap[docs[i]! >>> 5]! | (1 << (docs[i]! & 31));
-        }
-      });
-      return;
-    }
     for (let d = 0; d < docCount; d++) {
       const bit = 1 << (d & 31);
       const w = d >>> 5;

@@ -41,11 +41,11 @@ export class ValueLists {
     if (start.length === 0 || start[start.length - 1]! !== bytes.length) throw new Error('search index: value list offsets out of step with their bytes');
     this.baseStart = start;
     this.baseBytes = bytes;
-    for (const value of this.touched) {
-      this.tailDocs[value] = null;
-      this.tailLength[value] = 0;
-    }
+    // the tails' arrays and the scratch a build grew go too: a column of many values kept a slot of each per value
+    this.tailDocs = [];
+    this.tailLength = new Uint32Array(0);
     this.touched = [];
+    this.decoded = new Uint32Array(256);
   }
 
   /** Appends `doc` (greater than every ordinal already in the list) to the value's tail. */
@@ -127,10 +127,13 @@ export class ValueListWriter {
   private readonly start: Uint32Array;
   private bytes: Uint8Array = new Uint8Array(0);
   private cursor: Uint32Array = new Uint32Array(0);
+  /** 1 for a value `allocate` was told to leave without a list (its postings are not written) */
+  private readonly skipped: Uint8Array;
 
   constructor(valueCount: number) {
     this.last = new Float64Array(valueCount).fill(-1);
     this.start = new Uint32Array(valueCount + 1);
+    this.skipped = new Uint8Array(valueCount);
   }
 
   measure(value: number, doc: number): void {
@@ -138,8 +141,16 @@ export class ValueListWriter {
     this.last[value] = doc;
   }
 
-  allocate(): void {
+  /** Makes room for the measured lists — of the values `listed` keeps, when given; the others get an empty list. */
+  allocate(listed?: (value: number) => boolean): void {
     const start = this.start;
+    if (listed !== undefined) {
+      for (let v = 0; v + 1 < start.length; v++) {
+        if (listed(v)) continue;
+        start[v + 1] = 0;
+        this.skipped[v] = 1;
+      }
+    }
     for (let v = 0; v + 1 < start.length; v++) start[v + 1] = start[v + 1]! + start[v]!;
     this.bytes = new Uint8Array(start[start.length - 1]!);
     this.cursor = start.slice(0, start.length - 1);
@@ -147,6 +158,7 @@ export class ValueListWriter {
   }
 
   write(value: number, doc: number): void {
+    if (this.skipped[value] === 1) return;
     let gap = doc - this.last[value]! - 1;
     this.last[value] = doc;
     let i = this.cursor[value]!;

@@ -67,6 +67,23 @@ describe('value lists', () => {
     expect(documentsOf(lists, [0, 1, 2])).toEqual([]);
   });
 
+  it('leave the values allocate is told to skip without a list', () => {
+    const postings = [
+      [0, 1],
+      [1, 2],
+      [0, 5],
+      [2, 6],
+    ] as const;
+    const writer = new ValueListWriter(3);
+    for (const [value, doc] of postings) writer.measure(value, doc);
+    writer.allocate((value) => value !== 0);
+    for (const [value, doc] of postings) writer.write(value, doc);
+    const lists = new ValueLists();
+    writer.finish(lists);
+    expect([0, 1, 2].map((value) => documentsOf(lists, [value]))).toEqual([[], [2], [6]]);
+    expect(lists.baseBytes.length).toBe(2);
+  });
+
   it('refuse a base whose offsets do not end at its bytes', () => {
     expect(() => new ValueLists().setBase(new Uint32Array([0, 4]), new Uint8Array(3))).toThrow(/out of step/);
   });
