@@ -12,7 +12,7 @@ const MAX_LOAD = 0.75;
 /**
  * The ordinal of each live id: an open-addressing hash table (linear probing) of ordinals in
  * one typed array, keyed by the hash of each id the index keeps anyway (`idHash`). A Map of
- * string keys held about 30 bytes of heap an id (measured at a million; 300 MB at ten million,
+ * string keys held about 30 bytes of heap an id (measured at 250,000; 300 MB at ten million,
  * with a full collection's pauses to match) and cannot pass 2^24 entries, V8's limit for a
  * Map; this takes 4 to 10 bytes an id outside the heap.
  * A slot holds ordinal + 1 (0: empty); a probe compares the hash, and the id only on a match.
