@@ -63,6 +63,8 @@ export const ASSET_INDEX_SCHEMA: IndexSchema = {
     'viewpoint',
   ],
   numericAttributes: ['date', 'popularity', 'quality', 'long_edge', 'clip_seconds', 'quality_rank', 'nudity'],
+  // keyword_ids / exclude_keyword_ids filter on it, no facet counts it: a dozen values an asset, kept per value alone
+  filterOnlyAttributes: ['keyword_id'],
 };
 
 export const EVENT_INDEX_SCHEMA: IndexSchema = {

@@ -1,6 +1,7 @@
 import { buildOrder } from './sorted-order.js';
 import type { OrderLevel } from './sorted-order.js';
 import type { Placement } from './top-k.js';
+import type { NumberColumn } from './query-plan.js';
 import type { SearchQuery, SortNumbers } from './types.js';
 
 export const DEFAULT_SORT_NUMBERS: SortNumbers = { date: 'date', popularity: 'popularity', quality: 'quality' };
@@ -21,7 +22,7 @@ export interface OrderedDocuments {
   readonly ids: readonly string[];
   readonly idKey: Float64Array;
   readonly numericNames: readonly string[];
-  readonly numbers: readonly Float64Array[];
+  readonly numbers: readonly NumberColumn[];
   readonly baseDocCount: number;
 }
 
@@ -79,7 +80,7 @@ export class BaseOrders {
   }
 
   /** A numeric attribute's column; undefined for a name the schema lacks (every document ties on it). */
-  numberColumn(name: string): Float64Array | undefined {
+  numberColumn(name: string): NumberColumn | undefined {
     const index = this.documents.numericNames.indexOf(name);
     return index === -1 ? undefined : this.documents.numbers[index];
   }

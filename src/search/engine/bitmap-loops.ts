@@ -1,5 +1,6 @@
 import type { PostingRun } from './compressed-lists.js';
 import type { SingleValues } from './keyword-column.js';
+import type { NumberColumn } from './query-plan.js';
 import { bitCount } from './typed-arrays.js';
 
 /*
@@ -16,6 +17,15 @@ export function population(bits: Uint32Array, words: number): number {
   let total = 0;
   for (let i = 0; i < words; i++) total += bitCount(bits[i]!);
   return total;
+}
+
+/** Sets the bits of the ordinals `docs[start..end)` (a keyword value's list, decoded: see value-lists.ts). */
+export function setBits(bits: Uint32Array, docs: Uint32Array, start: number, end: number): void {
+  for (let i = start; i < end; i++) {
+    const d = docs[i]!;
+    bits[d >>> 5] = bits[d >>> 5]! | (1 << (d & 31));
+  }
+  return;
 }
 
 /** Sets the bits of the run's documents, a block at a time (see compressed-lists.ts). */
@@ -127,7 +137,7 @@ export function refineMulti(bits: Uint32Array, words: number, starts: Uint32Arra
   return;
 }
 
-export function refineRange(bits: Uint32Array, words: number, column: Float64Array, min: number, max: number): void {
+export function refineRange(bits: Uint32Array, words: number, column: NumberColumn, min: number, max: number): void {
   for (let i = 0; i < words; i++) {
     let word = bits[i]! | 0;
     if (word === 0) continue;

@@ -1,4 +1,4 @@
-import { andInto, andNotInto, listBits, orInto, population, refineMulti, refineRange, refineSingle, setRunBits } from './bitmap-loops.js';
+import { andInto, andNotInto, listBits, orInto, population, refineMulti, refineRange, refineSingle, setBits, setRunBits } from './bitmap-loops.js';
 import {
   addInto,
   boundTable,
@@ -25,7 +25,7 @@ import {
 } from './bm25-scoring.js';
 import { copyBits, copyRun, dropRepeats, keepByAnyBits, keepByBits, keepByLookup, keepByMulti, keepByRange, keepBySingle } from './list-loops.js';
 import { keepByPhrase, type PhraseTerms } from './phrase-match.js';
-import type { PostingRun } from './compressed-lists.js';
+import type { OrdinalRun } from './value-lists.js';
 import type { Bm25Context, DocumentFilter, Segment, TermPlan } from './query-plan.js';
 import { heapScratch } from './top-k.js';
 import { ensureCapacity } from './typed-arrays.js';
@@ -145,9 +145,9 @@ export class CandidateSet {
   }
 
   /** Adds the union of lists of documents. */
-  fillFromLists(lists: readonly PostingRun[]): void {
+  fillFromLists(lists: readonly OrdinalRun[]): void {
     this.dirtyWords = this.words;
-    for (const list of lists) setRunBits(this.bits, list);
+    for (const [docs, start, end] of lists) setBits(this.bits, docs, start, end);
   }
 
   /** Adds a bitmap's documents (the live ones). */

@@ -5,13 +5,14 @@ import { CandidateSet, LOOKUP_RATIO } from './candidate-set.js';
 import { TERM_CODE } from './forward-codes.js';
 import type { IndexView } from './index-store.js';
 import { PhraseTerms } from './phrase-match.js';
-import type { Bm25Context, TermPlan } from './query-plan.js';
+import type { Bm25Context, NumberColumn, TermPlan } from './query-plan.js';
 import { compileFilters, documentFilters, newBm25Context, pairPlanFor, planFor, refreshBm25Context, valueLists } from './query-planner.js';
 import type { CompiledKeywordFilter } from './query-planner.js';
 import { bestByComparator, compareOrdinals, takeInOrder } from './sorted-order.js';
 import { keysFromColumn, selectTop } from './top-k.js';
 import type { TieBreak } from './top-k.js';
 import { mix32 } from './typed-arrays.js';
+import { ListBitmap } from './value-lists.js';
 import type { FacetCount, SearchQuery, SearchResult } from './types.js';
 
 const DEFAULT_LIMIT = 30;
@@ -48,6 +49,8 @@ type PhrasePositions = number[][];
 export class IndexSearcher {
   // scratch: one query at a time (search is synchronous)
   private readonly candidates = new CandidateSet();
+  /** the documents of filters on filter-only columns, one bitmap per such filter of a search */
+  private readonly listBitmaps: ListBitmap[] = [];
   private readonly bm25: Bm25Context;
 
   constructor(private readonly index: IndexView) {
@@ -142,9 +145,18 @@ export class IndexSearcher {
     const driverCost = conditions.length > 0 ? conditions[0]!.cost : this.index.docCount;
     if (filterDriver !== undefined && !(filterDriver.cost * FILTER_DRIVER_RATIO < driverCost)) filterDriver = undefined;
     const filters = documentFilters(
-      perDocument.filter((filter) => filter !== filterDriver),
+      perDocument.filter((filter) => filter !== filterDriver && !filter.column.filterOnly),
       compiled.range,
     );
+    // Filters as bitmaps: the broad ones, and those of filter-only columns (nothing per document to check).
+    const setFilters = bitmapFilters.map((filter) => ({ bitmaps: filter.bitmaps!, exclude: filter.exclude }));
+    let listBitmaps = 0;
+    for (const filter of perDocument) {
+      if (filter === filterDriver || !filter.column.filterOnly) continue;
+      const { lists, bitmaps } = valueLists(filter);
+      if (lists.length > 0) bitmaps.push(this.listBitmap(listBitmaps++).of(lists, this.index.docCount));
+      setFilters.push({ bitmaps, exclude: filter.exclude });
+    }
 
     const set = this.candidates;
     set.reset(this.index.docCount);
@@ -157,14 +169,14 @@ export class IndexSearcher {
       driver.segments.length === 1 &&
       conditions.length === 1 &&
       excluded.length === 0 &&
-      bitmapFilters.length === 0 &&
+      setFilters.length === 0 &&
       filters.length === 0 &&
       this.index.deadCount === 0;
     if (filterDriver === undefined && driver !== undefined && (alone || this.listFirst(driver))) {
       // A short driver: straight to the list; every other step checks the few documents in it.
       set.listFromPlan(driver);
       if (this.index.deadCount > 0) set.keepInAnyOf([this.index.live], false);
-      for (const filter of bitmapFilters) set.keepInAnyOf(filter.bitmaps!, filter.exclude);
+      for (const filter of setFilters) set.keepInAnyOf(filter.bitmaps, filter.exclude);
       for (const filter of filters) set.keepByFilter(filter);
       for (const plan of conditions.slice(1)) if (set.count > 0) set.verify(plan, true);
       for (const plan of excluded) if (set.count > 0) set.verify(plan, false);
@@ -182,12 +194,12 @@ export class IndexSearcher {
     } else {
       set.fillFromBitmap(this.index.live);
     }
-    for (const filter of bitmapFilters) set.andAnyOf(filter.bitmaps!, filter.exclude);
+    for (const filter of setFilters) set.andAnyOf(filter.bitmaps, filter.exclude);
     // Other tokens: AND-ed as bitmaps, or — much commoner than the set — verified per candidate later.
     const toVerify: TermPlan[] = [];
     const toVerifyAbsent: TermPlan[] = [];
     // the set's size: one list's length while nothing else narrowed it, else counted (a pass)
-    let known = filterDriver === undefined && driver !== undefined && driver.segments.length === 1 && bitmapFilters.length === 0 && this.index.deadCount === 0 ? driver.cost : -1;
+    let known = filterDriver === undefined && driver !== undefined && driver.segments.length === 1 && setFilters.length === 0 && this.index.deadCount === 0 ? driver.cost : -1;
     for (const plan of rest) {
       if ((known >= 0 ? known : set.population()) * LOOKUP_RATIO < plan.cost) {
         toVerify.push(plan);
@@ -228,8 +240,8 @@ export class IndexSearcher {
     if (requests.length === 0) return facets;
     const found: number[] = [];
     for (const id of ids) {
-      const ordinal = this.index.ordinalOf.get(id);
-      if (ordinal !== undefined && this.index.isLive(ordinal)) found.push(ordinal);
+      const ordinal = this.index.ordinals.get(id);
+      if (ordinal >= 0 && this.index.isLive(ordinal)) found.push(ordinal);
     }
     const ordinals = Uint32Array.from(found).sort();
     for (const request of requests) {
@@ -363,7 +375,7 @@ export class IndexSearcher {
       randomKeys(keys, this.index.idHash, mix32(Math.trunc(query.randomSeed ?? 0) ^ 0x9e3779b9), set.ordinals, set.count);
       return { first: keys, tieBreaks: [] };
     }
-    const levels: Array<{ values: Float64Array; sign: 1 | -1; byPosition: boolean }> = [];
+    const levels: Array<{ values: NumberColumn; sign: 1 | -1; byPosition: boolean }> = [];
     for (const level of this.index.orders.sortLevels(sort)) {
       if (level === 'relevance') {
         if (scored) levels.push({ values: set.scores, sign: 1, byPosition: true });
@@ -376,7 +388,8 @@ export class IndexSearcher {
     let first: Float64Array | null = null;
     if (head !== undefined) {
       if (head.byPosition) {
-        first = head.values;
+        // the relevance level: the scores, by position
+        first = set.scores;
       } else {
         first = set.sortKeys(0);
         keysFromColumn(first, head.values, head.sign, set.ordinals, set.count);
@@ -416,8 +429,16 @@ export class IndexSearcher {
     return [...this.index.vocabulary.variantsOf(word, mode === 'enhanced', true).keys()].map((id) => this.index.vocabulary.terms[id]!);
   }
 
+  /** The slot-th bitmap of filter-only filters, reused by every search. */
+  private listBitmap(slot: number): ListBitmap {
+    while (this.listBitmaps.length <= slot) this.listBitmaps.push(new ListBitmap());
+    return this.listBitmaps[slot]!;
+  }
+
   /** Bytes of the query scratch: for diagnostics. */
   byteSize(): number {
-    return this.candidates.ordinals.byteLength * 6; // ordinals and stamps (4 bytes each), two score arrays (8 each)
+    let bytes = this.candidates.ordinals.byteLength * 6; // ordinals and stamps (4 bytes each), two score arrays (8 each)
+    for (const bitmap of this.listBitmaps) bytes += bitmap.byteSize();
+    return bytes;
   }
 }

@@ -4,11 +4,13 @@ import { CommonPairs } from './common-pairs.js';
 import type { CompressedLists } from './compressed-lists.js';
 import { encodeLength, LENGTH_OF_CODE } from './field-lengths.js';
 import { codeAt, ELEMENT_BREAK, FIELD_END, MAX_TERMS, TERM_CODE, unitsOf, writeCode } from './forward-codes.js';
+import { IdOrdinals } from './id-ordinals.js';
 import { KeywordColumn } from './keyword-column.js';
 import { ESCAPE, NO_ESCAPES, withEscape, type CodeEscapes } from './frequency-tuples.js';
 import { PostingStore } from './posting-store.js';
 import { SnapshotWriter, type SnapshotReader } from './snapshot-format.js';
-import { ensureCapacity, hashString, idOrderKey, trimmed } from './typed-arrays.js';
+import { bitCount, ensureCapacity, hashString, idOrderKey, trimmed } from './typed-arrays.js';
+import type { NumberColumn } from './query-plan.js';
 import type { IndexDocument, IndexSchema } from './types.js';
 import { Vocabulary } from './vocabulary.js';
 
@@ -61,7 +63,8 @@ export class IndexStore {
   readonly columns: KeywordColumn[];
   readonly columnByName: Map<string, KeywordColumn>;
   readonly numericNames: readonly string[];
-  numbers: Float64Array[];
+  /** per numeric attribute, float32 until a value needs more (see NumberColumn) */
+  numbers: NumberColumn[];
 
   // documents
   docCount = 0;
@@ -72,7 +75,8 @@ export class IndexStore {
   /** ordinals below this are in the posting lists (base or tails); later ones wait (upsertMany) */
   private indexedDocCount = 0;
   ids: string[] = [];
-  ordinalOf = new Map<string, number>();
+  /** the ordinal of each live id */
+  readonly ordinals: IdOrdinals = new IdOrdinals(this);
   live: Uint32Array = new Uint32Array(1);
   idHash: Uint32Array = new Uint32Array(16);
   /** idOrderKey of each id: cheap id comparisons for ties */
@@ -111,6 +115,7 @@ export class IndexStore {
       textFields: { ...schema.textFields },
       keywordAttributes: [...schema.keywordAttributes],
       numericAttributes: [...schema.numericAttributes],
+      ...(schema.filterOnlyAttributes === undefined ? {} : { filterOnlyAttributes: [...schema.filterOnlyAttributes] }),
     };
     this.fieldNames = Object.keys(schema.textFields);
     this.fields = this.fieldNames.length;
@@ -121,10 +126,14 @@ export class IndexStore {
     for (const names of [schema.keywordAttributes, schema.numericAttributes]) {
       if (new Set(names).size !== names.length) throw new RangeError(`search index: an attribute is named twice in ${names.join(', ')}`);
     }
-    this.columns = schema.keywordAttributes.map((name) => new KeywordColumn(name));
+    const filterOnly = new Set(schema.filterOnlyAttributes ?? []);
+    for (const name of filterOnly) {
+      if (!schema.keywordAttributes.includes(name)) throw new RangeError(`search index: the filter-only attribute ${name} is not a keyword attribute`);
+    }
+    this.columns = schema.keywordAttributes.map((name) => new KeywordColumn(name, filterOnly.has(name)));
     this.columnByName = new Map(this.columns.map((column) => [column.name, column]));
     this.numericNames = [...schema.numericAttributes];
-    this.numbers = this.numericNames.map(() => new Float64Array(16).fill(NaN));
+    this.numbers = this.numericNames.map(() => new Float32Array(16).fill(NaN));
     this.lengths = new Uint8Array(16 * Math.max(1, this.fields));
     this.lengthSums = new Float64Array(this.fields);
     this.minLengthCode = new Uint8Array(this.fields).fill(255);
@@ -134,8 +143,8 @@ export class IndexStore {
   /** Adds a document, replacing the one with its id; searchable at once. */
   upsert(doc: IndexDocument): void {
     this.indexPending();
-    const existing = this.ordinalOf.get(doc.id);
-    if (existing !== undefined) this.tombstone(existing);
+    const existing = this.ordinals.get(doc.id);
+    if (existing >= 0) this.tombstone(existing);
     const ordinal = this.append(doc);
     this.indexTail(ordinal);
     this.indexedDocCount = this.docCount;
@@ -150,8 +159,8 @@ export class IndexStore {
    */
   upsertMany(docs: Iterable<IndexDocument>): void {
     for (const doc of docs) {
-      const existing = this.ordinalOf.get(doc.id);
-      if (existing !== undefined) this.tombstone(existing);
+      const existing = this.ordinals.get(doc.id);
+      if (existing >= 0) this.tombstone(existing);
       this.append(doc);
     }
   }
@@ -176,8 +185,8 @@ export class IndexStore {
 
   /** Deletes a document (nothing happens for an unknown id). */
   remove(id: string): void {
-    const ordinal = this.ordinalOf.get(id);
-    if (ordinal === undefined) return;
+    const ordinal = this.ordinals.get(id);
+    if (ordinal < 0) return;
     this.tombstone(ordinal);
     this.compactIfDue();
   }
@@ -217,18 +226,28 @@ export class IndexStore {
     for (const column of this.columns) column.append(ordinal, doc.keywords[column.name]);
     for (let n = 0; n < this.numbers.length; n++) {
       const value = doc.numbers[this.numericNames[n]!];
-      this.numbers[n]![ordinal] = typeof value === 'number' && Number.isFinite(value) ? value : NaN;
+      this.setNumber(n, ordinal, typeof value === 'number' && Number.isFinite(value) ? value : NaN);
     }
     this.idHash[ordinal] = hashString(doc.id);
     this.idKey[ordinal] = idOrderKey(doc.id);
     this.live[ordinal >>> 5] = this.live[ordinal >>> 5]! | (1 << (ordinal & 31));
     this.ids.push(doc.id);
-    this.ordinalOf.set(doc.id, ordinal);
+    this.ordinals.set(ordinal);
     this.docCount++;
     this.liveCount++;
 
     this.countDocumentTerms(ordinal);
     return ordinal;
+  }
+
+  /** Writes a number, first widening its column to float64 when the value is not a float32 exactly. */
+  private setNumber(n: number, ordinal: number, value: number): void {
+    let column = this.numbers[n]!;
+    if (column instanceof Float32Array && Math.fround(value) !== value && !Number.isNaN(value)) {
+      column = Float64Array.from(column);
+      this.numbers[n] = column;
+    }
+    column[ordinal] = value;
   }
 
   /** Makes room in every per-document array for `needed` ordinals (checked once per document, not per array). */
@@ -399,8 +418,7 @@ export class IndexStore {
     const frequency = this.vocabulary.frequency;
     for (let i = 0; i < this.docTermCount; i++) frequency[this.docTerms[i]!]!--;
     for (const column of this.columns) column.release(ordinal);
-    const id = this.ids[ordinal]!;
-    if (this.ordinalOf.get(id) === ordinal) this.ordinalOf.delete(id);
+    this.ordinals.delete(ordinal);
   }
 
   /** Sets the live bits of ordinals 0..count-1. */
@@ -426,6 +444,11 @@ export class IndexStore {
    */
   compact(): void {
     const fields = this.fields;
+    // 0. Filter-only columns have nothing per document to move: their lists are renumbered.
+    if (this.columns.some((column) => column.filterOnly)) {
+      const liveBefore = this.liveBeforeWords();
+      for (const column of this.columns) if (column.filterOnly) column.renumberLists(this.live, liveBefore, this.liveCount);
+    }
     // 1. Documents: each live one moves down to its new ordinal, in place.
     let next = 0;
     let write = 0;
@@ -441,9 +464,7 @@ export class IndexStore {
         columnWrites[c] = this.columns[c]!.compactInto(old, next, columnWrites[c]!);
       }
       if (next !== old) {
-        const id = this.ids[old]!;
-        this.ids[next] = id;
-        this.ordinalOf.set(id, next);
+        this.ids[next] = this.ids[old]!;
         this.idHash[next] = this.idHash[old]!;
         this.idKey[next] = this.idKey[old]!;
         this.lengths.copyWithin(next * fields, old * fields, old * fields + fields);
@@ -456,6 +477,7 @@ export class IndexStore {
     this.forward = trimmed(this.forward, write);
     for (let c = 0; c < this.columns.length; c++) this.columns[c]!.finishCompaction(next, columnWrites[c]!);
     this.ids.length = next;
+    this.ordinals.rebuild(next);
     this.live.fill(0);
     this.markAllLive(next);
     this.docCount = next;
@@ -472,6 +494,18 @@ export class IndexStore {
     this.baseDocCount = next;
     this.indexedDocCount = next;
     this.orders.rebuild();
+  }
+
+  /** The live documents before each word of the live bitmap: a live ordinal's place after a compaction. */
+  private liveBeforeWords(): Uint32Array {
+    const words = (this.docCount + 31) >>> 5;
+    const before = new Uint32Array(words);
+    let count = 0;
+    for (let w = 0; w < words; w++) {
+      before[w] = count;
+      count += bitCount(this.live[w]!);
+    }
+    return before;
   }
 
   private dropUnusedTerms(): void {
@@ -594,15 +628,22 @@ export class IndexStore {
     this.columns.forEach((column, c) => {
       writer.addStrings(`keyword.${c}.values`, column.values);
       writer.add(`keyword.${c}.liveCounts`, column.liveCounts, column.valueCount);
-      const layout = column.layout(docCount);
-      if ('single' in layout) {
+      const layout = column.filterOnly ? null : column.layout(docCount);
+      if (layout === null) {
+        // a filter-only column: its lists alone
+      } else if ('single' in layout) {
         writer.add(`keyword.${c}.single`, layout.single);
       } else {
         writer.add(`keyword.${c}.docStart`, layout.docStart);
         writer.add(`keyword.${c}.docValues`, layout.docValues);
       }
-      writer.add(`keyword.${c}.postings.start`, column.postings.baseStart);
-      addLists(writer, `keyword.${c}.postings`, column.postings.baseLists);
+      if (column.filterOnly) {
+        const dense = column.denseBitmaps(docCount);
+        writer.add(`keyword.${c}.dense`, Uint32Array.from(dense, ([value]) => value));
+        for (const [value, bitmap] of dense) writer.add(`keyword.${c}.bitmap.${value}`, bitmap);
+      }
+      writer.add(`keyword.${c}.lists.start`, column.lists.baseStart);
+      writer.add(`keyword.${c}.lists.bytes`, column.lists.baseBytes);
     });
     this.numbers.forEach((column, n) => writer.add(`number.${n}`, column, docCount));
     return writer.finishChunks({ schema: this.schema, docCount, lengthSums: [...this.lengthSums] });
@@ -616,9 +657,9 @@ export class IndexStore {
     this.indexedDocCount = docCount;
     this.ids = reader.strings('ids');
     if (this.ids.length !== docCount) throw new Error('search index snapshot: the id count does not match');
-    this.ordinalOf = new Map();
-    for (let d = 0; d < docCount; d++) this.ordinalOf.set(this.ids[d]!, d);
     this.idHash = reader.u32('idHash');
+    if (this.idHash.length !== docCount) throw new Error('search index snapshot: the id hash count does not match');
+    this.ordinals.rebuild(docCount);
     this.idKey = new Float64Array(docCount + 16);
     for (let d = 0; d < docCount; d++) this.idKey[d] = idOrderKey(this.ids[d]!);
     this.lengths = reader.u8('lengths');
@@ -648,15 +689,18 @@ export class IndexStore {
       column.restore(
         reader.strings(`keyword.${c}.values`),
         reader.u32(`keyword.${c}.liveCounts`),
-        reader.has(`keyword.${c}.single`)
-          ? { single: reader.unsigned(`keyword.${c}.single`) }
-          : { docStart: reader.u32(`keyword.${c}.docStart`), docValues: reader.u32(`keyword.${c}.docValues`) },
+        column.filterOnly
+          ? null
+          : reader.has(`keyword.${c}.single`)
+            ? { single: reader.unsigned(`keyword.${c}.single`) }
+            : { docStart: reader.u32(`keyword.${c}.docStart`), docValues: reader.u32(`keyword.${c}.docValues`) },
         docCount,
       );
-      column.postings.restoreBase(reader.u32(`keyword.${c}.postings.start`), readLists(reader, `keyword.${c}.postings`), new Uint8Array(0));
-      column.buildBitmaps(docCount);
+      column.lists.setBase(reader.u32(`keyword.${c}.lists.start`), reader.u8(`keyword.${c}.lists.bytes`));
+      if (column.filterOnly) column.restoreBitmaps(Array.from(reader.u32(`keyword.${c}.dense`), (value) => [value, reader.u32(`keyword.${c}.bitmap.${value}`)] as const), docCount);
+      else column.buildBitmaps(docCount);
     });
-    this.numbers = this.numbers.map((_, n) => reader.f64(`number.${n}`));
+    this.numbers = this.numbers.map((_, n) => reader.floats(`number.${n}`));
     this.orders.rebuild();
   }
 
@@ -665,6 +709,7 @@ export class IndexStore {
     let bytes =
       this.live.byteLength +
       this.idHash.byteLength +
+      this.ordinals.byteSize() +
       this.idKey.byteLength +
       this.lengths.byteLength +
       this.forwardStart.byteLength +
@@ -714,7 +759,7 @@ export type IndexView = Readonly<
     | 'deadCount'
     | 'baseDocCount'
     | 'ids'
-    | 'ordinalOf'
+    | 'ordinals'
     | 'live'
     | 'idHash'
     | 'idKey'

@@ -1,6 +1,7 @@
-import { PostingStore } from './posting-store.js';
-import { ensureCapacity, trimmed } from './typed-arrays.js';
+import { IdOrdinals } from './id-ordinals.js';
+import { bitCount, ensureCapacity, hashString, trimmed } from './typed-arrays.js';
 import type { FacetCount } from './types.js';
+import { ValueListWriter, ValueLists } from './value-lists.js';
 
 const EMPTY = new Uint32Array(0);
 
@@ -33,8 +34,9 @@ function isDense(count: number, docCount: number): boolean {
  *   (`docValues[docStart[d]..docStart[d + 1])`) for good — until a compaction finds no live
  *   document with two values left. A column holds one layout or the other, never both: at a
  *   million documents and two dozen attributes that is 200 MB less.
- * - per value, as posting lists of ordinals: a selective filter (one artist, one event) drives
- *   the search from its few documents instead of checking every document of a common term.
+ * - per value, as lists of ordinals (delta-coded, see value-lists.ts): a selective filter (one
+ *   artist, one event) drives the search from its few documents instead of checking every
+ *   document of a common term.
  * - per dense value (≥ 1/32 of the documents, where a bitmap is no bigger than the list), as a
  *   bitmap over ordinals instead of a list: a broad filter (royalty-free, horizontal,
  *   editorial) is AND-ed into the match set a word at a time. A dense value's documents
@@ -42,11 +44,27 @@ function isDense(count: number, docCount: number): boolean {
  *
  * `liveCounts` (documents per value, deleted ones excluded) gives the cost of a filter before
  * running it and the facet counts of the whole index without a scan.
+ *
+ * A filter-only column (`keyword_id`: a dozen values a document, never a facet) keeps nothing
+ * per document: its values and documents go straight to the lists (and the dense values'
+ * bitmaps), a compaction renumbers the lists through the live documents' new ordinals, and a
+ * filter that does not drive the search is checked through a bitmap of its values' documents
+ * (IndexSearcher). Its `liveCounts` then count deleted documents too until the next compaction
+ * (a deletion cannot tell which values its document had): they only weigh a filter's cost, and
+ * a value no document ever had still counts 0.
  */
 export class KeywordColumn {
   readonly name: string;
+  /** nothing per document, lists only: see the class comment */
+  readonly filterOnly: boolean;
   values: string[] = [];
-  private valueIds = new Map<string, number>();
+  /** each value's hashString, which valueIds is keyed by */
+  private valueHashes: Uint32Array = new Uint32Array(16);
+  /**
+   * value → id: the table of the ids' ordinals (id-ordinals.ts) over the values, where a Map
+   * held about 30 bytes of heap a value (`keyword_id` has nearly one for each asset)
+   */
+  private readonly valueIds: IdOrdinals;
   liveCounts: Uint32Array = new Uint32Array(16);
   /**
    * single-valued layout: value id + 1 per document, 0 for none. Empty in the other layout,
@@ -59,15 +77,26 @@ export class KeywordColumn {
   private multi = false;
   /** a bitmap per dense value (at the last build), else null; documents appended since are added */
   bitmaps: (Uint32Array | null)[] = [];
-  readonly postings = new PostingStore(0);
+  readonly lists = new ValueLists();
   private counts: Uint32Array = new Uint32Array(16);
   /** the values a search's documents have (topValues' scratch) */
   private touched: Uint32Array = new Uint32Array(16);
   /** scratch: the value ids of the document being appended */
   private appending: number[] = [];
 
-  constructor(name: string) {
+  constructor(name: string, filterOnly = false) {
     this.name = name;
+    this.filterOnly = filterOnly;
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the table reads the column's current arrays
+    const column = this;
+    this.valueIds = new IdOrdinals({
+      get ids() {
+        return column.values;
+      },
+      get idHash() {
+        return column.valueHashes;
+      },
+    });
   }
 
   get valueCount(): number {
@@ -76,19 +105,22 @@ export class KeywordColumn {
 
   /** Whether the column keeps one value per document (`single`), not offsets + values. */
   get singleValued(): boolean {
-    return !this.multi;
+    return !this.multi && !this.filterOnly;
   }
 
   idOf(value: string): number | undefined {
-    return this.valueIds.get(value);
+    const id = this.valueIds.get(value);
+    return id < 0 ? undefined : id;
   }
 
   private intern(value: string): number {
     let id = this.valueIds.get(value);
-    if (id === undefined) {
+    if (id < 0) {
       id = this.values.length;
       this.values.push(value);
-      this.valueIds.set(value, id);
+      this.valueHashes = ensureCapacity(this.valueHashes, id + 1);
+      this.valueHashes[id] = hashString(value);
+      this.valueIds.set(id);
       this.liveCounts = ensureCapacity(this.liveCounts, id + 1);
       // the 65,535th value no longer fits two bytes (id + 1)
       if (this.single instanceof Uint16Array && id + 1 > 0xffff) this.single = Uint32Array.from(this.single);
@@ -116,6 +148,23 @@ export class KeywordColumn {
         if (!ids.includes(id)) ids.push(id);
       }
     }
+    if (!this.filterOnly) this.storeValues(ordinal, ids);
+    for (const id of ids) {
+      this.liveCounts[id]!++;
+      const bitmap = this.bitmaps[id];
+      if (bitmap !== undefined && bitmap !== null) {
+        const word = ordinal >>> 5;
+        const grown = ensureCapacity(bitmap, word + 1);
+        grown[word] = grown[word]! | (1 << (ordinal & 31));
+        this.bitmaps[id] = grown;
+      } else if (this.filterOnly) {
+        this.lists.add(id, ordinal);
+      }
+    }
+  }
+
+  /** Keeps a document's values (`ids`) in the per-document layout. */
+  private storeValues(ordinal: number, ids: readonly number[]): void {
     if (ids.length > 1 && !this.multi) this.switchToMulti(ordinal);
     if (this.multi) {
       const start = this.docStart[ordinal]!;
@@ -126,16 +175,6 @@ export class KeywordColumn {
     } else if (this.values.length > 0) {
       this.single = ensureCapacity(this.single, ordinal + 1);
       this.single[ordinal] = ids.length > 0 ? ids[0]! + 1 : 0;
-    }
-    for (const id of ids) {
-      this.liveCounts[id]!++;
-      const bitmap = this.bitmaps[id];
-      if (bitmap !== undefined && bitmap !== null) {
-        const word = ordinal >>> 5;
-        const grown = ensureCapacity(bitmap, word + 1);
-        grown[word] = grown[word]! | (1 << (ordinal & 31));
-        this.bitmaps[id] = grown;
-      }
     }
   }
 
@@ -163,7 +202,7 @@ export class KeywordColumn {
   /** Adds a document appended since the last build to the per-value lists (a dense value's bitmap has it already, see append). */
   indexTail(ordinal: number): void {
     this.forEachValue(ordinal, (value) => {
-      if (!this.bitmaps[value]) this.postings.add(value, ordinal, null, 0);
+      if (!this.bitmaps[value]) this.lists.add(value, ordinal);
     });
   }
 
@@ -210,26 +249,94 @@ export class KeywordColumn {
    * documents in no more room, see isDense), every other value its list.
    */
   buildPostings(docCount: number): void {
-    const valueCount = this.values.length;
-    const start = new Uint32Array(valueCount + 1);
-    for (let v = 0; v < valueCount; v++) start[v + 1] = start[v]! + (isDense(this.liveCounts[v]!, docCount) ? 0 : this.liveCounts[v]!);
-    const docs = new Uint32Array(start[valueCount]!);
-    const cursor = start.slice(0, valueCount);
+    // a filter-only column's lists and bitmaps were made by renumberLists, before the documents moved
+    if (this.filterOnly) return;
+    const writer = new ValueListWriter(this.values.length);
+    this.forEachSparsePosting(docCount, (value, d) => writer.measure(value, d));
+    writer.allocate();
+    this.forEachSparsePosting(docCount, (value, d) => writer.write(value, d));
+    writer.finish(this.lists);
+    this.buildBitmaps(docCount);
+  }
+
+  /** Calls `visit` with each (value, document) of a value that is not dense, in document order. */
+  private forEachSparsePosting(docCount: number, visit: (value: number, d: number) => void): void {
+    const sparse = this.values.map((_, v) => !isDense(this.liveCounts[v]!, docCount));
     if (this.multi) {
       for (let d = 0; d < docCount; d++) {
         for (let j = this.docStart[d]!; j < this.docStart[d + 1]!; j++) {
           const value = this.docValues[j]!;
-          if (cursor[value]! < start[value + 1]!) docs[cursor[value]!++] = d;
+          if (sparse[value]!) visit(value, d);
         }
       }
     } else if (this.single.length > 0) {
       for (let d = 0; d < docCount; d++) {
         const value = this.single[d]! - 1;
-        if (value >= 0 && cursor[value]! < start[value + 1]!) docs[cursor[value]!++] = d;
+        if (value >= 0 && sparse[value]!) visit(value, d);
       }
     }
-    this.postings.setBase(start, docs, new Uint8Array(0));
-    this.buildBitmaps(docCount);
+  }
+
+  /**
+   * A filter-only column's lists, at the start of a compaction (`live` and the number of live
+   * documents before each of its words, `liveBefore`, still those of the old ordinals): each
+   * value's live documents under their new ordinals, counted again, `docCount` of them in all.
+   * A dense value's documents are its bitmap (the documents appended since the last build are
+   * only there), and it keeps that bitmap alone, as in the other layout: no list beside it.
+   */
+  renumberLists(live: Uint32Array, liveBefore: Uint32Array, docCount: number): void {
+    const writer = new ValueListWriter(this.values.length);
+    this.liveCounts.fill(0);
+    this.forEachLivePosting(live, liveBefore, (value, d) => {
+      writer.measure(value, d);
+      this.liveCounts[value]!++;
+    });
+    const words = (docCount + 31) >>> 5;
+    const bitmaps = this.values.map((_, v) => (isDense(this.liveCounts[v]!, docCount) ? new Uint32Array(words) : null));
+    writer.allocate((value) => bitmaps[value] === null);
+    this.forEachLivePosting(live, liveBefore, (value, d) => {
+      const bitmap = bitmaps[value];
+      if (bitmap) bitmap[d >>> 5] = bitmap[d >>> 5]! | (1 << (d & 31));
+      else writer.write(value, d);
+    });
+    writer.finish(this.lists);
+    this.bitmaps = bitmaps;
+  }
+
+  /** A filter-only column's dense values and their bitmaps, for a snapshot (they have no list to rebuild them from). */
+  denseBitmaps(docCount: number): Array<readonly [number, Uint32Array]> {
+    const dense: Array<readonly [number, Uint32Array]> = [];
+    this.bitmaps.forEach((bitmap, v) => {
+      if (bitmap !== null) dense.push([v, bitmap.subarray(0, (docCount + 31) >>> 5)]);
+    });
+    return dense;
+  }
+
+  /** Restores a filter-only column's dense bitmaps (see denseBitmaps). */
+  restoreBitmaps(dense: ReadonlyArray<readonly [number, Uint32Array]>, docCount: number): void {
+    this.bitmaps = this.values.map(() => null);
+    for (const [value, bitmap] of dense) {
+      if (value >= this.values.length || bitmap.length !== (docCount + 31) >>> 5) throw new Error(`search index snapshot: column ${this.name} has a bitmap out of step`);
+      this.bitmaps[value] = bitmap;
+    }
+  }
+
+  /** Calls `visit` with each value and live document of it, under the document's new ordinal, value after value. */
+  private forEachLivePosting(live: Uint32Array, liveBefore: Uint32Array, visit: (value: number, d: number) => void): void {
+    const renumbered = (d: number): number => liveBefore[d >>> 5]! + bitCount(live[d >>> 5]! & ((1 << (d & 31)) - 1));
+    const isLive = (d: number): boolean => (live[d >>> 5]! & (1 << (d & 31))) !== 0;
+    for (let v = 0; v < this.values.length; v++) {
+      const bitmap = this.bitmaps[v];
+      if (bitmap !== undefined && bitmap !== null) {
+        for (let w = 0; w < bitmap.length && w < live.length; w++) {
+          for (let bits = bitmap[w]! & live[w]!; bits !== 0; bits &= bits - 1) visit(v, renumbered(w * 32 + 31 - Math.clz32(bits & -bits)));
+        }
+        continue;
+      }
+      for (const [docs, start, end] of this.lists.listsOf([v])) {
+        for (let i = start; i < end; i++) if (isLive(docs[i]!)) visit(v, renumbered(docs[i]!));
+      }
+    }
   }
 
   /**
@@ -262,11 +369,15 @@ export class KeywordColumn {
     return { docStart: this.docStart.subarray(0, docCount + 1), docValues: this.docValues.subarray(0, this.docStart[docCount]!) };
   }
 
-  /** Restores a column from a snapshot (its postings are set separately). */
-  restore(values: string[], liveCounts: Uint32Array, layout: ReturnType<KeywordColumn['layout']>, docCount: number): void {
+  /** Restores a column from a snapshot (its lists are set separately); a filter-only column has no layout. */
+  restore(values: string[], liveCounts: Uint32Array, layout: ReturnType<KeywordColumn['layout']> | null, docCount: number): void {
     this.values = values;
-    this.valueIds = new Map(values.map((value, id) => [value, id]));
+    this.valueHashes = new Uint32Array(values.length + 16);
+    for (let id = 0; id < values.length; id++) this.valueHashes[id] = hashString(values[id]!);
+    this.valueIds.rebuild(values.length);
     this.liveCounts = ensureCapacity(liveCounts, 16);
+    if (this.filterOnly !== (layout === null)) throw new Error(`search index snapshot: column ${this.name} has ${layout === null ? 'no' : 'a'} per-document layout`);
+    if (layout === null) return;
     if ('single' in layout) {
       if (layout.single.length !== docCount && !(values.length === 0 && layout.single.length === 0)) throw new Error(`search index snapshot: column ${this.name} has the wrong length`);
       if (values.length === 0) {
@@ -290,7 +401,7 @@ export class KeywordColumn {
 
   /** Bytes held in typed arrays (capacity included): for diagnostics. */
   byteSize(): number {
-    let bytes = this.liveCounts.byteLength + this.single.byteLength + this.docStart.byteLength + this.docValues.byteLength + this.postings.byteSize();
+    let bytes = this.valueHashes.byteLength + this.valueIds.byteSize() + this.liveCounts.byteLength + this.single.byteLength + this.docStart.byteLength + this.docValues.byteLength + this.lists.byteSize();
     for (const bitmap of this.bitmaps) if (bitmap !== null) bytes += bitmap.byteLength;
     return bytes;
   }
@@ -301,6 +412,7 @@ export class KeywordColumn {
    * value. Counters are scratch per value, zeroed again after use.
    */
   topValues(ordinals: Uint32Array, count: number, limit: number, everything: boolean): FacetCount[] {
+    if (this.filterOnly) throw new RangeError(`search index: ${this.name} is a filter-only attribute, without facet counts`);
     if (limit <= 0 || this.values.length === 0) return [];
     let counts: Uint32Array;
     // scratch reused by every search: a search's garbage is what a server's collector pays for

@@ -1,6 +1,6 @@
 import { documentAt, gallopRun, type PostingRun } from './compressed-lists.js';
 import type { SingleValues } from './keyword-column.js';
-import type { Segment } from './query-plan.js';
+import type { NumberColumn, Segment } from './query-plan.js';
 
 /*
  * The candidate set's phase 2 loops (see candidate-set.ts): a list of ordinals, ascending,
@@ -98,7 +98,7 @@ export function keepByMulti(ordinals: Uint32Array, count: number, starts: Uint32
 }
 
 /** refineRange on a list. */
-export function keepByRange(ordinals: Uint32Array, count: number, column: Float64Array, min: number, max: number): number {
+export function keepByRange(ordinals: Uint32Array, count: number, column: NumberColumn, min: number, max: number): number {
   let kept = 0;
   for (let c = 0; c < count; c++) {
     const d = ordinals[c]!;

@@ -59,6 +59,13 @@ export interface Bm25Context {
 }
 
 /**
+ * A numeric attribute's values by ordinal, NaN where missing: four bytes a value while every
+ * value is a float32 exactly (counts, sizes, small scores), eight from the first that is not
+ * (dates in seconds) — see IndexStore.setNumber. Read as numbers, both answer alike.
+ */
+export type NumberColumn = Float32Array | Float64Array;
+
+/**
  * A filter checked per document (those that are not bitmaps): a single-valued keyword column
  * (`single[d]` = value id + 1; `allowed` shifted by one, so `allowed[0]` is "no value"), a
  * multi-valued one (offsets + values), or a numeric range (NaN, a missing value, fails it).
@@ -66,4 +73,4 @@ export interface Bm25Context {
 export type DocumentFilter =
   | { kind: 'single'; single: SingleValues; allowed: Uint8Array; exclude: boolean }
   | { kind: 'multi'; starts: Uint32Array; values: Uint32Array; allowed: Uint8Array; exclude: boolean }
-  | { kind: 'range'; column: Float64Array; min: number; max: number };
+  | { kind: 'range'; column: NumberColumn; min: number; max: number };

@@ -3,9 +3,10 @@ import { plainRun, type PostingRun } from './compressed-lists.js';
 import { NO_ESCAPES, type CodeEscapes, type TupleCodes } from './frequency-tuples.js';
 import type { IndexView } from './index-store.js';
 import type { KeywordColumn } from './keyword-column.js';
-import type { Bm25Context, DocumentFilter, Segment, TermPlan } from './query-plan.js';
+import type { Bm25Context, DocumentFilter, NumberColumn, Segment, TermPlan } from './query-plan.js';
 import type { SearchFilter } from './types.js';
 import { VARIANT_FACTOR } from './vocabulary.js';
+import type { OrdinalRun } from './value-lists.js';
 
 /*
  * What a search is compiled into before it runs (query-plan.ts holds the types): a plan of
@@ -32,7 +33,7 @@ export interface CompiledKeywordFilter {
 }
 
 export interface CompiledRangeFilter {
-  column: Float64Array;
+  column: NumberColumn;
   min: number;
   max: number;
 }
@@ -186,23 +187,17 @@ export function documentFilters(keyword: readonly CompiledKeywordFilter[], range
  * The documents of a keyword filter's values: the lists (base and tail) of the values that have
  * lists, and the bitmaps of the dense ones, which have no base list (see KeywordColumn).
  */
-export function valueLists(filter: CompiledKeywordFilter): { lists: PostingRun[]; bitmaps: Uint32Array[] } {
+export function valueLists(filter: CompiledKeywordFilter): { lists: OrdinalRun[]; bitmaps: Uint32Array[] } {
   const column = filter.column;
-  const postings = column.postings;
-  const lists: PostingRun[] = [];
+  const listed: number[] = [];
   const bitmaps: Uint32Array[] = [];
   for (const value of filter.valueIds) {
     const bitmap = column.bitmaps[value];
-    if (bitmap) {
-      // the bitmap has the documents appended since the build too
-      bitmaps.push(bitmap);
-      continue;
-    }
-    if (value < postings.baseKeyCount) lists.push(postings.baseRun(value));
-    const tail = value < postings.tailLength.length ? postings.tailLength[value]! : 0;
-    if (tail > 0) lists.push(plainRun(postings.tailDocs[value]!, tail));
+    // the bitmap has the documents appended since the build too
+    if (bitmap) bitmaps.push(bitmap);
+    else listed.push(value);
   }
-  return { lists, bitmaps };
+  return { lists: column.lists.listsOf(listed), bitmaps };
 }
 
 /**

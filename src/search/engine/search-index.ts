@@ -31,8 +31,9 @@ export type {
  * - field lengths (a byte per field per document, exact to 127) with live sums for BM25's
  *   average lengths; live document frequencies per term (Vocabulary); a bitmap of the live
  *   ordinals (a deleted document's bit is its tombstone until the next compaction).
- * - keyword columns (KeywordColumn: per document, per value, dense values as bitmaps) and
- *   numeric columns (Float64Array, NaN = missing).
+ * - keyword columns (KeywordColumn: per document, per value, dense values as bitmaps; a
+ *   filter-only one per value alone) and numeric columns (float32 while every value fits it
+ *   exactly, else float64; NaN = missing).
  *
  * A query (see `search`) narrows a bitmap of candidates — the cheapest requirement's lists,
  * AND the other tokens' lists, AND dense filter values, per-document checks for the rest —
@@ -62,7 +63,7 @@ export class SearchIndex {
   }
 
   has(id: string): boolean {
-    return this.store.ordinalOf.has(id);
+    return this.store.ordinals.has(id);
   }
 
   /** Adds a document, replacing the one with its id; searchable at once. */

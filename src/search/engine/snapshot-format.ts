@@ -16,17 +16,18 @@ import { endianness } from 'node:os';
  * buffer and the buffer can be dropped at once.
  */
 const MAGIC = 'STKIDXv1';
-export const SNAPSHOT_VERSION = 6;
+export const SNAPSHOT_VERSION = 7;
 const FIXED_HEADER = 24;
 
-type SectionArray = Uint8Array | Uint16Array | Uint32Array | Int32Array | Float64Array;
-type SectionType = 'u8' | 'u16' | 'u32' | 'i32' | 'f64';
+type SectionArray = Uint8Array | Uint16Array | Uint32Array | Int32Array | Float32Array | Float64Array;
+type SectionType = 'u8' | 'u16' | 'u32' | 'i32' | 'f32' | 'f64';
 
 const CONSTRUCTORS = {
   u8: Uint8Array,
   u16: Uint16Array,
   u32: Uint32Array,
   i32: Int32Array,
+  f32: Float32Array,
   f64: Float64Array,
 } as const;
 
@@ -35,6 +36,7 @@ function typeOf(array: SectionArray): SectionType {
   if (array instanceof Uint16Array) return 'u16';
   if (array instanceof Uint32Array) return 'u32';
   if (array instanceof Int32Array) return 'i32';
+  if (array instanceof Float32Array) return 'f32';
   return 'f64';
 }
 
@@ -184,6 +186,12 @@ export class SnapshotReader {
   }
   i32(name: string): Int32Array {
     return this.copy(name, 'i32') as Int32Array;
+  }
+
+  /** An array of numbers written as f32 or f64 (its narrowest exact type), as it was written. */
+  floats(name: string): Float32Array | Float64Array {
+    if (this.entries.get(name)?.type === 'f32') return this.copy(name, 'f32') as Float32Array;
+    return this.f64(name);
   }
 
   /** An array of unsigned integers written as u8, u16 or u32 (its narrowest type), as it was written. */

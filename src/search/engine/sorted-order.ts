@@ -1,3 +1,5 @@
+import type { NumberColumn } from './query-plan.js';
+
 /**
  * Whole-index orders for searches without a phrase (browsing: "newest editorial images").
  * Their match sets are large (a fifth of the index, or all of it), and choosing the page with
@@ -10,7 +12,7 @@
 
 /** A sort level: `values[ordinal] × sign`, higher first, a missing value (NaN) last. */
 export interface OrderLevel {
-  values: Float64Array;
+  values: NumberColumn;
   sign: 1 | -1;
 }
 

@@ -1,3 +1,5 @@
+import type { NumberColumn } from './query-plan.js';
+
 /**
  * A tie-breaking key: `values[i] × sign`, higher first, where i is the candidate's list
  * position (`byPosition`: scores) or its ordinal (a numeric column; a missing value ranks
@@ -7,7 +9,7 @@
  * would cost more than all the comparisons.
  */
 export interface TieBreak {
-  values: Float64Array;
+  values: NumberColumn;
   sign: 1 | -1;
   byPosition: boolean;
   cache: Float64Array;
@@ -414,7 +416,7 @@ function sortAbove(ordinals: Uint32Array, keys: Float64Array, positions: Uint32A
 }
 
 /** `keys[c] = sign × column[ordinals[c]]`, NaN (missing) as -Infinity: a sort key by list position. */
-export function keysFromColumn(keys: Float64Array, column: Float64Array, sign: 1 | -1, ordinals: Uint32Array, count: number): void {
+export function keysFromColumn(keys: Float64Array, column: NumberColumn, sign: 1 | -1, ordinals: Uint32Array, count: number): void {
   for (let c = 0; c < count; c++) {
     const raw = column[ordinals[c]!]!;
     keys[c] = raw === raw ? raw * sign : -Infinity;

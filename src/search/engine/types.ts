@@ -6,6 +6,12 @@ export interface IndexSchema {
   keywordAttributes: readonly string[];
   /** numeric attributes: range filters and sorts */
   numericAttributes: readonly string[];
+  /**
+   * keyword attributes only ever filtered on, never counted as facets (a facet request on one
+   * is refused): their documents are kept per value alone, nothing per document — for an
+   * attribute with a dozen values a document, most of its memory (see KeywordColumn)
+   */
+  filterOnlyAttributes?: readonly string[];
 }
 
 export interface IndexDocument {

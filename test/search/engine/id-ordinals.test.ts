@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../../../src/platform/seeded-random.js';
+import { IdOrdinals } from '../../../src/search/engine/id-ordinals.js';
+import { hashString } from '../../../src/search/engine/typed-arrays.js';
+
+/** Documents appended one after another, as the index appends them: an id and its hash per ordinal. */
+class Documents {
+  ids: string[] = [];
+  idHash = new Uint32Array(100_000);
+
+  append(id: string): number {
+    this.idHash[this.ids.length] = hashString(id);
+    this.ids.push(id);
+    return this.ids.length - 1;
+  }
+}
+
+describe('id ordinals', () => {
+  it('answer as a Map through inserts, replacements and deletions (runs shifted back), growing as they fill', () => {
+    const random = seededRandom(11);
+    const documents = new Documents();
+    const table = new IdOrdinals(documents);
+    const model = new Map<string, number>();
+    for (let step = 0; step < 60_000; step++) {
+      const id = `${Math.floor(random() * 5_000)}`;
+      const existing = table.get(id);
+      expect(existing).toBe(model.get(id) ?? -1);
+      if (random() < 0.3 && existing >= 0) {
+        table.delete(existing);
+        model.delete(id);
+      } else {
+        // a replacement: the old ordinal's id is deleted first, as the index does
+        if (existing >= 0) table.delete(existing);
+        const ordinal = documents.append(id);
+        table.set(ordinal);
+        model.set(id, ordinal);
+      }
+      expect(table.size).toBe(model.size);
+    }
+    for (let i = 0; i < 5_000; i++) expect(table.get(`${i}`)).toBe(model.get(`${i}`) ?? -1);
+    expect(table.get('absent')).toBe(-1);
+  });
+
+  it('forget a deleted ordinal only while its id still maps to it', () => {
+    const documents = new Documents();
+    const table = new IdOrdinals(documents);
+    const first = documents.append('a');
+    table.set(first);
+    const second = documents.append('a');
+    table.set(second);
+    expect(table.get('a')).toBe(second);
+    table.delete(first);
+    expect(table.get('a')).toBe(second);
+    table.delete(second);
+    expect(table.has('a')).toBe(false);
+    expect(table.size).toBe(0);
+  });
+
+  it('map exactly the first ordinals after a rebuild', () => {
+    const documents = new Documents();
+    const table = new IdOrdinals(documents);
+    for (let i = 0; i < 1_000; i++) table.set(documents.append(`id-${i}`));
+    documents.ids = documents.ids.slice(500);
+    documents.idHash = documents.idHash.slice(500);
+    table.rebuild(300);
+    expect(table.size).toBe(300);
+    expect(table.get('id-500')).toBe(0);
+    expect(table.get('id-799')).toBe(299);
+    expect(table.get('id-800')).toBe(-1);
+    expect(table.get('id-0')).toBe(-1);
+    expect(table.byteSize()).toBe(512 * 4);
+  });
+});
