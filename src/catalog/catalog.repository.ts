@@ -239,6 +239,9 @@ export class CatalogRepository {
         else rows.push(row);
       }
       for (const rows of byColumns.values()) await this.insertRows(trx, 'assets', rows);
+      // In keyword order, the links' entries go into the index by keyword one page after another,
+      // not to a page anywhere in it for each (stable: a keyword's links keep the order of their assets).
+      links.sort((a, b) => a.keyword_id - b.keyword_id);
       await this.insertRows(trx, 'asset_keywords', links);
       await this.insertRows(trx, 'asset_events', eventLinks);
       await this.insertRows(trx, 'change_log', changes);
@@ -256,7 +259,9 @@ export class CatalogRepository {
     if (rows.length === 0) return;
     const columns = Object.keys(rows[0]!);
     const head = `insert into "${table}" (${columns.map((column) => `"${column}"`).join(', ')}) values `;
-    for (const chunk of chunks(rows, rowsPerInsert(rows[0]))) {
+    let start = 0;
+    for (const size of insertSizes(rows.length, rowsPerInsert(rows[0]))) {
+      const chunk = rows.slice(start, (start += size));
       const parameters: unknown[] = [];
       const tuples: string[] = [];
       for (const row of chunk) {
@@ -273,7 +278,8 @@ export class CatalogRepository {
 
   /** Writes the keywords a batch made (KeywordRows.unwritten), a statement per many. */
   private async writeNewKeywords(trx: Db, keywords: KeywordRows): Promise<void> {
-    await this.insertRows(trx, 'keywords', [...keywords.unwritten.values()]);
+    // In id order, as the links are: each page of the table is written once, not once for each of its rows.
+    await this.insertRows(trx, 'keywords', [...keywords.unwritten.values()].sort((a, b) => a.id - b.id));
     keywords.unwritten.clear();
   }
 
@@ -295,7 +301,7 @@ export class CatalogRepository {
       for (const keyword of (input.fields.keywords as KeywordInput[] | undefined) ?? []) if (keyword.keyword_id !== undefined) wanted.add(Number(keyword.keyword_id));
     }
     const rows: KeywordRow[] = [];
-    for (const chunk of chunks([...wanted], IN_LIST)) rows.push(...(await trx.selectFrom('keywords').selectAll().where('id', 'in', chunk).execute()));
+    for (const chunk of chunks([...wanted].sort((a, b) => a - b), IN_LIST)) rows.push(...(await trx.selectFrom('keywords').selectAll().where('id', 'in', chunk).execute()));
     return rows;
   }
 
@@ -1010,9 +1016,31 @@ const IN_LIST = 500;
 /** Bound parameters in one statement: SQLite takes 32,766, PostgreSQL 65,535. */
 const PARAMETERS_PER_STATEMENT = 30_000;
 
-/** How many rows like `row` fit in one multi-row insert. */
+/** Rows in one multi-row insert at most, whatever fits: a statement of more costs more to compile and keep than it saves. */
+const ROWS_PER_INSERT = 512;
+
+/** How many rows like `row` one multi-row insert takes: a power of two, as insertSizes needs. */
 function rowsPerInsert(row: object | undefined): number {
-  return row === undefined ? 1 : Math.max(1, Math.floor(PARAMETERS_PER_STATEMENT / Object.keys(row).length));
+  const fit = row === undefined ? 1 : Math.max(1, Math.floor(PARAMETERS_PER_STATEMENT / Object.keys(row).length));
+  return 2 ** Math.floor(Math.log2(Math.min(fit, ROWS_PER_INSERT)));
+}
+
+/**
+ * How many rows each insert of `total` takes: full statements of `most` (a power of two), then
+ * the rest in powers of two (437 → 256, 128, 32, 16, 4, 1). Rows of a table are thus written by
+ * a few statement texts, which SQLite compiles once and runs again (database.ts, reusingWrites),
+ * instead of a new text for the last rows of every batch.
+ */
+export function insertSizes(total: number, most: number): number[] {
+  const sizes: number[] = [];
+  let left = total;
+  for (let size = most; left > 0; size /= 2) {
+    while (left >= size) {
+      sizes.push(size);
+      left -= size;
+    }
+  }
+  return sizes;
 }
 
 function chunks<T>(items: readonly T[], size: number): T[][] {
