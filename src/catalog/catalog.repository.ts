@@ -261,19 +261,31 @@ export class CatalogRepository {
     const head = `insert into "${table}" (${columns.map((column) => `"${column}"`).join(', ')}) values `;
     let start = 0;
     for (const size of insertSizes(rows.length, rowsPerInsert(rows[0]))) {
-      const chunk = rows.slice(start, (start += size));
-      const parameters: unknown[] = [];
+      const parameters: unknown[] = new Array(size * columns.length);
+      let at = 0;
+      for (let index = start; index < start + size; index++) {
+        const row = rows[index]!;
+        for (const column of columns) parameters[at++] = row[column];
+      }
+      start += size;
+      await trx.executeQuery(CompiledQuery.raw(this.insertText(head, columns.length, size), parameters));
+    }
+  }
+
+  /** The text of an insert of `rows` rows of `columns` values after `head`: made once for each, as the same few are written over and over. */
+  private insertText(head: string, columns: number, rows: number): string {
+    const key = `${this.dialect} ${rows} ${head}`;
+    let text = INSERT_TEXTS.get(key);
+    if (text === undefined) {
       const tuples: string[] = [];
-      for (const row of chunk) {
-        const marks: string[] = [];
-        for (const column of columns) {
-          parameters.push(row[column]);
-          marks.push(this.dialect === 'postgres' ? `$${parameters.length}` : '?');
-        }
+      for (let row = 0; row < rows; row++) {
+        const marks = Array.from({ length: columns }, (_, column) => (this.dialect === 'postgres' ? `$${row * columns + column + 1}` : '?'));
         tuples.push(`(${marks.join(', ')})`);
       }
-      await trx.executeQuery(CompiledQuery.raw(head + tuples.join(', '), parameters));
+      text = head + tuples.join(', ');
+      INSERT_TEXTS.set(key, text);
     }
+    return text;
   }
 
   /** Writes the keywords a batch made (KeywordRows.unwritten), a statement per many. */
@@ -1015,6 +1027,9 @@ interface KeywordRows {
 const IN_LIST = 500;
 /** Bound parameters in one statement: SQLite takes 32,766, PostgreSQL 65,535. */
 const PARAMETERS_PER_STATEMENT = 30_000;
+
+/** The texts of multi-row inserts made so far (insertText): a few sizes of a few tables' rows. */
+const INSERT_TEXTS = new Map<string, string>();
 
 /** Rows in one multi-row insert at most, whatever fits: a statement of more costs more to compile and keep than it saves. */
 const ROWS_PER_INSERT = 512;
