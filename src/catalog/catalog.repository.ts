@@ -547,10 +547,12 @@ export class CatalogRepository {
         return { id, changed: false };
       }
     }
-    const changes = Object.fromEntries(
-      Object.entries(stated).filter(([column, value]) => found[column as keyof typeof found] !== value),
-    );
-    if (Object.keys(changes).length === 0) return { id: found.id, changed: false };
+    // Made only when something differs: most records state of a keyword what is stored, and this runs for each of their keywords.
+    let changes: typeof stated | undefined;
+    for (const [column, value] of Object.entries(stated) as Array<[keyof typeof stated, string | null]>) {
+      if (found[column] !== value) changes = { ...changes, [column]: value };
+    }
+    if (changes === undefined) return { id: found.id, changed: false };
     const unwritten = known?.unwritten.get(found.id);
     if (unwritten !== undefined) Object.assign(unwritten, changes);
     else await trx.updateTable('keywords').set(changes).where('id', '=', found.id).execute();
