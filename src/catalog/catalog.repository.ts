@@ -213,7 +213,7 @@ export class CatalogRepository {
         const seen = new Set<number>();
         let keywordsChanged = false;
         for (const [position, keyword] of ((f.keywords as KeywordInput[] | undefined) ?? []).entries()) {
-          const { id: keywordId, changed } = await this.keywordId(trx, keyword, keywords);
+          const { id: keywordId, changed } = storedAsStated(keyword, keywords) ?? (await this.keywordId(trx, keyword, keywords));
           keywordsChanged ||= changed;
           if (seen.has(keywordId)) continue;
           seen.add(keywordId);
@@ -1023,6 +1023,19 @@ type KeywordRow = { id: number; text: string; type: string | null; entity_uris: 
 interface KeywordRows {
   byId: Map<number, KeywordRow>;
   unwritten: Map<number, KeywordRow>;
+}
+
+/**
+ * What keywordId answers for a keyword the batch knows by its id (read or made) that the record
+ * states nothing new of: its id, unchanged. Undefined for any other, which keywordId decides.
+ * Without a query or a promise: most keywords of a long manifest are such, and a batch has tens
+ * of thousands of them.
+ */
+function storedAsStated(keyword: KeywordInput, known: KeywordRows): { id: number; changed: false } | undefined {
+  if (keyword.keyword_id === undefined || keyword.entity_uris || keyword.entity_types || keyword.translations) return undefined;
+  const found = known.byId.get(Number(keyword.keyword_id));
+  if (found === undefined || found.text !== keyword.text || (keyword.type !== undefined && keyword.type !== found.type)) return undefined;
+  return { id: found.id, changed: false };
 }
 
 /** Ids in one `in (…)` list: well under what either store takes in one statement. */
