@@ -203,16 +203,17 @@ export class CatalogRepository {
           collections.set(collectionKey, collectionId);
         }
         const publication = input.publication ?? before?.publication ?? PUBLISHED;
-        const row = { ...assetColumns(input, artistId, collectionId, updatedAt), publication };
         if (before) {
-          await trx.updateTable('assets').set(row).where('id', '=', input.id).execute();
+          await trx.updateTable('assets').set({ ...assetColumns(input, artistId, collectionId, updatedAt), publication }).where('id', '=', input.id).execute();
           replaced.push(input.id);
         } else {
-          inserts.push({ id: input.id, ...row });
+          inserts.push({ id: input.id, ...assetColumns(input, artistId, collectionId, updatedAt), publication });
         }
         const seen = new Set<number>();
         let keywordsChanged = false;
-        for (const [position, keyword] of ((f.keywords as KeywordInput[] | undefined) ?? []).entries()) {
+        const listed = (f.keywords as KeywordInput[] | undefined) ?? [];
+        for (let position = 0; position < listed.length; position++) {
+          const keyword = listed[position]!;
           const { id: keywordId, changed } = storedAsStated(keyword, keywords) ?? (await this.keywordId(trx, keyword, keywords));
           keywordsChanged ||= changed;
           if (seen.has(keywordId)) continue;
