@@ -204,17 +204,18 @@ export class CatalogRepository {
           collections.set(collectionKey, collectionId);
         }
         const publication = input.publication ?? before?.publication ?? PUBLISHED;
-        const row = { ...assetColumns(input, artistId, collectionId, updatedAt), publication };
         if (before) {
-          await trx.updateTable('assets').set(row).where('id', '=', input.id).execute();
+          await trx.updateTable('assets').set({ ...assetColumns(input, artistId, collectionId, updatedAt), publication }).where('id', '=', input.id).execute();
           replaced.push(input.id);
         } else {
-          inserts.push({ id: input.id, ...row });
+          inserts.push({ id: input.id, ...assetColumns(input, artistId, collectionId, updatedAt), publication });
         }
         const seen = new Set<number>();
         let keywordsChanged = false;
-        for (const [position, keyword] of ((f.keywords as KeywordInput[] | undefined) ?? []).entries()) {
-          const { id: keywordId, changed } = await this.keywordId(trx, keyword, keywords);
+        const listed = (f.keywords as KeywordInput[] | undefined) ?? [];
+        for (let position = 0; position < listed.length; position++) {
+          const keyword = listed[position]!;
+          const { id: keywordId, changed } = storedAsStated(keyword, keywords) ?? (await this.keywordId(trx, keyword, keywords));
           keywordsChanged ||= changed;
           if (seen.has(keywordId)) continue;
           seen.add(keywordId);
@@ -240,6 +241,9 @@ export class CatalogRepository {
         else rows.push(row);
       }
       for (const rows of byColumns.values()) await this.insertRows(trx, 'assets', rows);
+      // In keyword order, the links' entries go into the index by keyword one page after another,
+      // not to a page anywhere in it for each (stable: a keyword's links keep the order of their assets).
+      links.sort((a, b) => a.keyword_id - b.keyword_id);
       await this.insertRows(trx, 'asset_keywords', links);
       await this.insertRows(trx, 'asset_events', eventLinks);
       await this.insertRows(trx, 'change_log', changes);
@@ -257,24 +261,39 @@ export class CatalogRepository {
     if (rows.length === 0) return;
     const columns = Object.keys(rows[0]!);
     const head = `insert into "${table}" (${columns.map((column) => `"${column}"`).join(', ')}) values `;
-    for (const chunk of chunks(rows, rowsPerInsert(rows[0]))) {
-      const parameters: unknown[] = [];
+    let start = 0;
+    for (const size of insertSizes(rows.length, rowsPerInsert(rows[0]))) {
+      const parameters: unknown[] = new Array(size * columns.length);
+      let at = 0;
+      for (let index = start; index < start + size; index++) {
+        const row = rows[index]!;
+        for (const column of columns) parameters[at++] = row[column];
+      }
+      start += size;
+      await trx.executeQuery(CompiledQuery.raw(this.insertText(head, columns.length, size), parameters));
+    }
+  }
+
+  /** The text of an insert of `rows` rows of `columns` values after `head`: made once for each, as the same few are written over and over. */
+  private insertText(head: string, columns: number, rows: number): string {
+    const key = `${this.dialect} ${rows} ${head}`;
+    let text = INSERT_TEXTS.get(key);
+    if (text === undefined) {
       const tuples: string[] = [];
-      for (const row of chunk) {
-        const marks: string[] = [];
-        for (const column of columns) {
-          parameters.push(row[column]);
-          marks.push(this.dialect === 'postgres' ? `$${parameters.length}` : '?');
-        }
+      for (let row = 0; row < rows; row++) {
+        const marks = Array.from({ length: columns }, (_, column) => (this.dialect === 'postgres' ? `$${row * columns + column + 1}` : '?'));
         tuples.push(`(${marks.join(', ')})`);
       }
-      await trx.executeQuery(CompiledQuery.raw(head + tuples.join(', '), parameters));
+      text = head + tuples.join(', ');
+      INSERT_TEXTS.set(key, text);
     }
+    return text;
   }
 
   /** Writes the keywords a batch made (KeywordRows.unwritten), a statement per many. */
   private async writeNewKeywords(trx: Db, keywords: KeywordRows): Promise<void> {
-    await this.insertRows(trx, 'keywords', [...keywords.unwritten.values()]);
+    // In id order, as the links are: each page of the table is written once, not once for each of its rows.
+    await this.insertRows(trx, 'keywords', [...keywords.unwritten.values()].sort((a, b) => a.id - b.id));
     keywords.unwritten.clear();
   }
 
@@ -296,7 +315,7 @@ export class CatalogRepository {
       for (const keyword of (input.fields.keywords as KeywordInput[] | undefined) ?? []) if (keyword.keyword_id !== undefined) wanted.add(Number(keyword.keyword_id));
     }
     const rows: KeywordRow[] = [];
-    for (const chunk of chunks([...wanted], IN_LIST)) rows.push(...(await trx.selectFrom('keywords').selectAll().where('id', 'in', chunk).execute()));
+    for (const chunk of chunks([...wanted].sort((a, b) => a - b), IN_LIST)) rows.push(...(await trx.selectFrom('keywords').selectAll().where('id', 'in', chunk).execute()));
     return rows;
   }
 
@@ -530,10 +549,12 @@ export class CatalogRepository {
         return { id, changed: false };
       }
     }
-    const changes = Object.fromEntries(
-      Object.entries(stated).filter(([column, value]) => found[column as keyof typeof found] !== value),
-    );
-    if (Object.keys(changes).length === 0) return { id: found.id, changed: false };
+    // Made only when something differs: most records state of a keyword what is stored, and this runs for each of their keywords.
+    let changes: typeof stated | undefined;
+    for (const [column, value] of Object.entries(stated) as Array<[keyof typeof stated, string | null]>) {
+      if (found[column] !== value) changes = { ...changes, [column]: value };
+    }
+    if (changes === undefined) return { id: found.id, changed: false };
     const unwritten = known?.unwritten.get(found.id);
     if (unwritten !== undefined) Object.assign(unwritten, changes);
     else await trx.updateTable('keywords').set(changes).where('id', '=', found.id).execute();
@@ -1027,14 +1048,52 @@ interface KeywordRows {
   unwritten: Map<number, KeywordRow>;
 }
 
+/**
+ * What keywordId answers for a keyword the batch knows by its id (read or made) that the record
+ * states nothing new of: its id, unchanged. Undefined for any other, which keywordId decides.
+ * Without a query or a promise: most keywords of a long manifest are such, and a batch has tens
+ * of thousands of them.
+ */
+function storedAsStated(keyword: KeywordInput, known: KeywordRows): { id: number; changed: false } | undefined {
+  if (keyword.keyword_id === undefined || keyword.entity_uris || keyword.entity_types || keyword.translations) return undefined;
+  const found = known.byId.get(Number(keyword.keyword_id));
+  if (found === undefined || found.text !== keyword.text || (keyword.type !== undefined && keyword.type !== found.type)) return undefined;
+  return { id: found.id, changed: false };
+}
+
 /** Ids in one `in (…)` list: well under what either store takes in one statement. */
 const IN_LIST = 500;
 /** Bound parameters in one statement: SQLite takes 32,766, PostgreSQL 65,535. */
 const PARAMETERS_PER_STATEMENT = 30_000;
 
-/** How many rows like `row` fit in one multi-row insert. */
+/** The texts of multi-row inserts made so far (insertText): a few sizes of a few tables' rows. */
+const INSERT_TEXTS = new Map<string, string>();
+
+/** Rows in one multi-row insert at most, whatever fits: a statement of more costs more to compile and keep than it saves. */
+const ROWS_PER_INSERT = 512;
+
+/** How many rows like `row` one multi-row insert takes: a power of two, as insertSizes needs. */
 function rowsPerInsert(row: object | undefined): number {
-  return row === undefined ? 1 : Math.max(1, Math.floor(PARAMETERS_PER_STATEMENT / Object.keys(row).length));
+  const fit = row === undefined ? 1 : Math.max(1, Math.floor(PARAMETERS_PER_STATEMENT / Object.keys(row).length));
+  return 2 ** Math.floor(Math.log2(Math.min(fit, ROWS_PER_INSERT)));
+}
+
+/**
+ * How many rows each insert of `total` takes: full statements of `most` (a power of two), then
+ * the rest in powers of two (437 → 256, 128, 32, 16, 4, 1). Rows of a table are thus written by
+ * a few statement texts, which SQLite compiles once and runs again (database.ts, reusingWrites),
+ * instead of a new text for the last rows of every batch.
+ */
+export function insertSizes(total: number, most: number): number[] {
+  const sizes: number[] = [];
+  let left = total;
+  for (let size = most; left > 0; size /= 2) {
+    while (left >= size) {
+      sizes.push(size);
+      left -= size;
+    }
+  }
+  return sizes;
 }
 
 function chunks<T>(items: readonly T[], size: number): T[][] {

@@ -10,14 +10,15 @@ import { FilesystemBlobStore } from '../../src/platform/blobs/filesystem-blob-st
 import { openTestStore, STORES, type TestStore } from '../helpers/test-store.js';
 
 /*
- * A long manifest's metadata-only lines are written a thousand at a time, in one transaction
+ * A long manifest's metadata-only lines are written five thousand at a time, in one transaction
  * each. What a line stores, and what the run reports of it, is what it would be were each line
  * written alone: the same id twice (the later line wins), a keyword a later line changes (every
  * asset of it shows the change), a line in conflict (refused with its reason, the others of its
  * batch stored), on both stores.
  */
 
-const LINES = 2_500;
+// More than a batch: a keyword a line changes shows in the assets of the batches before it and after.
+const LINES = 6_000;
 
 describe.each(STORES)('ingest of a long manifest in batches ($name)', ({ url }) => {
   let store: TestStore;
@@ -67,12 +68,12 @@ describe.each(STORES)('ingest of a long manifest in batches ($name)', ({ url }) 
     expect(report.updated).toBe(1);
     expect(report.resumed).toBeUndefined();
     const read = async (id: string) => (await catalog.findAssets('image', [id])).found[0]!;
-    const [b5, b1, b2400] = [await read('b-5'), await read('b-1'), await read('b-2400')];
+    const [b5, b1, b2400, b5900] = [await read('b-5'), await read('b-1'), await read('b-2400'), await read('b-5900')];
     // The later line wins; the fields it leaves out keep what the earlier one stored.
     expect(b5.fields.title).toBe('Picture 5, again');
     expect(b5.fields.artist).toBe('Artist 5');
     // A keyword is one record: the translation a line gave shows in assets stored before it and after.
-    for (const record of [b1, b2400]) {
+    for (const record of [b1, b2400, b5900]) {
       const harbour = (record.fields.keywords as Array<{ keyword_id: string; translations: Record<string, string> }>).find((k) => k.keyword_id === '41')!;
       expect(harbour.translations).toEqual({ de: 'Hafen' });
     }

@@ -413,6 +413,8 @@ export function checkManifestLine(value: unknown): CheckResult {
  * no field of the spec is called that, so it is refused wherever it appears.
  */
 function findPrototypeKey(line: object): string | undefined {
+  // Almost no line has one: looked for first without making the paths, which cost more than the search.
+  if (!hasPrototypeKey(line)) return undefined;
   // Depth first with a stack of its own: a deeply nested free-form field must not overflow the call stack.
   const pending: Array<{ value: unknown; path: string }> = [{ value: line, path: '' }];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
@@ -429,6 +431,21 @@ function findPrototypeKey(line: object): string | undefined {
   return undefined;
 }
 
+/** Whether an object anywhere in `line` has a `__proto__` key of its own (findPrototypeKey without the path). */
+function hasPrototypeKey(line: object): boolean {
+  const pending: unknown[] = [line];
+  for (let value = pending.pop(); value !== undefined || pending.length > 0; value = pending.pop()) {
+    if (typeof value !== 'object' || value === null) continue;
+    if (Array.isArray(value)) {
+      for (const item of value) pending.push(item);
+      continue;
+    }
+    if (Object.hasOwn(value, '__proto__')) return true;
+    for (const key in value) pending.push((value as Record<string, unknown>)[key]);
+  }
+  return false;
+}
+
 /**
  * A null in an optional top-level field means "no value", as in the API's responses,
  * so it is dropped before validation. Unknown fields are kept, to be reported.
@@ -439,8 +456,9 @@ function withoutNullOptionals(value: Record<string, unknown>, schema: TSchema): 
   const out: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(value)) {
     if (field === null && Object.hasOwn(properties, key) && !required.has(key)) continue;
-    // Defined, not assigned: a key is copied as a field whatever its name.
-    Object.defineProperty(out, key, { value: field, enumerable: true, writable: true, configurable: true });
+    // Defined, not assigned, when it is `__proto__`: a key is copied as a field whatever its name.
+    if (key === '__proto__') Object.defineProperty(out, key, { value: field, enumerable: true, writable: true, configurable: true });
+    else out[key] = field;
   }
   return out;
 }

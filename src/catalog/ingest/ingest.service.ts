@@ -536,8 +536,14 @@ function prepareEvent(
   };
 }
 
-/** Lines written together: a transaction of this many records costs little more than one of a single record. */
-const BATCH_LINES = 1_000;
+/**
+ * Lines written together: a transaction of this many records costs little more than one of a
+ * single record. Many: a batch's keyword links land on pages all over the index by keyword, and
+ * each page a commit changes is written (to the journal, then to the store) once per commit
+ * whatever the number of its new entries; the more entries a commit puts on a page, the fewer
+ * times that page is written.
+ */
+const BATCH_LINES = 5_000;
 /**
  * How often a run saves how far it has come: every so many lines or seconds, whichever comes
  * first. A stopped run is continued from there; the lines after it, stored already or not, are

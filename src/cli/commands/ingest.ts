@@ -5,6 +5,7 @@ import { IngestService } from '../../catalog/ingest/ingest.service.js';
 import { showValue, type FieldChange } from '../../catalog/ingest/stored-fields.js';
 import { unfitWarning, unlicensableWarning } from '../../catalog/ingest/product-type-fit.js';
 import { NudityClassifier } from '../../media/nudity-classifier.js';
+import { fitForLongWrites } from '../../platform/db/database.js';
 import { commaList, withServices } from '../options.js';
 import { progressBar } from '../progress.js';
 
@@ -43,6 +44,7 @@ export function addIngestCommand(program: Command): void {
       }
       if (isFolder && options.media !== undefined) throw new InvalidArgumentError('--media applies to a manifest; a folder is its own media');
       await withServices(async (services, config) => {
+        await fitForLongWrites(services.database);
         const classifier = config.mediaFacts.classifyNudity ? new NudityClassifier() : undefined;
         const ingest = new IngestService({
           catalog: services.catalog,

@@ -78,10 +78,58 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
  */
 function keepingTheFirstError(sqlite: SqliteDatabase.Database): { close(): void; prepare(source: string): SqliteDatabase.Statement } {
   const nothing = sqlite.prepare('select 1 where 0');
+  const prepare = reusingWrites(sqlite);
   return {
     close: () => sqlite.close(),
-    prepare: (source) => (source === 'rollback' && !sqlite.inTransaction ? nothing : sqlite.prepare(source)),
+    prepare: (source) => (source === 'rollback' && !sqlite.inTransaction ? nothing : prepare(source)),
   };
+}
+
+/** How many compiled writes a connection keeps for reuse, the least recently used dropped first. */
+const REUSED_WRITES = 128;
+
+/**
+ * Kysely compiles every query it runs (better-sqlite3's prepare) and drops it after; a write of
+ * many rows to a statement (an ingest's batch: thousands of parameters) costs more to compile
+ * than to run. Statements that return no rows are kept, by their text, and run again: such a
+ * statement runs to its end at once, so it is never still in use when asked for again. A
+ * statement that returns rows is not kept: a stream may be reading it.
+ */
+function reusingWrites(sqlite: SqliteDatabase.Database): (source: string) => SqliteDatabase.Statement {
+  const kept = new Map<string, SqliteDatabase.Statement>();
+  return (source) => {
+    const statement = kept.get(source);
+    if (statement !== undefined) {
+      // Moved to the end: the map's order is its use.
+      kept.delete(source);
+      kept.set(source, statement);
+      return statement;
+    }
+    const prepared = sqlite.prepare(source);
+    if (!prepared.reader) {
+      kept.set(source, prepared);
+      if (kept.size > REUSED_WRITES) kept.delete(kept.keys().next().value!);
+    }
+    return prepared;
+  };
+}
+
+/**
+ * SQLite's page cache for a process that writes a long run of records (stockroom ingest), in
+ * KiB. A batch's keyword links go to pages all over the index by keyword, which grows with the
+ * catalogue; with better-sqlite3's default cache (16 MB) those pages are read back from the file
+ * and spilled to the journal before the commit, and the batches slow down as the store grows.
+ * The cache is a bound, not a growth: memory stays flat once it is full.
+ */
+const LONG_WRITES_CACHE_KIB = 65_536;
+
+/**
+ * Makes this process's connection fit a long run of writes (see LONG_WRITES_CACHE_KIB). The
+ * journal and its durability are those of every connection (WAL, synchronous NORMAL). Nothing
+ * to do on PostgreSQL, whose server keeps its own cache.
+ */
+export async function fitForLongWrites(database: Database): Promise<void> {
+  if (database.dialect === 'sqlite') await sql.raw(`pragma cache_size = -${LONG_WRITES_CACHE_KIB}`).execute(database.db);
 }
 
 async function openPostgres(url: string, schema: string | undefined): Promise<Database> {

@@ -1,0 +1,48 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fitForLongWrites } from '../../../src/platform/db/database.js';
+import { STORES, openTestStore, type TestStore } from '../../helpers/test-store.js';
+
+/*
+ * A SQLite connection keeps the writes it compiled and runs them again (an ingest's batches use
+ * the same statement texts over and over); each run takes its own values, whatever the run
+ * before it did. A long run of writes gets a page cache of its own size (stockroom ingest).
+ */
+
+describe.each(STORES)('writes run again by their text ($name)', ({ url }) => {
+  let store: TestStore;
+
+  beforeAll(async () => {
+    store = await openTestStore(url);
+  });
+  afterAll(async () => {
+    await store?.drop();
+  });
+
+  it('write the values of each run, after a run refused and after a transaction rolled back', async () => {
+    const { db } = store.database;
+    const insert = (name: string) => db.insertInto('artists').values({ name }).execute();
+    await insert('First');
+    await insert('Second');
+    // The same text refused (the name is unique), then run again with a new value.
+    await expect(insert('First')).rejects.toThrow();
+    await insert('Third');
+    await expect(
+      db.transaction().execute(async (trx) => {
+        await trx.insertInto('artists').values({ name: 'Rolled back' }).execute();
+        throw new Error('roll it back');
+      }),
+    ).rejects.toThrow('roll it back');
+    await insert('Fourth');
+    const names = await db.selectFrom('artists').select('name').orderBy('id').execute();
+    expect(names.map((row) => row.name)).toEqual(['First', 'Second', 'Third', 'Fourth']);
+  });
+
+  it('fit a connection for a long run of writes: a larger page cache on SQLite, nothing asked of PostgreSQL', async () => {
+    await fitForLongWrites(store.database);
+    if (store.database.dialect === 'sqlite') {
+      const { rows } = await sql<{ cache_size: number }>`pragma cache_size`.execute(store.database.db);
+      expect(rows[0]!.cache_size).toBe(-65_536);
+    }
+  });
+});
