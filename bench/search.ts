@@ -214,7 +214,7 @@ export async function searchBenchmark(): Promise<void> {
     const heapAfter = process.memoryUsage();
     const indexBytes = index.byteSize();
     const ftsBytes = fs.statSync(path.join(tempDir, 'fts5.sqlite')).size;
-    log(`index built in ${seconds(indexMs / 1000)}, FTS5 in ${seconds(ftsMs / 1000)}`);
+    log(`index built in ${seconds(indexMs / 1000)} (typed arrays ${mb(indexBytes)}, JS heap ${mb(heapAfter.heapUsed)}), FTS5 in ${seconds(ftsMs / 1000)}`);
 
     // 3. The queries: the index directly, then FTS5.
     const classes = queryClasses(catalogue.words, o.queries);
