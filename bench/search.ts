@@ -65,7 +65,10 @@ import { analyzeStore, checkAgainstRepository, loadCatalogue, recordOf } from '.
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-const TARGETS = { headlineP99Ms: 15, ftsRatio: 20, snapshotBootSeconds: 10, rssBytes: 1.5 * 1024 ** 3 };
+// Issue 27's targets: a million assets, and above that the ten-million ones (a store boot must also fit).
+const MILLION_TARGETS = { headlineP99Ms: 15, ftsRatio: 20, snapshotBootSeconds: 10, rssBytes: 1.5 * 1024 ** 3, storeBootSeconds: undefined };
+const TEN_MILLION_TARGETS = { headlineP99Ms: 50, ftsRatio: 20, snapshotBootSeconds: 30, rssBytes: 3 * 1024 ** 3, storeBootSeconds: 15 * 60 };
+const targetsFor = (assets: number) => (assets > 1_000_000 ? TEN_MILLION_TARGETS : MILLION_TARGETS);
 
 interface Options {
   assets: number;
@@ -490,6 +493,7 @@ function print({ o, classes, results, noise, written, fidelity, analyzeSeconds, 
     '',
   ];
   const headline = results.get(HEADLINE_CLASS)!;
+  const TARGETS: { headlineP99Ms: number; ftsRatio: number; snapshotBootSeconds: number; rssBytes: number; storeBootSeconds?: number } = targetsFor(o.assets);
   const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS');
   const speedups = classes.map((c) => {
     const r = results.get(c.name)!;
@@ -506,6 +510,9 @@ function print({ o, classes, results, noise, written, fidelity, analyzeSeconds, 
     `      the index directly: ${listed(slowIndex, 'index')}`,
     `${verdict(server.secondBoot <= TARGETS.snapshotBootSeconds)}  boot from a snapshot ≤ ${TARGETS.snapshotBootSeconds} s: ${seconds(server.secondBoot)}` +
       (server.snapshotBytes === undefined ? ' (no snapshot was written: this boot rebuilt from the store)' : ''),
+    ...(TARGETS.storeBootSeconds === undefined
+      ? []
+      : [`${verdict(server.firstBoot <= TARGETS.storeBootSeconds)}  boot from the store alone ≤ ${TARGETS.storeBootSeconds / 60} min: ${seconds(server.firstBoot)}`]),
     `${verdict(rssHighest <= TARGETS.rssBytes)}  server RSS ≤ ${mb(TARGETS.rssBytes)}: ${mb(rssHighest)} at most (sampled after boots and under load; boot peak ${mb(Math.max(server.peak, server.secondPeak))})`,
     '',
   );
