@@ -1,3 +1,4 @@
+import type { PackedStrings } from './packed-strings.js';
 import { buildOrder } from './sorted-order.js';
 import type { OrderLevel } from './sorted-order.js';
 import type { Placement } from './top-k.js';
@@ -19,7 +20,7 @@ export const SORTS: ReadonlySet<string> = new Set([...Object.keys(SORT_LEVELS), 
 
 /** What the orders are sorted from: the index's documents (see IndexStore). */
 export interface OrderedDocuments {
-  readonly ids: readonly string[];
+  readonly ids: PackedStrings;
   readonly idKey: Float64Array;
   readonly numericNames: readonly string[];
   readonly numbers: readonly NumberColumn[];

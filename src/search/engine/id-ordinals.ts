@@ -1,8 +1,12 @@
+import type { PackedStrings } from './packed-strings.js';
 import { hashString } from './typed-arrays.js';
 
-/** What the table reads of the index's documents: each ordinal's id and its hash (hashString). */
+/**
+ * What the table reads of the index's documents: each ordinal's id and its hash (hashString).
+ * The ids are packed (the index's documents) or strings (a keyword column's few values).
+ */
 export interface IdentifiedDocuments {
-  readonly ids: readonly string[];
+  readonly ids: PackedStrings | readonly string[];
   readonly idHash: Uint32Array;
 }
 
@@ -41,9 +45,8 @@ export class IdOrdinals {
 
   /** Maps the id of `ordinal` (its id and hash already in the documents) to it, replacing any ordinal the id had. */
   set(ordinal: number): void {
-    const id = this.documents.ids[ordinal]!;
     const hash = this.documents.idHash[ordinal]!;
-    const found = this.find(id, hash);
+    const found = this.findSame(ordinal, hash);
     if (found >= 0) {
       this.slots[found] = ordinal + 1;
       return;
@@ -55,12 +58,14 @@ export class IdOrdinals {
 
   /** Forgets the id of `ordinal`, if it still maps to that ordinal. */
   delete(ordinal: number): void {
-    const slot = this.find(this.documents.ids[ordinal]!, this.documents.idHash[ordinal]!);
-    if (slot < 0 || this.slots[slot] !== ordinal + 1) return;
-    this.count--;
-    // backward shift: an entry further down the run moves into the hole unless its home slot lies after the hole
     const slots = this.slots;
     const mask = this.mask;
+    // the ordinal is in the run from its id's home slot, if anywhere
+    let slot = this.documents.idHash[ordinal]! & mask;
+    while (slots[slot] !== 0 && slots[slot] !== ordinal + 1) slot = (slot + 1) & mask;
+    if (slots[slot] === 0) return;
+    this.count--;
+    // backward shift: an entry further down the run moves into the hole unless its home slot lies after the hole
     let hole = slot;
     for (let next = (hole + 1) & mask; slots[next] !== 0; next = (next + 1) & mask) {
       const home = this.documents.idHash[slots[next]! - 1]! & mask;
@@ -91,9 +96,27 @@ export class IdOrdinals {
     const slots = this.slots;
     const mask = this.mask;
     const { ids, idHash } = this.documents;
+    const packed = !Array.isArray(ids);
     for (let slot = hash & mask; slots[slot] !== 0; slot = (slot + 1) & mask) {
       const ordinal = slots[slot]! - 1;
-      if (idHash[ordinal] === hash && ids[ordinal] === id) return slot;
+      if (idHash[ordinal] === hash && (packed ? (ids as PackedStrings).equals(ordinal, id) : (ids as readonly string[])[ordinal] === id)) return slot;
+    }
+    return -1;
+  }
+
+  /** The slot holding an ordinal with the id of `ordinal` (whose hash is `hash`), or -1. */
+  private findSame(ordinal: number, hash: number): number {
+    const ids = this.documents.ids;
+    return Array.isArray(ids) ? this.find((ids as readonly string[])[ordinal]!, hash) : this.findEntry(ids as PackedStrings, ordinal, hash);
+  }
+
+  private findEntry(ids: PackedStrings, ordinal: number, hash: number): number {
+    const slots = this.slots;
+    const mask = this.mask;
+    const idHash = this.documents.idHash;
+    for (let slot = hash & mask; slots[slot] !== 0; slot = (slot + 1) & mask) {
+      const other = slots[slot]! - 1;
+      if (idHash[other] === hash && ids.entriesEqual(other, ordinal)) return slot;
     }
     return -1;
   }

@@ -298,7 +298,7 @@ export class IndexSearcher {
       // best_match, whose inverse (a place per base ordinal) settles it in one comparison
       const placement = scored && (query.sort ?? 'best_match') === 'best_match' ? this.index.orders.bestMatchPlacement(query) : null;
       const top = selectTop(set.ordinals, set.count, offset + limit, first, tieBreaks, this.index.ids, this.index.idKey, placement);
-      for (let i = offset; i < top.length; i++) ids.push(this.index.ids[top[i]!]!);
+      for (let i = offset; i < top.length; i++) ids.push(this.index.ids.get(top[i]!));
     }
     return { total, ids, facets };
   }
@@ -348,7 +348,7 @@ export class IndexSearcher {
     let j = 0;
     for (let rank = 0; rank < k && (i < taken || j < tailBest.length); rank++) {
       const next = j >= tailBest.length || (i < taken && compare(fromBase[i]!, tailBest[j]!) < 0) ? fromBase[i++]! : tailBest[j++]!;
-      if (rank >= offset) ids.push(this.index.ids[next]!);
+      if (rank >= offset) ids.push(this.index.ids.get(next));
     }
     return { total, ids, facets };
   }

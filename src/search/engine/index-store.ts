@@ -6,6 +6,7 @@ import { encodeLength, LENGTH_OF_CODE } from './field-lengths.js';
 import { codeAt, ELEMENT_BREAK, FIELD_END, MAX_TERMS, TERM_CODE, unitsOf, writeCode } from './forward-codes.js';
 import { IdOrdinals } from './id-ordinals.js';
 import { KeywordColumn } from './keyword-column.js';
+import { PackedStrings } from './packed-strings.js';
 import { ESCAPE, NO_ESCAPES, withEscape, type CodeEscapes } from './frequency-tuples.js';
 import { PostingStore } from './posting-store.js';
 import { SnapshotWriter, type SnapshotReader } from './snapshot-format.js';
@@ -74,7 +75,8 @@ export class IndexStore {
   baseDocCount = 0;
   /** ordinals below this are in the posting lists (base or tails); later ones wait (upsertMany) */
   private indexedDocCount = 0;
-  ids: string[] = [];
+  /** each ordinal's id, packed outside the heap (made a string only for a page of results) */
+  ids: PackedStrings = new PackedStrings();
   /** the ordinal of each live id */
   readonly ordinals: IdOrdinals = new IdOrdinals(this);
   live: Uint32Array = new Uint32Array(1);
@@ -231,7 +233,7 @@ export class IndexStore {
     this.idHash[ordinal] = hashString(doc.id);
     this.idKey[ordinal] = idOrderKey(doc.id);
     this.live[ordinal >>> 5] = this.live[ordinal >>> 5]! | (1 << (ordinal & 31));
-    this.ids.push(doc.id);
+    this.ids.append(doc.id);
     this.ordinals.set(ordinal);
     this.docCount++;
     this.liveCount++;
@@ -464,7 +466,7 @@ export class IndexStore {
         columnWrites[c] = this.columns[c]!.compactInto(old, next, columnWrites[c]!);
       }
       if (next !== old) {
-        this.ids[next] = this.ids[old]!;
+        this.ids.moveDown(old, next);
         this.idHash[next] = this.idHash[old]!;
         this.idKey[next] = this.idKey[old]!;
         this.lengths.copyWithin(next * fields, old * fields, old * fields + fields);
@@ -476,7 +478,7 @@ export class IndexStore {
     // Growth left room for appends; a compacted index keeps only a little of it.
     this.forward = trimmed(this.forward, write);
     for (let c = 0; c < this.columns.length; c++) this.columns[c]!.finishCompaction(next, columnWrites[c]!);
-    this.ids.length = next;
+    this.ids.truncate(next);
     this.ordinals.rebuild(next);
     this.live.fill(0);
     this.markAllLive(next);
@@ -605,7 +607,7 @@ export class IndexStore {
     const docCount = this.docCount;
     const fields = this.fields;
     const vocabulary = this.vocabulary;
-    writer.addStrings('ids', this.ids);
+    this.ids.addTo(writer, 'ids');
     writer.add('idHash', this.idHash, docCount);
     writer.add('lengths', this.lengths, docCount * fields);
     writer.add('forwardStart', this.forwardStart, docCount + 1);
@@ -655,13 +657,13 @@ export class IndexStore {
     this.deadCount = 0;
     this.baseDocCount = docCount;
     this.indexedDocCount = docCount;
-    this.ids = reader.strings('ids');
+    this.ids = PackedStrings.read(reader, 'ids');
     if (this.ids.length !== docCount) throw new Error('search index snapshot: the id count does not match');
     this.idHash = reader.u32('idHash');
     if (this.idHash.length !== docCount) throw new Error('search index snapshot: the id hash count does not match');
     this.ordinals.rebuild(docCount);
     this.idKey = new Float64Array(docCount + 16);
-    for (let d = 0; d < docCount; d++) this.idKey[d] = idOrderKey(this.ids[d]!);
+    for (let d = 0; d < docCount; d++) this.idKey[d] = this.ids.orderKey(d);
     this.lengths = reader.u8('lengths');
     this.minLengthCode.fill(255);
     for (let i = 0; i < docCount * this.fields; i++) {
@@ -709,6 +711,7 @@ export class IndexStore {
     let bytes =
       this.live.byteLength +
       this.idHash.byteLength +
+      this.ids.byteSize() +
       this.ordinals.byteSize() +
       this.idKey.byteLength +
       this.lengths.byteLength +

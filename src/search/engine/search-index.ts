@@ -31,6 +31,9 @@ export type {
  * - field lengths (a byte per field per document, exact to 127) with live sums for BM25's
  *   average lengths; live document frequencies per term (Vocabulary); a bitmap of the live
  *   ordinals (a deleted document's bit is its tombstone until the next compaction).
+ * - ids: their characters packed in one byte array (PackedStrings; a string is made only for
+ *   a page of results), each one's hash for the table of ordinals (IdOrdinals) and a number
+ *   that orders like its first characters, for ties (idOrderKey).
  * - keyword columns (KeywordColumn: per document, per value, dense values as bitmaps; a
  *   filter-only one per value alone) and numeric columns (float32 while every value fits it
  *   exactly, else float64; NaN = missing).

@@ -1,3 +1,4 @@
+import type { PackedStrings } from './packed-strings.js';
 import type { NumberColumn } from './query-plan.js';
 
 /**
@@ -21,8 +22,8 @@ function levelValue(level: OrderLevel, ordinal: number): number {
   return raw === raw ? raw * level.sign : -Infinity;
 }
 
-/** Negative when ordinal a ranks first: the levels, then the id (idKeys first, the strings on a tie). */
-export function compareOrdinals(levels: readonly OrderLevel[], idKeys: Float64Array, ids: readonly string[], a: number, b: number): number {
+/** Negative when ordinal a ranks first: the levels, then the id (idKeys first, the ids' characters on a tie). */
+export function compareOrdinals(levels: readonly OrderLevel[], idKeys: Float64Array, ids: PackedStrings, a: number, b: number): number {
   for (const level of levels) {
     const va = levelValue(level, a);
     const vb = levelValue(level, b);
@@ -31,9 +32,7 @@ export function compareOrdinals(levels: readonly OrderLevel[], idKeys: Float64Ar
   const ka = idKeys[a]!;
   const kb = idKeys[b]!;
   if (ka !== kb) return ka < kb ? -1 : 1;
-  const ia = ids[a]!;
-  const ib = ids[b]!;
-  return ia < ib ? -1 : ia > ib ? 1 : 0;
+  return ids.compare(a, b);
 }
 
 /**
@@ -41,7 +40,7 @@ export function compareOrdinals(levels: readonly OrderLevel[], idKeys: Float64Ar
  * (signed, missing as -Infinity), so that nearly every comparison of the sort is one
  * subtraction; the rest only break its ties.
  */
-export function buildOrder(levels: readonly OrderLevel[], idKeys: Float64Array, ids: readonly string[], count: number): Uint32Array {
+export function buildOrder(levels: readonly OrderLevel[], idKeys: Float64Array, ids: PackedStrings, count: number): Uint32Array {
   const ordinals = Array.from({ length: count }, (_, i) => i);
   const [first, ...rest] = levels;
   if (first === undefined) {

@@ -1,3 +1,4 @@
+import type { PackedStrings } from './packed-strings.js';
 import type { NumberColumn } from './query-plan.js';
 
 /**
@@ -54,7 +55,7 @@ class TopSelection {
     private readonly first: Float64Array | null,
     tieBreaks: readonly TieBreak[],
     private readonly ordinals: Uint32Array,
-    private readonly ids: readonly string[],
+    private readonly ids: PackedStrings,
     private readonly idKeys: Float64Array,
     private readonly places: Uint32Array,
     private readonly placed: number,
@@ -107,7 +108,7 @@ class TopSelection {
     const ka = this.idKeys[oa]!;
     const kb = this.idKeys[ob]!;
     if (ka !== kb) return ka < kb;
-    return this.ids[oa]! < this.ids[ob]!;
+    return this.ids.compare(oa, ob) < 0;
   }
 
   offerAll(count: number): void {
@@ -192,7 +193,7 @@ class TopSelection {
 /**
  * The ordinals of the best `k` of `ordinals[0..count)`, best first: by `first` (by list
  * position, higher first, no NaN; null: all equal), then the tie-breaking keys, then the id
- * (`idKeys[ordinal]`: idOrderKey, the strings only when those are equal). A placement, when
+ * (`idKeys[ordinal]`: idOrderKey, the ids' characters only when those are equal). A placement, when
  * given, ranks the first ordinals by those tie-breaking keys and ids: two of them compare by
  * place alone.
  */
@@ -202,7 +203,7 @@ export function selectTop(
   k: number,
   first: Float64Array | null,
   tieBreaks: readonly TieBreak[],
-  ids: readonly string[],
+  ids: PackedStrings,
   idKeys: Float64Array,
   placement: Placement | null = null,
 ): ArrayLike<number> {

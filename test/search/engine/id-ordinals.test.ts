@@ -1,16 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../../src/platform/seeded-random.js';
 import { IdOrdinals } from '../../../src/search/engine/id-ordinals.js';
+import { PackedStrings } from '../../../src/search/engine/packed-strings.js';
 import { hashString } from '../../../src/search/engine/typed-arrays.js';
 
 /** Documents appended one after another, as the index appends them: an id and its hash per ordinal. */
 class Documents {
-  ids: string[] = [];
+  ids = new PackedStrings();
   idHash = new Uint32Array(100_000);
 
   append(id: string): number {
     this.idHash[this.ids.length] = hashString(id);
-    this.ids.push(id);
+    this.ids.append(id);
     return this.ids.length - 1;
   }
 }
@@ -56,11 +57,24 @@ describe('id ordinals', () => {
     expect(table.size).toBe(0);
   });
 
+  it('find ids past Latin-1 (kept aside by the packed ids) and the empty id like any other', () => {
+    const documents = new Documents();
+    const table = new IdOrdinals(documents);
+    const ids = ['日本', '', 'Ā', 'café', '😀'];
+    for (const id of ids) table.set(documents.append(id));
+    ids.forEach((id, ordinal) => expect(table.get(id)).toBe(ordinal));
+    expect(table.get('日')).toBe(-1);
+    const replaced = documents.append('日本');
+    table.set(replaced);
+    expect(table.get('日本')).toBe(replaced);
+    expect(table.size).toBe(ids.length);
+  });
+
   it('map exactly the first ordinals after a rebuild', () => {
     const documents = new Documents();
     const table = new IdOrdinals(documents);
     for (let i = 0; i < 1_000; i++) table.set(documents.append(`id-${i}`));
-    documents.ids = documents.ids.slice(500);
+    documents.ids = PackedStrings.from(Array.from({ length: 500 }, (_, i) => `id-${500 + i}`));
     documents.idHash = documents.idHash.slice(500);
     table.rebuild(300);
     expect(table.size).toBe(300);

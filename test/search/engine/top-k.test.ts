@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../../src/platform/seeded-random.js';
+import { PackedStrings } from '../../../src/search/engine/packed-strings.js';
 import { selectTop, type Placement } from '../../../src/search/engine/top-k.js';
 
 /*
@@ -26,7 +27,7 @@ function expected(ordinals: Uint32Array, scores: Float64Array, count: number, k:
 }
 
 function selected(ordinals: Uint32Array, scores: Float64Array, count: number, k: number, placement: Placement): number[] {
-  const ids = Array.from({ length: placement.places.length }, (_, i) => `id-${i}`);
+  const ids = PackedStrings.from(Array.from({ length: placement.places.length }, (_, i) => `id-${i}`));
   return Array.from(selectTop(ordinals, count, k, scores, [], ids, new Float64Array(ids.length), placement));
 }
 
