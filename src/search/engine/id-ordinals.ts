@@ -1,12 +1,9 @@
 import type { PackedStrings } from './packed-strings.js';
 import { hashString } from './typed-arrays.js';
 
-/**
- * What the table reads of the index's documents: each ordinal's id and its hash (hashString).
- * The ids are packed (the index's documents) or strings (a keyword column's few values).
- */
+/** What the table reads of the index's documents: each ordinal's id and its hash (hashString). */
 export interface IdentifiedDocuments {
-  readonly ids: PackedStrings | readonly string[];
+  readonly ids: PackedStrings;
   readonly idHash: Uint32Array;
 }
 
@@ -46,7 +43,7 @@ export class IdOrdinals {
   /** Maps the id of `ordinal` (its id and hash already in the documents) to it, replacing any ordinal the id had. */
   set(ordinal: number): void {
     const hash = this.documents.idHash[ordinal]!;
-    const found = this.findSame(ordinal, hash);
+    const found = this.findEntry(ordinal, hash);
     if (found >= 0) {
       this.slots[found] = ordinal + 1;
       return;
@@ -96,24 +93,18 @@ export class IdOrdinals {
     const slots = this.slots;
     const mask = this.mask;
     const { ids, idHash } = this.documents;
-    const packed = !Array.isArray(ids);
     for (let slot = hash & mask; slots[slot] !== 0; slot = (slot + 1) & mask) {
       const ordinal = slots[slot]! - 1;
-      if (idHash[ordinal] === hash && (packed ? (ids as PackedStrings).equals(ordinal, id) : (ids as readonly string[])[ordinal] === id)) return slot;
+      if (idHash[ordinal] === hash && ids.equals(ordinal, id)) return slot;
     }
     return -1;
   }
 
-  /** The slot holding an ordinal with the id of `ordinal` (whose hash is `hash`), or -1. */
-  private findSame(ordinal: number, hash: number): number {
-    const ids = this.documents.ids;
-    return Array.isArray(ids) ? this.find((ids as readonly string[])[ordinal]!, hash) : this.findEntry(ids as PackedStrings, ordinal, hash);
-  }
-
-  private findEntry(ids: PackedStrings, ordinal: number, hash: number): number {
+  /** The slot holding an ordinal whose id is that of `ordinal` (whose hash is `hash`), or -1. */
+  private findEntry(ordinal: number, hash: number): number {
     const slots = this.slots;
     const mask = this.mask;
-    const idHash = this.documents.idHash;
+    const { ids, idHash } = this.documents;
     for (let slot = hash & mask; slots[slot] !== 0; slot = (slot + 1) & mask) {
       const other = slots[slot]! - 1;
       if (idHash[other] === hash && ids.entriesEqual(other, ordinal)) return slot;

@@ -628,7 +628,7 @@ export class IndexStore {
     writer.add('pairs.start', pairs.start);
     addLists(writer, 'pairs', pairs.lists);
     this.columns.forEach((column, c) => {
-      writer.addStrings(`keyword.${c}.values`, column.values);
+      column.values.addTo(writer, `keyword.${c}.values`);
       writer.add(`keyword.${c}.liveCounts`, column.liveCounts, column.valueCount);
       const layout = column.filterOnly ? null : column.layout(docCount);
       if (layout === null) {
@@ -689,7 +689,7 @@ export class IndexStore {
     this.pairs.restore(reader.i32('pairs.rankOf'), reader.u32('pairs.start'), readLists(reader, 'pairs'));
     this.columns.forEach((column, c) => {
       column.restore(
-        reader.strings(`keyword.${c}.values`),
+        PackedStrings.read(reader, `keyword.${c}.values`),
         reader.u32(`keyword.${c}.liveCounts`),
         column.filterOnly
           ? null

@@ -1,4 +1,5 @@
 import { IdOrdinals } from './id-ordinals.js';
+import { PackedStrings } from './packed-strings.js';
 import { bitCount, ensureCapacity, hashString, trimmed } from './typed-arrays.js';
 import type { FacetCount } from './types.js';
 import { ValueListWriter, ValueLists } from './value-lists.js';
@@ -57,7 +58,8 @@ export class KeywordColumn {
   readonly name: string;
   /** nothing per document, lists only: see the class comment */
   readonly filterOnly: boolean;
-  values: string[] = [];
+  /** packed outside the heap: `keyword_id` has nearly a value for each asset */
+  values = new PackedStrings();
   /** each value's hashString, which valueIds is keyed by */
   private valueHashes: Uint32Array = new Uint32Array(16);
   /**
@@ -117,7 +119,7 @@ export class KeywordColumn {
     let id = this.valueIds.get(value);
     if (id < 0) {
       id = this.values.length;
-      this.values.push(value);
+      this.values.append(value);
       this.valueHashes = ensureCapacity(this.valueHashes, id + 1);
       this.valueHashes[id] = hashString(value);
       this.valueIds.set(id);
@@ -261,7 +263,7 @@ export class KeywordColumn {
 
   /** Calls `visit` with each (value, document) of a value that is not dense, in document order. */
   private forEachSparsePosting(docCount: number, visit: (value: number, d: number) => void): void {
-    const sparse = this.values.map((_, v) => !isDense(this.liveCounts[v]!, docCount));
+    const sparse = Array.from({ length: this.values.length }, (_, v) => !isDense(this.liveCounts[v]!, docCount));
     if (this.multi) {
       for (let d = 0; d < docCount; d++) {
         for (let j = this.docStart[d]!; j < this.docStart[d + 1]!; j++) {
@@ -292,7 +294,7 @@ export class KeywordColumn {
       this.liveCounts[value]!++;
     });
     const words = (docCount + 31) >>> 5;
-    const bitmaps = this.values.map((_, v) => (isDense(this.liveCounts[v]!, docCount) ? new Uint32Array(words) : null));
+    const bitmaps = Array.from({ length: this.values.length }, (_, v) => (isDense(this.liveCounts[v]!, docCount) ? new Uint32Array(words) : null));
     writer.allocate((value) => bitmaps[value] === null);
     this.forEachLivePosting(live, liveBefore, (value, d) => {
       const bitmap = bitmaps[value];
@@ -314,7 +316,7 @@ export class KeywordColumn {
 
   /** Restores a filter-only column's dense bitmaps (see denseBitmaps). */
   restoreBitmaps(dense: ReadonlyArray<readonly [number, Uint32Array]>, docCount: number): void {
-    this.bitmaps = this.values.map(() => null);
+    this.bitmaps = new Array<Uint32Array | null>(this.values.length).fill(null);
     for (const [value, bitmap] of dense) {
       if (value >= this.values.length || bitmap.length !== (docCount + 31) >>> 5) throw new Error(`search index snapshot: column ${this.name} has a bitmap out of step`);
       this.bitmaps[value] = bitmap;
@@ -345,7 +347,7 @@ export class KeywordColumn {
    */
   buildBitmaps(docCount: number): void {
     const words = (docCount + 31) >>> 5;
-    this.bitmaps = this.values.map((_, v) => (isDense(this.liveCounts[v]!, docCount) ? new Uint32Array(words) : null));
+    this.bitmaps = Array.from({ length: this.values.length }, (_, v) => (isDense(this.liveCounts[v]!, docCount) ? new Uint32Array(words) : null));
     const bitmaps = this.bitmaps;
     if (!bitmaps.some((bitmap) => bitmap !== null)) return;
     for (let d = 0; d < docCount; d++) {
@@ -370,10 +372,10 @@ export class KeywordColumn {
   }
 
   /** Restores a column from a snapshot (its lists are set separately); a filter-only column has no layout. */
-  restore(values: string[], liveCounts: Uint32Array, layout: ReturnType<KeywordColumn['layout']> | null, docCount: number): void {
+  restore(values: PackedStrings, liveCounts: Uint32Array, layout: ReturnType<KeywordColumn['layout']> | null, docCount: number): void {
     this.values = values;
     this.valueHashes = new Uint32Array(values.length + 16);
-    for (let id = 0; id < values.length; id++) this.valueHashes[id] = hashString(values[id]!);
+    for (let id = 0; id < values.length; id++) this.valueHashes[id] = values.hash(id);
     this.valueIds.rebuild(values.length);
     this.liveCounts = ensureCapacity(liveCounts, 16);
     if (this.filterOnly !== (layout === null)) throw new Error(`search index snapshot: column ${this.name} has ${layout === null ? 'no' : 'a'} per-document layout`);
@@ -401,7 +403,7 @@ export class KeywordColumn {
 
   /** Bytes held in typed arrays (capacity included): for diagnostics. */
   byteSize(): number {
-    let bytes = this.valueHashes.byteLength + this.valueIds.byteSize() + this.liveCounts.byteLength + this.single.byteLength + this.docStart.byteLength + this.docValues.byteLength + this.lists.byteSize();
+    let bytes = this.values.byteSize() + this.valueHashes.byteLength + this.valueIds.byteSize() + this.liveCounts.byteLength + this.single.byteLength + this.docStart.byteLength + this.docValues.byteLength + this.lists.byteSize();
     for (const bitmap of this.bitmaps) if (bitmap !== null) bytes += bitmap.byteLength;
     return bytes;
   }
@@ -431,7 +433,7 @@ export class KeywordColumn {
     const result: FacetCount[] = [];
     for (let i = 0; i < topCount; i++) {
       const v = topScratch[i]!;
-      result.push({ value: this.values[v]!, count: counts[v]! });
+      result.push({ value: this.values.get(v), count: counts[v]! });
     }
     if (!everything) for (let i = 0; i < touchedCount; i++) counts[touched[i]!] = 0;
     return result;
@@ -473,14 +475,14 @@ function facetScratch(limit: number): Uint32Array {
 }
 
 /** v ranks before w: more documents, then the smaller value. */
-function facetBefore(counts: Uint32Array, names: readonly string[], v: number, w: number): boolean {
+function facetBefore(counts: Uint32Array, names: PackedStrings, v: number, w: number): boolean {
   const cv = counts[v]!;
   const cw = counts[w]!;
-  return cv > cw || (cv === cw && names[v]! < names[w]!);
+  return cv > cw || (cv === cw && names.compare(v, w) < 0);
 }
 
 /** The top `limit` of `touched`: a small sorted array; most values are turned away on their count alone. */
-function selectFacetValues(counts: Uint32Array, touched: Uint32Array, touchedCount: number, names: readonly string[], limit: number, top: Uint32Array): number {
+function selectFacetValues(counts: Uint32Array, touched: Uint32Array, touchedCount: number, names: PackedStrings, limit: number, top: Uint32Array): number {
   let filled = 0;
   for (let t = 0; t < touchedCount; t++) {
     const v = touched[t]!;

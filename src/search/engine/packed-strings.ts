@@ -1,5 +1,5 @@
 import { type SnapshotReader, type SnapshotWriter } from './snapshot-format.js';
-import { ensureCapacity, idOrderKey, trimmed } from './typed-arrays.js';
+import { ensureCapacity, FNV_OFFSET, FNV_PRIME, hashString, idOrderKey, mix32, trimmed } from './typed-arrays.js';
 
 /** The highest character a string may have to be kept as bytes: Latin-1, a byte per character. */
 const MAX_PACKED_CHAR = 0xff;
@@ -8,7 +8,8 @@ const MAX_PACKED_CHAR = 0xff;
  * A list of strings outside the JavaScript heap: their characters in one byte array (Latin-1,
  * a byte per UTF-16 code unit) and where each one starts. Ten million asset ids as V8 strings
  * are about 400 MB of heap that every major collection marks; here they are their characters
- * plus four bytes each, and a string is made only when asked for (a page of results).
+ * plus four bytes each, and a string is made only when asked for (a page of results). A
+ * keyword column keeps its values the same way (`keyword_id` has nearly one for each asset).
  *
  * A string with a character past Latin-1 (none of the asset ids, but any id must work) takes
  * no bytes and is kept aside, by position: an entry of no bytes is the empty string unless it
@@ -108,6 +109,16 @@ export class PackedStrings {
       if (difference !== 0) return difference;
     }
     return end - start - (otherEnd - other);
+  }
+
+  /** hashString of entry i, from its bytes (a byte is its character's code unit). */
+  hash(i: number): number {
+    const start = this.offsets[i]!;
+    const end = this.offsets[i + 1]!;
+    if (start === end) return hashString(this.get(i));
+    let hash = FNV_OFFSET;
+    for (let k = start; k < end; k++) hash = Math.imul(hash ^ this.bytes[k]!, FNV_PRIME);
+    return mix32(hash);
   }
 
   /** idOrderKey of entry i, from its bytes. */

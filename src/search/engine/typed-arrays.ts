@@ -19,12 +19,16 @@ export function ensureCapacity<T extends GrowableArray>(array: T, needed: number
   return next;
 }
 
+/** 32-bit FNV-1a's start and multiplier (hashString, and PackedStrings.hash over the same code units as bytes). */
+export const FNV_OFFSET = 0x811c9dc5;
+export const FNV_PRIME = 0x01000193;
+
 /** 32-bit FNV-1a over UTF-16 code units, finished with murmur3's avalanche: a stable id hash. */
 export function hashString(text: string): number {
-  let hash = 0x811c9dc5;
+  let hash = FNV_OFFSET;
   for (let i = 0; i < text.length; i++) {
     hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
+    hash = Math.imul(hash, FNV_PRIME);
   }
   return mix32(hash);
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../../src/platform/seeded-random.js';
 import { PackedStrings } from '../../../src/search/engine/packed-strings.js';
 import { SnapshotReader, SnapshotWriter } from '../../../src/search/engine/snapshot-format.js';
-import { idOrderKey } from '../../../src/search/engine/typed-arrays.js';
+import { hashString, idOrderKey } from '../../../src/search/engine/typed-arrays.js';
 
 /** Strings of every kind the table keeps: ASCII, Latin-1 past ASCII, past Latin-1 (kept aside), surrogate pairs, empty, prefixes of each other. */
 const SAMPLES = ['asset-1', 'asset-10', 'asset-2', '', 'café', 'caff', 'ÿÿ', 'Ā', '日本', '日', 'a日', 'a', 'ab', '😀', '\u{ff}a', 'zebra', 'A', '0'];
@@ -47,10 +47,13 @@ describe('packed strings', () => {
     expect(misordered).toEqual([]);
   });
 
-  it("give each entry its string's idOrderKey", () => {
+  it("give each entry its string's idOrderKey and hashString", () => {
     const strings = [...SAMPLES, 'abcdefghij', 'abcdefg', '\u00ff\u00fe\u0080xyzw'];
     const packed = PackedStrings.from(strings);
-    strings.forEach((text, i) => expect(packed.orderKey(i)).toBe(idOrderKey(text)));
+    strings.forEach((text, i) => {
+      expect(packed.orderKey(i)).toBe(idOrderKey(text));
+      expect(packed.hash(i)).toBe(hashString(text));
+    });
   });
 
   it('move entries down in order and truncate, as a compaction does, strings kept aside moving with them', () => {

@@ -24,8 +24,8 @@ function build(): SearchIndex {
   index.remove('10000008');
   const replaced = [...syntheticDocuments(20, 5)][12]!;
   index.upsert({ ...replaced, text: { ...replaced.text, title: `${words[0]} ${words[1]} again` } });
-  // ids past ASCII, and past Latin-1 (kept aside by the packed ids), tied with others on the score
-  for (const id of ['u-é', 'u-日本', 'u-日', 'u-😀']) index.upsert({ ...doc(id), text: { title: words[3]!, caption: '', keywords: [] }, keywords: {}, numbers: {} });
+  // ids and a keyword value past ASCII, and past Latin-1 (kept aside by the packed strings), tied with others on the score
+  for (const id of ['u-é', 'u-日本', 'u-日', 'u-😀']) index.upsert({ ...doc(id), text: { title: words[3]!, caption: '', keywords: [] }, keywords: { artist: ['北斎'] }, numbers: {} });
   return index;
 }
 
@@ -40,10 +40,13 @@ describe('snapshot', () => {
     expect(queries.map((query) => index.search(query))).toEqual(before);
   });
 
-  it('keeps ids past Latin-1 findable, replaceable and in id order', () => {
+  it('keeps ids and keyword values past Latin-1 findable, replaceable and in order', () => {
     const restored = SearchIndex.fromSnapshot(build().toSnapshot());
     const tied = restored.search({ phrase: words[3]!, limit: 10_000 }).ids.filter((id) => id.startsWith('u-'));
     expect(tied).toEqual(['u-é', 'u-日', 'u-日本', 'u-😀']);
+    const artist = restored.search({ filters: [{ attribute: 'artist', anyOf: ['北斎'] }], facets: [{ attribute: 'artist', limit: 1 }] });
+    expect(artist.total).toBe(4);
+    expect(artist.facets['artist']).toEqual([{ value: '北斎', count: 4 }]);
     expect(restored.has('u-日本')).toBe(true);
     restored.remove('u-日本');
     restored.upsert({ ...doc('u-😀'), text: { title: 'zeppelin', caption: '', keywords: [] }, keywords: {}, numbers: {} });
