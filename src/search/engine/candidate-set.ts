@@ -472,7 +472,7 @@ export class CandidateSet {
   }
 
   /** Keeps (or, for an excluded phrase, drops) the documents whose forward stream has the phrase (see keepByPhrase). */
-  keepByPhrase(terms: PhraseTerms, length: number, forward: Uint16Array, forwardStart: Uint32Array, keepMatches: boolean): void {
+  keepByPhrase(terms: PhraseTerms, length: number, forward: Uint8Array, forwardStart: Uint32Array, keepMatches: boolean): void {
     this.count = keepByPhrase(this.ordinals, this.count, terms.seen, terms.keys, terms.masks, terms.shift, length, forward, forwardStart, keepMatches);
   }
 }

@@ -1,4 +1,4 @@
-import { codeAt, TERM_CODE, unitsOf } from './forward-codes.js';
+import { codeAt, codeEnd, TERM_CODE } from './forward-codes.js';
 import type { CompressedLists } from './compressed-lists.js';
 import { PostingStore } from './posting-store.js';
 import { ensureCapacity } from './typed-arrays.js';
@@ -38,7 +38,7 @@ export class CommonPairs {
    * Chooses the common terms from the base term lists (`termStart`, a term's list length is
    * its document frequency) and lists the pairs of every document of the forward stream.
    */
-  rebuild(termStart: Uint32Array, forward: Uint16Array, forwardStart: Uint32Array, docCount: number): void {
+  rebuild(termStart: Uint32Array, forward: Uint8Array, forwardStart: Uint32Array, docCount: number): void {
     const termCount = termStart.length - 1;
     const minimum = Math.max(2, Math.ceil(docCount * MIN_COMMON_SHARE));
     const frequent: number[] = [];
@@ -78,7 +78,7 @@ export class CommonPairs {
   }
 
   /** Adds the pairs of an appended document (an ordinal past every listed one) to the tail lists. */
-  addDocument(forward: Uint16Array, start: number, end: number, ordinal: number): void {
+  addDocument(forward: Uint8Array, start: number, end: number, ordinal: number): void {
     this.keys = ensureCapacity(this.keys, end - start);
     const count = pairKeysOf(forward, start, end, this.rankOf, this.keys);
     for (let i = 0; i < count; i++) {
@@ -106,12 +106,12 @@ export class CommonPairs {
  * pair twice is listed twice), into `keys`; returns how many. Markers and other terms break
  * a pair, as they break a phrase.
  */
-function pairKeysOf(forward: Uint16Array, start: number, end: number, rankOf: Int32Array, keys: Uint32Array): number {
+function pairKeysOf(forward: Uint8Array, start: number, end: number, rankOf: Int32Array, keys: Uint32Array): number {
   let count = 0;
   let previous = -1;
   for (let j = start; j < end; ) {
     const code = codeAt(forward, j);
-    j += unitsOf(code);
+    j = codeEnd(forward, j);
     const term = code - TERM_CODE;
     const rank = term >= 0 && term < rankOf.length ? rankOf[term]! : -1;
     if (rank >= 0 && previous >= 0) keys[count++] = previous * MAX_COMMON_TERMS + rank;
@@ -126,7 +126,7 @@ function pairKeysOf(forward: Uint16Array, start: number, end: number, rankOf: In
  * `docs`.
  */
 function listPairs(
-  forward: Uint16Array,
+  forward: Uint8Array,
   forwardStart: Uint32Array,
   docCount: number,
   rankOf: Int32Array,

@@ -3,7 +3,7 @@ import { BaseOrders } from './base-orders.js';
 import { CommonPairs } from './common-pairs.js';
 import type { CompressedLists } from './compressed-lists.js';
 import { encodeLength, LENGTH_OF_CODE } from './field-lengths.js';
-import { codeAt, ELEMENT_BREAK, FIELD_END, MAX_TERMS, TERM_CODE, unitsOf, writeCode } from './forward-codes.js';
+import { codeAt, codeBytes, codeEnd, ELEMENT_BREAK, FIELD_END, MAX_CODE_BYTES, MAX_TERMS, TERM_CODE, writeCode } from './forward-codes.js';
 import { IdOrdinals } from './id-ordinals.js';
 import { KeywordColumn } from './keyword-column.js';
 import { PackedStrings } from './packed-strings.js';
@@ -38,7 +38,7 @@ function escapesOf(pairs: readonly number[]): CodeEscapes {
 }
 
 /** Writes `codes[0..count)` at `at`; returns the end. */
-function encodeCodes(codes: Uint32Array, count: number, out: Uint16Array, at: number): number {
+function encodeCodes(codes: Uint32Array, count: number, out: Uint8Array, at: number): number {
   let w = at;
   for (let i = 0; i < count; i++) w = writeCode(out, w, codes[i]!);
   return w;
@@ -88,10 +88,10 @@ export class IndexStore {
   readonly lengthSums: Float64Array;
   /** per field, the smallest length code ever stored (a lower bound of every live length) */
   readonly minLengthCode: Uint8Array;
-  /** where each document's codes start in `forward` (in units) */
+  /** where each document's codes start in `forward` (in bytes) */
   forwardStart: Uint32Array = new Uint32Array(16);
-  /** each document's tokens as codes (see forward-codes.ts) */
-  forward: Uint16Array = new Uint16Array(4096);
+  /** each document's tokens as codes of one to five bytes (see forward-codes.ts) */
+  forward: Uint8Array = new Uint8Array(16384);
   /** scratch: the codes of the document being appended, before they are encoded */
   private docCodes: Uint32Array = new Uint32Array(1024);
 
@@ -316,7 +316,7 @@ export class IndexStore {
 
   /** Writes `docCodes[0..count)` to the forward stream at byte `at`; returns the end. */
   private encodeDocument(at: number, count: number): number {
-    this.forward = ensureCapacity(this.forward, at + 3 * count);
+    this.forward = ensureCapacity(this.forward, at + MAX_CODE_BYTES * count);
     return encodeCodes(this.docCodes, count, this.forward, at);
   }
 
@@ -346,7 +346,7 @@ export class IndexStore {
     const frequency = this.vocabulary.frequency;
     for (let j = this.forwardStart[ordinal]!, end = this.forwardStart[ordinal + 1]!; j < end; ) {
       const code = codeAt(forward, j);
-      j += unitsOf(code);
+      j = codeEnd(forward, j);
       const term = code - TERM_CODE;
       if (term >= 0 && termMark[term] !== mark) {
         termMark[term] = mark;
@@ -365,7 +365,7 @@ export class IndexStore {
     const termSlot = this.termSlot;
     const start = this.forwardStart[ordinal]!;
     const end = this.forwardStart[ordinal + 1]!;
-    // a document has at most one code per unit
+    // a document has at most one code per byte
     this.docTerms = ensureCapacity(this.docTerms, end - start);
     this.docTermTfs = ensureCapacity(this.docTermTfs, (end - start) * fields);
     const docTerms = this.docTerms;
@@ -374,7 +374,7 @@ export class IndexStore {
     let field = 0;
     for (let j = start; j < end; ) {
       const code = codeAt(forward, j);
-      j += unitsOf(code);
+      j = codeEnd(forward, j);
       const term = code - TERM_CODE;
       if (term < 0) {
         if (code === FIELD_END) field++;
@@ -475,8 +475,6 @@ export class IndexStore {
       next++;
     }
     this.forwardStart[next] = write;
-    // Growth left room for appends; a compacted index keeps only a little of it.
-    this.forward = trimmed(this.forward, write);
     for (let c = 0; c < this.columns.length; c++) this.columns[c]!.finishCompaction(next, columnWrites[c]!);
     this.ids.truncate(next);
     this.ordinals.rebuild(next);
@@ -487,8 +485,10 @@ export class IndexStore {
     this.deadCount = 0;
     for (const column of this.numbers) column.fill(NaN, next);
 
-    // 2. Terms: renumber those still in use (keeping their order).
-    this.dropUnusedTerms();
+    // 2. Terms: renumber those still in use, the most frequent first (the shortest codes).
+    this.renumberTerms();
+    // Growth left room for appends; a compacted index keeps only a little of it.
+    this.forward = trimmed(this.forward, this.forwardStart[next]!);
 
     // 3. Inverted lists from the forward stream (the live frequencies are the list lengths).
     this.buildTermPostings();
@@ -510,47 +510,74 @@ export class IndexStore {
     return before;
   }
 
-  private dropUnusedTerms(): void {
+  /**
+   * Numbers the terms in use by descending live document frequency (ties in their old order),
+   * so that the common terms take the shortest codes of the forward stream, and drops the
+   * terms no live document uses. Everything indexed by term id is rebuilt after this.
+   */
+  private renumberTerms(): void {
     const vocabulary = this.vocabulary;
     const termCount = vocabulary.size;
     const frequency = vocabulary.frequency;
-    let used = 0;
-    for (let t = 0; t < termCount; t++) if (frequency[t] !== 0) used++;
-    if (used === termCount) {
+    const used: number[] = [];
+    for (let t = 0; t < termCount; t++) if (frequency[t] !== 0) used.push(t);
+    used.sort((a, b) => frequency[b]! - frequency[a]! || a - b);
+    if (used.length === termCount && used.every((term, id) => term === id)) {
       vocabulary.sortedIds();
       return;
     }
     const renumber = new Uint32Array(termCount);
     const terms: string[] = [];
-    const kept = new Uint32Array(used);
-    for (let t = 0; t < termCount; t++) {
-      if (frequency[t] === 0) continue;
-      renumber[t] = terms.length;
-      kept[terms.length] = frequency[t]!;
-      terms.push(vocabulary.terms[t]!);
-    }
+    const kept = new Uint32Array(used.length);
+    used.forEach((term, id) => {
+      renumber[term] = id;
+      kept[id] = frequency[term]!;
+      terms.push(vocabulary.terms[term]!);
+    });
+    // the string order stays: the ids in it are renumbered
+    const sorted = new Uint32Array(used.length);
+    let rank = 0;
+    for (const term of vocabulary.sortedIds()) if (frequency[term] !== 0) sorted[rank++] = renumber[term]!;
     this.renumberForward(renumber);
-    vocabulary.reset(terms, kept);
-    this.termMark = new Uint32Array(Math.max(1024, used));
-    this.termSlot = new Uint32Array(Math.max(1024, used));
+    vocabulary.reset(terms, kept, sorted);
+    this.termMark = new Uint32Array(Math.max(1024, used.length));
+    this.termSlot = new Uint32Array(Math.max(1024, used.length));
     this.markGeneration = 0;
   }
 
   /**
-   * Rewrites every code with its term's new id, in place: ids only shrink, so a code never
-   * takes more units than before and the writing never overtakes the reading.
+   * Rewrites every code with its term's new id. A code may now take more bytes than before
+   * (a rare early term once had a small id), so the writing could overtake the reading: a
+   * first pass measures by how far it would at most (`lift`, small: the renumbering shortens
+   * the stream as a whole), the stream moves up by that much within its spare room, and the
+   * rewrite runs from the start — the stream's peak is its size plus `lift`, not twice it.
    */
   private renumberForward(renumber: Uint32Array): void {
-    const forward = this.forward;
     const forwardStart = this.forwardStart;
+    const end = forwardStart[this.docCount]!;
+    let lift = 0;
+    // (the stream starts at 0: the compaction has moved every live document down)
+    for (let read = 0, write = 0; read < end; ) {
+      const code = codeAt(this.forward, read);
+      read = codeEnd(this.forward, read);
+      write += codeBytes(code >= TERM_CODE ? renumber[code - TERM_CODE]! + TERM_CODE : code);
+      if (write - read > lift) lift = write - read;
+    }
+    if (end + lift > this.forward.length) {
+      const room = new Uint8Array(end + lift);
+      room.set(this.forward.subarray(0, end));
+      this.forward = room;
+    }
+    const forward = this.forward;
+    forward.copyWithin(lift, 0, end);
     let write = 0;
-    let read = forwardStart[0]!;
+    let read = lift;
     for (let d = 0; d < this.docCount; d++) {
-      const end = forwardStart[d + 1]!;
+      const docEnd = forwardStart[d + 1]! + lift;
       forwardStart[d] = write;
-      while (read < end) {
+      while (read < docEnd) {
         const code = codeAt(forward, read);
-        read += unitsOf(code);
+        read = codeEnd(forward, read);
         write = writeCode(forward, write, code >= TERM_CODE ? renumber[code - TERM_CODE]! + TERM_CODE : code);
       }
     }
@@ -672,7 +699,7 @@ export class IndexStore {
     }
     lengthSums.forEach((sum, f) => (this.lengthSums[f] = sum));
     this.forwardStart = reader.u32('forwardStart');
-    this.forward = reader.u16('forward');
+    this.forward = reader.u8('forward');
     this.live = new Uint32Array(((docCount + 31) >>> 5) + 1);
     this.markAllLive(docCount);
     const terms = reader.strings('terms');

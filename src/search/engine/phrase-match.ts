@@ -1,4 +1,4 @@
-import { codeAt, unitsOf } from './forward-codes.js';
+import { codeAt, codeEnd } from './forward-codes.js';
 
 /**
  * The terms a phrase may use — as their codes in the forward stream, which are never 0 — each
@@ -51,7 +51,7 @@ export function keepByPhrase(
   masks: Uint32Array,
   shift: number,
   length: number,
-  forward: Uint16Array,
+  forward: Uint8Array,
   forwardStart: Uint32Array,
   keepMatches: boolean,
 ): number {
@@ -64,7 +64,7 @@ export function keepByPhrase(
     let found = false;
     for (let j = forwardStart[d]!, end = forwardStart[d + 1]!; j < end; ) {
       const code = codeAt(forward, j);
-      j += unitsOf(code);
+      j = codeEnd(forward, j);
       let mask = 0;
       if ((seen[(code >>> 5) & 127]! & (1 << (code & 31))) !== 0) {
         let h = Math.imul(code, HASH_MULTIPLIER) >>> shift;

@@ -139,7 +139,7 @@ describe('pair lists in a snapshot', () => {
   it('are read back as they were written, and refused when out of step with their starts', () => {
     const pairs = new CommonPairs();
     // two documents: "a b" and "b a", term ids 0 and 1 both common
-    const forward = Uint16Array.from([TERM_CODE, TERM_CODE + 1, FIELD_END, TERM_CODE + 1, TERM_CODE, FIELD_END]);
+    const forward = Uint8Array.from([TERM_CODE, TERM_CODE + 1, FIELD_END, TERM_CODE + 1, TERM_CODE, FIELD_END]);
     pairs.rebuild(Uint32Array.of(0, 2, 4), forward, Uint32Array.of(0, 3, 6), 2);
     const written = pairs.snapshot();
     const restored = new CommonPairs();

@@ -1,19 +1,22 @@
 import { describe, expect, it } from 'vitest';
+import { IndexSearcher } from '../../../src/search/engine/index-searcher.js';
+import { IndexStore } from '../../../src/search/engine/index-store.js';
 import { SearchIndex } from '../../../src/search/engine/search-index.js';
-import { doc, indexOf } from './fixtures.js';
+import { doc, indexOf, SCHEMA } from './fixtures.js';
 
 /*
- * The forward stream keeps each document's term codes in 16-bit units: a term past the first
- * 65,533 takes three (an escape and two halves). Phrases are read from it, deletions and
- * compactions rewrite it (renumbered terms take fewer units), snapshots carry it.
+ * The forward stream keeps each document's term codes in one to five bytes (forward-codes.ts):
+ * a term past the first 30,846 takes three. Phrases are read from it, deletions and
+ * compactions rewrite it (a compaction numbers the terms by frequency: a code may grow or
+ * shrink), snapshots carry it.
  */
 
 /** A made-up word per number: every one a distinct term. */
 const word = (n: number) => `w${n.toString(36)}x`;
 
 describe('the forward stream', () => {
-  it('reads phrases of one- and three-unit codes, before and after a compaction renumbers them', () => {
-    // 40,000 filler documents of two new words each: the last terms have ids past 65,533 (three units)
+  it('reads phrases of one-, two- and three-byte codes, before and after a compaction renumbers them', () => {
+    // 40,000 filler documents of two new words each: the last terms have ids past 30,846 (three bytes)
     const fillers = Array.from({ length: 40_000 }, (_, i) => doc(`f${i}`, { title: `${word(2 * i)} ${word(2 * i + 1)}` }));
     const late = word(79_990);
     const latest = word(79_991);
@@ -47,5 +50,48 @@ describe('the forward stream', () => {
       expect(engine.search({ phrase: '"harbour light"', mode: 'precise' }).ids).toEqual(['early']);
       expect(engine.search({ phrase: 'harbour', mode: 'precise' }).total).toBe(1);
     }
+  });
+
+  it('numbers the terms by frequency at a compaction, though the first documents\' codes grow', () => {
+    // the first document brings 130 rare words (ids 0–129: one byte each but the last four);
+    // 200 later documents bring 200 common words (ids 130–329: two bytes each)
+    const rare = Array.from({ length: 130 }, (_, i) => `r${i}x`);
+    const common = Array.from({ length: 200 }, (_, i) => `c${i}x`);
+    const store = new IndexStore(SCHEMA);
+    store.upsertMany([
+      doc('early', { title: rare.join(' '), caption: 'quiet harbour' }),
+      ...Array.from({ length: 200 }, (_, i) => doc(`common${i}`, { title: common.join(' '), caption: i === 0 ? 'quiet harbour' : '' })),
+    ]);
+    const bytesOf = (ordinal: number) => store.forwardStart[ordinal + 1]! - store.forwardStart[ordinal]!;
+    const rareBefore = bytesOf(0);
+    const commonBefore = bytesOf(1);
+    const searcher = new IndexSearcher(store);
+    const phrase = (text: string) => {
+      store.indexPending();
+      return searcher.search({ phrase: `"${text}"`, mode: 'precise', limit: 500 }).ids.sort();
+    };
+    const answers = () => [phrase('r0x r1x'), phrase('r128x r129x'), phrase('c0x c1x'), phrase('c198x c199x'), phrase('c199x c0x'), phrase('quiet harbour'), phrase('r129x quiet')];
+    const before = answers();
+    expect(before[0]).toEqual(['early']);
+    expect(before[2]).toHaveLength(200);
+    expect(before[4]).toEqual([]);
+    expect(before[5]).toEqual(['common0', 'early']);
+
+    store.compact();
+    // the common words now have the smallest ids, the rare ones ids 200–329 (two bytes)
+    expect(store.vocabulary.terms.slice(0, 200)).toEqual(common);
+    expect(store.vocabulary.frequency[0]).toBe(200);
+    expect(bytesOf(0)).toBe(rareBefore + 126);
+    expect(bytesOf(1)).toBe(commonBefore - 126);
+    expect(answers()).toEqual(before);
+    expect(store.vocabulary.completions('r12', 3)).toEqual(['r120x', 'r121x', 'r122x']);
+
+    // deleting the common documents but one makes the rare words as frequent: ties keep the order
+    for (let i = 1; i < 200; i++) store.remove(`common${i}`);
+    store.compact();
+    expect(store.vocabulary.terms.slice(0, 2)).toEqual(['quiet', 'harbour']);
+    expect(phrase('r0x r1x')).toEqual(['early']);
+    expect(phrase('c0x c1x')).toEqual(['common0']);
+    expect(phrase('quiet harbour')).toEqual(['common0', 'early']);
   });
 });
