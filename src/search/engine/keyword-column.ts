@@ -5,13 +5,24 @@ import { ValueListWriter, ValueLists } from './value-lists.js';
 
 const EMPTY = new Uint32Array(0);
 
-/** One value per document, as value id + 1 (0: none): two bytes while the column has fewer than 65,535 values, else four. */
-export type SingleValues = Uint16Array | Uint32Array;
-const NO_SINGLE: SingleValues = new Uint16Array(0);
+/**
+ * One value per document, as value id + 1 (0: none): a byte while the column has at most 255
+ * values, two bytes while at most 65,535, else four.
+ */
+export type SingleValues = Uint8Array | Uint16Array | Uint32Array;
+const NO_SINGLE: SingleValues = new Uint8Array(0);
 
 /** An array for `length` documents' single values of a column of `valueCount` values. */
 function newSingle(valueCount: number, length: number): SingleValues {
-  return valueCount < 0xffff ? new Uint16Array(length) : new Uint32Array(length);
+  if (valueCount <= 0xff) return new Uint8Array(length);
+  return valueCount <= 0xffff ? new Uint16Array(length) : new Uint32Array(length);
+}
+
+/** `single` itself while value id `id` + 1 fits it, else a copy in the next wider type. */
+function singleFitting(single: SingleValues, id: number): SingleValues {
+  if (single instanceof Uint8Array && id + 1 > 0xff) return Uint16Array.from(single);
+  if (single instanceof Uint16Array && id + 1 > 0xffff) return Uint32Array.from(single);
+  return single;
 }
 
 /**
@@ -122,8 +133,8 @@ export class KeywordColumn {
       this.valueHashes[id] = hashString(value);
       this.valueIds.set(id);
       this.liveCounts = ensureCapacity(this.liveCounts, id + 1);
-      // the 65,535th value no longer fits two bytes (id + 1)
-      if (this.single instanceof Uint16Array && id + 1 > 0xffff) this.single = Uint32Array.from(this.single);
+      // the 256th value no longer fits a byte (id + 1), the 65,536th two
+      this.single = singleFitting(this.single, id);
     }
     return id;
   }

@@ -63,6 +63,42 @@ describe('keyword attribute layouts', () => {
     expect(answers(SearchIndex.fromSnapshot(index.toSnapshot()))).toEqual(before);
   });
 
+  it('keep one value per document in a byte up to 255 values, in two bytes up to 65,535, in four beyond', () => {
+    const single = (index: SearchIndex) => (index as unknown as { store: { columns: KeywordColumn[] } }).store.columns.find((c) => c.name === 'collection')!.single;
+    const numbered = (from: number, to: number) => Array.from({ length: to - from }, (_, k) => doc(`d${from + k}`, { title: 'sea', collection: `c${from + k}`, date: from + k }));
+    const named = (values: string[]): SearchQuery => ({ filters: [{ attribute: 'collection', anyOf: values }], sort: 'oldest' });
+    const index = indexOf(numbered(0, 255));
+    expect(single(index)).toBeInstanceOf(Uint8Array);
+    expect(index.search(named(['c0', 'c254'])).ids).toEqual(['d0', 'd254']);
+
+    // the 256th value widens the column to two bytes, the 65,536th to four; each value stays found
+    index.upsert(numbered(255, 256)[0]!);
+    expect(single(index)).toBeInstanceOf(Uint16Array);
+    expect(index.search(named(['c0', 'c254', 'c255'])).ids).toEqual(['d0', 'd254', 'd255']);
+    index.upsertMany(numbered(256, 65_535));
+    expect(single(index)).toBeInstanceOf(Uint16Array);
+    index.upsert(numbered(65_535, 65_536)[0]!);
+    expect(single(index)).toBeInstanceOf(Uint32Array);
+    const query = named(['c0', 'c255', 'c65534', 'c65535']);
+    expect(index.search(query).ids).toEqual(['d0', 'd255', 'd65534', 'd65535']);
+    expect(index.search({ phrase: 'sea', filters: [{ attribute: 'collection', anyOf: ['c255'], exclude: true }] }).total).toBe(65_535);
+    const facets = index.search({ filters: [{ attribute: 'collection', anyOf: ['c65535', 'c3'] }], facets: [{ attribute: 'collection', limit: 5 }] }).facets;
+    expect(facets).toEqual({ collection: [{ value: 'c3', count: 1 }, { value: 'c65535', count: 1 }] });
+
+    // a compaction with a deletion and a snapshot keep the width and the answers
+    index.remove('d255');
+    index.compact();
+    expect(single(index)).toBeInstanceOf(Uint32Array);
+    const restored = SearchIndex.fromSnapshot(index.toSnapshot());
+    expect(single(restored)).toBeInstanceOf(Uint32Array);
+    for (const engine of [index, restored]) expect(engine.search(query).ids).toEqual(['d0', 'd65534', 'd65535']);
+    const small = SearchIndex.fromSnapshot(indexOf(numbered(0, 255)).toSnapshot());
+    expect(single(small)).toBeInstanceOf(Uint8Array);
+    small.upsert(numbered(255, 256)[0]!);
+    expect(single(small)).toBeInstanceOf(Uint16Array);
+    expect(small.search(named(['c254', 'c255'])).ids).toEqual(['d254', 'd255']);
+  });
+
   it('hold nothing per document for an attribute no document has, until one has it', () => {
     const docs = Array.from({ length: 2_000 }, (_, i) => doc(`d${i}`, { title: 'sea', date: i }));
     const index = indexOf(docs);
