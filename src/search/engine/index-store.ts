@@ -633,6 +633,8 @@ export class IndexStore {
         // a filter-only column: its lists alone
       } else if ('single' in layout) {
         writer.add(`keyword.${c}.single`, layout.single);
+      } else if ('masks' in layout) {
+        writer.add(`keyword.${c}.masks`, layout.masks);
       } else {
         writer.add(`keyword.${c}.docStart`, layout.docStart);
         writer.add(`keyword.${c}.docValues`, layout.docValues);
@@ -693,7 +695,9 @@ export class IndexStore {
           ? null
           : reader.has(`keyword.${c}.single`)
             ? { single: reader.unsigned(`keyword.${c}.single`) }
-            : { docStart: reader.u32(`keyword.${c}.docStart`), docValues: reader.u32(`keyword.${c}.docValues`) },
+            : reader.has(`keyword.${c}.masks`)
+              ? { masks: reader.unsigned(`keyword.${c}.masks`) }
+              : { docStart: reader.u32(`keyword.${c}.docStart`), docValues: reader.unsigned(`keyword.${c}.docValues`) },
         docCount,
       );
       column.lists.setBase(reader.u32(`keyword.${c}.lists.start`), reader.u8(`keyword.${c}.lists.bytes`));

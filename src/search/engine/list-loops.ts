@@ -1,5 +1,5 @@
 import { documentAt, gallopRun, type PostingRun } from './compressed-lists.js';
-import type { SingleValues } from './keyword-column.js';
+import type { DocValues, SingleValues, ValueMasks } from './keyword-column.js';
 import type { NumberColumn, Segment } from './query-plan.js';
 
 /*
@@ -80,8 +80,18 @@ export function keepBySingle(ordinals: Uint32Array, count: number, single: Singl
   return kept;
 }
 
+/** refineMasks on a list. */
+export function keepByMasks(ordinals: Uint32Array, count: number, masks: ValueMasks, allowed: number, exclude: boolean): number {
+  let kept = 0;
+  for (let c = 0; c < count; c++) {
+    const d = ordinals[c]!;
+    if (((masks[d]! & allowed) !== 0) !== exclude) ordinals[kept++] = d;
+  }
+  return kept;
+}
+
 /** refineMulti on a list. */
-export function keepByMulti(ordinals: Uint32Array, count: number, starts: Uint32Array, values: Uint32Array, allowed: Uint8Array, exclude: boolean): number {
+export function keepByMulti(ordinals: Uint32Array, count: number, starts: Uint32Array, values: DocValues, allowed: Uint8Array, exclude: boolean): number {
   let kept = 0;
   for (let c = 0; c < count; c++) {
     const d = ordinals[c]!;

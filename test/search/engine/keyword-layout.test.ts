@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { KeywordColumn } from '../../../src/search/engine/keyword-column.js';
 import { SearchIndex } from '../../../src/search/engine/search-index.js';
-import type { SearchQuery } from '../../../src/search/engine/types.js';
+import type { IndexDocument, SearchQuery } from '../../../src/search/engine/types.js';
 import { doc, indexOf, SCHEMA } from './fixtures.js';
 
 /*
- * A keyword attribute keeps one value per document until a document brings two, then offsets
- * and values; a compaction that leaves no document with two goes back. Whatever the layout,
- * filters, facets and snapshots answer the same.
+ * A keyword attribute keeps one value per document until a document brings two, then a bitmask
+ * per document (up to 32 values) or offsets and values; a compaction that leaves no document
+ * with two goes back. Each layout's array is as narrow as the value count allows and widens
+ * as values come. Whatever the layout, filters, facets and snapshots answer the same.
  */
 
 const SEGMENTS = ['news', 'sport', 'royalty', 'archive'];
@@ -30,7 +31,7 @@ function answers(index: SearchIndex) {
 }
 
 describe('keyword attribute layouts', () => {
-  it('switch to offsets and values at the first document with two values, answering as before', () => {
+  it('switch to several values per document at the first document with two values, answering as before', () => {
     const docs = Array.from({ length: 3_000 }, (_, i) =>
       doc(`d${String(i).padStart(4, '0')}`, { title: i % 3 === 0 ? 'harbour' : 'field', segments: segmentsOf(i), date: i }),
     );
@@ -99,6 +100,72 @@ describe('keyword attribute layouts', () => {
     expect(small.search(named(['c254', 'c255'])).ids).toEqual(['d254', 'd255']);
   });
 
+  it('keep several values per document as a bitmask up to 32 values (a byte to 8, two to 16), then as offsets and values', () => {
+    const store = (index: SearchIndex) => (index as unknown as { store: { columns: KeywordColumn[] } }).store.columns.find((c) => c.name === 'segments')!;
+    const held: IndexDocument[] = [];
+    // document i has values s(i mod n) and s((i + 1) mod n), n growing as the documents come (each batch has all n)
+    const add = (index: SearchIndex, from: number, to: number, values: number) => {
+      const docs = Array.from({ length: to - from }, (_, k) => doc(`d${from + k}`, { title: 'sea', segments: [`s${(from + k) % values}`, `s${(from + k + 1) % values}`], date: from + k }));
+      index.upsertMany(docs);
+      held.push(...docs);
+    };
+    const index = new SearchIndex(SCHEMA);
+    add(index, 0, 2_000, 4);
+    expect(store(index).masked).toBe(true);
+    expect(store(index).masks).toBeInstanceOf(Uint8Array);
+    expectBruteForceAnswers(index, held, 4);
+    add(index, 2_000, 2_010, 9);
+    expect(store(index).masks).toBeInstanceOf(Uint16Array);
+    add(index, 2_010, 2_030, 17);
+    expect(store(index).masks).toBeInstanceOf(Uint32Array);
+    add(index, 2_030, 2_070, 32);
+    expect(store(index).masked).toBe(true);
+    expectBruteForceAnswers(index, held, 32);
+    for (const engine of [index, SearchIndex.fromSnapshot(index.toSnapshot())]) {
+      expect(store(engine).masks).toBeInstanceOf(Uint32Array);
+      expectBruteForceAnswers(engine, held, 32);
+    }
+    index.remove('d2001');
+    held.splice(2_001, 1);
+    index.compact();
+    expect(store(index).masked).toBe(true);
+    expectBruteForceAnswers(index, held, 32);
+
+    // the 33rd value: offsets and values, a byte a value
+    add(index, 2_070, 2_110, 33);
+    expect(store(index).masked).toBe(false);
+    expect(store(index).singleValued).toBe(false);
+    expect(store(index).docValues).toBeInstanceOf(Uint8Array);
+    expectBruteForceAnswers(index, held, 33);
+    expectBruteForceAnswers(SearchIndex.fromSnapshot(index.toSnapshot()), held, 33);
+  });
+
+  it('keep the values of offsets and values in a byte up to 256 values, in two bytes up to 65,536, in four beyond', () => {
+    const column = (index: SearchIndex) => (index as unknown as { store: { columns: KeywordColumn[] } }).store.columns.find((c) => c.name === 'segments')!;
+    const numbered = (from: number, to: number) => Array.from({ length: to - from }, (_, k) => doc(`d${from + k}`, { title: 'sea', segments: [`p${from + k}`, 'shared'], date: from + k }));
+    const named = (values: string[]): SearchQuery => ({ filters: [{ attribute: 'segments', anyOf: values }], sort: 'oldest', limit: 10 });
+    const index = indexOf(numbered(0, 255));
+    expect(column(index).docValues).toBeInstanceOf(Uint8Array);
+    index.upsert(numbered(255, 256)[0]!);
+    expect(column(index).docValues).toBeInstanceOf(Uint16Array);
+    expect(index.search(named(['p0', 'p255'])).ids).toEqual(['d0', 'd255']);
+    index.upsertMany(numbered(256, 65_535));
+    expect(column(index).docValues).toBeInstanceOf(Uint16Array);
+    index.upsert(numbered(65_535, 65_536)[0]!);
+    expect(column(index).docValues).toBeInstanceOf(Uint32Array);
+    const query = named(['p0', 'p255', 'p65534', 'p65535']);
+    expect(index.search(query).ids).toEqual(['d0', 'd255', 'd65534', 'd65535']);
+    const facets = index.search({ ...query, facets: [{ attribute: 'segments', limit: 2 }] }).facets;
+    expect(facets).toEqual({ segments: [{ value: 'shared', count: 4 }, { value: 'p0', count: 1 }] });
+    index.remove('d255');
+    index.compact();
+    for (const engine of [index, SearchIndex.fromSnapshot(index.toSnapshot())]) {
+      expect(column(engine).docValues).toBeInstanceOf(Uint32Array);
+      expect(engine.search(query).ids).toEqual(['d0', 'd65534', 'd65535']);
+      expect(engine.search({ phrase: 'sea', filters: [{ attribute: 'segments', anyOf: ['p7'], exclude: true }] }).total).toBe(65_534);
+    }
+  });
+
   it('hold nothing per document for an attribute no document has, until one has it', () => {
     const docs = Array.from({ length: 2_000 }, (_, i) => doc(`d${i}`, { title: 'sea', date: i }));
     const index = indexOf(docs);
@@ -159,3 +226,25 @@ describe('keyword attribute layouts', () => {
     expect(index.search({ filters: [{ attribute: 'segments', anyOf: ['sport'] }] }).ids.sort()).toEqual(['b', 'c']);
   });
 });
+
+/**
+ * Filters (one value and two, kept and excluded, with and without a word) and facets over
+ * `segments` answer as a scan of `docs` does, for values s0..s(values - 1).
+ */
+function expectBruteForceAnswers(index: SearchIndex, docs: readonly IndexDocument[], values: number): void {
+  const picks = [[0], [values - 1], [1, values - 2], [Math.floor(values / 2)]].map((ids) => ids.map((v) => `s${v}`));
+  for (const anyOf of picks) {
+    for (const exclude of [false, true]) {
+      const passes = docs.filter((d) => d.keywords.segments!.some((value) => anyOf.includes(value)) !== exclude);
+      const query: SearchQuery = { filters: [{ attribute: 'segments', anyOf, exclude }], sort: 'oldest', limit: 10_000, facets: [{ attribute: 'segments', limit: 40 }] };
+      for (const phrase of [undefined, 'sea']) {
+        const result = index.search(phrase === undefined ? query : { ...query, phrase });
+        expect(result.ids).toEqual(passes.map((d) => d.id));
+        const counts = new Map<string, number>();
+        for (const d of passes) for (const value of d.keywords.segments!) counts.set(value, (counts.get(value) ?? 0) + 1);
+        const expected = [...counts].map(([value, count]) => ({ value, count })).sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : 1));
+        expect(result.facets.segments).toEqual(expected);
+      }
+    }
+  }
+}
