@@ -1,5 +1,5 @@
 import type { PostingRun } from './compressed-lists.js';
-import type { DocValues, SingleValues, ValueMasks } from './keyword-column.js';
+import type { DocOffsets, DocValues, SingleValues, ValueMasks } from './keyword-column.js';
 import type { NumberColumn } from './query-plan.js';
 import { bitCount } from './typed-arrays.js';
 
@@ -132,7 +132,7 @@ export function refineMasks(bits: Uint32Array, words: number, masks: ValueMasks,
   return;
 }
 
-export function refineMulti(bits: Uint32Array, words: number, starts: Uint32Array, values: DocValues, allowed: Uint8Array, exclude: boolean): void {
+export function refineMulti(bits: Uint32Array, words: number, blockStart: Uint32Array, docOffset: DocOffsets, values: DocValues, allowed: Uint8Array, exclude: boolean): void {
   for (let i = 0; i < words; i++) {
     let word = bits[i]! | 0;
     if (word === 0) continue;
@@ -143,7 +143,7 @@ export function refineMulti(bits: Uint32Array, words: number, starts: Uint32Arra
       word ^= lowest;
       const d = base + 31 - Math.clz32(lowest);
       let hit = false;
-      for (let j = starts[d]!, end = starts[d + 1]!; j < end; j++) {
+      for (let j = blockStart[d >>> 5]! + docOffset[d]!, end = blockStart[(d + 1) >>> 5]! + docOffset[d + 1]!; j < end; j++) {
         if (allowed[values[j]!] !== 0) {
           hit = true;
           break;

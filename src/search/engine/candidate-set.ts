@@ -191,7 +191,7 @@ export class CandidateSet {
   refine(filter: DocumentFilter): void {
     if (filter.kind === 'single') refineSingle(this.bits, this.words, filter.single, filter.allowed, filter.exclude);
     else if (filter.kind === 'masks') refineMasks(this.bits, this.words, filter.masks, filter.allowed, filter.exclude);
-    else if (filter.kind === 'multi') refineMulti(this.bits, this.words, filter.starts, filter.values, filter.allowed, filter.exclude);
+    else if (filter.kind === 'multi') refineMulti(this.bits, this.words, filter.blockStart, filter.docOffset, filter.values, filter.allowed, filter.exclude);
     else refineRange(this.bits, this.words, filter.column, filter.min, filter.max);
   }
 
@@ -258,7 +258,7 @@ export class CandidateSet {
   keepByFilter(filter: DocumentFilter): void {
     if (filter.kind === 'single') this.count = keepBySingle(this.ordinals, this.count, filter.single, filter.allowed, filter.exclude);
     else if (filter.kind === 'masks') this.count = keepByMasks(this.ordinals, this.count, filter.masks, filter.allowed, filter.exclude);
-    else if (filter.kind === 'multi') this.count = keepByMulti(this.ordinals, this.count, filter.starts, filter.values, filter.allowed, filter.exclude);
+    else if (filter.kind === 'multi') this.count = keepByMulti(this.ordinals, this.count, filter.blockStart, filter.docOffset, filter.values, filter.allowed, filter.exclude);
     else this.count = keepByRange(this.ordinals, this.count, filter.column, filter.min, filter.max);
   }
 

@@ -453,6 +453,7 @@ export class IndexStore {
     let next = 0;
     let write = 0;
     const columnWrites = this.columns.map(() => 0);
+    for (const column of this.columns) column.beginCompaction();
     for (let old = 0; old < this.docCount; old++) {
       if (!this.isLive(old)) continue;
       const from = this.forwardStart[old]!;
@@ -636,7 +637,8 @@ export class IndexStore {
       } else if ('masks' in layout) {
         writer.add(`keyword.${c}.masks`, layout.masks);
       } else {
-        writer.add(`keyword.${c}.docStart`, layout.docStart);
+        writer.add(`keyword.${c}.blockStart`, layout.blockStart);
+        writer.add(`keyword.${c}.docOffset`, layout.docOffset);
         writer.add(`keyword.${c}.docValues`, layout.docValues);
       }
       if (column.filterOnly) {
@@ -697,7 +699,7 @@ export class IndexStore {
             ? { single: reader.unsigned(`keyword.${c}.single`) }
             : reader.has(`keyword.${c}.masks`)
               ? { masks: reader.unsigned(`keyword.${c}.masks`) }
-              : { docStart: reader.u32(`keyword.${c}.docStart`), docValues: reader.unsigned(`keyword.${c}.docValues`) },
+              : { blockStart: reader.u32(`keyword.${c}.blockStart`), docOffset: reader.unsigned(`keyword.${c}.docOffset`), docValues: reader.unsigned(`keyword.${c}.docValues`) },
         docCount,
       );
       column.lists.setBase(reader.u32(`keyword.${c}.lists.start`), reader.u8(`keyword.${c}.lists.bytes`));

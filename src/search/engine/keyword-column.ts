@@ -14,6 +14,8 @@ type NarrowArray = Uint8Array | Uint16Array | Uint32Array;
 export type SingleValues = NarrowArray;
 /** Each document's values as the bits of one number (bit v: value id v), for a column of at most 32 values. */
 export type ValueMasks = NarrowArray;
+/** Each document's start in docValues from its block's start (see KeywordColumn.startOf). */
+export type DocOffsets = NarrowArray;
 /** The value ids of the offsets + values layout: a byte each while the column has at most 256 values, two to 65,536, else four. */
 export type DocValues = NarrowArray;
 const NO_VALUES: NarrowArray = new Uint8Array(0);
@@ -61,7 +63,7 @@ function isDense(count: number, docCount: number): boolean {
  *   document for good — until a compaction finds no live document with two values left: a
  *   column of at most 32 values (product types, segments, moods, formats) to one bitmask per
  *   document (`masks[d]`, bit v for value v), a larger one (people, events) to offsets +
- *   values (`docValues[docStart[d]..docStart[d + 1])`); a masked column that gains a 33rd
+ *   values (`docValues[start(d)..start(d + 1))`, see startOf); a masked column that gains a 33rd
  *   value moves to offsets + values. A column holds one layout, never two: at a million
  *   documents and two dozen attributes that is 200 MB less. Each layout's array is as narrow
  *   as the column's value count allows (a byte, two, four: see singleWidth, maskWidth,
@@ -109,9 +111,16 @@ export class KeywordColumn {
   single: SingleValues = NO_VALUES;
   /** multi-valued layout of a column of at most 32 values: a bitmask per document (empty in the other layouts) */
   masks: ValueMasks = NO_VALUES;
-  /** multi-valued layout of more values: offsets into docValues per document (empty in the other layouts) */
-  docStart: Uint32Array = EMPTY;
+  /**
+   * multi-valued layout of more values (offsets + values; empty in the other layouts): where
+   * each block of 32 documents starts in docValues, and where each document starts from its
+   * block's start (see startOf)
+   */
+  blockStart: Uint32Array = EMPTY;
+  docOffset: DocOffsets = NO_VALUES;
   docValues: DocValues = NO_VALUES;
+  /** blockStart as it was before a compaction moved the documents (the compaction overwrites it as it goes) */
+  private blockStartBefore: Uint32Array = EMPTY;
   private layoutKind: 'single' | 'masks' | 'offsets' = 'single';
   /** a bitmap per dense value (at the last build), else null; documents appended since are added */
   bitmaps: (Uint32Array | null)[] = [];
@@ -169,10 +178,36 @@ export class KeywordColumn {
     return id;
   }
 
+  /**
+   * Where document d's values start in docValues (d up to the document count: then where the
+   * last one's end): its block's start plus its own offset. A u32 start per document cost
+   * four bytes; the offset within a block of 32 fits a byte until the block's documents hold
+   * 256 values (then two bytes, four past 65,536), and a block's u32 start adds an eighth of a
+   * byte a document — two more reads per document, which facet counting and the filter check
+   * do not notice (see countMulti).
+   */
+  private startOf(d: number): number {
+    return this.blockStart[d >>> 5]! + this.docOffset[d]!;
+  }
+
+  /** Records that document d's values start at `start` (every document before it recorded). */
+  private setStart(d: number, start: number): void {
+    this.docOffset = ensureCapacity(this.docOffset, d + 1);
+    if ((d & 31) === 0) {
+      this.blockStart = ensureCapacity(this.blockStart, (d >>> 5) + 1);
+      this.blockStart[d >>> 5] = start;
+      this.docOffset[d] = 0;
+      return;
+    }
+    const offset = start - this.blockStart[d >>> 5]!;
+    this.docOffset = widened(this.docOffset, offset <= 0xff ? 1 : offset <= 0xffff ? 2 : 4);
+    this.docOffset[d] = offset;
+  }
+
   /** Calls `visit` with each value id of document `d`. */
   private forEachValue(d: number, visit: (value: number) => void): void {
     if (this.layoutKind === 'offsets') {
-      for (let j = this.docStart[d]!, end = this.docStart[d + 1]!; j < end; j++) visit(this.docValues[j]!);
+      for (let j = this.startOf(d), end = this.startOf(d + 1); j < end; j++) visit(this.docValues[j]!);
     } else if (this.layoutKind === 'masks') {
       for (let bits = this.masks[d]! | 0; bits !== 0; bits &= bits - 1) visit(31 - Math.clz32(bits & -bits));
     } else if (d < this.single.length && this.single[d]! !== 0) {
@@ -216,11 +251,10 @@ export class KeywordColumn {
     if (ids.length > 1 && this.layoutKind === 'single') this.switchToMulti(ordinal);
     if (this.layoutKind === 'masks' && valueCount > MAX_MASKED_VALUES) this.switchToOffsets(ordinal);
     if (this.layoutKind === 'offsets') {
-      const start = this.docStart[ordinal]!;
+      const start = this.startOf(ordinal);
       this.docValues = ensureCapacity(widened(this.docValues, valueWidth(valueCount)), start + ids.length);
       for (let i = 0; i < ids.length; i++) this.docValues[start + i] = ids[i]!;
-      this.docStart = ensureCapacity(this.docStart, ordinal + 2);
-      this.docStart[ordinal + 1] = start + ids.length;
+      this.setStart(ordinal + 1, start + ids.length);
     } else if (this.layoutKind === 'masks') {
       this.masks = ensureCapacity(widened(this.masks, maskWidth(valueCount)), ordinal + 1);
       let bits = 0;
@@ -247,18 +281,19 @@ export class KeywordColumn {
 
   /** The `docCount` documents so far, in either other layout, move to offsets + values (for good, as in switchToMulti). */
   private switchToOffsets(docCount: number): void {
-    const docStart = new Uint32Array(Math.max(16, docCount + 2));
+    // the other layouts read nothing of these: each document's start is recorded as its values are copied
+    this.blockStart = new Uint32Array(Math.max(16, (docCount >>> 5) + 2));
+    this.docOffset = new Uint8Array(Math.max(16, docCount + 2));
     let docValues = narrowArray(valueWidth(this.values.length), Math.max(16, docCount));
     let write = 0;
     for (let d = 0; d < docCount; d++) {
-      docStart[d] = write;
+      this.setStart(d, write);
       this.forEachValue(d, (value) => {
         docValues = ensureCapacity(docValues, write + 1);
         docValues[write++] = value;
       });
     }
-    docStart[docCount] = write;
-    this.docStart = docStart;
+    this.setStart(docCount, write);
     this.docValues = docValues;
     this.single = NO_VALUES;
     this.masks = NO_VALUES;
@@ -287,11 +322,17 @@ export class KeywordColumn {
       this.masks[newOrdinal] = this.masks[oldOrdinal]!;
       return write;
     }
-    const from = this.docStart[oldOrdinal]!;
-    const to = this.docStart[oldOrdinal + 1]!;
+    // the document's old place: its block's start from before the compaction, its offset not yet overwritten (next ≤ old)
+    const from = this.blockStartBefore[oldOrdinal >>> 5]! + this.docOffset[oldOrdinal]!;
+    const to = this.blockStartBefore[(oldOrdinal + 1) >>> 5]! + this.docOffset[oldOrdinal + 1]!;
     if (write !== from) this.docValues.copyWithin(write, from, to);
-    this.docStart[newOrdinal] = write;
+    this.setStart(newOrdinal, write);
     return write + (to - from);
+  }
+
+  /** Before a compaction moves documents (compactInto): keeps the blocks' starts the moves read. */
+  beginCompaction(): void {
+    if (this.layoutKind === 'offsets') this.blockStartBefore = this.blockStart.slice();
   }
 
   finishCompaction(docCount: number, write: number): void {
@@ -305,9 +346,11 @@ export class KeywordColumn {
       this.masks = trimmed(this.masks, docCount);
       this.masks.fill(0, docCount);
     } else {
-      this.docStart[docCount] = write;
+      this.setStart(docCount, write);
+      this.blockStartBefore = EMPTY;
       // Growth left room for appends; a compacted column keeps only a little of it.
-      this.docStart = trimmed(this.docStart, docCount + 1);
+      this.blockStart = trimmed(this.blockStart, (docCount >>> 5) + 1);
+      this.docOffset = trimmed(this.docOffset, docCount + 1);
       this.docValues = trimmed(this.docValues, write);
     }
     this.useSingleWhenPossible(docCount);
@@ -318,13 +361,14 @@ export class KeywordColumn {
     if (this.layoutKind === 'masks') {
       for (let d = 0; d < docCount; d++) if ((this.masks[d]! & (this.masks[d]! - 1)) !== 0) return;
     } else {
-      for (let d = 0; d < docCount; d++) if (this.docStart[d + 1]! - this.docStart[d]! > 1) return;
+      for (let d = 0; d < docCount; d++) if (this.startOf(d + 1) - this.startOf(d) > 1) return;
     }
     const single = this.values.length === 0 ? NO_VALUES : narrowArray(singleWidth(this.values.length), docCount + 16);
     for (let d = 0; d < docCount; d++) this.forEachValue(d, (value) => (single[d] = value + 1));
     this.single = single;
     this.masks = NO_VALUES;
-    this.docStart = EMPTY;
+    this.blockStart = EMPTY;
+    this.docOffset = NO_VALUES;
     this.docValues = NO_VALUES;
     this.layoutKind = 'single';
   }
@@ -350,7 +394,7 @@ export class KeywordColumn {
     const sparse = this.values.map((_, v) => !isDense(this.liveCounts[v]!, docCount));
     if (this.layoutKind === 'offsets') {
       for (let d = 0; d < docCount; d++) {
-        for (let j = this.docStart[d]!; j < this.docStart[d + 1]!; j++) {
+        for (let j = this.startOf(d), end = this.startOf(d + 1); j < end; j++) {
           const value = this.docValues[j]!;
           if (sparse[value]!) visit(value, d);
         }
@@ -445,7 +489,7 @@ export class KeywordColumn {
       const bit = 1 << (d & 31);
       const w = d >>> 5;
       if (this.layoutKind === 'offsets') {
-        for (let j = this.docStart[d]!; j < this.docStart[d + 1]!; j++) {
+        for (let j = this.startOf(d), end = this.startOf(d + 1); j < end; j++) {
           const bitmap = bitmaps[this.docValues[j]!];
           if (bitmap) bitmap[w] = bitmap[w]! | bit;
         }
@@ -461,10 +505,12 @@ export class KeywordColumn {
     }
   }
 
-  /** The per-document layout for a snapshot: `single`, `masks`, or `docStart` and `docValues`. */
-  layout(docCount: number): { single: SingleValues } | { masks: ValueMasks } | { docStart: Uint32Array; docValues: DocValues } {
+  /** The per-document layout for a snapshot: `single`, `masks`, or offsets + values. */
+  layout(docCount: number): { single: SingleValues } | { masks: ValueMasks } | { blockStart: Uint32Array; docOffset: DocOffsets; docValues: DocValues } {
     if (this.layoutKind === 'masks') return { masks: this.masks.subarray(0, docCount) };
-    if (this.layoutKind === 'offsets') return { docStart: this.docStart.subarray(0, docCount + 1), docValues: this.docValues.subarray(0, this.docStart[docCount]!) };
+    if (this.layoutKind === 'offsets') {
+      return { blockStart: this.blockStart.subarray(0, (docCount >>> 5) + 1), docOffset: this.docOffset.subarray(0, docCount + 1), docValues: this.docValues.subarray(0, this.startOf(docCount)) };
+    }
     return { single: this.single.subarray(0, this.single.length === 0 ? 0 : docCount) };
   }
 
@@ -479,7 +525,8 @@ export class KeywordColumn {
     if (layout === null) return;
     this.single = NO_VALUES;
     this.masks = NO_VALUES;
-    this.docStart = EMPTY;
+    this.blockStart = EMPTY;
+    this.docOffset = NO_VALUES;
     this.docValues = NO_VALUES;
     const wrongLength = new Error(`search index snapshot: column ${this.name} has the wrong length`);
     if ('single' in layout) {
@@ -497,8 +544,9 @@ export class KeywordColumn {
       this.masks.set(layout.masks);
       this.layoutKind = 'masks';
     } else {
-      if (layout.docStart.length !== docCount + 1) throw wrongLength;
-      this.docStart = ensureCapacity(layout.docStart, 16);
+      if (layout.docOffset.length !== docCount + 1 || layout.blockStart.length !== (docCount >>> 5) + 1) throw wrongLength;
+      this.blockStart = ensureCapacity(layout.blockStart, 16);
+      this.docOffset = ensureCapacity(layout.docOffset, 16);
       this.docValues = ensureCapacity(widened(layout.docValues, valueWidth(values.length)), 16);
       this.layoutKind = 'offsets';
     }
@@ -513,7 +561,8 @@ export class KeywordColumn {
       this.liveCounts.byteLength +
       this.single.byteLength +
       this.masks.byteLength +
-      this.docStart.byteLength +
+      this.blockStart.byteLength +
+      this.docOffset.byteLength +
       this.docValues.byteLength +
       this.lists.byteSize();
     for (const bitmap of this.bitmaps) if (bitmap !== null) bytes += bitmap.byteLength;
@@ -578,12 +627,13 @@ export class KeywordColumn {
   }
 
   private countMulti(ordinals: Uint32Array, count: number, counts: Uint32Array, touched: Uint32Array): number {
-    const starts = this.docStart;
+    const blockStart = this.blockStart;
+    const docOffset = this.docOffset;
     const values = this.docValues;
     let touchedCount = 0;
     for (let c = 0; c < count; c++) {
       const d = ordinals[c]!;
-      for (let j = starts[d]!, end = starts[d + 1]!; j < end; j++) {
+      for (let j = blockStart[d >>> 5]! + docOffset[d]!, end = blockStart[(d + 1) >>> 5]! + docOffset[d + 1]!; j < end; j++) {
         const v = values[j]!;
         if (counts[v]!++ === 0) touched[touchedCount++] = v;
       }

@@ -140,6 +140,41 @@ describe('keyword attribute layouts', () => {
     expectBruteForceAnswers(SearchIndex.fromSnapshot(index.toSnapshot()), held, 33);
   });
 
+  it('keep where each document starts among offsets and values from its block of 32, a byte until a block holds 256 values', () => {
+    const column = (index: SearchIndex) => (index as unknown as { store: { columns: KeywordColumn[] } }).store.columns.find((c) => c.name === 'segments')!;
+    // document i has `wide` values (of s0..s39) when i is a multiple of `every`, else one
+    const numbered = (from: number, to: number, wide: number, every: number) =>
+      Array.from({ length: to - from }, (_, k) => {
+        const i = from + k;
+        return doc(`d${i}`, { title: 'sea', segments: Array.from({ length: i % every === 0 ? wide : 1 }, (_, j) => `s${(i + j * 7) % 40}`), date: i });
+      });
+    const held = numbered(0, 1_000, 10, 8);
+    const index = indexOf(held);
+    expect(column(index).masked).toBe(false);
+    expect(column(index).docOffset).toBeInstanceOf(Uint8Array);
+    expectBruteForceAnswers(index, held, 40);
+
+    // blocks of 8 × 30 + 24 values: the offsets widen to two bytes
+    const wide = numbered(1_000, 1_200, 30, 4);
+    index.upsertMany(wide);
+    held.push(...wide);
+    expect(column(index).docOffset).toBeInstanceOf(Uint16Array);
+    expectBruteForceAnswers(index, held, 40);
+
+    // a compaction that drops most one-value documents moves the rest down across blocks
+    const dropped = held.filter((d, i) => d.keywords.segments!.length === 1 && i % 3 !== 0);
+    for (const d of dropped) index.remove(d.id);
+    index.compact();
+    const kept = held.filter((d) => !dropped.includes(d));
+    expectBruteForceAnswers(index, kept, 40);
+    const restored = SearchIndex.fromSnapshot(index.toSnapshot());
+    expect(column(restored).docOffset).toBeInstanceOf(Uint16Array);
+    expectBruteForceAnswers(restored, kept, 40);
+    const later = numbered(2_000, 2_070, 3, 2);
+    restored.upsertMany(later);
+    expectBruteForceAnswers(restored, [...kept, ...later], 40);
+  });
+
   it('keep the values of offsets and values in a byte up to 256 values, in two bytes up to 65,536, in four beyond', () => {
     const column = (index: SearchIndex) => (index as unknown as { store: { columns: KeywordColumn[] } }).store.columns.find((c) => c.name === 'segments')!;
     const numbered = (from: number, to: number) => Array.from({ length: to - from }, (_, k) => doc(`d${from + k}`, { title: 'sea', segments: [`p${from + k}`, 'shared'], date: from + k }));
