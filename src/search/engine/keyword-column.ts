@@ -539,7 +539,8 @@ export class KeywordColumn {
       return;
     }
     if ('masks' in layout) {
-      if (layout.masks.length !== docCount || values.length > MAX_MASKED_VALUES) throw wrongLength;
+      if (layout.masks.length !== docCount) throw wrongLength;
+      if (values.length > MAX_MASKED_VALUES) throw new Error(`search index snapshot: column ${this.name} has bitmasks for ${values.length} values`);
       this.masks = narrowArray(maskWidth(values.length), docCount + 16);
       this.masks.set(layout.masks);
       this.layoutKind = 'masks';
