@@ -63,7 +63,7 @@ export class IndexStore {
   readonly columns: KeywordColumn[];
   readonly columnByName: Map<string, KeywordColumn>;
   readonly numericNames: readonly string[];
-  /** per numeric attribute, float32 until a value needs more (see NumberColumn) */
+  /** per numeric attribute, int16 or float32 until a value needs more (see NumberColumn) */
   numbers: NumberColumn[];
 
   // documents
@@ -133,7 +133,7 @@ export class IndexStore {
     this.columns = schema.keywordAttributes.map((name) => new KeywordColumn(name, filterOnly.has(name)));
     this.columnByName = new Map(this.columns.map((column) => [column.name, column]));
     this.numericNames = [...schema.numericAttributes];
-    this.numbers = this.numericNames.map(() => new Float32Array(16).fill(NaN));
+    this.numbers = this.numericNames.map(() => new Int16Array(16));
     this.lengths = new Uint8Array(16 * Math.max(1, this.fields));
     this.lengthSums = new Float64Array(this.fields);
     this.minLengthCode = new Uint8Array(this.fields).fill(255);
@@ -240,9 +240,18 @@ export class IndexStore {
     return ordinal;
   }
 
-  /** Writes a number, first widening its column to float64 when the value is not a float32 exactly. */
+  /**
+   * Writes a number (NaN: none), first widening its column when the value does not fit it: an
+   * int16 column to float32 for a missing value or one that is not a whole number of int16
+   * (the documents so far keep their values exactly), to float64 when the value is not a
+   * float32 exactly either.
+   */
   private setNumber(n: number, ordinal: number, value: number): void {
     let column = this.numbers[n]!;
+    if (column instanceof Int16Array && !(Number.isInteger(value) && value >= -0x8000 && value <= 0x7fff)) {
+      column = Float32Array.from(column);
+      this.numbers[n] = column;
+    }
     if (column instanceof Float32Array && Math.fround(value) !== value && !Number.isNaN(value)) {
       column = Float64Array.from(column);
       this.numbers[n] = column;
@@ -706,7 +715,7 @@ export class IndexStore {
       if (column.filterOnly) column.restoreBitmaps(Array.from(reader.u32(`keyword.${c}.dense`), (value) => [value, reader.u32(`keyword.${c}.bitmap.${value}`)] as const), docCount);
       else column.buildBitmaps(docCount);
     });
-    this.numbers = this.numbers.map((_, n) => reader.floats(`number.${n}`));
+    this.numbers = this.numbers.map((_, n) => reader.numbers(`number.${n}`));
     this.orders.rebuild();
   }
 

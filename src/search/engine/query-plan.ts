@@ -59,15 +59,18 @@ export interface Bm25Context {
 }
 
 /**
- * A numeric attribute's values by ordinal, NaN where missing: four bytes a value while every
- * value is a float32 exactly (counts, sizes, small scores), eight from the first that is not
- * (dates in seconds) — see IndexStore.setNumber. Read as numbers, both answer alike.
- * Not narrower integer arrays (a byte for a rank, two for a long edge): a loop that reads
- * columns of more than three element kinds at one site goes megamorphic (a range filter's
- * loop measured 5–8 times slower with five kinds, 1.8 times with four), and a missing value
- * would need a sentinel that every sort and filter checks, where NaN fails them by itself.
+ * A numeric attribute's values by ordinal, in the narrowest of three kinds (see
+ * IndexStore.setNumber): two bytes a value while every document has one and every value is a
+ * whole number of int16 (a long edge, a rank, a clip's seconds, a count so far); four while
+ * every value is a float32 exactly, NaN where missing (counts, sizes, small scores); eight
+ * from the first that is not (dates in seconds). Read as numbers, all answer alike: an int16
+ * column has no missing value, so NaN keeps meaning "missing" (it fails every range and sorts
+ * last) with no sentinel for the readers to check.
+ * Not more kinds (a byte for a rank, int32 for a date): a loop that reads columns of more than
+ * three element kinds at one site goes megamorphic (a range filter's loop measured 5–8 times
+ * slower with five kinds, 1.8 times with four, as fast with three).
  */
-export type NumberColumn = Float32Array | Float64Array;
+export type NumberColumn = Int16Array | Float32Array | Float64Array;
 
 /**
  * A filter checked per document (those that are not bitmaps): a single-valued keyword column
