@@ -52,13 +52,13 @@ const numbersTotal = store.numbers.reduce((sum, column) => sum + column.byteLeng
 console.log(`typed arrays: ${megabytes(store.byteSize())} (${perMillion(store.byteSize())})`);
 const sum = (part: (column: (typeof store.columns)[number]) => number): number => store.columns.reduce((total, column) => total + part(column), 0);
 console.log(
-  `  keyword columns: ${perMillion(columnsTotal)} — one value per document ${perMillion(sum((c) => c.single.byteLength))}, offsets and values ${perMillion(sum((c) => c.docStart.byteLength + c.docValues.byteLength))}, lists per value ${perMillion(sum((c) => c.lists.byteSize()))}, dense values' bitmaps ${perMillion(sum((c) => c.bitmaps.reduce((bytes, bitmap) => bytes + (bitmap?.byteLength ?? 0), 0)))}`,
+  `  keyword columns: ${perMillion(columnsTotal)} — one value per document ${perMillion(sum((c) => c.single.byteLength))}, bitmasks ${perMillion(sum((c) => c.masks.byteLength))}, offsets and values ${perMillion(sum((c) => c.blockStart.byteLength + c.docOffset.byteLength + c.docValues.byteLength))}, lists per value ${perMillion(sum((c) => c.lists.byteSize()))}, dense values' bitmaps ${perMillion(sum((c) => c.bitmaps.reduce((bytes, bitmap) => bytes + (bitmap?.byteLength ?? 0), 0)))}`,
 );
 for (const column of columnBytes.sort((a, b) => b.bytes - a.bytes).slice(0, 6)) console.log(`    ${column.name.padEnd(18)} ${perMillion(column.bytes)}`);
 const largest = store.columns.reduce((a, b) => (b.byteSize() > a.byteSize() ? b : a));
 const bitmapBytes = largest.bitmaps.reduce((sum, bitmap) => sum + (bitmap?.byteLength ?? 0), 0);
 console.log(
-  `    (${largest.name}: ${largest.valueCount.toLocaleString('en')} values; per document ${perMillion(largest.single.byteLength + largest.docStart.byteLength + largest.docValues.byteLength)}, lists ${perMillion(largest.lists.byteSize())}, bitmaps ${perMillion(bitmapBytes)})`,
+  `    (${largest.name}: ${largest.valueCount.toLocaleString('en')} values; per document ${perMillion(largest.single.byteLength + largest.masks.byteLength + largest.blockStart.byteLength + largest.docOffset.byteLength + largest.docValues.byteLength)}, lists ${perMillion(largest.lists.byteSize())}, bitmaps ${perMillion(bitmapBytes)})`,
 );
 console.log(`  numbers: ${perMillion(numbersTotal)}`);
 console.log(`  forward stream: ${perMillion(store.forward.byteLength + store.forwardStart.byteLength)}`);

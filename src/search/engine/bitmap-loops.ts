@@ -1,5 +1,5 @@
 import type { PostingRun } from './compressed-lists.js';
-import type { SingleValues } from './keyword-column.js';
+import type { DocOffsets, DocValues, SingleValues, ValueMasks } from './keyword-column.js';
 import type { NumberColumn } from './query-plan.js';
 import { bitCount } from './typed-arrays.js';
 
@@ -86,8 +86,8 @@ export function listBits(bits: Uint32Array, words: number, ordinals: Uint32Array
 }
 
 /*
- * One loop per kind of per-document filter, here on the bitmap (refineSingle, refineMulti,
- * refineRange) and again on the list (keepBySingle, keepByMulti, keepByRange in
+ * One loop per kind of per-document filter, here on the bitmap (refineSingle, refineMasks,
+ * refineMulti, refineRange) and again on the list (keepBySingle, keepByMasks, keepByMulti, keepByRange in
  * list-loops.ts), on purpose: the shared shape — walk the candidates, test one document,
  * keep or drop it — taken out as a loop that calls a test per document would make that call
  * the hot path. A loop shared by the three kinds sees three tests at one call site, which V8
@@ -113,7 +113,26 @@ export function refineSingle(bits: Uint32Array, words: number, single: SingleVal
   return;
 }
 
-export function refineMulti(bits: Uint32Array, words: number, starts: Uint32Array, values: Uint32Array, allowed: Uint8Array, exclude: boolean): void {
+/** A document passes when its bitmask shares a bit with `allowed` (or, excluding, shares none): branch-free like refineSingle. */
+export function refineMasks(bits: Uint32Array, words: number, masks: ValueMasks, allowed: number, exclude: boolean): void {
+  const flip = exclude ? 1 : 0;
+  for (let i = 0; i < words; i++) {
+    let word = bits[i]! | 0;
+    if (word === 0) continue;
+    let keep = word;
+    const base = i << 5;
+    while (word !== 0) {
+      const lowest = word & -word;
+      word ^= lowest;
+      const passes = ((masks[base + 31 - Math.clz32(lowest)]! & allowed) !== 0 ? 1 : 0) ^ flip;
+      keep ^= lowest & (passes - 1);
+    }
+    bits[i] = keep;
+  }
+  return;
+}
+
+export function refineMulti(bits: Uint32Array, words: number, blockStart: Uint32Array, docOffset: DocOffsets, values: DocValues, allowed: Uint8Array, exclude: boolean): void {
   for (let i = 0; i < words; i++) {
     let word = bits[i]! | 0;
     if (word === 0) continue;
@@ -124,7 +143,7 @@ export function refineMulti(bits: Uint32Array, words: number, starts: Uint32Arra
       word ^= lowest;
       const d = base + 31 - Math.clz32(lowest);
       let hit = false;
-      for (let j = starts[d]!, end = starts[d + 1]!; j < end; j++) {
+      for (let j = blockStart[d >>> 5]! + docOffset[d]!, end = blockStart[(d + 1) >>> 5]! + docOffset[d + 1]!; j < end; j++) {
         if (allowed[values[j]!] !== 0) {
           hit = true;
           break;

@@ -1,4 +1,4 @@
-import { andInto, andNotInto, listBits, orInto, population, refineMulti, refineRange, refineSingle, setBits, setRunBits } from './bitmap-loops.js';
+import { andInto, andNotInto, listBits, orInto, population, refineMasks, refineMulti, refineRange, refineSingle, setBits, setRunBits } from './bitmap-loops.js';
 import {
   addInto,
   boundTable,
@@ -23,7 +23,7 @@ import {
   scoreOneBoundedByBitmap,
   settle,
 } from './bm25-scoring.js';
-import { copyBits, copyRun, dropRepeats, keepByAnyBits, keepByBits, keepByLookup, keepByMulti, keepByRange, keepBySingle } from './list-loops.js';
+import { copyBits, copyRun, dropRepeats, keepByAnyBits, keepByBits, keepByLookup, keepByMasks, keepByMulti, keepByRange, keepBySingle } from './list-loops.js';
 import { keepByPhrase, type PhraseTerms } from './phrase-match.js';
 import type { OrdinalRun } from './value-lists.js';
 import type { Bm25Context, DocumentFilter, Segment, TermPlan } from './query-plan.js';
@@ -190,7 +190,8 @@ export class CandidateSet {
   /** Clears the documents that fail a per-document filter (one tight loop per filter). */
   refine(filter: DocumentFilter): void {
     if (filter.kind === 'single') refineSingle(this.bits, this.words, filter.single, filter.allowed, filter.exclude);
-    else if (filter.kind === 'multi') refineMulti(this.bits, this.words, filter.starts, filter.values, filter.allowed, filter.exclude);
+    else if (filter.kind === 'masks') refineMasks(this.bits, this.words, filter.masks, filter.allowed, filter.exclude);
+    else if (filter.kind === 'multi') refineMulti(this.bits, this.words, filter.blockStart, filter.docOffset, filter.values, filter.allowed, filter.exclude);
     else refineRange(this.bits, this.words, filter.column, filter.min, filter.max);
   }
 
@@ -256,7 +257,8 @@ export class CandidateSet {
   /** Keeps the listed documents that pass a per-document filter. */
   keepByFilter(filter: DocumentFilter): void {
     if (filter.kind === 'single') this.count = keepBySingle(this.ordinals, this.count, filter.single, filter.allowed, filter.exclude);
-    else if (filter.kind === 'multi') this.count = keepByMulti(this.ordinals, this.count, filter.starts, filter.values, filter.allowed, filter.exclude);
+    else if (filter.kind === 'masks') this.count = keepByMasks(this.ordinals, this.count, filter.masks, filter.allowed, filter.exclude);
+    else if (filter.kind === 'multi') this.count = keepByMulti(this.ordinals, this.count, filter.blockStart, filter.docOffset, filter.values, filter.allowed, filter.exclude);
     else this.count = keepByRange(this.ordinals, this.count, filter.column, filter.min, filter.max);
   }
 

@@ -64,7 +64,7 @@ export class IndexStore {
   readonly columns: KeywordColumn[];
   readonly columnByName: Map<string, KeywordColumn>;
   readonly numericNames: readonly string[];
-  /** per numeric attribute, float32 until a value needs more (see NumberColumn) */
+  /** per numeric attribute, int16 or float32 until a value needs more (see NumberColumn) */
   numbers: NumberColumn[];
 
   // documents
@@ -135,7 +135,7 @@ export class IndexStore {
     this.columns = schema.keywordAttributes.map((name) => new KeywordColumn(name, filterOnly.has(name)));
     this.columnByName = new Map(this.columns.map((column) => [column.name, column]));
     this.numericNames = [...schema.numericAttributes];
-    this.numbers = this.numericNames.map(() => new Float32Array(16).fill(NaN));
+    this.numbers = this.numericNames.map(() => new Int16Array(16));
     this.lengths = new Uint8Array(16 * Math.max(1, this.fields));
     this.lengthSums = new Float64Array(this.fields);
     this.minLengthCode = new Uint8Array(this.fields).fill(255);
@@ -242,9 +242,18 @@ export class IndexStore {
     return ordinal;
   }
 
-  /** Writes a number, first widening its column to float64 when the value is not a float32 exactly. */
+  /**
+   * Writes a number (NaN: none), first widening its column when the value does not fit it: an
+   * int16 column to float32 for a missing value or one that is not a whole number of int16
+   * (the documents so far keep their values exactly), to float64 when the value is not a
+   * float32 exactly either.
+   */
   private setNumber(n: number, ordinal: number, value: number): void {
     let column = this.numbers[n]!;
+    if (column instanceof Int16Array && !(Number.isInteger(value) && value >= -0x8000 && value <= 0x7fff)) {
+      column = Float32Array.from(column);
+      this.numbers[n] = column;
+    }
     if (column instanceof Float32Array && Math.fround(value) !== value && !Number.isNaN(value)) {
       column = Float64Array.from(column);
       this.numbers[n] = column;
@@ -455,6 +464,7 @@ export class IndexStore {
     let next = 0;
     let write = 0;
     const columnWrites = this.columns.map(() => 0);
+    for (const column of this.columns) column.beginCompaction();
     for (let old = 0; old < this.docCount; old++) {
       if (!this.isLive(old)) continue;
       const from = this.forwardStart[old]!;
@@ -662,8 +672,11 @@ export class IndexStore {
         // a filter-only column: its lists alone
       } else if ('single' in layout) {
         writer.add(`keyword.${c}.single`, layout.single);
+      } else if ('masks' in layout) {
+        writer.add(`keyword.${c}.masks`, layout.masks);
       } else {
-        writer.add(`keyword.${c}.docStart`, layout.docStart);
+        writer.add(`keyword.${c}.blockStart`, layout.blockStart);
+        writer.add(`keyword.${c}.docOffset`, layout.docOffset);
         writer.add(`keyword.${c}.docValues`, layout.docValues);
       }
       if (column.filterOnly) {
@@ -722,14 +735,16 @@ export class IndexStore {
           ? null
           : reader.has(`keyword.${c}.single`)
             ? { single: reader.unsigned(`keyword.${c}.single`) }
-            : { docStart: reader.u32(`keyword.${c}.docStart`), docValues: reader.u32(`keyword.${c}.docValues`) },
+            : reader.has(`keyword.${c}.masks`)
+              ? { masks: reader.unsigned(`keyword.${c}.masks`) }
+              : { blockStart: reader.u32(`keyword.${c}.blockStart`), docOffset: reader.unsigned(`keyword.${c}.docOffset`), docValues: reader.unsigned(`keyword.${c}.docValues`) },
         docCount,
       );
       column.lists.setBase(reader.u32(`keyword.${c}.lists.start`), reader.u8(`keyword.${c}.lists.bytes`));
       if (column.filterOnly) column.restoreBitmaps(Array.from(reader.u32(`keyword.${c}.dense`), (value) => [value, reader.u32(`keyword.${c}.bitmap.${value}`)] as const), docCount);
       else column.buildBitmaps(docCount);
     });
-    this.numbers = this.numbers.map((_, n) => reader.floats(`number.${n}`));
+    this.numbers = this.numbers.map((_, n) => reader.numbers(`number.${n}`));
     this.orders.rebuild();
   }
 

@@ -1,5 +1,5 @@
 import { documentAt, gallopRun, type PostingRun } from './compressed-lists.js';
-import type { SingleValues } from './keyword-column.js';
+import type { DocOffsets, DocValues, SingleValues, ValueMasks } from './keyword-column.js';
 import type { NumberColumn, Segment } from './query-plan.js';
 
 /*
@@ -80,13 +80,23 @@ export function keepBySingle(ordinals: Uint32Array, count: number, single: Singl
   return kept;
 }
 
+/** refineMasks on a list. */
+export function keepByMasks(ordinals: Uint32Array, count: number, masks: ValueMasks, allowed: number, exclude: boolean): number {
+  let kept = 0;
+  for (let c = 0; c < count; c++) {
+    const d = ordinals[c]!;
+    if (((masks[d]! & allowed) !== 0) !== exclude) ordinals[kept++] = d;
+  }
+  return kept;
+}
+
 /** refineMulti on a list. */
-export function keepByMulti(ordinals: Uint32Array, count: number, starts: Uint32Array, values: Uint32Array, allowed: Uint8Array, exclude: boolean): number {
+export function keepByMulti(ordinals: Uint32Array, count: number, blockStart: Uint32Array, docOffset: DocOffsets, values: DocValues, allowed: Uint8Array, exclude: boolean): number {
   let kept = 0;
   for (let c = 0; c < count; c++) {
     const d = ordinals[c]!;
     let hit = false;
-    for (let j = starts[d]!, end = starts[d + 1]!; j < end; j++) {
+    for (let j = blockStart[d >>> 5]! + docOffset[d]!, end = blockStart[(d + 1) >>> 5]! + docOffset[d + 1]!; j < end; j++) {
       if (allowed[values[j]!] !== 0) {
         hit = true;
         break;

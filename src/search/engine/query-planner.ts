@@ -175,8 +175,12 @@ export function documentFilters(keyword: readonly CompiledKeywordFilter[], range
       const shifted = new Uint8Array(allowed.length + 1);
       shifted.set(allowed, 1);
       filters.push({ kind: 'single', single: column.single, allowed: shifted, exclude });
+    } else if (column.masked) {
+      let bits = 0;
+      for (let value = 0; value < allowed.length; value++) if (allowed[value] !== 0) bits |= 1 << value;
+      filters.push({ kind: 'masks', masks: column.masks, allowed: bits, exclude });
     } else {
-      filters.push({ kind: 'multi', starts: column.docStart, values: column.docValues, allowed, exclude });
+      filters.push({ kind: 'multi', blockStart: column.blockStart, docOffset: column.docOffset, values: column.docValues, allowed, exclude });
     }
   }
   for (const { column, min, max } of range) filters.push({ kind: 'range', column, min, max });

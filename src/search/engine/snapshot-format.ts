@@ -19,12 +19,13 @@ const MAGIC = 'STKIDXv1';
 export const SNAPSHOT_VERSION = 8;
 const FIXED_HEADER = 24;
 
-type SectionArray = Uint8Array | Uint16Array | Uint32Array | Int32Array | Float32Array | Float64Array;
-type SectionType = 'u8' | 'u16' | 'u32' | 'i32' | 'f32' | 'f64';
+type SectionArray = Uint8Array | Uint16Array | Int16Array | Uint32Array | Int32Array | Float32Array | Float64Array;
+type SectionType = 'u8' | 'u16' | 'i16' | 'u32' | 'i32' | 'f32' | 'f64';
 
 const CONSTRUCTORS = {
   u8: Uint8Array,
   u16: Uint16Array,
+  i16: Int16Array,
   u32: Uint32Array,
   i32: Int32Array,
   f32: Float32Array,
@@ -34,6 +35,7 @@ const CONSTRUCTORS = {
 function typeOf(array: SectionArray): SectionType {
   if (array instanceof Uint8Array) return 'u8';
   if (array instanceof Uint16Array) return 'u16';
+  if (array instanceof Int16Array) return 'i16';
   if (array instanceof Uint32Array) return 'u32';
   if (array instanceof Int32Array) return 'i32';
   if (array instanceof Float32Array) return 'f32';
@@ -188,9 +190,10 @@ export class SnapshotReader {
     return this.copy(name, 'i32') as Int32Array;
   }
 
-  /** An array of numbers written as f32 or f64 (its narrowest exact type), as it was written. */
-  floats(name: string): Float32Array | Float64Array {
-    if (this.entries.get(name)?.type === 'f32') return this.copy(name, 'f32') as Float32Array;
+  /** An array of numbers written as i16, f32 or f64 (its narrowest exact type), as it was written. */
+  numbers(name: string): Int16Array | Float32Array | Float64Array {
+    const type = this.entries.get(name)?.type;
+    if (type === 'i16' || type === 'f32') return this.copy(name, type) as Int16Array | Float32Array;
     return this.f64(name);
   }
 

@@ -1,6 +1,6 @@
 /** Small helpers for typed arrays that grow by doubling. */
 
-export type GrowableArray = Uint8Array | Uint16Array | Uint32Array | Int32Array | Float32Array | Float64Array;
+export type GrowableArray = Uint8Array | Uint16Array | Int16Array | Uint32Array | Int32Array | Float32Array | Float64Array;
 
 /**
  * The same array when it already holds `needed` elements, else a copy with at least double the

@@ -105,7 +105,8 @@ describe('a filter-only keyword attribute', () => {
       index.upsertMany(documents(4_000, 7, 'd'));
       index.compact();
     }
-    expect(filterOnly.byteSize()).toBeLessThan(plain.byteSize() - 4 * 4_000);
+    // the plain index's offsets and values: a byte of offset and one a value (under 257 values) per document
+    expect(filterOnly.byteSize()).toBeLessThan(plain.byteSize() - 3 * 4_000);
   });
 
   it('refuses a facet count, and a schema that names an attribute it does not have', () => {

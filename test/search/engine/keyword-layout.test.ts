@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { KeywordColumn } from '../../../src/search/engine/keyword-column.js';
 import { SearchIndex } from '../../../src/search/engine/search-index.js';
-import type { SearchQuery } from '../../../src/search/engine/types.js';
+import type { IndexDocument, SearchQuery } from '../../../src/search/engine/types.js';
 import { doc, indexOf, SCHEMA } from './fixtures.js';
 
 /*
- * A keyword attribute keeps one value per document until a document brings two, then offsets
- * and values; a compaction that leaves no document with two goes back. Whatever the layout,
- * filters, facets and snapshots answer the same.
+ * A keyword attribute keeps one value per document until a document brings two, then a bitmask
+ * per document (up to 32 values) or offsets and values; a compaction that leaves no document
+ * with two goes back. Each layout's array is as narrow as the value count allows and widens
+ * as values come. Whatever the layout, filters, facets and snapshots answer the same.
  */
 
 const SEGMENTS = ['news', 'sport', 'royalty', 'archive'];
@@ -30,7 +31,7 @@ function answers(index: SearchIndex) {
 }
 
 describe('keyword attribute layouts', () => {
-  it('switch to offsets and values at the first document with two values, answering as before', () => {
+  it('switch to several values per document at the first document with two values, answering as before', () => {
     const docs = Array.from({ length: 3_000 }, (_, i) =>
       doc(`d${String(i).padStart(4, '0')}`, { title: i % 3 === 0 ? 'harbour' : 'field', segments: segmentsOf(i), date: i }),
     );
@@ -61,6 +62,143 @@ describe('keyword attribute layouts', () => {
     expect(column.singleValued).toBe(true);
     expect(answers(index)).toEqual(before);
     expect(answers(SearchIndex.fromSnapshot(index.toSnapshot()))).toEqual(before);
+  });
+
+  it('keep one value per document in a byte up to 255 values, in two bytes up to 65,535, in four beyond', () => {
+    const single = (index: SearchIndex) => (index as unknown as { store: { columns: KeywordColumn[] } }).store.columns.find((c) => c.name === 'collection')!.single;
+    const numbered = (from: number, to: number) => Array.from({ length: to - from }, (_, k) => doc(`d${from + k}`, { title: 'sea', collection: `c${from + k}`, date: from + k }));
+    const named = (values: string[]): SearchQuery => ({ filters: [{ attribute: 'collection', anyOf: values }], sort: 'oldest' });
+    const index = indexOf(numbered(0, 255));
+    expect(single(index)).toBeInstanceOf(Uint8Array);
+    expect(index.search(named(['c0', 'c254'])).ids).toEqual(['d0', 'd254']);
+
+    // the 256th value widens the column to two bytes, the 65,536th to four; each value stays found
+    index.upsert(numbered(255, 256)[0]!);
+    expect(single(index)).toBeInstanceOf(Uint16Array);
+    expect(index.search(named(['c0', 'c254', 'c255'])).ids).toEqual(['d0', 'd254', 'd255']);
+    index.upsertMany(numbered(256, 65_535));
+    expect(single(index)).toBeInstanceOf(Uint16Array);
+    index.upsert(numbered(65_535, 65_536)[0]!);
+    expect(single(index)).toBeInstanceOf(Uint32Array);
+    const query = named(['c0', 'c255', 'c65534', 'c65535']);
+    expect(index.search(query).ids).toEqual(['d0', 'd255', 'd65534', 'd65535']);
+    expect(index.search({ phrase: 'sea', filters: [{ attribute: 'collection', anyOf: ['c255'], exclude: true }] }).total).toBe(65_535);
+    const facets = index.search({ filters: [{ attribute: 'collection', anyOf: ['c65535', 'c3'] }], facets: [{ attribute: 'collection', limit: 5 }] }).facets;
+    expect(facets).toEqual({ collection: [{ value: 'c3', count: 1 }, { value: 'c65535', count: 1 }] });
+
+    // a compaction with a deletion and a snapshot keep the width and the answers
+    index.remove('d255');
+    index.compact();
+    expect(single(index)).toBeInstanceOf(Uint32Array);
+    const restored = SearchIndex.fromSnapshot(index.toSnapshot());
+    expect(single(restored)).toBeInstanceOf(Uint32Array);
+    for (const engine of [index, restored]) expect(engine.search(query).ids).toEqual(['d0', 'd65534', 'd65535']);
+    const small = SearchIndex.fromSnapshot(indexOf(numbered(0, 255)).toSnapshot());
+    expect(single(small)).toBeInstanceOf(Uint8Array);
+    small.upsert(numbered(255, 256)[0]!);
+    expect(single(small)).toBeInstanceOf(Uint16Array);
+    expect(small.search(named(['c254', 'c255'])).ids).toEqual(['d254', 'd255']);
+  });
+
+  it('keep several values per document as a bitmask up to 32 values (a byte to 8, two to 16), then as offsets and values', () => {
+    const store = (index: SearchIndex) => (index as unknown as { store: { columns: KeywordColumn[] } }).store.columns.find((c) => c.name === 'segments')!;
+    const held: IndexDocument[] = [];
+    // document i has values s(i mod n) and s((i + 1) mod n), n growing as the documents come (each batch has all n)
+    const add = (index: SearchIndex, from: number, to: number, values: number) => {
+      const docs = Array.from({ length: to - from }, (_, k) => doc(`d${from + k}`, { title: 'sea', segments: [`s${(from + k) % values}`, `s${(from + k + 1) % values}`], date: from + k }));
+      index.upsertMany(docs);
+      held.push(...docs);
+    };
+    const index = new SearchIndex(SCHEMA);
+    add(index, 0, 2_000, 4);
+    expect(store(index).masked).toBe(true);
+    expect(store(index).masks).toBeInstanceOf(Uint8Array);
+    expectBruteForceAnswers(index, held, 4);
+    add(index, 2_000, 2_010, 9);
+    expect(store(index).masks).toBeInstanceOf(Uint16Array);
+    add(index, 2_010, 2_030, 17);
+    expect(store(index).masks).toBeInstanceOf(Uint32Array);
+    add(index, 2_030, 2_070, 32);
+    expect(store(index).masked).toBe(true);
+    expectBruteForceAnswers(index, held, 32);
+    for (const engine of [index, SearchIndex.fromSnapshot(index.toSnapshot())]) {
+      expect(store(engine).masks).toBeInstanceOf(Uint32Array);
+      expectBruteForceAnswers(engine, held, 32);
+    }
+    index.remove('d2001');
+    held.splice(2_001, 1);
+    index.compact();
+    expect(store(index).masked).toBe(true);
+    expectBruteForceAnswers(index, held, 32);
+
+    // the 33rd value: offsets and values, a byte a value
+    add(index, 2_070, 2_110, 33);
+    expect(store(index).masked).toBe(false);
+    expect(store(index).singleValued).toBe(false);
+    expect(store(index).docValues).toBeInstanceOf(Uint8Array);
+    expectBruteForceAnswers(index, held, 33);
+    expectBruteForceAnswers(SearchIndex.fromSnapshot(index.toSnapshot()), held, 33);
+  });
+
+  it('keep where each document starts among offsets and values from its block of 32, a byte until a block holds 256 values', () => {
+    const column = (index: SearchIndex) => (index as unknown as { store: { columns: KeywordColumn[] } }).store.columns.find((c) => c.name === 'segments')!;
+    // document i has `wide` values (of s0..s39) when i is a multiple of `every`, else one
+    const numbered = (from: number, to: number, wide: number, every: number) =>
+      Array.from({ length: to - from }, (_, k) => {
+        const i = from + k;
+        return doc(`d${i}`, { title: 'sea', segments: Array.from({ length: i % every === 0 ? wide : 1 }, (_, j) => `s${(i + j * 7) % 40}`), date: i });
+      });
+    const held = numbered(0, 1_000, 10, 8);
+    const index = indexOf(held);
+    expect(column(index).masked).toBe(false);
+    expect(column(index).docOffset).toBeInstanceOf(Uint8Array);
+    expectBruteForceAnswers(index, held, 40);
+
+    // blocks of 8 × 30 + 24 values: the offsets widen to two bytes
+    const wide = numbered(1_000, 1_200, 30, 4);
+    index.upsertMany(wide);
+    held.push(...wide);
+    expect(column(index).docOffset).toBeInstanceOf(Uint16Array);
+    expectBruteForceAnswers(index, held, 40);
+
+    // a compaction that drops most one-value documents moves the rest down across blocks
+    const dropped = held.filter((d, i) => d.keywords.segments!.length === 1 && i % 3 !== 0);
+    for (const d of dropped) index.remove(d.id);
+    index.compact();
+    const kept = held.filter((d) => !dropped.includes(d));
+    expectBruteForceAnswers(index, kept, 40);
+    const restored = SearchIndex.fromSnapshot(index.toSnapshot());
+    expect(column(restored).docOffset).toBeInstanceOf(Uint16Array);
+    expectBruteForceAnswers(restored, kept, 40);
+    const later = numbered(2_000, 2_070, 3, 2);
+    restored.upsertMany(later);
+    expectBruteForceAnswers(restored, [...kept, ...later], 40);
+  });
+
+  it('keep the values of offsets and values in a byte up to 256 values, in two bytes up to 65,536, in four beyond', () => {
+    const column = (index: SearchIndex) => (index as unknown as { store: { columns: KeywordColumn[] } }).store.columns.find((c) => c.name === 'segments')!;
+    const numbered = (from: number, to: number) => Array.from({ length: to - from }, (_, k) => doc(`d${from + k}`, { title: 'sea', segments: [`p${from + k}`, 'shared'], date: from + k }));
+    const named = (values: string[]): SearchQuery => ({ filters: [{ attribute: 'segments', anyOf: values }], sort: 'oldest', limit: 10 });
+    const index = indexOf(numbered(0, 255));
+    expect(column(index).docValues).toBeInstanceOf(Uint8Array);
+    index.upsert(numbered(255, 256)[0]!);
+    expect(column(index).docValues).toBeInstanceOf(Uint16Array);
+    expect(index.search(named(['p0', 'p255'])).ids).toEqual(['d0', 'd255']);
+    index.upsertMany(numbered(256, 65_535));
+    expect(column(index).docValues).toBeInstanceOf(Uint16Array);
+    index.upsert(numbered(65_535, 65_536)[0]!);
+    expect(column(index).docValues).toBeInstanceOf(Uint32Array);
+    const query = named(['p0', 'p255', 'p65534', 'p65535']);
+    expect(index.search(query).ids).toEqual(['d0', 'd255', 'd65534', 'd65535']);
+    const facets = index.search({ ...query, facets: [{ attribute: 'segments', limit: 2 }] }).facets;
+    expect(facets).toEqual({ segments: [{ value: 'shared', count: 4 }, { value: 'p0', count: 1 }] });
+    index.remove('d255');
+    index.compact();
+    for (const engine of [index, SearchIndex.fromSnapshot(index.toSnapshot())]) {
+      expect(column(engine).docValues).toBeInstanceOf(Uint32Array);
+      expect(engine.search(query).ids).toEqual(['d0', 'd65534', 'd65535']);
+      expect(engine.search({ phrase: 'sea', filters: [{ attribute: 'segments', anyOf: ['p7'], exclude: true }] }).total).toBe(65_534);
+    }
   });
 
   it('hold nothing per document for an attribute no document has, until one has it', () => {
@@ -123,3 +261,25 @@ describe('keyword attribute layouts', () => {
     expect(index.search({ filters: [{ attribute: 'segments', anyOf: ['sport'] }] }).ids.sort()).toEqual(['b', 'c']);
   });
 });
+
+/**
+ * Filters (one value and two, kept and excluded, with and without a word) and facets over
+ * `segments` answer as a scan of `docs` does, for values s0..s(values - 1).
+ */
+function expectBruteForceAnswers(index: SearchIndex, docs: readonly IndexDocument[], values: number): void {
+  const picks = [[0], [values - 1], [1, values - 2], [Math.floor(values / 2)]].map((ids) => ids.map((v) => `s${v}`));
+  for (const anyOf of picks) {
+    for (const exclude of [false, true]) {
+      const passes = docs.filter((d) => d.keywords.segments!.some((value) => anyOf.includes(value)) !== exclude);
+      const query: SearchQuery = { filters: [{ attribute: 'segments', anyOf, exclude }], sort: 'oldest', limit: 10_000, facets: [{ attribute: 'segments', limit: 40 }] };
+      for (const phrase of [undefined, 'sea']) {
+        const result = index.search(phrase === undefined ? query : { ...query, phrase });
+        expect(result.ids).toEqual(passes.map((d) => d.id));
+        const counts = new Map<string, number>();
+        for (const d of passes) for (const value of d.keywords.segments!) counts.set(value, (counts.get(value) ?? 0) + 1);
+        const expected = [...counts].map(([value, count]) => ({ value, count })).sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : 1));
+        expect(result.facets.segments).toEqual(expected);
+      }
+    }
+  }
+}
