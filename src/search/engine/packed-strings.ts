@@ -126,8 +126,14 @@ export class PackedStrings {
     const start = this.offsets[i]!;
     const end = this.offsets[i + 1]!;
     if (start === end) return idOrderKey(this.get(i));
+    // as idOrderKey: a byte from 127 up counts as 127 and ends the key
     let key = 0;
-    for (let k = 0; k < 7; k++) key = key * 128 + (start + k < end ? Math.min(this.bytes[start + k]!, 127) : 0);
+    let ended = false;
+    for (let k = 0; k < 7; k++) {
+      const code = ended || start + k >= end ? 0 : Math.min(this.bytes[start + k]!, 127);
+      if (code === 127) ended = true;
+      key = key * 128 + code;
+    }
     return key;
   }
 

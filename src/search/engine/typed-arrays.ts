@@ -45,14 +45,18 @@ export function mix32(value: number): number {
 }
 
 /**
- * A number that orders like the string's first seven characters (7 bits each when ASCII; a
- * character past ASCII counts as 127): two ids with different keys compare like their keys,
- * equal keys need the strings. Most id comparisons then never touch the strings.
+ * A number that orders like the string's first seven characters (7 bits each when ASCII): two
+ * ids with different keys compare like their keys, equal keys need the strings. Most id
+ * comparisons then never touch the strings. A character from 127 up counts as 127 and ends the
+ * key (the rest as if the id ended there): the characters after it cannot order two ids whose
+ * 127s may stand for different characters.
  */
 export function idOrderKey(id: string): number {
   let key = 0;
+  let ended = false;
   for (let i = 0; i < 7; i++) {
-    const code = i < id.length ? Math.min(id.charCodeAt(i), 127) : 0;
+    const code = ended || i >= id.length ? 0 : Math.min(id.charCodeAt(i), 127);
+    if (code === 127) ended = true;
     key = key * 128 + code;
   }
   return key;

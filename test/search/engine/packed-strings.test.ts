@@ -56,6 +56,21 @@ describe('packed strings', () => {
     });
   });
 
+  it('give order keys that never contradict JavaScript order, characters past ASCII included', () => {
+    // 'a\u007fz' < 'a\u0080' in JavaScript: a key that read on after the clamped character put them the other way
+    const strings = [...SAMPLES, 'a\u007fz', 'a\u0080', 'a\u00e9', 'a\u00ffb', 'a\u007f', 'a~z', 'b', 'a\u0100a', 'a\u0080\u0000'];
+    const packed = PackedStrings.from(strings);
+    const contradictions: string[] = [];
+    for (let i = 0; i < strings.length; i++) {
+      for (let j = 0; j < strings.length; j++) {
+        if (strings[i]! < strings[j]! && (idOrderKey(strings[i]!) > idOrderKey(strings[j]!) || packed.orderKey(i) > packed.orderKey(j))) {
+          contradictions.push(`${JSON.stringify(strings[i])} < ${JSON.stringify(strings[j])}`);
+        }
+      }
+    }
+    expect(contradictions).toEqual([]);
+  });
+
   it('move entries down in order and truncate, as a compaction does, strings kept aside moving with them', () => {
     const strings = randomStrings(2_000, 7);
     const random = seededRandom(9);
