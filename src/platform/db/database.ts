@@ -124,12 +124,25 @@ function reusingWrites(sqlite: SqliteDatabase.Database): (source: string) => Sql
 const LONG_WRITES_CACHE_KIB = 65_536;
 
 /**
- * Makes this process's connection fit a long run of writes (see LONG_WRITES_CACHE_KIB). The
- * journal and its durability are those of every connection (WAL, synchronous NORMAL). Nothing
- * to do on PostgreSQL, whose server keeps its own cache.
+ * How many pages the write-ahead log of such a process holds before a commit copies them into
+ * the store (SQLite's default: 1,000). A batch of an ingest writes more pages than that, so at
+ * the default every commit is followed by a checkpoint, and a page that each batch changes (the
+ * index by keyword's, the keywords') is copied once per batch; with room for several batches it
+ * is copied once per checkpoint. 16,384 pages of 4 KiB: a log of 64 MB at most, as much as the
+ * cache. Durability is unchanged: a commit is in the log either way, and a checkpoint only moves
+ * committed pages (100,000 lines, two pairs of runs in turn: 41.2 → 34.9 and 34.6 → 31.2 CPU s).
+ */
+const LONG_WRITES_CHECKPOINT_PAGES = 16_384;
+
+/**
+ * Makes this process's connection fit a long run of writes (see LONG_WRITES_CACHE_KIB and
+ * LONG_WRITES_CHECKPOINT_PAGES). The journal and its durability are those of every connection
+ * (WAL, synchronous NORMAL). Nothing to do on PostgreSQL, whose server keeps its own cache.
  */
 export async function fitForLongWrites(database: Database): Promise<void> {
-  if (database.dialect === 'sqlite') await sql.raw(`pragma cache_size = -${LONG_WRITES_CACHE_KIB}`).execute(database.db);
+  if (database.dialect !== 'sqlite') return;
+  await sql.raw(`pragma cache_size = -${LONG_WRITES_CACHE_KIB}`).execute(database.db);
+  await sql.raw(`pragma wal_autocheckpoint = ${LONG_WRITES_CHECKPOINT_PAGES}`).execute(database.db);
 }
 
 async function openPostgres(url: string, schema: string | undefined): Promise<Database> {

@@ -6,7 +6,7 @@ import { STORES, openTestStore, type TestStore } from '../../helpers/test-store.
 /*
  * A SQLite connection keeps the writes it compiled and runs them again (an ingest's batches use
  * the same statement texts over and over); each run takes its own values, whatever the run
- * before it did. A long run of writes gets a page cache of its own size (stockroom ingest).
+ * before it did. A long run of writes gets a page cache and a write-ahead log of its own size (stockroom ingest).
  */
 
 describe.each(STORES)('writes run again by their text ($name)', ({ url }) => {
@@ -38,11 +38,13 @@ describe.each(STORES)('writes run again by their text ($name)', ({ url }) => {
     expect(names.map((row) => row.name)).toEqual(['First', 'Second', 'Third', 'Fourth']);
   });
 
-  it('fit a connection for a long run of writes: a larger page cache on SQLite, nothing asked of PostgreSQL', async () => {
+  it('fit a connection for a long run of writes: a larger page cache and write-ahead log on SQLite, nothing asked of PostgreSQL', async () => {
     await fitForLongWrites(store.database);
     if (store.database.dialect === 'sqlite') {
       const { rows } = await sql<{ cache_size: number }>`pragma cache_size`.execute(store.database.db);
       expect(rows[0]!.cache_size).toBe(-65_536);
+      const { rows: checkpoint } = await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(store.database.db);
+      expect(checkpoint[0]!.wal_autocheckpoint).toBe(16_384);
     }
   });
 });
