@@ -3,22 +3,23 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createServices } from '../src/app.js';
 import { progressBar } from '../src/cli/progress.js';
 import { loadConfig } from '../src/config/config.js';
 import { S3BlobStore } from '../src/platform/blobs/s3-blob-store.js';
 import { parseS3Location } from '../src/platform/blobs/s3-location.js';
 import { SHARED_MANIFEST_KEY, type SnapshotManifest } from '../src/search/shared-snapshots.js';
 import { startS3TestServer } from '../test/platform/blobs/s3-test-server.js';
-import { loadCatalogue } from './fixtures/store-loader.js';
+import { catalogueStoreIn, prepareCatalogueStore } from './fixtures/kept-store.js';
 import { SyntheticCatalogue } from './fixtures/synthetic-catalogue.js';
 import { cleanUpOnInterrupt, freePort, table } from './harness.js';
 import { bootServer, HttpClient, memoryOf, stopServer } from './search/measure.js';
 import { pathOf, queryClasses } from './search/queries.js';
-import { size } from './sizes.js';
+import { flagValue, size } from './sizes.js';
 
 /**
- * `npm run bench -- node-join` (BENCH_ASSETS, default 1,000,000; 2,000 under BENCH_SMOKE=1)
+ * `npm run bench -- node-join` (BENCH_ASSETS, default 1,000,000; 2,000 under BENCH_SMOKE=1;
+ * `--store <dir>` or BENCH_STORE keeps the catalogue's store there for a later run, see
+ * fixtures/kept-store.ts)
  *
  * A node added to a cluster (issue 27, §4). The synthetic catalogue is written into a store; the
  * first `stockroom serve` builds its index from the store, publishes its snapshot into the blob
@@ -40,9 +41,9 @@ const seconds = (s: number) => `${s.toFixed(s < 10 ? 2 : 1)} s`;
 export async function nodeJoinBenchmark(): Promise<void> {
   const assets = size('BENCH_ASSETS', 1_000_000, 2_000);
   const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stockroom-node-join-bench-'));
-  const firstDir = path.join(tempDir, 'first');
+  const keptDir = flagValue(process.argv.slice(3), 'store') ?? (process.env.BENCH_STORE || undefined);
+  const { dataDir: firstDir, storeFile } = catalogueStoreIn(keptDir && path.resolve(keptDir), tempDir);
   const joinerDir = path.join(tempDir, 'joiner');
-  const storeFile = path.join(firstDir, 'stockroom.sqlite');
   const children = new Set<ChildProcess>();
   const s3 = await startS3TestServer('stockroom-node-join');
   const savedEnv = { ...process.env };
@@ -70,17 +71,21 @@ export async function nodeJoinBenchmark(): Promise<void> {
       STOCKROOM_SEARCH_SNAPSHOT_PUBLISH_MINUTES: '30',
     });
 
-    // 1. The store, created and migrated by the real code, then the catalogue by the bulk loader.
+    // 1. The store, created and migrated by the real code, then the catalogue by the bulk loader (or kept from an earlier run).
     log(`temp dir ${tempDir}`);
-    const services = await createServices(loadConfig(env(firstDir)));
-    const { apiKey } = await services.clients.create({ name: 'node-join bench', queriesPerSecond: 1_000_000_000, queriesPerDay: 1_000_000_000 });
-    await services.close();
     const catalogue = new SyntheticCatalogue(assets, 1);
-    log(`writing ${assets.toLocaleString('en-US')} assets into the store`);
     const bar = progressBar('Writing the catalogue');
-    const written = loadCatalogue(storeFile, catalogue, { onProgress: bar.update });
+    const { apiKey, written, reused } = await prepareCatalogueStore({
+      keptDir: keptDir && path.resolve(keptDir),
+      store: { dataDir: firstDir, storeFile },
+      catalogue,
+      config: loadConfig(env(firstDir)),
+      clientName: 'node-join bench',
+      log,
+      onProgress: bar.update,
+    });
     bar.stop();
-    log(`store written in ${seconds(written.seconds)}`);
+    log(`store written in ${seconds(written.seconds)}${reused ? ' (by an earlier run)' : ''}`);
 
     const searches = queryClasses(catalogue.words, 3).flatMap((c) => c.searches.map(pathOf));
     const headers = { 'api-key': apiKey };

@@ -40,6 +40,8 @@
  * untimed run per distinct search only), BENCH_SETTLE_SECONDS (10, per engine), BENCH_SECONDS
  * (5) and BENCH_CONNECTIONS (8) for autocannon. BENCH_SMOKE=1: every default tiny (2,000 assets, no
  * warm-up), to prove that the benchmark still runs through (npm run bench:smoke).
+ * `--store <dir>` (BENCH_STORE): the catalogue's store is kept in that folder, and a later run of
+ * the same size and seed reuses it rather than writing it again (bench/fixtures/kept-store.ts).
  */
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -48,7 +50,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { createServices } from '../src/app.js';
 import type { AssetRecord } from '../src/catalog/catalog.records.js';
 import { progressBar } from '../src/cli/progress.js';
 import { loadConfig } from '../src/config/config.js';
@@ -61,7 +62,8 @@ import { SyntheticCatalogue } from './fixtures/synthetic-catalogue.js';
 import { Fts5Reference } from './search/fts5.js';
 import { bootServer, fixedWorkLatency, HttpClient, memoryOf, runUntimed, stopServer, timeSequential, warningsIn, type Latency, type RunPlan } from './search/measure.js';
 import { ftsQueryOf, HEADLINE_CLASS, indexQueryOf, pathOf, queryClasses, type QueryClass } from './search/queries.js';
-import { analyzeStore, checkAgainstRepository, loadCatalogue, recordOf } from './fixtures/store-loader.js';
+import { analyzeStore, checkAgainstRepository, recordOf, type LoadReport } from './fixtures/store-loader.js';
+import { catalogueStoreIn, prepareCatalogueStore } from './fixtures/kept-store.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -82,6 +84,8 @@ interface Options {
   loadSeconds: number;
   connections: number;
   analyze: boolean;
+  /** a folder the catalogue store is kept in between runs (see kept-store.ts) */
+  store: string | undefined;
 }
 
 function options(argv: readonly string[]): Options {
@@ -108,6 +112,7 @@ function options(argv: readonly string[]): Options {
     loadSeconds: number(env.BENCH_SECONDS, or(5, 1), 'BENCH_SECONDS'),
     connections: number(env.BENCH_CONNECTIONS, or(8, 2), 'BENCH_CONNECTIONS'),
     analyze: env.BENCH_ANALYZE === '1',
+    store: (flag('store') ?? env.BENCH_STORE) ? path.resolve(flag('store') ?? env.BENCH_STORE!) : undefined,
   };
 }
 
@@ -138,8 +143,7 @@ export async function searchBenchmark(): Promise<void> {
   // the index in this process runs with the server's setting for per-search garbage
   keepRequestGarbageYoung();
   const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stockroom-search-bench-'));
-  const dataDir = path.join(tempDir, 'data');
-  const storeFile = path.join(dataDir, 'stockroom.sqlite');
+  const { dataDir, storeFile } = catalogueStoreIn(o.store, tempDir);
   const children = new Set<ChildProcess>();
   const releaseInterrupt = cleanUpOnInterrupt(tempDir, children);
   try {
@@ -157,18 +161,22 @@ export async function searchBenchmark(): Promise<void> {
 
     // 1. The store, created and migrated by the real code, and a client the load cannot throttle.
     log(`temp dir ${tempDir}`);
-    const services = await createServices(loadConfig(env));
-    const { apiKey } = await services.clients.create({ name: 'search bench', queriesPerSecond: 1_000_000_000, queriesPerDay: 1_000_000_000 });
-    await services.close();
     const catalogue = new SyntheticCatalogue(o.assets, o.seed);
-    log(`writing ${count(o.assets)} assets into the store`);
     const writeBar = progressBar('Writing the catalogue');
-    const written = loadCatalogue(storeFile, catalogue, { onProgress: writeBar.update });
+    const { apiKey, written, reused } = await prepareCatalogueStore({
+      keptDir: o.store,
+      store: { dataDir, storeFile },
+      catalogue,
+      config: loadConfig(env),
+      clientName: 'search bench',
+      log,
+      onProgress: writeBar.update,
+    });
     writeBar.stop();
     const fidelity = await checkAgainstRepository(catalogue, storeFile, path.join(tempDir, 'scratch'), Math.min(SMOKE ? 50 : 300, o.assets));
     // (it throws, naming what differs, when the bulk loader and the repository disagree)
     fs.rmSync(path.join(tempDir, 'scratch'), { recursive: true, force: true });
-    log(`store written in ${seconds(written.seconds)}`);
+    log(`store written in ${seconds(written.seconds)}${reused ? ' (by an earlier run)' : ''}`);
     const analyzeSeconds = o.analyze ? analyzeStore(storeFile) : undefined;
 
     // 2. The index (in this process) and the FTS5 reference, from the same documents.
@@ -392,7 +400,7 @@ interface Report {
   results: Map<string, ClassResult>;
   /** a fixed computation timed like the index's searches, in the same process just before them */
   noise: { p50: number; p99: number };
-  written: ReturnType<typeof loadCatalogue>;
+  written: LoadReport;
   fidelity: Awaited<ReturnType<typeof checkAgainstRepository>>;
   analyzeSeconds: number | undefined;
   build: { indexMs: number; ftsMs: number; recordsMs: number; indexBytes: number; ftsBytes: number; heapGrowth: number };
