@@ -42,6 +42,8 @@
  * warm-up), to prove that the benchmark still runs through (npm run bench:smoke).
  * `--store <dir>` (BENCH_STORE): the catalogue's store is kept in that folder, and a later run of
  * the same size and seed reuses it rather than writing it again (bench/fixtures/kept-store.ts).
+ * `--server-only` (BENCH_SERVER_ONLY=1): steps 2 and 3 are skipped, the server alone is measured
+ * (at ten million assets the in-process index and FTS5 take an hour more).
  */
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -84,6 +86,8 @@ interface Options {
   loadSeconds: number;
   connections: number;
   analyze: boolean;
+  /** the server alone: no index in this process and no FTS5 reference (BENCH_SERVER_ONLY=1, `--server-only`) */
+  serverOnly: boolean;
   /** a folder the catalogue store is kept in between runs (see kept-store.ts) */
   store: string | undefined;
 }
@@ -112,6 +116,7 @@ function options(argv: readonly string[]): Options {
     loadSeconds: number(env.BENCH_SECONDS, or(5, 1), 'BENCH_SECONDS'),
     connections: number(env.BENCH_CONNECTIONS, or(8, 2), 'BENCH_CONNECTIONS'),
     analyze: env.BENCH_ANALYZE === '1',
+    serverOnly: argv.includes('--server-only') || env.BENCH_SERVER_ONLY === '1',
     store: (flag('store') ?? env.BENCH_STORE) ? path.resolve(flag('store') ?? env.BENCH_STORE!) : undefined,
   };
 }
@@ -131,8 +136,9 @@ const loadAtStart = os.loadavg()[0]!;
 const log = (message: string) => process.stderr.write(`[search bench ${((performance.now() - started) / 1000).toFixed(0).padStart(5)} s] ${message}\n`);
 
 interface ClassResult {
-  index: Latency;
-  fts: Latency;
+  /** absent in a run of the server alone */
+  index?: Latency;
+  fts?: Latency;
   http: Latency;
   loaded?: LoadResult;
 }
@@ -179,99 +185,13 @@ export async function searchBenchmark(): Promise<void> {
     log(`store written in ${seconds(written.seconds)}${reused ? ' (by an earlier run)' : ''}`);
     const analyzeSeconds = o.analyze ? analyzeStore(storeFile) : undefined;
 
-    // 2. The index (in this process) and the FTS5 reference, from the same documents.
-    log('building the index and the FTS5 reference');
-    gc();
-    const heapBefore = process.memoryUsage();
-    let index: SearchIndex | undefined = new SearchIndex(ASSET_INDEX_SCHEMA);
-    const fts = new Fts5Reference(path.join(tempDir, 'fts5.sqlite'));
-    let indexMs = 0;
-    let ftsMs = 0;
-    let recordsMs = 0;
-    const buildBar = progressBar('Index and FTS5');
-    let page: AssetRecord[] = [];
-    let done = 0;
-    const flush = () => {
-      let t = performance.now();
-      const docs = page.map(assetDocument);
-      index!.upsertMany(docs);
-      indexMs += performance.now() - t;
-      t = performance.now();
-      fts.add(docs);
-      ftsMs += performance.now() - t;
-      done += page.length;
-      page = [];
-      buildBar.update(done, o.assets);
-    };
-    let t0 = performance.now();
-    for (const input of catalogue.assets()) {
-      page.push(recordOf(input));
-      if (page.length === 2000) {
-        recordsMs += performance.now() - t0;
-        flush();
-        t0 = performance.now();
-      }
-    }
-    recordsMs += performance.now() - t0;
-    if (page.length > 0) flush();
-    let t = performance.now();
-    index.compact();
-    indexMs += performance.now() - t;
-    t = performance.now();
-    fts.optimize();
-    ftsMs += performance.now() - t;
-    buildBar.stop();
-    gc();
-    const heapAfter = process.memoryUsage();
-    const indexBytes = index.byteSize();
-    const ftsBytes = fs.statSync(path.join(tempDir, 'fts5.sqlite')).size;
-    log(`index built in ${seconds(indexMs / 1000)} (typed arrays ${mb(indexBytes)}, JS heap ${mb(heapAfter.heapUsed)}), FTS5 in ${seconds(ftsMs / 1000)}`);
-
-    // 3. The queries: the index directly, then FTS5.
     const classes = queryClasses(catalogue.words, o.queries);
-    // Every engine first runs each distinct search of a class once, untimed: the timed runs see
-    // compiled code, warm caches (SQLite's pages, the server's records) — a server's steady state.
-    const samePlan: RunPlan = { warmup: o.queries, warmupSeconds: o.warmupSeconds, samples: o.samples, seconds: 600, minSamples: o.samples };
-    const ftsPlan: RunPlan = { warmup: o.queries, warmupSeconds: o.warmupSeconds, samples: o.ftsSamples, seconds: o.ftsSeconds, minSamples: 20 };
-    const indexTotals = new Map<string, number>();
-    const results = new Map<string, Partial<ClassResult>>();
-    // Each engine first serves every class in turn, untimed (see BENCH_SETTLE_SECONDS).
-    const mixed = <T>(lists: ReadonlyArray<readonly T[]>): T[] => Array.from({ length: o.queries }, (_, i) => lists.map((list) => list[i % list.length]!)).flat();
-    gc();
-    await runUntimed(
-      mixed(classes.map((c) => c.searches.map(indexQueryOf))),
-      o.settleSeconds,
-      (query) => index!.search(query).total,
-    );
-    gc();
-    const noise = fixedWorkLatency(o.samples);
-    log(`machine noise: a fixed computation of p50 ${(noise.p50 * 1000).toFixed(1)} µs, p99 ${(noise.p99 * 1000).toFixed(1)} µs`);
-    for (const c of classes) {
-      const searches = c.searches.map((s) => ({ path: pathOf(s), query: indexQueryOf(s) }));
-      // no garbage of an earlier phase left for a collection to land among the timed runs
-      gc();
-      const latency = await timeSequential(searches, samePlan, (s) => {
-        const total = index!.search(s.query).total;
-        indexTotals.set(s.path, total);
-        return total;
-      });
-      results.set(c.name, { index: latency });
-      log(`index   ${c.name}: p50 ${ms(latency.p50)} ms, p99 ${ms(latency.p99)} ms`);
-    }
-    // FTS5 looks for the terms each word matches in the index (its variants): the same documents
-    const ftsSearches = new Map(classes.map((c) => [c.name, c.searches.map((s) => ftsQueryOf(s, (word) => index!.matchingTerms(word)))]));
-    index = undefined;
-    gc();
-    await runUntimed(mixed([...ftsSearches.values()]), o.settleSeconds, (q) => fts.search(q).total);
-    for (const c of classes) {
-      const searches = ftsSearches.get(c.name)!;
-      gc();
-      const latency = await timeSequential(searches, ftsPlan, (q) => fts.search(q).total);
-      results.get(c.name)!.fts = latency;
-      log(`FTS5    ${c.name}: p50 ${ms(latency.p50)} ms, p99 ${ms(latency.p99)} ms (${latency.samples} runs)`);
-    }
-    fts.close();
-    fs.rmSync(path.join(tempDir, 'fts5.sqlite'), { force: true });
+    const results = new Map<string, Partial<ClassResult>>(classes.map((c) => [c.name, {}]));
+    // 2–3. The index in this process and the FTS5 reference (not in a run of the server alone)
+    const inProcess = o.serverOnly ? undefined : await measureInProcess(o, catalogue, classes, results, tempDir, gc);
+    const indexTotals = inProcess?.indexTotals ?? new Map<string, number>();
+    const { samePlan } = plansOf(o);
+    const mixed = <T>(lists: ReadonlyArray<readonly T[]>) => interleaved(lists, o.queries);
 
     // 4. HTTP: the real server on the store, booted from the store.
     const serverArgs = [path.join(root, 'bin/stockroom.js'), 'serve'];
@@ -280,11 +200,13 @@ export async function searchBenchmark(): Promise<void> {
     log('booting the server (building its index from the store)');
     // the servers' warnings (a snapshot not used, and why) are shown; the rest of their log is kept aside
     const serverLog = path.join(tempDir, 'server.log');
+    // an hour, or a millisecond an asset (ten million: 2.8 hours) for a build from the store whose speed is measured, not assumed
+    const bootTimeout = Math.max(3600, o.assets / 1000);
     const showWarnings = (which: string) => {
       for (const warning of warningsIn(serverLog)) log(`${which} server warned: ${warning}`);
       fs.rmSync(serverLog, { force: true });
     };
-    const first = await bootServer(process.execPath, serverArgs, env, port, probe, headers, (child) => children.add(child), serverLog);
+    const first = await bootServer(process.execPath, serverArgs, env, port, probe, headers, (child) => children.add(child), serverLog, bootTimeout);
     showWarnings('the first');
     const rssAfterBoot = memoryOf(first.child.pid!)!;
     log(`server up in ${seconds(first.bootSeconds)}, RSS ${mb(rssAfterBoot.rss)}`);
@@ -331,7 +253,7 @@ export async function searchBenchmark(): Promise<void> {
     // 5. The second boot, on the same data directory.
     log('booting the server again (from the snapshot, when there is one)');
     showWarnings('the first');
-    const second = await bootServer(process.execPath, serverArgs, env, port, probe, headers, (child) => children.add(child), serverLog);
+    const second = await bootServer(process.execPath, serverArgs, env, port, probe, headers, (child) => children.add(child), serverLog, bootTimeout);
     showWarnings('the second');
     const rssAfterSecondBoot = memoryOf(second.child.pid!)!;
     log(`server up in ${seconds(second.bootSeconds)}, RSS ${mb(rssAfterSecondBoot.rss)}`);
@@ -357,18 +279,10 @@ export async function searchBenchmark(): Promise<void> {
       o,
       classes,
       results: results as Map<string, ClassResult>,
-      noise,
+      inProcess,
       written,
       fidelity,
       analyzeSeconds,
-      build: {
-        indexMs,
-        ftsMs,
-        recordsMs,
-        indexBytes,
-        ftsBytes,
-        heapGrowth: heapAfter.heapUsed + heapAfter.arrayBuffers - heapBefore.heapUsed - heapBefore.arrayBuffers,
-      },
       server: {
         firstBoot: first.bootSeconds,
         secondBoot: second.bootSeconds,
@@ -394,16 +308,154 @@ export async function searchBenchmark(): Promise<void> {
   }
 }
 
+/**
+ * How each engine runs a class: every distinct search once, untimed, first — the timed runs see
+ * compiled code and warm caches (SQLite's pages, the server's records), a server's steady state.
+ */
+function plansOf(o: Options): { samePlan: RunPlan; ftsPlan: RunPlan } {
+  return {
+    samePlan: { warmup: o.queries, warmupSeconds: o.warmupSeconds, samples: o.samples, seconds: 600, minSamples: o.samples },
+    ftsPlan: { warmup: o.queries, warmupSeconds: o.warmupSeconds, samples: o.ftsSamples, seconds: o.ftsSeconds, minSamples: 20 },
+  };
+}
+
+/** `queries` rounds of one search of each list in turn (an engine's settling run serves every class so). */
+function interleaved<T>(lists: ReadonlyArray<readonly T[]>, queries: number): T[] {
+  return Array.from({ length: queries }, (_, i) => lists.map((list) => list[i % list.length]!)).flat();
+}
+
+/** Phases 2 and 3: the index built in this process and FTS5 from the same documents, each class timed on both. */
+async function measureInProcess(
+  o: Options,
+  catalogue: SyntheticCatalogue,
+  classes: QueryClass[],
+  results: Map<string, Partial<ClassResult>>,
+  tempDir: string,
+  gc: () => void,
+): Promise<{ build: InProcessBuild; noise: { p50: number; p99: number }; indexTotals: Map<string, number> }> {
+  // 2. The index (in this process) and the FTS5 reference, from the same documents.
+  log('building the index and the FTS5 reference');
+  gc();
+  const heapBefore = process.memoryUsage();
+  let index: SearchIndex | undefined = new SearchIndex(ASSET_INDEX_SCHEMA);
+  const fts = new Fts5Reference(path.join(tempDir, 'fts5.sqlite'));
+  let indexMs = 0;
+  let ftsMs = 0;
+  let recordsMs = 0;
+  const buildBar = progressBar('Index and FTS5');
+  let page: AssetRecord[] = [];
+  let done = 0;
+  const flush = () => {
+    let t = performance.now();
+    const docs = page.map(assetDocument);
+    index!.upsertMany(docs);
+    indexMs += performance.now() - t;
+    t = performance.now();
+    fts.add(docs);
+    ftsMs += performance.now() - t;
+    done += page.length;
+    page = [];
+    buildBar.update(done, o.assets);
+  };
+  let t0 = performance.now();
+  for (const input of catalogue.assets()) {
+    page.push(recordOf(input));
+    if (page.length === 2000) {
+      recordsMs += performance.now() - t0;
+      flush();
+      t0 = performance.now();
+    }
+  }
+  recordsMs += performance.now() - t0;
+  if (page.length > 0) flush();
+  let t = performance.now();
+  index.compact();
+  indexMs += performance.now() - t;
+  t = performance.now();
+  fts.optimize();
+  ftsMs += performance.now() - t;
+  buildBar.stop();
+  gc();
+  const heapAfter = process.memoryUsage();
+  const indexBytes = index.byteSize();
+  const ftsBytes = fs.statSync(path.join(tempDir, 'fts5.sqlite')).size;
+  log(`index built in ${seconds(indexMs / 1000)} (typed arrays ${mb(indexBytes)}, JS heap ${mb(heapAfter.heapUsed)}), FTS5 in ${seconds(ftsMs / 1000)}`);
+
+  // 3. The queries: the index directly, then FTS5.
+  // Every engine first runs each distinct search of a class once, untimed: the timed runs see
+  // compiled code, warm caches (SQLite's pages, the server's records) — a server's steady state.
+  const { samePlan, ftsPlan } = plansOf(o);
+  const indexTotals = new Map<string, number>();
+  // Each engine first serves every class in turn, untimed (see BENCH_SETTLE_SECONDS).
+  const mixed = <T>(lists: ReadonlyArray<readonly T[]>) => interleaved(lists, o.queries);
+  gc();
+  await runUntimed(
+    mixed(classes.map((c) => c.searches.map(indexQueryOf))),
+    o.settleSeconds,
+    (query) => index!.search(query).total,
+  );
+  gc();
+  const noise = fixedWorkLatency(o.samples);
+  log(`machine noise: a fixed computation of p50 ${(noise.p50 * 1000).toFixed(1)} µs, p99 ${(noise.p99 * 1000).toFixed(1)} µs`);
+  for (const c of classes) {
+    const searches = c.searches.map((s) => ({ path: pathOf(s), query: indexQueryOf(s) }));
+    // no garbage of an earlier phase left for a collection to land among the timed runs
+    gc();
+    const latency = await timeSequential(searches, samePlan, (s) => {
+      const total = index!.search(s.query).total;
+      indexTotals.set(s.path, total);
+      return total;
+    });
+    results.get(c.name)!.index = latency;
+    log(`index   ${c.name}: p50 ${ms(latency.p50)} ms, p99 ${ms(latency.p99)} ms`);
+  }
+  // FTS5 looks for the terms each word matches in the index (its variants): the same documents
+  const ftsSearches = new Map(classes.map((c) => [c.name, c.searches.map((s) => ftsQueryOf(s, (word) => index!.matchingTerms(word)))]));
+  index = undefined;
+  gc();
+  await runUntimed(mixed([...ftsSearches.values()]), o.settleSeconds, (q) => fts.search(q).total);
+  for (const c of classes) {
+    const searches = ftsSearches.get(c.name)!;
+    gc();
+    const latency = await timeSequential(searches, ftsPlan, (q) => fts.search(q).total);
+    results.get(c.name)!.fts = latency;
+    log(`FTS5    ${c.name}: p50 ${ms(latency.p50)} ms, p99 ${ms(latency.p99)} ms (${latency.samples} runs)`);
+  }
+  fts.close();
+  fs.rmSync(path.join(tempDir, 'fts5.sqlite'), { force: true });
+
+  return {
+    build: {
+      indexMs,
+      ftsMs,
+      recordsMs,
+      indexBytes,
+      ftsBytes,
+      heapGrowth: heapAfter.heapUsed + heapAfter.arrayBuffers - heapBefore.heapUsed - heapBefore.arrayBuffers,
+    },
+    noise,
+    indexTotals,
+  };
+}
+
+interface InProcessBuild {
+  indexMs: number;
+  ftsMs: number;
+  recordsMs: number;
+  indexBytes: number;
+  ftsBytes: number;
+  heapGrowth: number;
+}
+
 interface Report {
   o: Options;
   classes: QueryClass[];
   results: Map<string, ClassResult>;
-  /** a fixed computation timed like the index's searches, in the same process just before them */
-  noise: { p50: number; p99: number };
+  /** the in-process part (absent in a run of the server alone): noise, a fixed computation timed like the index's searches just before them */
+  inProcess: { build: InProcessBuild; noise: { p50: number; p99: number } } | undefined;
   written: LoadReport;
   fidelity: Awaited<ReturnType<typeof checkAgainstRepository>>;
   analyzeSeconds: number | undefined;
-  build: { indexMs: number; ftsMs: number; recordsMs: number; indexBytes: number; ftsBytes: number; heapGrowth: number };
   server: {
     firstBoot: number;
     secondBoot: number;
@@ -423,32 +475,34 @@ interface Report {
   };
 }
 
-function print({ o, classes, results, noise, written, fidelity, analyzeSeconds, build, server }: Report): void {
+function print({ o, classes, results, inProcess, written, fidelity, analyzeSeconds, server }: Report): void {
   const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(a / b < 10 ? 1 : 0)}×` : '—');
   // Mean result counts over the searches FTS5 ran (it runs fewer than the index).
   const meanOver = (totals: Map<number, number>, positions: Iterable<number>) => {
     const list = [...positions].map((p) => totals.get(p) ?? 0);
     return list.reduce((sum, n) => sum + n, 0) / Math.max(1, list.length);
   };
+  const none = '—';
   const rows = classes.map((c) => {
     const r = results.get(c.name)!;
+    const { index, fts } = r;
     return [
       c.name,
-      `${count(meanOver(r.index.totals, r.fts.totals.keys()))} / ${count(meanOver(r.fts.totals, r.fts.totals.keys()))}`,
-      ms(r.index.p50),
-      ms(r.index.p99),
+      index && fts ? `${count(meanOver(index.totals, fts.totals.keys()))} / ${count(meanOver(fts.totals, fts.totals.keys()))}` : none,
+      index ? ms(index.p50) : none,
+      index ? ms(index.p99) : none,
       ms(r.http.p50),
       ms(r.http.p99),
       count(r.http.perSecond),
-      r.loaded ? count(r.loaded.requestsPerSecond) : '—',
-      r.loaded ? ms(r.loaded.p99) : '—',
-      ms(r.fts.p50),
-      ms(r.fts.p99),
-      ratio(r.fts.p99, r.http.p99),
-      ratio(r.fts.p99, r.index.p99),
+      r.loaded ? count(r.loaded.requestsPerSecond) : none,
+      r.loaded ? ms(r.loaded.p99) : none,
+      fts ? ms(fts.p50) : none,
+      fts ? ms(fts.p99) : none,
+      fts ? ratio(fts.p99, r.http.p99) : none,
+      fts && index ? ratio(fts.p99, index.p99) : none,
     ];
   });
-  const ftsRuns = [...results.values()].map((r) => r.fts.samples);
+  const ftsRuns = [...results.values()].map((r) => r.fts?.samples ?? 0);
   const out: string[] = [
     '',
     `search benchmark: ${count(o.assets)} synthetic images (seed ${o.seed}), node ${process.version}, ${os.cpus().length} cores, ` +
@@ -476,8 +530,10 @@ function print({ o, classes, results, noise, written, fidelity, analyzeSeconds, 
       rows,
     ),
     '',
-    `machine noise at the index's scale: a fixed computation (no memory traffic) timed ${o.samples} times as the searches are, ` +
-      `just before them: p50 ${(noise.p50 * 1000).toFixed(1)} µs, p99 ${(noise.p99 * 1000).toFixed(1)} µs`,
+    inProcess === undefined
+      ? 'the server alone (--server-only): no index in this process, no FTS5 reference'
+      : `machine noise at the index's scale: a fixed computation (no memory traffic) timed ${o.samples} times as the searches are, ` +
+        `just before them: p50 ${(inProcess.noise.p50 * 1000).toFixed(1)} µs, p99 ${(inProcess.noise.p99 * 1000).toFixed(1)} µs`,
     `catalogue write: ${seconds(written.seconds)} for ${count(written.assets)} assets, ${count(written.assetKeywords)} asset keywords, ` +
       `${count(written.keywords)} keywords, ${count(written.artists)} artists, ${count(written.events)} events (bulk loader, record generation included); store ${mb(written.bytes)}`,
     `  check: ${fidelity.identical} of ${fidelity.sample} sample records read back identical through CatalogRepository; ` +
@@ -485,9 +541,13 @@ function print({ o, classes, results, noise, written, fidelity, analyzeSeconds, 
     analyzeSeconds === undefined
       ? '  planner statistics: none, as the ingest leaves the store (BENCH_ANALYZE=1 runs ANALYZE before the server starts)'
       : `  planner statistics: ANALYZE run on the store before the server started (BENCH_ANALYZE=1), ${seconds(analyzeSeconds)}; the ingest never runs it`,
-    `index build (assetDocument + upsertMany + compact, in process): ${seconds(build.indexMs / 1000)}; typed arrays ${mb(build.indexBytes)}; ` +
-      `JS heap + array buffers +${mb(build.heapGrowth)} (record generation, ${seconds(build.recordsMs / 1000)}, not counted)`,
-    `FTS5 build (inserts + optimize): ${seconds(build.ftsMs / 1000)}; file ${mb(build.ftsBytes)}`,
+    ...(inProcess === undefined
+      ? []
+      : [
+          `index build (assetDocument + upsertMany + compact, in process): ${seconds(inProcess.build.indexMs / 1000)}; typed arrays ${mb(inProcess.build.indexBytes)}; ` +
+            `JS heap + array buffers +${mb(inProcess.build.heapGrowth)} (record generation, ${seconds(inProcess.build.recordsMs / 1000)}, not counted)`,
+          `FTS5 build (inserts + optimize): ${seconds(inProcess.build.ftsMs / 1000)}; file ${mb(inProcess.build.ftsBytes)}`,
+        ]),
     `server boot, building the index from the store (spawn → first 200 on a search): ${seconds(server.firstBoot)}`,
     `server boot from the snapshot (second start, same data dir): ${seconds(server.secondBoot)}; snapshot file ${
       server.snapshotBytes === undefined ? 'absent after the first stop' : mb(server.snapshotBytes)
@@ -497,7 +557,9 @@ function print({ o, classes, results, noise, written, fidelity, analyzeSeconds, 
       `its run, peak ${mb(server.secondPeak)}`,
     `after the restart, first queries (caches cold): ${HEADLINE_CLASS} p50 ${ms(server.headlineAfterRestart.p50)} ms, p99 ${ms(server.headlineAfterRestart.p99)} ms; ` +
       `result counts ${server.differentAfterRestart === 0 ? 'identical to the first boot' : `DIFFERENT in ${server.differentAfterRestart} runs`}`,
-    `HTTP result_count = index total for every search: ${server.mismatches.length === 0 ? 'yes' : `NO, e.g. ${server.mismatches.join('; ')}`}`,
+    inProcess === undefined
+      ? 'HTTP result_count = index total: not checked (the server alone)'
+      : `HTTP result_count = index total for every search: ${server.mismatches.length === 0 ? 'yes' : `NO, e.g. ${server.mismatches.join('; ')}`}`,
     '',
   ];
   const headline = results.get(HEADLINE_CLASS)!;
@@ -505,7 +567,7 @@ function print({ o, classes, results, noise, written, fidelity, analyzeSeconds, 
   const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS');
   const speedups = classes.map((c) => {
     const r = results.get(c.name)!;
-    return { name: c.name, http: r.fts.p99 / r.http.p99, index: r.fts.p99 / r.index.p99 };
+    return { name: c.name, http: (r.fts?.p99 ?? NaN) / r.http.p99, index: (r.fts?.p99 ?? NaN) / (r.index?.p99 ?? NaN) };
   });
   const slowHttp = speedups.filter((x) => x.http < TARGETS.ftsRatio);
   const slowIndex = speedups.filter((x) => x.index < TARGETS.ftsRatio);
@@ -514,8 +576,12 @@ function print({ o, classes, results, noise, written, fidelity, analyzeSeconds, 
   const rssHighest = Math.max(server.rssMax, server.rssAfterSecondBoot, server.rssAfterSecondLoad);
   out.push(
     `${verdict(headline.http.p99 <= TARGETS.headlineP99Ms)}  HTTP "${HEADLINE_CLASS}" p99 ≤ ${TARGETS.headlineP99Ms} ms (one client): ${ms(headline.http.p99)} ms`,
-    `${verdict(slowHttp.length === 0)}  every class ≥ ${TARGETS.ftsRatio}× faster than FTS5 at p99, through HTTP: ${listed(slowHttp, 'http')}`,
-    `      the index directly: ${listed(slowIndex, 'index')}`,
+    ...(inProcess === undefined
+      ? [`----  every class ≥ ${TARGETS.ftsRatio}× faster than FTS5 at p99: not measured (the server alone)`]
+      : [
+          `${verdict(slowHttp.length === 0)}  every class ≥ ${TARGETS.ftsRatio}× faster than FTS5 at p99, through HTTP: ${listed(slowHttp, 'http')}`,
+          `      the index directly: ${listed(slowIndex, 'index')}`,
+        ]),
     `${verdict(server.secondBoot <= TARGETS.snapshotBootSeconds)}  boot from a snapshot ≤ ${TARGETS.snapshotBootSeconds} s: ${seconds(server.secondBoot)}` +
       (server.snapshotBytes === undefined ? ' (no snapshot was written: this boot rebuilt from the store)' : ''),
     ...(TARGETS.storeBootSeconds === undefined
