@@ -49,7 +49,13 @@ interface SectionEntry {
   length: number;
 }
 
-const align8 = (value: number): number => (value + 7) & ~7;
+/**
+ * The next multiple of 8. In arithmetic, not bit operations: those work on 32 bits, and a
+ * snapshot's offsets pass 2^31 (ten million assets: 3.3 GB), where `& ~7` made them negative and
+ * every such snapshot was refused as damaged — the slow "snapshot" boots at three million were
+ * rebuilds from the store.
+ */
+export const align8 = (value: number): number => Math.ceil(value / 8) * 8;
 
 export class SnapshotWriter {
   private readonly sections: Array<{ name: string; array: SectionArray }> = [];

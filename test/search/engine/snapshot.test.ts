@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SearchIndex } from '../../../src/search/engine/search-index.js';
+import { align8 } from '../../../src/search/engine/snapshot-format.js';
 import type { SearchQuery } from '../../../src/search/engine/search-index.js';
 import { SYNTHETIC_SCHEMA, syntheticDocuments, syntheticVocabulary } from '../../../bench/fixtures/synthetic-documents.js';
 import { doc } from './fixtures.js';
@@ -30,6 +31,17 @@ function build(): SearchIndex {
 }
 
 describe('snapshot', () => {
+  it('places sections past 2^31 and 2^32 bytes (a ten-million-asset snapshot) at their offsets, not wrapped', () => {
+    // 32-bit bit operations made these negative, and every snapshot over 2 GiB was refused as damaged
+    expect(align8(0)).toBe(0);
+    expect(align8(1)).toBe(8);
+    expect(align8(2 ** 31 - 1)).toBe(2 ** 31);
+    expect(align8(2 ** 31 + 1)).toBe(2 ** 31 + 8);
+    expect(align8(3_302_227_193)).toBe(3_302_227_200);
+    expect(align8(2 ** 32 + 3)).toBe(2 ** 32 + 8);
+    expect(align8(2 ** 40 + 8)).toBe(2 ** 40 + 8);
+  });
+
   it('round-trips to an index that gives identical results', () => {
     const index = build();
     const before = queries.map((query) => index.search(query));
