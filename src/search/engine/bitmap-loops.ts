@@ -1,4 +1,4 @@
-import type { PostingRun } from './compressed-lists.js';
+import { bitsAt, type PostingRun } from './compressed-lists.js';
 import type { DocOffsets, DocValues, SingleValues, ValueMasks } from './keyword-column.js';
 import type { NumberColumn } from './query-plan.js';
 import { bitCount } from './typed-arrays.js';
@@ -28,24 +28,12 @@ export function setBits(bits: Uint32Array, docs: Uint32Array, start: number, end
   return;
 }
 
-/** Sets the bits of the run's documents, a block at a time (see compressed-lists.ts). */
+/** Sets the bits of the run's documents (see compressed-lists.ts). */
 export function setRunBits(bits: Uint32Array, run: PostingRun): void {
-  const { low, shift, blocks, firstBlock, blockShift, start, end } = run;
-  if (blockShift === 0) {
-    // one document a block, no distances (a tail list, a rare list): the blocks are the documents
-    for (let b = firstBlock, last = firstBlock + end - start; b < last; b++) {
-      const d = blocks[b]!;
-      bits[d >>> 5] = bits[d >>> 5]! | (1 << (d & 31));
-    }
-    return;
-  }
-  const size = 1 << blockShift;
-  for (let from = start, block = firstBlock; from < end; from += size, block++) {
-    const first = blocks[block]!;
-    for (let j = from - shift, to = Math.min(from + size, end) - shift; j < to; j++) {
-      const d = first + low[j]!;
-      bits[d >>> 5] = bits[d >>> 5]! | (1 << (d & 31));
-    }
+  const { words, wordBase, width, mask, blocks, firstBlock, blockShift, start, end } = run;
+  for (let j = 0, count = end - start; j < count; j++) {
+    const d = blocks[firstBlock + (j >>> blockShift)]! + bitsAt(words, wordBase, j * width, mask);
+    bits[d >>> 5] = bits[d >>> 5]! | (1 << (d & 31));
   }
   return;
 }

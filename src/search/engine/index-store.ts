@@ -7,7 +7,7 @@ import { codeAt, codeBytes, codeEnd, ELEMENT_BREAK, FIELD_END, MAX_CODE_BYTES, M
 import { IdOrdinals } from './id-ordinals.js';
 import { KeywordColumn } from './keyword-column.js';
 import { PackedStrings } from './packed-strings.js';
-import { ESCAPE, NO_ESCAPES, withEscape, type CodeEscapes } from './frequency-tuples.js';
+import { BYTE_ESCAPE, NO_ESCAPES, withEscape, type CodeEscapes } from './frequency-tuples.js';
 import { PostingStore } from './posting-store.js';
 import { SnapshotWriter, type SnapshotReader } from './snapshot-format.js';
 import { bitCount, ensureCapacity, hashString, idOrderKey, trimmed } from './typed-arrays.js';
@@ -605,7 +605,7 @@ export class IndexStore {
     const total = start[termCount]!;
     const docs = new Uint32Array(total);
     const codes = new Uint8Array(total);
-    // the postings of tuples past the first 255 (ESCAPE in `codes`), as slot and code
+    // the postings of tuples past the first 255 (BYTE_ESCAPE in `codes`), as slot and code
     const escaped: number[] = [];
     const cursor = start.slice(0, termCount);
     for (let d = 0; d < this.docCount; d++) {
@@ -616,10 +616,10 @@ export class IndexStore {
         const slot = cursor[terms[i]!]!++;
         docs[slot] = d;
         const code = postings.codeOf(tfs, i * fields);
-        if (code < ESCAPE) {
+        if (code < BYTE_ESCAPE) {
           codes[slot] = code;
         } else {
-          codes[slot] = ESCAPE;
+          codes[slot] = BYTE_ESCAPE;
           escaped.push(slot, code);
         }
       }
@@ -772,20 +772,22 @@ export class IndexStore {
 
 /** Writes compressed lists as they are (see compressed-lists.ts), under `prefix`. */
 function addLists(writer: SnapshotWriter, prefix: string, lists: CompressedLists): void {
-  writer.add(`${prefix}.docStart`, lists.docStart);
-  writer.add(`${prefix}.low`, lists.low);
   writer.add(`${prefix}.blocks`, lists.blocks);
   writer.add(`${prefix}.blockStart`, lists.blockStart);
   writer.add(`${prefix}.blockShift`, lists.blockShift);
+  writer.add(`${prefix}.width`, lists.width);
+  writer.add(`${prefix}.wordStart`, lists.wordStart);
+  writer.add(`${prefix}.words`, lists.words);
 }
 
 function readLists(reader: SnapshotReader, prefix: string): CompressedLists {
   return {
-    docStart: reader.u32(`${prefix}.docStart`),
-    low: reader.u16(`${prefix}.low`),
     blocks: reader.u32(`${prefix}.blocks`),
     blockStart: reader.u32(`${prefix}.blockStart`),
     blockShift: reader.u8(`${prefix}.blockShift`),
+    width: reader.u8(`${prefix}.width`),
+    wordStart: reader.u32(`${prefix}.wordStart`),
+    words: reader.u32(`${prefix}.words`),
   };
 }
 

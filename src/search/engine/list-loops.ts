@@ -1,4 +1,4 @@
-import { documentAt, gallopRun, type PostingRun } from './compressed-lists.js';
+import { bitsAt, documentAt, gallopRun, type PostingRun } from './compressed-lists.js';
 import type { DocOffsets, DocValues, SingleValues, ValueMasks } from './keyword-column.js';
 import type { NumberColumn, Segment } from './query-plan.js';
 
@@ -120,17 +120,13 @@ export function keepByRange(ordinals: Uint32Array, count: number, column: Number
 
 /** Copies the run's documents to `target` from `at`; returns the end. */
 export function copyRun(target: Uint32Array, at: number, run: PostingRun): number {
-  const { low, shift, blocks, firstBlock, blockShift, start, end } = run;
-  if (blockShift === 0) {
+  const { words, wordBase, width, mask, blocks, firstBlock, blockShift, start, end } = run;
+  if (width === 0 && blockShift === 0) {
     // one document a block, no distances (a tail list, a rare list): the blocks are the documents
     target.set(blocks.subarray(firstBlock, firstBlock + end - start), at);
     return at + end - start;
   }
-  const size = 1 << blockShift;
-  for (let from = start, block = firstBlock; from < end; from += size, block++) {
-    const first = blocks[block]!;
-    for (let j = from - shift, to = Math.min(from + size, end) - shift; j < to; j++) target[at++] = first + low[j]!;
-  }
+  for (let j = 0, count = end - start; j < count; j++) target[at++] = blocks[firstBlock + (j >>> blockShift)]! + bitsAt(words, wordBase, j * width, mask);
   return at;
 }
 

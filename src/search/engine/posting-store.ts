@@ -1,5 +1,5 @@
-import { checkLists, compressLists, countOf, NO_LISTS, runOf, type CompressedLists, type PostingRun } from './compressed-lists.js';
-import { ESCAPE, FrequencyTuples, NO_ESCAPES, withEscape, type CodeEscapes, type TupleCodes } from './frequency-tuples.js';
+import { checkLists, compressLists, hasDocuments, NO_LISTS, runOf, type CompressedLists, type PostingRun } from './compressed-lists.js';
+import { BYTE_ESCAPE, codeBytes, ESCAPE, escapedCode, FrequencyTuples, NO_ESCAPES, setCode, withEscape, type CodeEscapes, type TupleCodes } from './frequency-tuples.js';
 import { bitCount, ensureCapacity } from './typed-arrays.js';
 
 const NO_CODES = new Uint8Array(0);
@@ -37,7 +37,7 @@ export class PostingStore {
   baseStart: Uint32Array = new Uint32Array(1);
   /** the documents of the base lists but the dense ones (whose bitmap holds them), see baseRun */
   baseLists: CompressedLists = NO_LISTS;
-  /** each base posting's tuple code (empty without payload) */
+  /** each base posting's tuple code, four bits (see codeAt; empty without payload) */
   baseCodes: TupleCodes = NO_CODES;
   /** the codes of the base postings stored as ESCAPE */
   baseEscapes: CodeEscapes = NO_ESCAPES;
@@ -81,12 +81,16 @@ export class PostingStore {
 
   /**
    * Replaces the base (and empties the tails) with the lists `docs[start[key]..start[key + 1])`,
-   * compressed: `codes` and `escapes` are codes of `this.tuples`, made by codeOf (empty without
-   * payload). With `denseDocCount` (the ordinals there are), a list in 1/32 of them or more
-   * (and 1,024 at least) is kept as a bitmap instead.
+   * compressed: `byteCodes` are codes of `this.tuples` made by codeOf, a byte a posting (the
+   * tuples past the first 255 as BYTE_ESCAPE, their codes in `byteEscapes`; empty without
+   * payload), kept as four bits a posting once the tuples are numbered by use (see
+   * frequency-tuples.ts). With `denseDocCount` (the ordinals there are), a list in 1/32 of
+   * them or more (and 1,024 at least) is kept as a bitmap instead.
    */
-  setBase(start: Uint32Array, docs: Uint32Array, codes: TupleCodes, escapes: CodeEscapes = NO_ESCAPES, denseDocCount = 0): void {
+  setBase(start: Uint32Array, docs: Uint32Array, byteCodes: Uint8Array, byteEscapes: CodeEscapes = NO_ESCAPES, denseDocCount = 0): void {
     if (start[start.length - 1] !== docs.length) throw new Error('search index: posting documents out of step with the postings');
+    if (this.stride > 0 && byteCodes.length !== docs.length) throw new Error('search index: posting codes out of step with the postings');
+    const { codes, escapes } = this.stride > 0 ? this.packCodes(byteCodes, byteEscapes) : { codes: NO_CODES, escapes: NO_ESCAPES };
     this.replaceBase(start, codes, escapes);
     const keys = this.baseKeyCount;
     const minimum = denseDocCount > 0 ? Math.max(1024, denseDocCount / 32) : Infinity;
@@ -96,21 +100,45 @@ export class PostingStore {
     this.baseLists = compressLists(start, docs, (key) => this.denseBitmaps[key] !== null && this.denseBitmaps[key] !== undefined);
   }
 
+  /** A build's codes (a byte a posting, see setBase) as four bits a posting, the tuples numbered again by use, most used first. */
+  private packCodes(byteCodes: Uint8Array, byteEscapes: CodeEscapes): { codes: TupleCodes; escapes: CodeEscapes } {
+    const postings = byteCodes.length;
+    const uses = new Float64Array(this.tuples.count);
+    for (let i = 0, e = 0; i < postings; i++) {
+      const code = byteCodes[i] === BYTE_ESCAPE ? byteEscapes.codes[e++]! : byteCodes[i]!;
+      uses[code] = uses[code]! + 1;
+    }
+    const renumbered = this.tuples.renumberByUse(uses);
+    const codes = new Uint8Array(codeBytes(postings));
+    let escapes = NO_ESCAPES;
+    for (let i = 0; i < postings; i++) {
+      const code = renumbered[byteCodes[i] === BYTE_ESCAPE ? escapedCode(byteEscapes, i) : byteCodes[i]!]!;
+      setCode(codes, i, code);
+      if (code >= ESCAPE) escapes = withEscape(escapes, i, code);
+    }
+    return { codes, escapes: escapes.count === escapes.at.length ? escapes : { at: escapes.at.slice(0, escapes.count), codes: escapes.codes.slice(0, escapes.count), count: escapes.count } };
+  }
+
   /**
-   * Replaces the base with lists a snapshot kept (see setBase) and, for the lists kept as
-   * bitmaps, their keys and bitmaps (over `docCount` ordinals); every other list with postings
-   * must have its documents.
+   * Replaces the base with lists a snapshot kept (see setBase: `codes` four bits a posting,
+   * in the numbering of `this.tuples`) and, for the lists kept as bitmaps, their keys and
+   * bitmaps (over `docCount` ordinals); every other list with postings must have its documents.
    */
   restoreBase(start: Uint32Array, lists: CompressedLists, codes: TupleCodes, escapes: CodeEscapes = NO_ESCAPES, dense?: DenseBitmaps): void {
     checkLists(lists, start);
     const keys = start.length - 1;
     const denseKeys = dense?.keys ?? new Uint32Array(0);
     let withoutDocuments = 0;
-    for (let key = 0; key < keys; key++) if (countOf(lists, key) === 0 && start[key + 1] !== start[key]) withoutDocuments++;
+    for (let key = 0; key < keys; key++) if (!hasDocuments(lists, key) && start[key + 1] !== start[key]) withoutDocuments++;
     for (const key of denseKeys) {
-      if (key >= keys || countOf(lists, key) !== 0) throw new Error('search index snapshot: a dense list has documents besides its bitmap');
+      if (key >= keys || hasDocuments(lists, key)) throw new Error('search index snapshot: a dense list has documents besides its bitmap');
     }
     if (withoutDocuments !== denseKeys.length) throw new Error('search index snapshot: a list has neither documents nor a bitmap');
+    if (this.stride > 0 && codes.length !== codeBytes(start[keys]!)) throw new Error('search index: posting codes out of step with the postings');
+    for (let e = 0; e < escapes.count; e++) {
+      const inOrder = escapes.at[e]! < start[keys]! && (e === 0 || escapes.at[e]! > escapes.at[e - 1]!) && escapes.codes[e]! < this.tuples.count;
+      if (!inOrder) throw new Error('search index snapshot: the escaped posting codes are out of step');
+    }
     this.replaceBase(start, codes, escapes);
     this.baseLists = lists;
     if (dense === undefined) return;
@@ -120,7 +148,6 @@ export class PostingStore {
   }
 
   private replaceBase(start: Uint32Array, codes: TupleCodes, escapes: CodeEscapes): void {
-    if (this.stride > 0 && codes.length !== start[start.length - 1]) throw new Error('search index: posting codes out of step with the postings');
     this.denseBitmaps = [];
     this.denseRanks = [];
     this.denseRankGroups = [];
@@ -147,7 +174,7 @@ export class PostingStore {
 
   /** The documents of the key's base list (empty for a dense one: its bitmap has them), its postings numbered from `baseStart[key]`. */
   baseRun(key: number): PostingRun {
-    return runOf(this.baseLists, key, this.baseStart[key]!);
+    return runOf(this.baseLists, key, this.baseStart[key]!, this.baseStart[key + 1]!);
   }
 
   /** Builds the bitmaps of the dense lists `dense` (ascending keys) from their documents. */
@@ -206,13 +233,9 @@ export class PostingStore {
     docs[length] = doc;
     if (this.stride > 0 && payload !== null) {
       const code = this.codeOf(payload, payloadOffset);
-      const codes = ensureCapacity(this.tailCodes[key] ?? new Uint8Array(docs.length), docs.length);
-      if (code < ESCAPE) {
-        codes[length] = code;
-      } else {
-        codes[length] = ESCAPE;
-        this.tailEscapes[key] = withEscape(this.tailEscapes[key]!, length, code);
-      }
+      const codes = ensureCapacity(this.tailCodes[key] ?? new Uint8Array(codeBytes(docs.length)), codeBytes(length + 1));
+      setCode(codes, length, code);
+      if (code >= ESCAPE) this.tailEscapes[key] = withEscape(this.tailEscapes[key]!, length, code);
       this.tailCodes[key] = codes;
     }
     this.tailLength[key] = length + 1;
@@ -233,5 +256,5 @@ export class PostingStore {
 }
 
 function listBytes(lists: CompressedLists): number {
-  return lists.docStart.byteLength + lists.low.byteLength + lists.blocks.byteLength + lists.blockStart.byteLength + lists.blockShift.byteLength;
+  return lists.blocks.byteLength + lists.blockStart.byteLength + lists.blockShift.byteLength + lists.width.byteLength + lists.wordStart.byteLength + lists.words.byteLength;
 }

@@ -64,7 +64,7 @@ function segmentOf(
   tuples: Uint8Array,
   coefficients: Float64Array,
 ): Segment {
-  return { low: run.low, shift: run.shift, blocks: run.blocks, firstBlock: run.firstBlock, blockShift: run.blockShift, start, end, bitmap, ranks, rankGroups, codes, escapes, tuples, coefficients };
+  return { words: run.words, wordBase: run.wordBase, width: run.width, mask: run.mask, blocks: run.blocks, firstBlock: run.firstBlock, blockShift: run.blockShift, start, end, bitmap, ranks, rankGroups, codes, escapes, tuples, coefficients };
 }
 
 export function planFor(index: IndexView, variants: Map<number, number>): TermPlan {

@@ -20,7 +20,9 @@ describe('a dense list', () => {
   it('keeps its documents in its bitmap alone, the other lists theirs', () => {
     const store = built();
     expect([...store.denseKeys]).toEqual([0, 2]);
-    expect(store.baseLists.low.length).toBe(10);
+    // key 1's ten documents alone, one block of 12-bit distances (it spans 3,294): the dense keys have no blocks
+    expect([...store.baseLists.blockStart]).toEqual([0, 0, 1, 1]);
+    expect([store.baseLists.blockShift[1], store.baseLists.width[1]]).toEqual([4, 12]);
     expect(documentsOf(store.baseRun(0))).toEqual([]);
     expect(documentsOf(store.baseRun(1))).toEqual(lists[1]);
     // its postings keep their numbers (the codes'): key 1's first is 1,100
@@ -36,7 +38,7 @@ describe('a dense list', () => {
 
   it('is restored from its keys and bitmaps, and refused when they are out of step with the lists', () => {
     const store = built();
-    const copied = (): CompressedLists => ({ ...store.baseLists, low: store.baseLists.low.slice(), blocks: store.baseLists.blocks.slice() });
+    const copied = (): CompressedLists => ({ ...store.baseLists, words: store.baseLists.words.slice(), blocks: store.baseLists.blocks.slice() });
     const dense = (keys: Uint32Array, words: Uint32Array): DenseBitmaps => ({ keys, words, docCount });
     const restored = new PostingStore(0);
     restored.restoreBase(store.baseStart.slice(), copied(), new Uint8Array(0), undefined, dense(store.denseKeys.slice(), store.denseWords.slice()));
