@@ -1,4 +1,4 @@
-import { bitsAt, type PostingRun } from './compressed-lists.js';
+import type { PostingRun } from './compressed-lists.js';
 import type { DocOffsets, DocValues, SingleValues, ValueMasks } from './keyword-column.js';
 import type { NumberColumn } from './query-plan.js';
 import { bitCount } from './typed-arrays.js';
@@ -28,11 +28,26 @@ export function setBits(bits: Uint32Array, docs: Uint32Array, start: number, end
   return;
 }
 
-/** Sets the bits of the run's documents (see compressed-lists.ts). */
+/** Sets the bits of the run's documents, a block at a time (see compressed-lists.ts). */
 export function setRunBits(bits: Uint32Array, run: PostingRun): void {
   const { words, wordBase, width, mask, blocks, firstBlock, blockShift, start, end } = run;
-  for (let j = 0, count = end - start; j < count; j++) {
-    const d = blocks[firstBlock + (j >>> blockShift)]! + bitsAt(words, wordBase, j * width, mask);
+  // a sequential read: the current word kept, the next read only when a distance reaches it
+  const count = end - start;
+  const blockMask = (1 << blockShift) - 1;
+  let first = 0;
+  let word = wordBase;
+  let current = words[word]!;
+  let shift = 0;
+  for (let j = 0; j < count; j++) {
+    if ((j & blockMask) === 0) first = blocks[firstBlock + (j >>> blockShift)]!;
+    let distance = current >>> shift;
+    shift += width;
+    if (shift >= 32) {
+      current = words[++word]!;
+      shift -= 32;
+      if (shift > 0) distance |= current << (width - shift);
+    }
+    const d = first + (distance & mask);
     bits[d >>> 5] = bits[d >>> 5]! | (1 << (d & 31));
   }
   return;

@@ -23,7 +23,7 @@ function postingScore(segment: Segment, i: number, d: number, bm25: Bm25Context)
   const lengthNorms = bm25.lengthNorms;
   const constant = bm25.normConstant;
   let score = 0;
-  const code = codeAt(segment.codes, segment.escapes, i);
+  const code = codeAt(segment.codes, segment.codeShift, segment.escapes, i);
   const p = code * fields;
   const l = d * fields;
   for (let f = 0; f < fields; f++) {
@@ -145,10 +145,10 @@ export function scoreAt(segment: Segment, ordinals: Uint32Array, count: number, 
     scoreAtFourFields(segment, ordinals, count, at, bm25, out, add);
     return;
   }
-  const { codes, escapes, tuples, coefficients } = segment;
+  const { codes, codeShift, escapes, tuples, coefficients } = segment;
   const { fields, lengths, lengthNorms, normConstant } = bm25;
   for (let c = 0; c < count; c++) {
-    const code = codeAt(codes, escapes, at[c]!);
+    const code = codeAt(codes, codeShift, escapes, at[c]!);
     const p = code * fields;
     const l = ordinals[c]! * fields;
     let score = 0;
@@ -167,14 +167,14 @@ export function scoreAt(segment: Segment, ordinals: Uint32Array, count: number, 
  * order (a zero frequency adds 0), so the same bits.
  */
 function scoreAtFourFields(segment: Segment, ordinals: Uint32Array, count: number, at: Uint32Array, bm25: Bm25Context, out: Float64Array, add: boolean): void {
-  const { codes, escapes, tuples, coefficients } = segment;
+  const { codes, codeShift, escapes, tuples, coefficients } = segment;
   const { lengths, lengthNorms, normConstant } = bm25;
   const c0 = coefficients[0]!;
   const c1 = coefficients[1]!;
   const c2 = coefficients[2]!;
   const c3 = coefficients[3]!;
   for (let c = 0; c < count; c++) {
-    const code = codeAt(codes, escapes, at[c]!);
+    const code = codeAt(codes, codeShift, escapes, at[c]!);
     const p = code << 2;
     const l = ordinals[c]! << 2;
     const t0 = tuples[p]!;
@@ -227,16 +227,16 @@ export function scoreBoundedAt(
   exact: Uint32Array,
 ): number {
   // the bounds first, a tight pass per token ...
-  segments.forEach((segment, s) => addBounds(segment.codes, segment.escapes, segment.tuples, bm25.fields, ats[s]!, bounds[s]!, out, count, s > 0));
+  segments.forEach((segment, s) => addBounds(segment.codes, segment.codeShift, segment.escapes, segment.tuples, bm25.fields, ats[s]!, bounds[s]!, out, count, s > 0));
   // ... then exact scores only where the bound reaches the bar (each token a list of its own)
   const oneListEach = Uint32Array.from({ length: segments.length + 1 }, (_, i) => i);
   return settle(segments, ats, oneListEach, ordinals, count, bm25, out, k, exact);
 }
 
 /** `out[c]` = (or += when `add`) the bound of posting `at[c]` (never ABSENT: every candidate is in a one-list word's list). */
-function addBounds(codes: TupleCodes, escapes: CodeEscapes, tuples: Uint8Array, fields: number, at: Uint32Array, bound: Float64Array, out: Float64Array, count: number, add: boolean): void {
+function addBounds(codes: TupleCodes, codeShift: number, escapes: CodeEscapes, tuples: Uint8Array, fields: number, at: Uint32Array, bound: Float64Array, out: Float64Array, count: number, add: boolean): void {
   for (let c = 0; c < count; c++) {
-    const code = codeAt(codes, escapes, at[c]!);
+    const code = codeAt(codes, codeShift, escapes, at[c]!);
     const p = code * fields;
     let upper = 0;
     for (let f = 0; f < fields; f++) upper += bound[f * 256 + tuples[p + f]!]!;
@@ -248,6 +248,7 @@ function addBounds(codes: TupleCodes, escapes: CodeEscapes, tuples: Uint8Array, 
 /** `out[c]` = (or = max(out[c], …) when `max`) the bound of posting `at[c]`, 0 when ABSENT. */
 export function maxBounds(
   codes: TupleCodes,
+  codeShift: number,
   escapes: CodeEscapes,
   tuples: Uint8Array,
   fields: number,
@@ -261,7 +262,7 @@ export function maxBounds(
     const posting = at[c]!;
     let upper = 0;
     if (posting !== ABSENT) {
-      const code = codeAt(codes, escapes, posting);
+      const code = codeAt(codes, codeShift, escapes, posting);
       const p = code * fields;
       for (let f = 0; f < fields; f++) upper += bound[f * 256 + tuples[p + f]!]!;
     }
@@ -305,8 +306,8 @@ export function settle(
       for (let s = firstOf[w]!; s < firstOf[w + 1]!; s++) {
         const posting = ats[s]![c]!;
         if (posting === ABSENT) continue;
-        const { codes, escapes, tuples, coefficients } = segments[s]!;
-        const code = codeAt(codes, escapes, posting);
+        const { codes, codeShift, escapes, tuples, coefficients } = segments[s]!;
+        const code = codeAt(codes, codeShift, escapes, posting);
         const p = code * fields;
         let listScore = 0;
         for (let f = 0; f < fields; f++) {
@@ -345,7 +346,7 @@ export function scoreOneBounded(
   k: number,
   exact: Uint32Array,
 ): number {
-  const { words, wordBase, width, mask, blocks, firstBlock, blockShift, codes, escapes, tuples, start, end } = segment;
+  const { words, wordBase, width, mask, blocks, firstBlock, blockShift, codes, codeShift, escapes, tuples, start, end } = segment;
   const fields = bm25.fields;
   // a min-heap of the k best exact scores so far; its root is the bar
   const heap = heapScratch(k);
@@ -363,7 +364,7 @@ export function scoreOneBounded(
       next = ordinals[c]!;
     }
     if (next !== d) continue;
-    const code = codeAt(codes, escapes, i);
+    const code = codeAt(codes, codeShift, escapes, i);
     const p = code * fields;
     let upper = 0;
     for (let f = 0; f < fields; f++) upper += bound[f * 256 + tuples[p + f]!]!;
@@ -398,7 +399,7 @@ export function scoreOneBoundedByBitmap(
   k: number,
   exact: Uint32Array,
 ): number {
-  const { codes, escapes, tuples, start } = segment;
+  const { codes, codeShift, escapes, tuples, start } = segment;
   const bitmap = segment.bitmap!;
   const ranks = segment.ranks!;
   const groups = segment.rankGroups!;
@@ -419,7 +420,7 @@ export function scoreOneBoundedByBitmap(
       if ((word & (1 << (d & 31))) === 0) continue;
       i = start + groups[w >>> RANK_GROUP_SHIFT]! + ranks[w]! + bitCount(word & ~(-1 << (d & 31)));
     }
-    const code = codeAt(codes, escapes, i);
+    const code = codeAt(codes, codeShift, escapes, i);
     const p = code * fields;
     let upper = 0;
     for (let f = 0; f < fields; f++) upper += bound[f * 256 + tuples[p + f]!]!;
@@ -473,8 +474,12 @@ export function rankList(ordinals: Uint32Array, count: number, marks: Uint32Arra
 export function scoreByRank(segment: Segment, marks: Uint32Array, ranks: Uint32Array, bm25: Bm25Context, best: Float64Array): void {
   const { words, wordBase, width, mask, blocks, firstBlock, blockShift, start, end } = segment;
   const markWords = marks.length;
-  for (let i = start; i < end; i++) {
-    const d = blocks[firstBlock + ((i - start) >>> blockShift)]! + bitsAt(words, wordBase, (i - start) * width, mask);
+  // the distance's bit moves on by the width each posting (no product per posting)
+  for (let i = start, distanceBit = 0; i < end; i++, distanceBit += width) {
+    // bitsAt written out: V8 does not inline it into a loop this large
+    const distanceWord = wordBase + (distanceBit >>> 5);
+    const shift = distanceBit & 31;
+    const d = blocks[firstBlock + ((i - start) >>> blockShift)]! + (((words[distanceWord]! >>> shift) | ((words[distanceWord + 1]! << 1) << (31 - shift))) & mask);
     const w = d >>> 5;
     if (w >= markWords) return;
     const word = marks[w]!;
@@ -531,19 +536,23 @@ export function scoreByRankBounded(
   filled: number,
   k: number,
 ): { filled: number; skipped: number } {
-  const { words, wordBase, width, mask, blocks, firstBlock, blockShift, codes, escapes, tuples, start, end } = segment;
+  const { words, wordBase, width, mask, blocks, firstBlock, blockShift, codes, codeShift, escapes, tuples, start, end } = segment;
   const fields = bm25.fields;
   const markWords = marks.length;
   let bar = filled === k ? heap[0]! : -Infinity;
   let skipped = 0;
-  for (let i = start; i < end; i++) {
-    const d = blocks[firstBlock + ((i - start) >>> blockShift)]! + bitsAt(words, wordBase, (i - start) * width, mask);
+  // the distance's bit moves on by the width each posting (no product per posting)
+  for (let i = start, distanceBit = 0; i < end; i++, distanceBit += width) {
+    // bitsAt written out: V8 does not inline it into a loop this large
+    const distanceWord = wordBase + (distanceBit >>> 5);
+    const shift = distanceBit & 31;
+    const d = blocks[firstBlock + ((i - start) >>> blockShift)]! + (((words[distanceWord]! >>> shift) | ((words[distanceWord + 1]! << 1) << (31 - shift))) & mask);
     const w = d >>> 5;
     if (w >= markWords) break;
     const word = marks[w]!;
     const bit = 1 << (d & 31);
     if ((word & bit) === 0) continue;
-    const code = codeAt(codes, escapes, i);
+    const code = codeAt(codes, codeShift, escapes, i);
     const p = code * fields;
     let upper = 0;
     for (let f = 0; f < fields; f++) upper += bound[f * 256 + tuples[p + f]!]!;
@@ -577,7 +586,7 @@ export function scoreMarkedByBitmapBounded(
   filled: number,
   k: number,
 ): { filled: number; skipped: number } {
-  const { codes, escapes, tuples, start } = segment;
+  const { codes, codeShift, escapes, tuples, start } = segment;
   const bitmap = segment.bitmap!;
   const postingRanks = segment.ranks!;
   const groups = segment.rankGroups!;
@@ -595,7 +604,7 @@ export function scoreMarkedByBitmapBounded(
       both ^= lowest;
       const below = (lowest - 1) | 0;
       const i = start + groups[w >>> RANK_GROUP_SHIFT]! + postingRanks[w]! + bitCount(listed & below);
-      const code = codeAt(codes, escapes, i);
+      const code = codeAt(codes, codeShift, escapes, i);
       const p = code * fields;
       let upper = 0;
       for (let f = 0; f < fields; f++) upper += bound[f * 256 + tuples[p + f]!]!;

@@ -227,11 +227,20 @@ export function bitsAt(words: Uint32Array, wordBase: number, bit: number, mask: 
  * binary search), or `high`.
  */
 export function gallopRun(run: PostingRun, low: number, high: number, target: number): number {
-  if (low >= high || documentAt(run, low) >= target) return low;
+  // documentAt written out over locals: this runs for every candidate looked up in a long list
+  const { words, wordBase, width, mask, blocks, firstBlock, blockShift, start } = run;
+  let j = low - start;
+  let bit = j * width;
+  let w = wordBase + (bit >>> 5);
+  if (low >= high || blocks[firstBlock + (j >>> blockShift)]! + (((words[w]! >>> (bit & 31)) | ((words[w + 1]! << 1) << (31 - (bit & 31)))) & mask) >= target) return low;
   let previous = low;
   let step = 1;
   let probe = low + 1;
-  while (probe < high && documentAt(run, probe) < target) {
+  while (probe < high) {
+    j = probe - start;
+    bit = j * width;
+    w = wordBase + (bit >>> 5);
+    if (blocks[firstBlock + (j >>> blockShift)]! + (((words[w]! >>> (bit & 31)) | ((words[w + 1]! << 1) << (31 - (bit & 31)))) & mask) >= target) break;
     previous = probe;
     step *= 2;
     probe = low + step;
@@ -240,7 +249,10 @@ export function gallopRun(run: PostingRun, low: number, high: number, target: nu
   let b = Math.min(probe, high);
   while (a < b) {
     const middle = (a + b) >>> 1;
-    if (documentAt(run, middle) < target) a = middle + 1;
+    j = middle - start;
+    bit = j * width;
+    w = wordBase + (bit >>> 5);
+    if (blocks[firstBlock + (j >>> blockShift)]! + (((words[w]! >>> (bit & 31)) | ((words[w + 1]! << 1) << (31 - (bit & 31)))) & mask) < target) a = middle + 1;
     else b = middle;
   }
   return a;

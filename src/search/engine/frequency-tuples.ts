@@ -23,10 +23,15 @@ export const ESCAPE = 15;
 /** A build's codes (see PostingStore.setBase) are a byte a posting, the tuples past the first 255 as BYTE_ESCAPE, kept aside. */
 export const BYTE_ESCAPE = 0xff;
 
-/** The code of posting i of `codes` (two a byte, the even posting's in the low four bits), looked up among `escapes` when ESCAPE. */
-export function codeAt(codes: TupleCodes, escapes: CodeEscapes, i: number): number {
-  const code = (codes[i >>> 1]! >>> ((i & 1) << 2)) & 15;
-  return code === ESCAPE ? escapedCode(escapes, i) : code;
+/**
+ * The code of posting i of `codes`, four bits a posting (`shift` 1: two a byte, the even
+ * posting's in the low four bits, ESCAPE for one kept among `escapes`) or a byte (`shift` 0:
+ * BYTE_ESCAPE for one kept among `escapes`; see PostingStore.denseCodes).
+ */
+export function codeAt(codes: TupleCodes, shift: number, escapes: CodeEscapes, i: number): number {
+  const mask = 0xff >>> (shift << 2);
+  const code = (codes[i >>> shift]! >>> ((i & shift) << 2)) & mask;
+  return code === mask ? escapedCode(escapes, i) : code;
 }
 
 /** Stores posting i's code (ESCAPE for one past the first 15: the caller keeps it among the escapes); the byte's other half is kept. */

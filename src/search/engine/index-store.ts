@@ -659,6 +659,9 @@ export class IndexStore {
     writer.add('postings.codes', this.postings.baseCodes);
     writer.add('postings.escapes.at', this.postings.baseEscapes.at, this.postings.baseEscapes.count);
     writer.add('postings.escapes.codes', this.postings.baseEscapes.codes, this.postings.baseEscapes.count);
+    writer.add('postings.denseCodes', this.postings.denseCodes);
+    writer.add('postings.denseEscapes.at', this.postings.denseEscapes.at, this.postings.denseEscapes.count);
+    writer.add('postings.denseEscapes.codes', this.postings.denseEscapes.codes, this.postings.denseEscapes.count);
     writer.add('postings.tuples', this.postings.tuples.used());
     const pairs = this.pairs.snapshot();
     writer.add('pairs.rankOf', pairs.rankOf);
@@ -721,11 +724,9 @@ export class IndexStore {
     this.termSlot = new Uint32Array(Math.max(1024, terms.length));
     this.markGeneration = 0;
     this.postings.tuples.reset(reader.u8('postings.tuples'));
-    const escapeAt = reader.u32('postings.escapes.at');
-    const escapes = { at: escapeAt, codes: reader.u32('postings.escapes.codes'), count: escapeAt.length };
-    // a dense list's documents are in its bitmap alone
-    const dense = { keys: reader.u32('postings.denseKeys'), words: reader.u32('postings.denseWords'), docCount };
-    this.postings.restoreBase(reader.u32('postings.start'), readLists(reader, 'postings'), reader.u8('postings.codes'), escapes.count > 0 ? escapes : NO_ESCAPES, dense);
+    // a dense list's documents are in its bitmap alone, its codes a byte each
+    const dense = { keys: reader.u32('postings.denseKeys'), words: reader.u32('postings.denseWords'), docCount, codes: reader.u8('postings.denseCodes'), escapes: readEscapes(reader, 'postings.denseEscapes') };
+    this.postings.restoreBase(reader.u32('postings.start'), readLists(reader, 'postings'), reader.u8('postings.codes'), readEscapes(reader, 'postings.escapes'), dense);
     this.pairs.restore(reader.i32('pairs.rankOf'), reader.u32('pairs.start'), readLists(reader, 'pairs'));
     this.columns.forEach((column, c) => {
       column.restore(
@@ -778,6 +779,11 @@ function addLists(writer: SnapshotWriter, prefix: string, lists: CompressedLists
   writer.add(`${prefix}.width`, lists.width);
   writer.add(`${prefix}.wordStart`, lists.wordStart);
   writer.add(`${prefix}.words`, lists.words);
+}
+
+function readEscapes(reader: SnapshotReader, prefix: string): CodeEscapes {
+  const at = reader.u32(`${prefix}.at`);
+  return at.length > 0 ? { at, codes: reader.u32(`${prefix}.codes`), count: at.length } : NO_ESCAPES;
 }
 
 function readLists(reader: SnapshotReader, prefix: string): CompressedLists {

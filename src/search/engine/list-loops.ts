@@ -1,4 +1,4 @@
-import { bitsAt, documentAt, gallopRun, type PostingRun } from './compressed-lists.js';
+import { documentAt, gallopRun, type PostingRun } from './compressed-lists.js';
 import type { DocOffsets, DocValues, SingleValues, ValueMasks } from './keyword-column.js';
 import type { NumberColumn, Segment } from './query-plan.js';
 
@@ -126,7 +126,24 @@ export function copyRun(target: Uint32Array, at: number, run: PostingRun): numbe
     target.set(blocks.subarray(firstBlock, firstBlock + end - start), at);
     return at + end - start;
   }
-  for (let j = 0, count = end - start; j < count; j++) target[at++] = blocks[firstBlock + (j >>> blockShift)]! + bitsAt(words, wordBase, j * width, mask);
+  // a sequential read: the current word kept, the next read only when a distance reaches it
+  const count = end - start;
+  const blockMask = (1 << blockShift) - 1;
+  let first = 0;
+  let word = wordBase;
+  let current = words[word]!;
+  let shift = 0;
+  for (let j = 0; j < count; j++) {
+    if ((j & blockMask) === 0) first = blocks[firstBlock + (j >>> blockShift)]!;
+    let distance = current >>> shift;
+    shift += width;
+    if (shift >= 32) {
+      current = words[++word]!;
+      shift -= 32;
+      if (shift > 0) distance |= current << (width - shift);
+    }
+    target[at++] = first + (distance & mask);
+  }
   return at;
 }
 

@@ -25,8 +25,10 @@ describe('a dense list', () => {
     expect([store.baseLists.blockShift[1], store.baseLists.width[1]]).toEqual([4, 12]);
     expect(documentsOf(store.baseRun(0))).toEqual([]);
     expect(documentsOf(store.baseRun(1))).toEqual(lists[1]);
-    // its postings keep their numbers (the codes'): key 1's first is 1,100
-    expect(store.baseRun(1).start).toBe(1100);
+    // postings are numbered as their codes: key 1's first is the first four-bit code (the
+    // dense lists' codes are bytes of their own), key 2's the first byte after key 0's 1,100
+    expect(store.baseRun(1).start).toBe(0);
+    expect([0, 1, 2].map((key) => store.codeStartOf(key))).toEqual([0, 0, 1100]);
     // the posting of the r-th set bit is start + r: the ranks find it
     const bitmap = store.denseBitmaps[2]!;
     const ranks = store.denseRanks[2]!;

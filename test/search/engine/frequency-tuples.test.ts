@@ -59,7 +59,7 @@ describe('posting codes', () => {
     expect(codes.length).toBe(3);
     [3, 14, 0, ESCAPE, 9].forEach((code, posting) => setCode(codes, posting, code));
     setCode(codes, 1, 7);
-    expect([0, 1, 2, 3, 4].map((posting) => codeAt(codes, withEscape(NO_ESCAPES, 3, 40), posting))).toEqual([3, 7, 0, 40, 9]);
+    expect([0, 1, 2, 3, 4].map((posting) => codeAt(codes, 1, withEscape(NO_ESCAPES, 3, 40), posting))).toEqual([3, 7, 0, 40, 9]);
     // a code past the first 15 is stored as ESCAPE (its own kept by the caller)
     setCode(codes, 2, 200);
     expect((codes[1]! & 15)).toBe(ESCAPE);
@@ -84,12 +84,12 @@ describe('posting codes', () => {
     store.setBase(Uint32Array.of(0, 25, 50), Uint32Array.from({ length: 50 }, (_, i) => i % 25), byteCodes, byteEscapes);
     expect(store.baseCodes.length).toBe(25);
     const frequenciesOf = (codes: Uint8Array, escapes: typeof NO_ESCAPES, posting: number) => {
-      const code = codeAt(codes, escapes, posting);
+      const code = codeAt(codes, 1, escapes, posting);
       return [store.tuples.bytes[code * 2], store.tuples.bytes[code * 2 + 1]];
     };
     expect(Array.from({ length: 50 }, (_, posting) => frequenciesOf(store.baseCodes, store.baseEscapes, posting))).toEqual(frequencies);
     // the most used first: (7, 7) is code 0, (3, 1) code 1; 13 more below ESCAPE, then escapes
-    expect([codeAt(store.baseCodes, store.baseEscapes, 0), codeAt(store.baseCodes, store.baseEscapes, 20)]).toEqual([0, 1]);
+    expect([codeAt(store.baseCodes, 1, store.baseEscapes, 0), codeAt(store.baseCodes, 1, store.baseEscapes, 20)]).toEqual([0, 1]);
     expect(store.baseEscapes.count).toBe(22 - ESCAPE);
     store.add(0, 30, tuple(8, 8), 0);
     store.add(0, 31, tuple(0, 1), 0);
@@ -99,6 +99,41 @@ describe('posting codes', () => {
     expect(frequenciesOf(store.tailCodes[1]!, store.tailEscapes[1]!, 0)).toEqual([8, 8]);
     // (8, 8) is new, (0, 1) unused at the build: both past the first 15
     expect(store.tailEscapes[0]!.count).toBe(2);
+  });
+
+  it('are a byte for a dense list, numbered apart, read back after a restore', () => {
+    // keys 0 and 2 in every other one of 2,048 documents (dense), key 1 in three: 20 tuples, so
+    // the dense postings of the 16th to the 20th are bytes, not escapes
+    const store = new PostingStore(2);
+    const tuples = Array.from({ length: 20 }, (_, t) => store.codeOf(tuple(t + 1, 0), 0));
+    const lists = [Array.from({ length: 1024 }, (_, i) => 2 * i), [5, 600, 2000], Array.from({ length: 1024 }, (_, i) => 2 * i + 1)];
+    const docs = Uint32Array.from(lists.flat());
+    const start = Uint32Array.of(0, 1024, 1027, docs.length);
+    const byteCodes = Uint8Array.from(docs, (_, posting) => tuples[posting % 20]!);
+    const expected = Array.from(docs, (_, posting) => posting % 20 + 1);
+    store.setBase(start, docs, byteCodes, NO_ESCAPES, 2048);
+    const frequenciesOf = (stored: PostingStore) =>
+      [0, 1, 2].flatMap((key) => {
+        const dense = stored.denseBitmaps[key] !== null;
+        const from = stored.codeStartOf(key);
+        return Array.from({ length: start[key + 1]! - start[key]! }, (_, r) =>
+          stored.tuples.bytes[2 * codeAt(dense ? stored.denseCodes : stored.baseCodes, dense ? 0 : 1, dense ? stored.denseEscapes : stored.baseEscapes, from + r)],
+        );
+      });
+    expect([...store.denseKeys]).toEqual([0, 2]);
+    expect(store.denseCodes.length).toBe(2048);
+    expect(store.baseCodes.length).toBe(2);
+    expect(store.denseEscapes.count).toBe(0);
+    expect(frequenciesOf(store)).toEqual(expected);
+
+    const restored = new PostingStore(2);
+    restored.tuples.reset(store.tuples.used().slice());
+    const dense = { keys: store.denseKeys.slice(), words: store.denseWords.slice(), docCount: 2048 };
+    restored.restoreBase(store.baseStart, store.baseLists, store.baseCodes.slice(), store.baseEscapes, { ...dense, codes: store.denseCodes.slice(), escapes: store.denseEscapes });
+    expect(frequenciesOf(restored)).toEqual(expected);
+    expect(() => new PostingStore(2).restoreBase(store.baseStart, store.baseLists, store.baseCodes.slice(), store.baseEscapes, { ...dense, codes: store.denseCodes.slice(1) })).toThrow(
+      /out of step/,
+    );
   });
 
   it('refuse a base whose codes and postings differ in count, or whose escapes are out of step', () => {
