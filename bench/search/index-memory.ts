@@ -63,6 +63,13 @@ console.log(
 console.log(`  numbers: ${perMillion(numbersTotal)}`);
 console.log(`  forward stream: ${perMillion(store.forward.byteLength + store.forwardStart.byteLength)}`);
 console.log(`  term postings: ${perMillion(store.postings.byteSize())}`);
+const postings = store.postings;
+const lists = postings.baseLists;
+const denseRankBytes = postings.denseRanks.reduce((bytes, ranks, key) => bytes + (ranks?.byteLength ?? 0) + (postings.denseRankGroups[key]?.byteLength ?? 0), 0);
+console.log(
+  `    documents ${perMillion(lists.words.byteLength + lists.blocks.byteLength + lists.blockStart.byteLength + lists.blockShift.byteLength + lists.width.byteLength + lists.wordStart.byteLength)} (distances ${perMillion(lists.words.byteLength)}, blocks ${perMillion(lists.blocks.byteLength)}), frequency codes ${perMillion(postings.baseCodes.byteLength + postings.denseCodes.byteLength)} (the dense lists' ${perMillion(postings.denseCodes.byteLength)}) and escapes ${perMillion(2 * (postings.baseEscapes.at.byteLength + postings.denseEscapes.at.byteLength))}, dense bitmaps ${perMillion(postings.denseWords.byteLength)} and ranks ${perMillion(denseRankBytes)}`,
+);
+console.log(`  phrase pairs: ${perMillion(store.pairs.byteSize())}`);
 console.log(`  ids' ordinal table: ${perMillion(store.ordinals.byteSize())}`);
 gc();
 const memory = process.memoryUsage();

@@ -452,7 +452,7 @@ export class CandidateSet {
     plans.forEach((_, w) => {
       // the word's bound: its best list's, in `partial`, then added
       for (let s = firstOf[w]!; s < firstOf[w + 1]!; s++) {
-        maxBounds(segments[s]!.codes, segments[s]!.escapes, segments[s]!.tuples, bm25.fields, ats[s]!, this.boundFor(segments[s]!, bm25), this.partial, count, s > firstOf[w]!);
+        maxBounds(segments[s]!.codes, segments[s]!.codeShift, segments[s]!.escapes, segments[s]!.tuples, bm25.fields, ats[s]!, this.boundFor(segments[s]!, bm25), this.partial, count, s > firstOf[w]!);
       }
       if (w === 0) this.scores.set(this.partial.subarray(0, count));
       else addInto(this.scores, this.partial, count);

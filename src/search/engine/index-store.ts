@@ -7,7 +7,7 @@ import { codeAt, codeBytes, codeEnd, ELEMENT_BREAK, FIELD_END, MAX_CODE_BYTES, M
 import { IdOrdinals } from './id-ordinals.js';
 import { KeywordColumn } from './keyword-column.js';
 import { PackedStrings } from './packed-strings.js';
-import { ESCAPE, NO_ESCAPES, withEscape, type CodeEscapes } from './frequency-tuples.js';
+import { BYTE_ESCAPE, NO_ESCAPES, withEscape, type CodeEscapes } from './frequency-tuples.js';
 import { PostingStore } from './posting-store.js';
 import { SnapshotWriter, type SnapshotReader } from './snapshot-format.js';
 import { bitCount, ensureCapacity, hashString, idOrderKey, trimmed } from './typed-arrays.js';
@@ -605,7 +605,7 @@ export class IndexStore {
     const total = start[termCount]!;
     const docs = new Uint32Array(total);
     const codes = new Uint8Array(total);
-    // the postings of tuples past the first 255 (ESCAPE in `codes`), as slot and code
+    // the postings of tuples past the first 255 (BYTE_ESCAPE in `codes`), as slot and code
     const escaped: number[] = [];
     const cursor = start.slice(0, termCount);
     for (let d = 0; d < this.docCount; d++) {
@@ -616,10 +616,10 @@ export class IndexStore {
         const slot = cursor[terms[i]!]!++;
         docs[slot] = d;
         const code = postings.codeOf(tfs, i * fields);
-        if (code < ESCAPE) {
+        if (code < BYTE_ESCAPE) {
           codes[slot] = code;
         } else {
-          codes[slot] = ESCAPE;
+          codes[slot] = BYTE_ESCAPE;
           escaped.push(slot, code);
         }
       }
@@ -659,6 +659,9 @@ export class IndexStore {
     writer.add('postings.codes', this.postings.baseCodes);
     writer.add('postings.escapes.at', this.postings.baseEscapes.at, this.postings.baseEscapes.count);
     writer.add('postings.escapes.codes', this.postings.baseEscapes.codes, this.postings.baseEscapes.count);
+    writer.add('postings.denseCodes', this.postings.denseCodes);
+    writer.add('postings.denseEscapes.at', this.postings.denseEscapes.at, this.postings.denseEscapes.count);
+    writer.add('postings.denseEscapes.codes', this.postings.denseEscapes.codes, this.postings.denseEscapes.count);
     writer.add('postings.tuples', this.postings.tuples.used());
     const pairs = this.pairs.snapshot();
     writer.add('pairs.rankOf', pairs.rankOf);
@@ -721,11 +724,9 @@ export class IndexStore {
     this.termSlot = new Uint32Array(Math.max(1024, terms.length));
     this.markGeneration = 0;
     this.postings.tuples.reset(reader.u8('postings.tuples'));
-    const escapeAt = reader.u32('postings.escapes.at');
-    const escapes = { at: escapeAt, codes: reader.u32('postings.escapes.codes'), count: escapeAt.length };
-    // a dense list's documents are in its bitmap alone
-    const dense = { keys: reader.u32('postings.denseKeys'), words: reader.u32('postings.denseWords'), docCount };
-    this.postings.restoreBase(reader.u32('postings.start'), readLists(reader, 'postings'), reader.u8('postings.codes'), escapes.count > 0 ? escapes : NO_ESCAPES, dense);
+    // a dense list's documents are in its bitmap alone, its codes a byte each
+    const dense = { keys: reader.u32('postings.denseKeys'), words: reader.u32('postings.denseWords'), docCount, codes: reader.u8('postings.denseCodes'), escapes: readEscapes(reader, 'postings.denseEscapes') };
+    this.postings.restoreBase(reader.u32('postings.start'), readLists(reader, 'postings'), reader.u8('postings.codes'), readEscapes(reader, 'postings.escapes'), dense);
     this.pairs.restore(reader.i32('pairs.rankOf'), reader.u32('pairs.start'), readLists(reader, 'pairs'));
     this.columns.forEach((column, c) => {
       column.restore(
@@ -772,20 +773,27 @@ export class IndexStore {
 
 /** Writes compressed lists as they are (see compressed-lists.ts), under `prefix`. */
 function addLists(writer: SnapshotWriter, prefix: string, lists: CompressedLists): void {
-  writer.add(`${prefix}.docStart`, lists.docStart);
-  writer.add(`${prefix}.low`, lists.low);
   writer.add(`${prefix}.blocks`, lists.blocks);
   writer.add(`${prefix}.blockStart`, lists.blockStart);
   writer.add(`${prefix}.blockShift`, lists.blockShift);
+  writer.add(`${prefix}.width`, lists.width);
+  writer.add(`${prefix}.wordStart`, lists.wordStart);
+  writer.add(`${prefix}.words`, lists.words);
+}
+
+function readEscapes(reader: SnapshotReader, prefix: string): CodeEscapes {
+  const at = reader.u32(`${prefix}.at`);
+  return at.length > 0 ? { at, codes: reader.u32(`${prefix}.codes`), count: at.length } : NO_ESCAPES;
 }
 
 function readLists(reader: SnapshotReader, prefix: string): CompressedLists {
   return {
-    docStart: reader.u32(`${prefix}.docStart`),
-    low: reader.u16(`${prefix}.low`),
     blocks: reader.u32(`${prefix}.blocks`),
     blockStart: reader.u32(`${prefix}.blockStart`),
     blockShift: reader.u8(`${prefix}.blockShift`),
+    width: reader.u8(`${prefix}.width`),
+    wordStart: reader.u32(`${prefix}.wordStart`),
+    words: reader.u32(`${prefix}.words`),
   };
 }
 

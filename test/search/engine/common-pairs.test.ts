@@ -143,7 +143,7 @@ describe('pair lists in a snapshot', () => {
     pairs.rebuild(Uint32Array.of(0, 2, 4), forward, Uint32Array.of(0, 3, 6), 2);
     const written = pairs.snapshot();
     const restored = new CommonPairs();
-    const copied = { ...written.lists, low: written.lists.low.slice(), blocks: written.lists.blocks.slice() };
+    const copied = { ...written.lists, words: written.lists.words.slice(), blocks: written.lists.blocks.slice() };
     restored.restore(written.rankOf.slice(), written.start.slice(), copied);
     const key = restored.keyOf(0, 1);
     expect(key).toBe(pairs.keyOf(0, 1));
