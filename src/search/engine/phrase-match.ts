@@ -1,4 +1,5 @@
-import { codeAt, codeEnd } from './forward-codes.js';
+import type { ForwardCode } from './forward-codes.js';
+import { ensureCapacity } from './typed-arrays.js';
 
 /**
  * The terms a phrase may use — as their codes in the forward stream, which are never 0 — each
@@ -37,8 +38,12 @@ export class PhraseTerms {
 
 const HASH_MULTIPLIER = 0x9e3779b1;
 
+/** Scratch for keepByPhrase: one document's codes as decoded from the stream. */
+let phraseCodes = new Uint32Array(1024);
+
 /**
- * Shift-and over each listed document's forward stream (see forward-codes.ts): a term's mask (PhraseTerms) has bit i set when it may stand at
+ * Shift-and over each listed document's forward stream (see forward-codes.ts), decoded a
+ * document at a time: a term's mask (PhraseTerms) has bit i set when it may stand at
  * position i of the phrase, bit i of `state` says the last i + 1 tokens match its first i + 1;
  * markers and other terms (mask 0) break every partial match. Compacts the list to the
  * documents with (or without) the phrase; returns how many stay.
@@ -53,6 +58,7 @@ export function keepByPhrase(
   length: number,
   forward: Uint8Array,
   forwardStart: Uint32Array,
+  forwardCode: ForwardCode,
   keepMatches: boolean,
 ): number {
   const goal = 1 << (length - 1);
@@ -62,9 +68,12 @@ export function keepByPhrase(
     const d = ordinals[c]!;
     let state = 0;
     let found = false;
-    for (let j = forwardStart[d]!, end = forwardStart[d + 1]!; j < end; ) {
-      const code = codeAt(forward, j);
-      j = codeEnd(forward, j);
+    const start = forwardStart[d]!;
+    if (phraseCodes.length < 8 * (forwardStart[d + 1]! - start)) phraseCodes = ensureCapacity(phraseCodes, 8 * (forwardStart[d + 1]! - start));
+    const codes = phraseCodes;
+    const codeCount = forwardCode.decode(forward, start, codes);
+    for (let i = 0; i < codeCount; i++) {
+      const code = codes[i]!;
       let mask = 0;
       if ((seen[(code >>> 5) & 127]! & (1 << (code & 31))) !== 0) {
         let h = Math.imul(code, HASH_MULTIPLIER) >>> shift;
