@@ -6,6 +6,7 @@ import { encodeLength, LENGTH_OF_CODE } from './field-lengths.js';
 import { CLASS_COUNT, classOf, ELEMENT_BREAK, FIELD_END, ForwardCode, MAX_TERMS, STREAM_PADDING, TERM_CODE } from './forward-codes.js';
 import { IdOrdinals } from './id-ordinals.js';
 import { KeywordColumn } from './keyword-column.js';
+import { KeywordValues } from './keyword-values.js';
 import { PackedStrings } from './packed-strings.js';
 import { ESCAPE, NO_ESCAPES, withEscape, type CodeEscapes } from './frequency-tuples.js';
 import { PostingStore } from './posting-store.js';
@@ -750,7 +751,7 @@ export class IndexStore {
     this.pairs.restore(reader.i32('pairs.rankOf'), reader.u32('pairs.start'), readLists(reader, 'pairs'));
     this.columns.forEach((column, c) => {
       column.restore(
-        PackedStrings.read(reader, `keyword.${c}.values`),
+        KeywordValues.read(reader, `keyword.${c}.values`),
         reader.u32(`keyword.${c}.liveCounts`),
         column.filterOnly
           ? null
