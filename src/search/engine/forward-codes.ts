@@ -11,9 +11,12 @@
  * document frequency (see IndexStore.compact), so that a class holds terms of about the same
  * frequency, and counts the classes again for a new code. Measured on the search
  * benchmark's catalogue (65 codes a document, 27% of them markers, the words drawn
- * independently by a Zipf law): 1.17 bytes a code (9.4 bits) where the byte-aligned codes of
- * one to five bytes took 1.44, within 2% of the stream's order-0 entropy (9.2 bits) — the
- * floor of any code that takes a token at a time.
+ * independently by a Zipf law; 100,000 assets): 9.36 bits a code, the byte that starts each
+ * document included, where byte-aligned codes of one to five bytes took 11.5 — 1.3% above
+ * the stream's order-0 entropy (9.24 bits), the floor of any code that takes a token at a
+ * time without context. Reading costs more than bytes did (a table look-up and two four-byte
+ * reads a code, no branch between classes): a compaction's passes over the stream and a
+ * phrase check on a candidate read it, nothing else does.
  *
  * A document's codes are read in one go (`decode`), into an array of code values: it ends
  * after its `fields`-th FIELD_END, so the padding bits of its last byte are never read.
@@ -43,9 +46,9 @@ export function classOf(v: number): number {
   return SMALL_CODES + 4 * (k - SMALL_BITS) + ((v >>> (k - 2)) & 3);
 }
 
-/** Per class, its first code value and the plain bits after its code. */
-const CLASS_BASE = new Uint32Array(CLASS_COUNT);
-const CLASS_EXTRA = new Uint8Array(CLASS_COUNT);
+/** Per class, its first code value and the plain bits after its code (read by decode and the phrase check's own loop). */
+export const CLASS_BASE = new Uint32Array(CLASS_COUNT);
+export const CLASS_EXTRA = new Uint8Array(CLASS_COUNT);
 for (let c = 0; c < CLASS_COUNT; c++) {
   if (c < SMALL_CODES) {
     CLASS_BASE[c] = c;
@@ -109,7 +112,7 @@ export class ForwardCode {
   readonly lengths: Uint8Array;
   private readonly codewords = new Uint32Array(CLASS_COUNT);
   /** per MAX_CODE_LENGTH-bit prefix: its class, and its code's length << 8 */
-  private readonly table = new Uint16Array(1 << MAX_CODE_LENGTH);
+  readonly table = new Uint16Array(1 << MAX_CODE_LENGTH);
 
   constructor(
     readonly fields: number,
@@ -211,27 +214,33 @@ export class ForwardCode {
     let count = 0;
     let ends = 0;
     // No branch tells a small class from one with plain bits (about half of the codes each, in
-    // no order a branch predictor could learn): a small class reads 0 plain bits.
+    // no order a branch predictor could learn): a small class reads 0 plain bits. The plain
+    // bits are nearly always in the same four bytes as the code (a term of rank below 2^15).
     while (ends < fields) {
       const word = (forward[i]! << 24) | (forward[i + 1]! << 16) | (forward[i + 2]! << 8) | forward[i + 3]!;
       const entry = table[(word << s) >>> (32 - MAX_CODE_LENGTH)]!;
       const c = entry & 0xff;
-      s += entry >>> 8;
-      i += s >>> 3;
-      s &= 7;
+      const used = s + (entry >>> 8);
       let extra = CLASS_EXTRA[c]!;
       let v = CLASS_BASE[c]!;
-      if (extra > 24) {
-        // a term id past 2^27: its top bits first
-        v += readBits(forward, i, s, extra - 16) * 0x10000;
-        s += extra - 16;
+      if (used + extra <= 32) {
+        v += ((word << used) >>> 1) >>> (31 - extra);
+        s = used + extra;
+      } else {
+        s = used;
         i += s >>> 3;
         s &= 7;
-        extra = 16;
+        if (extra > 24) {
+          // a term id past 2^27: its top bits first
+          v += readBits(forward, i, s, extra - 16) * 0x10000;
+          s += extra - 16;
+          i += s >>> 3;
+          s &= 7;
+          extra = 16;
+        }
+        v += readBits(forward, i, s, extra);
+        s += extra;
       }
-      const plain = (forward[i]! << 24) | (forward[i + 1]! << 16) | (forward[i + 2]! << 8) | forward[i + 3]!;
-      v += ((plain << s) >>> 1) >>> (31 - extra);
-      s += extra;
       i += s >>> 3;
       s &= 7;
       ends += v === FIELD_END ? 1 : 0;
@@ -242,7 +251,7 @@ export class ForwardCode {
 }
 
 /** `n` (1 to 24) bits from bit `s` of byte `i`. */
-function readBits(forward: Uint8Array, i: number, s: number, n: number): number {
+export function readBits(forward: Uint8Array, i: number, s: number, n: number): number {
   const word = (forward[i]! << 24) | (forward[i + 1]! << 16) | (forward[i + 2]! << 8) | forward[i + 3]!;
   return (word << s) >>> (32 - n);
 }
