@@ -63,6 +63,13 @@ console.log(
 console.log(`  numbers: ${perMillion(numbersTotal)}`);
 console.log(`  forward stream: ${perMillion(store.forward.byteLength + store.forwardStart.byteLength)}`);
 console.log(`  term postings: ${perMillion(store.postings.byteSize())}`);
+const postings = store.postings;
+const lists = postings.baseLists;
+const denseRankBytes = postings.denseRanks.reduce((bytes, ranks, key) => bytes + (ranks?.byteLength ?? 0) + (postings.denseRankGroups[key]?.byteLength ?? 0), 0);
+console.log(
+  `    documents ${perMillion(lists.words.byteLength + lists.blocks.byteLength + lists.blockStart.byteLength + lists.blockShift.byteLength + lists.width.byteLength + lists.wordStart.byteLength)} (distances ${perMillion(lists.words.byteLength)}, blocks ${perMillion(lists.blocks.byteLength)}), frequency codes ${perMillion(postings.baseCodes.byteLength + postings.denseCodes.byteLength)} (the dense lists' ${perMillion(postings.denseCodes.byteLength)}) and escapes ${perMillion(2 * (postings.baseEscapes.at.byteLength + postings.denseEscapes.at.byteLength))}, dense bitmaps ${perMillion(postings.denseWords.byteLength)} and ranks ${perMillion(denseRankBytes)}`,
+);
+console.log(`  phrase pairs: ${perMillion(store.pairs.byteSize())}`);
 console.log(`  ids' ordinal table: ${perMillion(store.ordinals.byteSize())}`);
 gc();
 const memory = process.memoryUsage();
@@ -73,6 +80,13 @@ const searcher = new IndexSearcher(store);
 const classes = queryClasses(catalogue.words, 200).map((c) => ({ name: c.name, queries: c.searches.map(indexQueryOf) }));
 const keywordIds = (ranks: readonly number[]): string[] => ranks.map((rank) => String(KEYWORD_IDS.word(rank)));
 classes.push(
+  // phrases read on the forward stream: three common words (their pairs' lists give the
+  // candidates), and a common word before a medium one (no pair list: the two words' lists)
+  {
+    name: 'quoted three-word phrase',
+    queries: Array.from({ length: 200 }, (_, i): SearchQuery => ({ phrase: `"${catalogue.words[i % 30]} ${catalogue.words[(7 * i + 3) % 30]} ${catalogue.words[(13 * i + 5) % 30]}"` })),
+  },
+  { name: 'quoted common + medium word', queries: Array.from({ length: 200 }, (_, i): SearchQuery => ({ phrase: `"${catalogue.words[i % 30]} ${catalogue.words[1_000 + 5 * i]}"` })) },
   // a rare keyword alone drives the search from its list
   { name: 'keyword id (medium word) alone', queries: Array.from({ length: 200 }, (_, i): SearchQuery => ({ filters: [{ attribute: 'keyword_id', anyOf: keywordIds([1_000 + 10 * i]) }] })) },
   // beside a common word: checked per candidate

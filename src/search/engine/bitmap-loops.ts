@@ -30,22 +30,25 @@ export function setBits(bits: Uint32Array, docs: Uint32Array, start: number, end
 
 /** Sets the bits of the run's documents, a block at a time (see compressed-lists.ts). */
 export function setRunBits(bits: Uint32Array, run: PostingRun): void {
-  const { low, shift, blocks, firstBlock, blockShift, start, end } = run;
-  if (blockShift === 0) {
-    // one document a block, no distances (a tail list, a rare list): the blocks are the documents
-    for (let b = firstBlock, last = firstBlock + end - start; b < last; b++) {
-      const d = blocks[b]!;
-      bits[d >>> 5] = bits[d >>> 5]! | (1 << (d & 31));
+  const { words, wordBase, width, mask, blocks, firstBlock, blockShift, start, end } = run;
+  // a sequential read: the current word kept, the next read only when a distance reaches it
+  const count = end - start;
+  const blockMask = (1 << blockShift) - 1;
+  let first = 0;
+  let word = wordBase;
+  let current = words[word]!;
+  let shift = 0;
+  for (let j = 0; j < count; j++) {
+    if ((j & blockMask) === 0) first = blocks[firstBlock + (j >>> blockShift)]!;
+    let distance = current >>> shift;
+    shift += width;
+    if (shift >= 32) {
+      current = words[++word]!;
+      shift -= 32;
+      if (shift > 0) distance |= current << (width - shift);
     }
-    return;
-  }
-  const size = 1 << blockShift;
-  for (let from = start, block = firstBlock; from < end; from += size, block++) {
-    const first = blocks[block]!;
-    for (let j = from - shift, to = Math.min(from + size, end) - shift; j < to; j++) {
-      const d = first + low[j]!;
-      bits[d >>> 5] = bits[d >>> 5]! | (1 << (d & 31));
-    }
+    const d = first + (distance & mask);
+    bits[d >>> 5] = bits[d >>> 5]! | (1 << (d & 31));
   }
   return;
 }

@@ -1,5 +1,5 @@
-import { ESCAPE, escapedCode, type CodeEscapes, type TupleCodes } from './frequency-tuples.js';
-import { documentAt, gallopRun } from './compressed-lists.js';
+import { codeAt, type CodeEscapes, type TupleCodes } from './frequency-tuples.js';
+import { bitsAt, documentAt, gallopRun } from './compressed-lists.js';
 import { RANK_GROUP_SHIFT } from './posting-store.js';
 import type { Bm25Context, Segment } from './query-plan.js';
 import { heapScratch, offerToMinHeap } from './top-k.js';
@@ -23,8 +23,7 @@ function postingScore(segment: Segment, i: number, d: number, bm25: Bm25Context)
   const lengthNorms = bm25.lengthNorms;
   const constant = bm25.normConstant;
   let score = 0;
-  let code = segment.codes[i]!;
-  if (code === ESCAPE) code = escapedCode(segment.escapes, i);
+  const code = codeAt(segment.codes, segment.codeShift, segment.escapes, i);
   const p = code * fields;
   const l = d * fields;
   for (let f = 0; f < fields; f++) {
@@ -39,11 +38,11 @@ function postingScore(segment: Segment, i: number, d: number, bm25: Bm25Context)
  * holds, walking the two ascending lists side by side: sequential reads and writes only.
  */
 export function scoreByMerge(segment: Segment, ordinals: Uint32Array, count: number, bm25: Bm25Context, best: Float64Array): void {
-  const { low, shift, blocks, firstBlock, blockShift, start, end } = segment;
+  const { words, wordBase, width, mask, blocks, firstBlock, blockShift, start, end } = segment;
   let c = 0;
   let next = count > 0 ? ordinals[0]! : 0;
   for (let i = start; i < end && c < count; i++) {
-    const d = blocks[firstBlock + ((i - start) >>> blockShift)]! + low[i - shift]!;
+    const d = blocks[firstBlock + ((i - start) >>> blockShift)]! + bitsAt(words, wordBase, (i - start) * width, mask);
     if (d < next) continue;
     while (next < d) {
       c++;
@@ -114,14 +113,14 @@ export function countFrom(at: Uint32Array, count: number, from: number): void {
 
 /** at[c] by walking the list beside the candidates, or ABSENT. */
 export function locateByMerge(segment: Segment, ordinals: Uint32Array, count: number, at: Uint32Array): void {
-  const { low, shift, blocks, firstBlock, blockShift, start, end } = segment;
+  const { words, wordBase, width, mask, blocks, firstBlock, blockShift, start, end } = segment;
   let i = start;
-  let listed = i < end ? blocks[firstBlock + ((i - start) >>> blockShift)]! + low[i - shift]! : 0;
+  let listed = i < end ? blocks[firstBlock + ((i - start) >>> blockShift)]! + bitsAt(words, wordBase, (i - start) * width, mask) : 0;
   for (let c = 0; c < count; c++) {
     const d = ordinals[c]!;
     while (i < end && listed < d) {
       i++;
-      if (i < end) listed = blocks[firstBlock + ((i - start) >>> blockShift)]! + low[i - shift]!;
+      if (i < end) listed = blocks[firstBlock + ((i - start) >>> blockShift)]! + bitsAt(words, wordBase, (i - start) * width, mask);
     }
     at[c] = i < end && listed === d ? i : ABSENT;
   }
@@ -146,11 +145,10 @@ export function scoreAt(segment: Segment, ordinals: Uint32Array, count: number, 
     scoreAtFourFields(segment, ordinals, count, at, bm25, out, add);
     return;
   }
-  const { codes, escapes, tuples, coefficients } = segment;
+  const { codes, codeShift, escapes, tuples, coefficients } = segment;
   const { fields, lengths, lengthNorms, normConstant } = bm25;
   for (let c = 0; c < count; c++) {
-    let code = codes[at[c]!]!;
-    if (code === ESCAPE) code = escapedCode(escapes, at[c]!);
+    const code = codeAt(codes, codeShift, escapes, at[c]!);
     const p = code * fields;
     const l = ordinals[c]! * fields;
     let score = 0;
@@ -169,15 +167,14 @@ export function scoreAt(segment: Segment, ordinals: Uint32Array, count: number, 
  * order (a zero frequency adds 0), so the same bits.
  */
 function scoreAtFourFields(segment: Segment, ordinals: Uint32Array, count: number, at: Uint32Array, bm25: Bm25Context, out: Float64Array, add: boolean): void {
-  const { codes, escapes, tuples, coefficients } = segment;
+  const { codes, codeShift, escapes, tuples, coefficients } = segment;
   const { lengths, lengthNorms, normConstant } = bm25;
   const c0 = coefficients[0]!;
   const c1 = coefficients[1]!;
   const c2 = coefficients[2]!;
   const c3 = coefficients[3]!;
   for (let c = 0; c < count; c++) {
-    let code = codes[at[c]!]!;
-    if (code === ESCAPE) code = escapedCode(escapes, at[c]!);
+    const code = codeAt(codes, codeShift, escapes, at[c]!);
     const p = code << 2;
     const l = ordinals[c]! << 2;
     const t0 = tuples[p]!;
@@ -230,17 +227,16 @@ export function scoreBoundedAt(
   exact: Uint32Array,
 ): number {
   // the bounds first, a tight pass per token ...
-  segments.forEach((segment, s) => addBounds(segment.codes, segment.escapes, segment.tuples, bm25.fields, ats[s]!, bounds[s]!, out, count, s > 0));
+  segments.forEach((segment, s) => addBounds(segment.codes, segment.codeShift, segment.escapes, segment.tuples, bm25.fields, ats[s]!, bounds[s]!, out, count, s > 0));
   // ... then exact scores only where the bound reaches the bar (each token a list of its own)
   const oneListEach = Uint32Array.from({ length: segments.length + 1 }, (_, i) => i);
   return settle(segments, ats, oneListEach, ordinals, count, bm25, out, k, exact);
 }
 
 /** `out[c]` = (or += when `add`) the bound of posting `at[c]` (never ABSENT: every candidate is in a one-list word's list). */
-function addBounds(codes: TupleCodes, escapes: CodeEscapes, tuples: Uint8Array, fields: number, at: Uint32Array, bound: Float64Array, out: Float64Array, count: number, add: boolean): void {
+function addBounds(codes: TupleCodes, codeShift: number, escapes: CodeEscapes, tuples: Uint8Array, fields: number, at: Uint32Array, bound: Float64Array, out: Float64Array, count: number, add: boolean): void {
   for (let c = 0; c < count; c++) {
-    let code = codes[at[c]!]!;
-    if (code === ESCAPE) code = escapedCode(escapes, at[c]!);
+    const code = codeAt(codes, codeShift, escapes, at[c]!);
     const p = code * fields;
     let upper = 0;
     for (let f = 0; f < fields; f++) upper += bound[f * 256 + tuples[p + f]!]!;
@@ -252,6 +248,7 @@ function addBounds(codes: TupleCodes, escapes: CodeEscapes, tuples: Uint8Array, 
 /** `out[c]` = (or = max(out[c], …) when `max`) the bound of posting `at[c]`, 0 when ABSENT. */
 export function maxBounds(
   codes: TupleCodes,
+  codeShift: number,
   escapes: CodeEscapes,
   tuples: Uint8Array,
   fields: number,
@@ -265,8 +262,7 @@ export function maxBounds(
     const posting = at[c]!;
     let upper = 0;
     if (posting !== ABSENT) {
-      let code = codes[posting]!;
-      if (code === ESCAPE) code = escapedCode(escapes, posting);
+      const code = codeAt(codes, codeShift, escapes, posting);
       const p = code * fields;
       for (let f = 0; f < fields; f++) upper += bound[f * 256 + tuples[p + f]!]!;
     }
@@ -310,9 +306,8 @@ export function settle(
       for (let s = firstOf[w]!; s < firstOf[w + 1]!; s++) {
         const posting = ats[s]![c]!;
         if (posting === ABSENT) continue;
-        const { codes, escapes, tuples, coefficients } = segments[s]!;
-        let code = codes[posting]!;
-        if (code === ESCAPE) code = escapedCode(escapes, posting);
+        const { codes, codeShift, escapes, tuples, coefficients } = segments[s]!;
+        const code = codeAt(codes, codeShift, escapes, posting);
         const p = code * fields;
         let listScore = 0;
         for (let f = 0; f < fields; f++) {
@@ -351,7 +346,7 @@ export function scoreOneBounded(
   k: number,
   exact: Uint32Array,
 ): number {
-  const { low, shift, blocks, firstBlock, blockShift, codes, escapes, tuples, start, end } = segment;
+  const { words, wordBase, width, mask, blocks, firstBlock, blockShift, codes, codeShift, escapes, tuples, start, end } = segment;
   const fields = bm25.fields;
   // a min-heap of the k best exact scores so far; its root is the bar
   const heap = heapScratch(k);
@@ -361,7 +356,7 @@ export function scoreOneBounded(
   let c = 0;
   let next = count > 0 ? ordinals[0]! : 0;
   for (let i = start; i < end && c < count; i++) {
-    const d = blocks[firstBlock + ((i - start) >>> blockShift)]! + low[i - shift]!;
+    const d = blocks[firstBlock + ((i - start) >>> blockShift)]! + bitsAt(words, wordBase, (i - start) * width, mask);
     if (d < next) continue;
     while (next < d) {
       c++;
@@ -369,8 +364,7 @@ export function scoreOneBounded(
       next = ordinals[c]!;
     }
     if (next !== d) continue;
-    let code = codes[i]!;
-    if (code === ESCAPE) code = escapedCode(escapes, i);
+    const code = codeAt(codes, codeShift, escapes, i);
     const p = code * fields;
     let upper = 0;
     for (let f = 0; f < fields; f++) upper += bound[f * 256 + tuples[p + f]!]!;
@@ -405,7 +399,7 @@ export function scoreOneBoundedByBitmap(
   k: number,
   exact: Uint32Array,
 ): number {
-  const { codes, escapes, tuples, start } = segment;
+  const { codes, codeShift, escapes, tuples, start } = segment;
   const bitmap = segment.bitmap!;
   const ranks = segment.ranks!;
   const groups = segment.rankGroups!;
@@ -426,8 +420,7 @@ export function scoreOneBoundedByBitmap(
       if ((word & (1 << (d & 31))) === 0) continue;
       i = start + groups[w >>> RANK_GROUP_SHIFT]! + ranks[w]! + bitCount(word & ~(-1 << (d & 31)));
     }
-    let code = codes[i]!;
-    if (code === ESCAPE) code = escapedCode(escapes, i);
+    const code = codeAt(codes, codeShift, escapes, i);
     const p = code * fields;
     let upper = 0;
     for (let f = 0; f < fields; f++) upper += bound[f * 256 + tuples[p + f]!]!;
@@ -479,12 +472,16 @@ export function rankList(ordinals: Uint32Array, count: number, marks: Uint32Arra
  * listed document finds its list position by rank (see rankList), in constant time.
  */
 export function scoreByRank(segment: Segment, marks: Uint32Array, ranks: Uint32Array, bm25: Bm25Context, best: Float64Array): void {
-  const { low, shift, blocks, firstBlock, blockShift, start, end } = segment;
-  const words = marks.length;
-  for (let i = start; i < end; i++) {
-    const d = blocks[firstBlock + ((i - start) >>> blockShift)]! + low[i - shift]!;
+  const { words, wordBase, width, mask, blocks, firstBlock, blockShift, start, end } = segment;
+  const markWords = marks.length;
+  // the distance's bit moves on by the width each posting (no product per posting)
+  for (let i = start, distanceBit = 0; i < end; i++, distanceBit += width) {
+    // bitsAt written out: V8 does not inline it into a loop this large
+    const distanceWord = wordBase + (distanceBit >>> 5);
+    const shift = distanceBit & 31;
+    const d = blocks[firstBlock + ((i - start) >>> blockShift)]! + (((words[distanceWord]! >>> shift) | ((words[distanceWord + 1]! << 1) << (31 - shift))) & mask);
     const w = d >>> 5;
-    if (w >= words) return;
+    if (w >= markWords) return;
     const word = marks[w]!;
     const bit = 1 << (d & 31);
     if ((word & bit) === 0) continue;
@@ -539,20 +536,23 @@ export function scoreByRankBounded(
   filled: number,
   k: number,
 ): { filled: number; skipped: number } {
-  const { low, shift, blocks, firstBlock, blockShift, codes, escapes, tuples, start, end } = segment;
+  const { words, wordBase, width, mask, blocks, firstBlock, blockShift, codes, codeShift, escapes, tuples, start, end } = segment;
   const fields = bm25.fields;
-  const words = marks.length;
+  const markWords = marks.length;
   let bar = filled === k ? heap[0]! : -Infinity;
   let skipped = 0;
-  for (let i = start; i < end; i++) {
-    const d = blocks[firstBlock + ((i - start) >>> blockShift)]! + low[i - shift]!;
+  // the distance's bit moves on by the width each posting (no product per posting)
+  for (let i = start, distanceBit = 0; i < end; i++, distanceBit += width) {
+    // bitsAt written out: V8 does not inline it into a loop this large
+    const distanceWord = wordBase + (distanceBit >>> 5);
+    const shift = distanceBit & 31;
+    const d = blocks[firstBlock + ((i - start) >>> blockShift)]! + (((words[distanceWord]! >>> shift) | ((words[distanceWord + 1]! << 1) << (31 - shift))) & mask);
     const w = d >>> 5;
-    if (w >= words) break;
+    if (w >= markWords) break;
     const word = marks[w]!;
     const bit = 1 << (d & 31);
     if ((word & bit) === 0) continue;
-    let code = codes[i]!;
-    if (code === ESCAPE) code = escapedCode(escapes, i);
+    const code = codeAt(codes, codeShift, escapes, i);
     const p = code * fields;
     let upper = 0;
     for (let f = 0; f < fields; f++) upper += bound[f * 256 + tuples[p + f]!]!;
@@ -586,7 +586,7 @@ export function scoreMarkedByBitmapBounded(
   filled: number,
   k: number,
 ): { filled: number; skipped: number } {
-  const { codes, escapes, tuples, start } = segment;
+  const { codes, codeShift, escapes, tuples, start } = segment;
   const bitmap = segment.bitmap!;
   const postingRanks = segment.ranks!;
   const groups = segment.rankGroups!;
@@ -604,8 +604,7 @@ export function scoreMarkedByBitmapBounded(
       both ^= lowest;
       const below = (lowest - 1) | 0;
       const i = start + groups[w >>> RANK_GROUP_SHIFT]! + postingRanks[w]! + bitCount(listed & below);
-      let code = codes[i]!;
-      if (code === ESCAPE) code = escapedCode(escapes, i);
+      const code = codeAt(codes, codeShift, escapes, i);
       const p = code * fields;
       let upper = 0;
       for (let f = 0; f < fields; f++) upper += bound[f * 256 + tuples[p + f]!]!;

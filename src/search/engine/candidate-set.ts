@@ -25,6 +25,7 @@ import {
 } from './bm25-scoring.js';
 import { copyBits, copyRun, dropRepeats, keepByAnyBits, keepByBits, keepByLookup, keepByMasks, keepByMulti, keepByRange, keepBySingle } from './list-loops.js';
 import { keepByPhrase, type PhraseTerms } from './phrase-match.js';
+import type { ForwardCode } from './forward-codes.js';
 import type { OrdinalRun } from './value-lists.js';
 import type { Bm25Context, DocumentFilter, Segment, TermPlan } from './query-plan.js';
 import { heapScratch } from './top-k.js';
@@ -452,7 +453,7 @@ export class CandidateSet {
     plans.forEach((_, w) => {
       // the word's bound: its best list's, in `partial`, then added
       for (let s = firstOf[w]!; s < firstOf[w + 1]!; s++) {
-        maxBounds(segments[s]!.codes, segments[s]!.escapes, segments[s]!.tuples, bm25.fields, ats[s]!, this.boundFor(segments[s]!, bm25), this.partial, count, s > firstOf[w]!);
+        maxBounds(segments[s]!.codes, segments[s]!.codeShift, segments[s]!.escapes, segments[s]!.tuples, bm25.fields, ats[s]!, this.boundFor(segments[s]!, bm25), this.partial, count, s > firstOf[w]!);
       }
       if (w === 0) this.scores.set(this.partial.subarray(0, count));
       else addInto(this.scores, this.partial, count);
@@ -474,7 +475,7 @@ export class CandidateSet {
   }
 
   /** Keeps (or, for an excluded phrase, drops) the documents whose forward stream has the phrase (see keepByPhrase). */
-  keepByPhrase(terms: PhraseTerms, length: number, forward: Uint8Array, forwardStart: Uint32Array, keepMatches: boolean): void {
-    this.count = keepByPhrase(this.ordinals, this.count, terms.seen, terms.keys, terms.masks, terms.shift, length, forward, forwardStart, keepMatches);
+  keepByPhrase(terms: PhraseTerms, length: number, forward: Uint8Array, forwardStart: Uint32Array, forwardCode: ForwardCode, keepMatches: boolean): void {
+    this.count = keepByPhrase(this.ordinals, this.count, terms.seen, terms.keys, terms.masks, terms.shift, length, forward, forwardStart, forwardCode, keepMatches);
   }
 }

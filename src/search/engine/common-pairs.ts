@@ -1,4 +1,4 @@
-import { codeAt, codeEnd, TERM_CODE } from './forward-codes.js';
+import { TERM_CODE, type ForwardCode } from './forward-codes.js';
 import type { CompressedLists } from './compressed-lists.js';
 import { PostingStore } from './posting-store.js';
 import { ensureCapacity } from './typed-arrays.js';
@@ -38,7 +38,7 @@ export class CommonPairs {
    * Chooses the common terms from the base term lists (`termStart`, a term's list length is
    * its document frequency) and lists the pairs of every document of the forward stream.
    */
-  rebuild(termStart: Uint32Array, forward: Uint8Array, forwardStart: Uint32Array, docCount: number): void {
+  rebuild(termStart: Uint32Array, forward: Uint8Array, forwardStart: Uint32Array, docCount: number, code: ForwardCode): void {
     const termCount = termStart.length - 1;
     const minimum = Math.max(2, Math.ceil(docCount * MIN_COMMON_SHARE));
     const frequent: number[] = [];
@@ -51,12 +51,12 @@ export class CommonPairs {
     const keys = MAX_COMMON_TERMS * MAX_COMMON_TERMS;
     const start = new Uint32Array(keys + 1);
     const lastDoc = new Int32Array(keys).fill(-1);
-    listPairs(forward, forwardStart, docCount, rankOf, lastDoc, start, null);
+    listPairs(forward, forwardStart, docCount, code, rankOf, lastDoc, start, null);
     for (let key = 0; key < keys; key++) start[key + 1] = start[key + 1]! + start[key]!;
     const docs = new Uint32Array(start[keys]!);
     const cursor = start.slice(0, keys);
     lastDoc.fill(-1);
-    listPairs(forward, forwardStart, docCount, rankOf, lastDoc, cursor, docs);
+    listPairs(forward, forwardStart, docCount, code, rankOf, lastDoc, cursor, docs);
     this.postings.setBase(start, docs, new Uint8Array(0));
     this.lastTailDoc.fill(-1);
   }
@@ -77,10 +77,10 @@ export class CommonPairs {
     this.lastTailDoc.fill(-1);
   }
 
-  /** Adds the pairs of an appended document (an ordinal past every listed one) to the tail lists. */
-  addDocument(forward: Uint8Array, start: number, end: number, ordinal: number): void {
-    this.keys = ensureCapacity(this.keys, end - start);
-    const count = pairKeysOf(forward, start, end, this.rankOf, this.keys);
+  /** Adds the pairs of an appended document (an ordinal past every listed one), its `codes[0..codeCount)`, to the tail lists. */
+  addDocument(codes: Uint32Array, codeCount: number, ordinal: number): void {
+    this.keys = ensureCapacity(this.keys, codeCount);
+    const count = pairKeysOf(codes, codeCount, this.rankOf, this.keys);
     for (let i = 0; i < count; i++) {
       const key = this.keys[i]!;
       if (this.lastTailDoc[key] === ordinal) continue;
@@ -102,17 +102,15 @@ export class CommonPairs {
 }
 
 /**
- * The key of each adjacent pair of common terms among the codes `forward[start..end)` (a
+ * The key of each adjacent pair of common terms among a document's `codes[0..codeCount)` (a
  * pair twice is listed twice), into `keys`; returns how many. Markers and other terms break
  * a pair, as they break a phrase.
  */
-function pairKeysOf(forward: Uint8Array, start: number, end: number, rankOf: Int32Array, keys: Uint32Array): number {
+function pairKeysOf(codes: Uint32Array, codeCount: number, rankOf: Int32Array, keys: Uint32Array): number {
   let count = 0;
   let previous = -1;
-  for (let j = start; j < end; ) {
-    const code = codeAt(forward, j);
-    j = codeEnd(forward, j);
-    const term = code - TERM_CODE;
+  for (let i = 0; i < codeCount; i++) {
+    const term = codes[i]! - TERM_CODE;
     const rank = term >= 0 && term < rankOf.length ? rankOf[term]! : -1;
     if (rank >= 0 && previous >= 0) keys[count++] = previous * MAX_COMMON_TERMS + rank;
     previous = rank;
@@ -129,6 +127,7 @@ function listPairs(
   forward: Uint8Array,
   forwardStart: Uint32Array,
   docCount: number,
+  code: ForwardCode,
   rankOf: Int32Array,
   lastDoc: Int32Array,
   slots: Uint32Array,
@@ -136,9 +135,12 @@ function listPairs(
 ): void {
   const offset = docs === null ? 1 : 0;
   let keys = new Uint32Array(256);
+  let codes = new Uint32Array(1024);
   for (let d = 0; d < docCount; d++) {
-    keys = ensureCapacity(keys, forwardStart[d + 1]! - forwardStart[d]!);
-    const count = pairKeysOf(forward, forwardStart[d]!, forwardStart[d + 1]!, rankOf, keys);
+    codes = ensureCapacity(codes, 8 * (forwardStart[d + 1]! - forwardStart[d]!));
+    const codeCount = code.decode(forward, forwardStart[d]!, codes);
+    keys = ensureCapacity(keys, codeCount);
+    const count = pairKeysOf(codes, codeCount, rankOf, keys);
     for (let i = 0; i < count; i++) {
       const key = keys[i]!;
       if (lastDoc[key] === d) continue;

@@ -3,7 +3,7 @@ import { hashString } from './typed-arrays.js';
 
 /** What the table reads of the index's documents: each ordinal's id and its hash (hashString). */
 export interface IdentifiedDocuments {
-  readonly ids: PackedStrings;
+  readonly ids: Pick<PackedStrings, 'equals' | 'entriesEqual'>;
   readonly idHash: Uint32Array;
 }
 

@@ -3,14 +3,15 @@ import { BaseOrders } from './base-orders.js';
 import { CommonPairs } from './common-pairs.js';
 import type { CompressedLists } from './compressed-lists.js';
 import { encodeLength, LENGTH_OF_CODE } from './field-lengths.js';
-import { codeAt, codeBytes, codeEnd, ELEMENT_BREAK, FIELD_END, MAX_CODE_BYTES, MAX_TERMS, TERM_CODE, writeCode } from './forward-codes.js';
+import { CLASS_COUNT, classOf, ELEMENT_BREAK, FIELD_END, ForwardCode, MAX_TERMS, STREAM_PADDING, TERM_CODE } from './forward-codes.js';
 import { IdOrdinals } from './id-ordinals.js';
 import { KeywordColumn } from './keyword-column.js';
+import { KeywordValues } from './keyword-values.js';
 import { PackedStrings } from './packed-strings.js';
-import { ESCAPE, NO_ESCAPES, withEscape, type CodeEscapes } from './frequency-tuples.js';
+import { BYTE_ESCAPE, NO_ESCAPES, withEscape, type CodeEscapes } from './frequency-tuples.js';
 import { PostingStore } from './posting-store.js';
 import { SnapshotWriter, type SnapshotReader } from './snapshot-format.js';
-import { bitCount, ensureCapacity, hashString, idOrderKey, trimmed } from './typed-arrays.js';
+import { bitCount, ensureCapacity, hashString, idOrderKey } from './typed-arrays.js';
 import type { NumberColumn } from './query-plan.js';
 import type { IndexDocument, IndexSchema } from './types.js';
 import { Vocabulary } from './vocabulary.js';
@@ -35,13 +36,6 @@ function escapesOf(pairs: readonly number[]): CodeEscapes {
   let escapes = NO_ESCAPES;
   for (const i of order) escapes = withEscape(escapes, pairs[2 * i]!, pairs[2 * i + 1]!);
   return escapes;
-}
-
-/** Writes `codes[0..count)` at `at`; returns the end. */
-function encodeCodes(codes: Uint32Array, count: number, out: Uint8Array, at: number): number {
-  let w = at;
-  for (let i = 0; i < count; i++) w = writeCode(out, w, codes[i]!);
-  return w;
 }
 
 /**
@@ -90,10 +84,14 @@ export class IndexStore {
   readonly minLengthCode: Uint8Array;
   /** where each document's codes start in `forward` (in bytes) */
   forwardStart: Uint32Array = new Uint32Array(16);
-  /** each document's tokens as codes of one to five bytes (see forward-codes.ts) */
+  /** each document's tokens in `forwardCode`, from a byte of its own (see forward-codes.ts) */
   forward: Uint8Array = new Uint8Array(16384);
+  /** the prefix code the stream is written in, made anew at each compaction */
+  forwardCode: ForwardCode;
   /** scratch: the codes of the document being appended, before they are encoded */
   private docCodes: Uint32Array = new Uint32Array(1024);
+  /** scratch: one document's codes as read from the stream (see decodeDocument) */
+  private decoded: Uint32Array = new Uint32Array(1024);
 
   // terms
   readonly vocabulary = new Vocabulary();
@@ -108,6 +106,8 @@ export class IndexStore {
   private docTerms: Uint32Array = new Uint32Array(256);
   private docTermTfs: Uint8Array = new Uint8Array(256);
   private docTermCount = 0;
+  /** codes in `decoded` after collectDocumentTerms */
+  private decodedCount = 0;
   /** tokens written by the last appendText */
   private appendedTokens = 0;  /** presorted base ordinals, rebuilt with the base (see base-orders.ts) */
   readonly orders: BaseOrders = new BaseOrders(this);
@@ -140,6 +140,7 @@ export class IndexStore {
     this.lengthSums = new Float64Array(this.fields);
     this.minLengthCode = new Uint8Array(this.fields).fill(255);
     this.postings = new PostingStore(this.fields);
+    this.forwardCode = ForwardCode.initial(this.fields);
   }
 
   /** Adds a document, replacing the one with its id; searchable at once. */
@@ -238,7 +239,7 @@ export class IndexStore {
     this.docCount++;
     this.liveCount++;
 
-    this.countDocumentTerms(ordinal);
+    this.countDocumentTerms(position);
     return ordinal;
   }
 
@@ -325,8 +326,15 @@ export class IndexStore {
 
   /** Writes `docCodes[0..count)` to the forward stream at byte `at`; returns the end. */
   private encodeDocument(at: number, count: number): number {
-    this.forward = ensureCapacity(this.forward, at + MAX_CODE_BYTES * count);
-    return encodeCodes(this.docCodes, count, this.forward, at);
+    this.forward = ensureCapacity(this.forward, at + ForwardCode.maxBytes(count));
+    return this.forwardCode.encode(this.docCodes, count, this.forward, at);
+  }
+
+  /** Reads a document's codes into `decoded`; returns how many. */
+  private decodeDocument(ordinal: number): number {
+    const start = this.forwardStart[ordinal]!;
+    this.decoded = ensureCapacity(this.decoded, 8 * (this.forwardStart[ordinal + 1]! - start));
+    return this.forwardCode.decode(this.forward, start, this.decoded);
   }
 
   private termId(token: string): number {
@@ -347,16 +355,17 @@ export class IndexStore {
     return ++this.markGeneration;
   }
 
-  /** Adds one to the live frequency of each distinct term of a document. */
-  private countDocumentTerms(ordinal: number): void {
+  /**
+   * Adds one to the live frequency of each distinct term of the document just appended, from
+   * its codes before they were encoded (`docCodes[0..count)`: no decoding).
+   */
+  private countDocumentTerms(count: number): void {
     const mark = this.nextMark();
-    const forward = this.forward;
+    const codes = this.docCodes;
     const termMark = this.termMark;
     const frequency = this.vocabulary.frequency;
-    for (let j = this.forwardStart[ordinal]!, end = this.forwardStart[ordinal + 1]!; j < end; ) {
-      const code = codeAt(forward, j);
-      j = codeEnd(forward, j);
-      const term = code - TERM_CODE;
+    for (let i = 0; i < count; i++) {
+      const term = codes[i]! - TERM_CODE;
       if (term >= 0 && termMark[term] !== mark) {
         termMark[term] = mark;
         frequency[term]!++;
@@ -365,25 +374,26 @@ export class IndexStore {
     return;
   }
 
-  /** Fills docTerms / docTermTfs with the distinct terms of a document and their frequency per field. */
+  /**
+   * Fills docTerms / docTermTfs with the distinct terms of a document and their frequency per
+   * field (and leaves its codes in `decoded`, `decodedCount` of them).
+   */
   private collectDocumentTerms(ordinal: number): void {
     const fields = this.fields;
     const mark = this.nextMark();
-    const forward = this.forward;
+    const codeCount = this.decodeDocument(ordinal);
+    this.decodedCount = codeCount;
+    const codes = this.decoded;
     const termMark = this.termMark;
     const termSlot = this.termSlot;
-    const start = this.forwardStart[ordinal]!;
-    const end = this.forwardStart[ordinal + 1]!;
-    // a document has at most one code per byte
-    this.docTerms = ensureCapacity(this.docTerms, end - start);
-    this.docTermTfs = ensureCapacity(this.docTermTfs, (end - start) * fields);
+    this.docTerms = ensureCapacity(this.docTerms, codeCount);
+    this.docTermTfs = ensureCapacity(this.docTermTfs, codeCount * fields);
     const docTerms = this.docTerms;
     const tfs = this.docTermTfs;
     let count = 0;
     let field = 0;
-    for (let j = start; j < end; ) {
-      const code = codeAt(forward, j);
-      j = codeEnd(forward, j);
+    for (let i = 0; i < codeCount; i++) {
+      const code = codes[i]!;
       const term = code - TERM_CODE;
       if (term < 0) {
         if (code === FIELD_END) field++;
@@ -410,7 +420,7 @@ export class IndexStore {
     for (let i = 0; i < this.docTermCount; i++) {
       this.postings.add(this.docTerms[i]!, ordinal, this.docTermTfs, i * this.fields);
     }
-    this.pairs.addDocument(this.forward, this.forwardStart[ordinal]!, this.forwardStart[ordinal + 1]!, ordinal);
+    this.pairs.addDocument(this.decoded, this.decodedCount, ordinal);
     for (const column of this.columns) column.indexTail(ordinal);
   }
 
@@ -495,10 +505,9 @@ export class IndexStore {
     this.deadCount = 0;
     for (const column of this.numbers) column.fill(NaN, next);
 
-    // 2. Terms: renumber those still in use, the most frequent first (the shortest codes).
+    // 2. Terms: renumber those still in use, the most frequent first (the shortest codes),
+    // and the stream rewritten in a code made for it (with no room left for appends).
     this.renumberTerms();
-    // Growth left room for appends; a compacted index keeps only a little of it.
-    this.forward = trimmed(this.forward, this.forwardStart[next]!);
 
     // 3. Inverted lists from the forward stream (the live frequencies are the list lengths).
     this.buildTermPostings();
@@ -534,6 +543,7 @@ export class IndexStore {
     used.sort((a, b) => frequency[b]! - frequency[a]! || a - b);
     if (used.length === termCount && used.every((term, id) => term === id)) {
       vocabulary.sortedIds();
+      this.recodeForward(null);
       return;
     }
     const renumber = new Uint32Array(termCount);
@@ -548,7 +558,7 @@ export class IndexStore {
     const sorted = new Uint32Array(used.length);
     let rank = 0;
     for (const term of vocabulary.sortedIds()) if (frequency[term] !== 0) sorted[rank++] = renumber[term]!;
-    this.renumberForward(renumber);
+    this.recodeForward(renumber);
     vocabulary.reset(terms, kept, sorted);
     this.termMark = new Uint32Array(Math.max(1024, used.length));
     this.termSlot = new Uint32Array(Math.max(1024, used.length));
@@ -556,43 +566,50 @@ export class IndexStore {
   }
 
   /**
-   * Rewrites every code with its term's new id. A code may now take more bytes than before
-   * (a rare early term once had a small id), so the writing could overtake the reading: a
-   * first pass measures by how far it would at most (`lift`, small: the renumbering shortens
-   * the stream as a whole), the stream moves up by that much within its spare room, and the
-   * rewrite runs from the start — the stream's peak is its size plus `lift`, not twice it.
+   * Rewrites the stream with each term's new id (`renumber`, null for none) in a code made
+   * from the classes' counts after the renumbering: one pass counts, one writes into an
+   * array of the exact size (the old stream and the new one, smaller, are both held meanwhile,
+   * as a trimming copy did before).
    */
-  private renumberForward(renumber: Uint32Array): void {
+  private recodeForward(renumber: Uint32Array | null): void {
     const forwardStart = this.forwardStart;
-    const end = forwardStart[this.docCount]!;
-    let lift = 0;
-    // (the stream starts at 0: the compaction has moved every live document down)
-    for (let read = 0, write = 0; read < end; ) {
-      const code = codeAt(this.forward, read);
-      read = codeEnd(this.forward, read);
-      write += codeBytes(code >= TERM_CODE ? renumber[code - TERM_CODE]! + TERM_CODE : code);
-      if (write - read > lift) lift = write - read;
-    }
-    if (end + lift > this.forward.length) {
-      const room = new Uint8Array(end + lift);
-      room.set(this.forward.subarray(0, end));
-      this.forward = room;
-    }
-    const forward = this.forward;
-    forward.copyWithin(lift, 0, end);
-    let write = 0;
-    let read = lift;
-    for (let d = 0; d < this.docCount; d++) {
-      const docEnd = forwardStart[d + 1]! + lift;
-      forwardStart[d] = write;
-      while (read < docEnd) {
-        const code = codeAt(forward, read);
-        read = codeEnd(forward, read);
-        write = writeCode(forward, write, code >= TERM_CODE ? renumber[code - TERM_CODE]! + TERM_CODE : code);
+    const docCount = this.docCount;
+    const old = this.forwardCode;
+    const counts = new Float64Array(CLASS_COUNT);
+    const renumbered = (count: number): Uint32Array => {
+      const codes = this.decoded;
+      if (renumber !== null) {
+        for (let i = 0; i < count; i++) {
+          const code = codes[i]!;
+          if (code >= TERM_CODE) codes[i] = renumber[code - TERM_CODE]! + TERM_CODE;
+        }
+      }
+      return codes;
+    };
+    for (let d = 0; d < docCount; d++) {
+      const count = this.decodeDocument(d);
+      const codes = renumbered(count);
+      for (let i = 0; i < count; i++) {
+        const c = classOf(codes[i]!);
+        counts[c] = counts[c]! + 1;
       }
     }
-    forwardStart[this.docCount] = write;
-    return;
+    const code = ForwardCode.fromCounts(this.fields, counts);
+    let bits = 0;
+    for (let c = 0; c < CLASS_COUNT; c++) bits += counts[c]! * code.classBits(c);
+    // each document starts on a byte: at most one more per document
+    const out = new Uint8Array(Math.ceil(bits / 8) + docCount + STREAM_PADDING);
+    let write = 0;
+    for (let d = 0; d < docCount; d++) {
+      const from = forwardStart[d]!;
+      this.decoded = ensureCapacity(this.decoded, 8 * (forwardStart[d + 1]! - from));
+      const count = old.decode(this.forward, from, this.decoded);
+      forwardStart[d] = write;
+      write = code.encode(renumbered(count), count, out, write);
+    }
+    forwardStart[docCount] = write;
+    this.forward = out;
+    this.forwardCode = code;
   }
 
   private buildTermPostings(): void {
@@ -605,7 +622,7 @@ export class IndexStore {
     const total = start[termCount]!;
     const docs = new Uint32Array(total);
     const codes = new Uint8Array(total);
-    // the postings of tuples past the first 255 (ESCAPE in `codes`), as slot and code
+    // the postings of tuples past the first 255 (BYTE_ESCAPE in `codes`), as slot and code
     const escaped: number[] = [];
     const cursor = start.slice(0, termCount);
     for (let d = 0; d < this.docCount; d++) {
@@ -616,10 +633,10 @@ export class IndexStore {
         const slot = cursor[terms[i]!]!++;
         docs[slot] = d;
         const code = postings.codeOf(tfs, i * fields);
-        if (code < ESCAPE) {
+        if (code < BYTE_ESCAPE) {
           codes[slot] = code;
         } else {
-          codes[slot] = ESCAPE;
+          codes[slot] = BYTE_ESCAPE;
           escaped.push(slot, code);
         }
       }
@@ -628,7 +645,7 @@ export class IndexStore {
       if (cursor[t] !== start[t + 1]) throw new Error('search index: term frequencies out of step with the forward stream');
     }
     postings.setBase(start, docs, codes, escapesOf(escaped), this.docCount);
-    this.pairs.rebuild(start, this.forward, this.forwardStart, this.docCount);
+    this.pairs.rebuild(start, this.forward, this.forwardStart, this.docCount, this.forwardCode);
   }
 
   // ---------------------------------------------------------------------------------------
@@ -648,7 +665,8 @@ export class IndexStore {
     writer.add('idHash', this.idHash, docCount);
     writer.add('lengths', this.lengths, docCount * fields);
     writer.add('forwardStart', this.forwardStart, docCount + 1);
-    writer.add('forward', this.forward, this.forwardStart[docCount]!);
+    writer.add('forward', this.forward, this.forwardStart[docCount]! + STREAM_PADDING);
+    writer.add('forward.code', this.forwardCode.lengths);
     writer.addStrings('terms', vocabulary.terms);
     writer.add('frequency', vocabulary.frequency, vocabulary.size);
     writer.add('sortedTerms', vocabulary.sortedIds());
@@ -659,6 +677,9 @@ export class IndexStore {
     writer.add('postings.codes', this.postings.baseCodes);
     writer.add('postings.escapes.at', this.postings.baseEscapes.at, this.postings.baseEscapes.count);
     writer.add('postings.escapes.codes', this.postings.baseEscapes.codes, this.postings.baseEscapes.count);
+    writer.add('postings.denseCodes', this.postings.denseCodes);
+    writer.add('postings.denseEscapes.at', this.postings.denseEscapes.at, this.postings.denseEscapes.count);
+    writer.add('postings.denseEscapes.codes', this.postings.denseEscapes.codes, this.postings.denseEscapes.count);
     writer.add('postings.tuples', this.postings.tuples.used());
     const pairs = this.pairs.snapshot();
     writer.add('pairs.rankOf', pairs.rankOf);
@@ -713,6 +734,10 @@ export class IndexStore {
     lengthSums.forEach((sum, f) => (this.lengthSums[f] = sum));
     this.forwardStart = reader.u32('forwardStart');
     this.forward = reader.u8('forward');
+    this.forwardCode = new ForwardCode(this.fields, reader.u8('forward.code'));
+    if (this.forwardStart.length !== docCount + 1 || this.forward.length < this.forwardStart[docCount]! + STREAM_PADDING) {
+      throw new Error('search index snapshot: the forward stream is out of step');
+    }
     this.live = new Uint32Array(((docCount + 31) >>> 5) + 1);
     this.markAllLive(docCount);
     const terms = reader.strings('terms');
@@ -721,15 +746,13 @@ export class IndexStore {
     this.termSlot = new Uint32Array(Math.max(1024, terms.length));
     this.markGeneration = 0;
     this.postings.tuples.reset(reader.u8('postings.tuples'));
-    const escapeAt = reader.u32('postings.escapes.at');
-    const escapes = { at: escapeAt, codes: reader.u32('postings.escapes.codes'), count: escapeAt.length };
-    // a dense list's documents are in its bitmap alone
-    const dense = { keys: reader.u32('postings.denseKeys'), words: reader.u32('postings.denseWords'), docCount };
-    this.postings.restoreBase(reader.u32('postings.start'), readLists(reader, 'postings'), reader.u8('postings.codes'), escapes.count > 0 ? escapes : NO_ESCAPES, dense);
+    // a dense list's documents are in its bitmap alone, its codes a byte each
+    const dense = { keys: reader.u32('postings.denseKeys'), words: reader.u32('postings.denseWords'), docCount, codes: reader.u8('postings.denseCodes'), escapes: readEscapes(reader, 'postings.denseEscapes') };
+    this.postings.restoreBase(reader.u32('postings.start'), readLists(reader, 'postings'), reader.u8('postings.codes'), readEscapes(reader, 'postings.escapes'), dense);
     this.pairs.restore(reader.i32('pairs.rankOf'), reader.u32('pairs.start'), readLists(reader, 'pairs'));
     this.columns.forEach((column, c) => {
       column.restore(
-        PackedStrings.read(reader, `keyword.${c}.values`),
+        KeywordValues.read(reader, `keyword.${c}.values`),
         reader.u32(`keyword.${c}.liveCounts`),
         column.filterOnly
           ? null
@@ -772,20 +795,27 @@ export class IndexStore {
 
 /** Writes compressed lists as they are (see compressed-lists.ts), under `prefix`. */
 function addLists(writer: SnapshotWriter, prefix: string, lists: CompressedLists): void {
-  writer.add(`${prefix}.docStart`, lists.docStart);
-  writer.add(`${prefix}.low`, lists.low);
   writer.add(`${prefix}.blocks`, lists.blocks);
   writer.add(`${prefix}.blockStart`, lists.blockStart);
   writer.add(`${prefix}.blockShift`, lists.blockShift);
+  writer.add(`${prefix}.width`, lists.width);
+  writer.add(`${prefix}.wordStart`, lists.wordStart);
+  writer.add(`${prefix}.words`, lists.words);
+}
+
+function readEscapes(reader: SnapshotReader, prefix: string): CodeEscapes {
+  const at = reader.u32(`${prefix}.at`);
+  return at.length > 0 ? { at, codes: reader.u32(`${prefix}.codes`), count: at.length } : NO_ESCAPES;
 }
 
 function readLists(reader: SnapshotReader, prefix: string): CompressedLists {
   return {
-    docStart: reader.u32(`${prefix}.docStart`),
-    low: reader.u16(`${prefix}.low`),
     blocks: reader.u32(`${prefix}.blocks`),
     blockStart: reader.u32(`${prefix}.blockStart`),
     blockShift: reader.u8(`${prefix}.blockShift`),
+    width: reader.u8(`${prefix}.width`),
+    wordStart: reader.u32(`${prefix}.wordStart`),
+    words: reader.u32(`${prefix}.words`),
   };
 }
 
@@ -813,6 +843,7 @@ export type IndexView = Readonly<
     | 'minLengthCode'
     | 'forwardStart'
     | 'forward'
+    | 'forwardCode'
     | 'vocabulary'
     | 'postings'
     | 'pairs'

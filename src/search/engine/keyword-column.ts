@@ -1,5 +1,5 @@
 import { IdOrdinals } from './id-ordinals.js';
-import { PackedStrings } from './packed-strings.js';
+import { KeywordValues } from './keyword-values.js';
 import { bitCount, ensureCapacity, hashString, trimmed } from './typed-arrays.js';
 import type { FacetCount } from './types.js';
 import { ValueListWriter, ValueLists } from './value-lists.js';
@@ -96,8 +96,8 @@ export class KeywordColumn {
   readonly name: string;
   /** nothing per document, lists only: see the class comment */
   readonly filterOnly: boolean;
-  /** packed outside the heap: `keyword_id` has nearly a value for each asset */
-  values = new PackedStrings();
+  /** numbers or packed strings outside the heap (keyword-values.ts): `keyword_id` has nearly a value for each asset */
+  values = new KeywordValues();
   /** each value's hashString, which valueIds is keyed by */
   private valueHashes: Uint32Array = new Uint32Array(16);
   /**
@@ -517,7 +517,7 @@ export class KeywordColumn {
   }
 
   /** Restores a column from a snapshot (its lists are set separately); a filter-only column has no layout. */
-  restore(values: PackedStrings, liveCounts: Uint32Array, layout: ReturnType<KeywordColumn['layout']> | null, docCount: number): void {
+  restore(values: KeywordValues, liveCounts: Uint32Array, layout: ReturnType<KeywordColumn['layout']> | null, docCount: number): void {
     this.values = values;
     this.valueHashes = new Uint32Array(values.length + 16);
     for (let id = 0; id < values.length; id++) this.valueHashes[id] = values.hash(id);
@@ -655,14 +655,14 @@ function facetScratch(limit: number): Uint32Array {
 }
 
 /** v ranks before w: more documents, then the smaller value. */
-function facetBefore(counts: Uint32Array, names: PackedStrings, v: number, w: number): boolean {
+function facetBefore(counts: Uint32Array, names: KeywordValues, v: number, w: number): boolean {
   const cv = counts[v]!;
   const cw = counts[w]!;
   return cv > cw || (cv === cw && names.compare(v, w) < 0);
 }
 
 /** The top `limit` of `touched`: a small sorted array; most values are turned away on their count alone. */
-function selectFacetValues(counts: Uint32Array, touched: Uint32Array, touchedCount: number, names: PackedStrings, limit: number, top: Uint32Array): number {
+function selectFacetValues(counts: Uint32Array, touched: Uint32Array, touchedCount: number, names: KeywordValues, limit: number, top: Uint32Array): number {
   let filled = 0;
   for (let t = 0; t < touchedCount; t++) {
     const v = touched[t]!;

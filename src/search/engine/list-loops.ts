@@ -120,16 +120,29 @@ export function keepByRange(ordinals: Uint32Array, count: number, column: Number
 
 /** Copies the run's documents to `target` from `at`; returns the end. */
 export function copyRun(target: Uint32Array, at: number, run: PostingRun): number {
-  const { low, shift, blocks, firstBlock, blockShift, start, end } = run;
-  if (blockShift === 0) {
+  const { words, wordBase, width, mask, blocks, firstBlock, blockShift, start, end } = run;
+  if (width === 0 && blockShift === 0) {
     // one document a block, no distances (a tail list, a rare list): the blocks are the documents
     target.set(blocks.subarray(firstBlock, firstBlock + end - start), at);
     return at + end - start;
   }
-  const size = 1 << blockShift;
-  for (let from = start, block = firstBlock; from < end; from += size, block++) {
-    const first = blocks[block]!;
-    for (let j = from - shift, to = Math.min(from + size, end) - shift; j < to; j++) target[at++] = first + low[j]!;
+  // a sequential read: the current word kept, the next read only when a distance reaches it
+  const count = end - start;
+  const blockMask = (1 << blockShift) - 1;
+  let first = 0;
+  let word = wordBase;
+  let current = words[word]!;
+  let shift = 0;
+  for (let j = 0; j < count; j++) {
+    if ((j & blockMask) === 0) first = blocks[firstBlock + (j >>> blockShift)]!;
+    let distance = current >>> shift;
+    shift += width;
+    if (shift >= 32) {
+      current = words[++word]!;
+      shift -= 32;
+      if (shift > 0) distance |= current << (width - shift);
+    }
+    target[at++] = first + (distance & mask);
   }
   return at;
 }

@@ -1,15 +1,17 @@
-import { checkLists, compressLists, countOf, NO_LISTS, runOf, type CompressedLists, type PostingRun } from './compressed-lists.js';
-import { ESCAPE, FrequencyTuples, NO_ESCAPES, withEscape, type CodeEscapes, type TupleCodes } from './frequency-tuples.js';
+import { checkLists, compressLists, hasDocuments, NO_LISTS, runOf, type CompressedLists, type PostingRun } from './compressed-lists.js';
+import { BYTE_ESCAPE, codeBytes, ESCAPE, FrequencyTuples, NO_ESCAPES, setCode, withEscape, type CodeEscapes, type TupleCodes } from './frequency-tuples.js';
 import { bitCount, ensureCapacity } from './typed-arrays.js';
 
 const NO_CODES = new Uint8Array(0);
 
-/** The lists kept as bitmaps, as a snapshot holds them: their keys, ascending, and their bitmaps one after another. */
+/** The lists kept as bitmaps, as a snapshot holds them: their keys, ascending, their bitmaps one after another, and their codes (see PostingStore.denseCodes). */
 export interface DenseBitmaps {
   keys: Uint32Array;
   words: Uint32Array;
   /** the ordinals the bitmaps cover */
   docCount: number;
+  codes?: Uint8Array;
+  escapes?: CodeEscapes;
 }
 
 /** log2 of the words of a dense bitmap counted from one 32-bit count (see denseRanks) */
@@ -20,10 +22,12 @@ export const RANK_GROUP_SHIFT = 10;
  * the term frequency in each text field, as the code of its tuple, see frequency-tuples.ts)
  * in two parts:
  *
- * - the base: every list of the last build, frozen: postings numbered in one
- *   compressed-sparse-row layout (`baseStart[key]..baseStart[key + 1]` indexes `baseCodes`),
- *   their documents two bytes each in `baseLists` (see compressed-lists.ts), or a bitmap for a
- *   dense list; a few flat arrays whatever the number of keys, cheap to scan and to snapshot;
+ * - the base: every list of the last build, frozen: postings counted in one
+ *   compressed-sparse-row layout (`baseStart[key]..baseStart[key + 1]`), their documents
+ *   bit-packed in `baseLists` (see compressed-lists.ts) and their codes four bits each in
+ *   `baseCodes`, or for a dense list a bitmap and codes a byte each in `denseCodes` (a
+ *   posting's number is its code's, from codeStartOf); a few flat arrays whatever the number of
+ *   keys, cheap to scan and to snapshot;
  * - the tail: one small doubling list per key touched since, for live upserts. Ordinals only
  *   grow between builds, so a tail list continues its base list in ascending order.
  *
@@ -37,10 +41,22 @@ export class PostingStore {
   baseStart: Uint32Array = new Uint32Array(1);
   /** the documents of the base lists but the dense ones (whose bitmap holds them), see baseRun */
   baseLists: CompressedLists = NO_LISTS;
-  /** each base posting's tuple code (empty without payload) */
+  /** the tuple code of each base posting of a list that is not dense, four bits (see codeAt; empty without payload), numbered from codeStartOf */
   baseCodes: TupleCodes = NO_CODES;
-  /** the codes of the base postings stored as ESCAPE */
+  /** the codes of those postings stored as ESCAPE */
   baseEscapes: CodeEscapes = NO_ESCAPES;
+  /**
+   * The tuple codes of the dense lists' postings, a byte each (codeAt with shift 0), the
+   * lists one after another. Four bits would escape 4.6% of them (a common word is in
+   * several fields of a document more often), each found by a binary search: a common word
+   * searched alone measured 25% slower; a byte costs 2 MB a million assets more than four
+   * bits and the escapes would.
+   */
+  denseCodes: Uint8Array = NO_CODES;
+  /** the codes of the dense lists' postings stored as BYTE_ESCAPE (tuples past the first 255) */
+  denseEscapes: CodeEscapes = NO_ESCAPES;
+  /** postings of the dense lists before each one (by its place in denseKeys), and of all of them at the end */
+  private densePrefix: Uint32Array = new Uint32Array(1);
   tailDocs: (Uint32Array | null)[] = [];
   tailCodes: (TupleCodes | null)[] = [];
   tailEscapes: CodeEscapes[] = [];
@@ -49,7 +65,7 @@ export class PostingStore {
    * A bitmap over ordinals of the base list of every dense key (a term in 1/32 of the
    * documents or more: there a bitmap is no bigger than the list), else null; the key's list
    * keeps no documents in `baseLists` then, only its codes (its posting of the r-th set bit is
-   * `baseStart[key] + r`). A common term joins a query's candidate bitmap a word at a time
+   * `codeStartOf(key) + r`, in `denseCodes`). A common term joins a query's candidate bitmap a word at a time
    * instead of a bit per posting. The bitmaps are views of `denseWords`.
    */
   denseBitmaps: (Uint32Array | null)[] = [];
@@ -81,55 +97,117 @@ export class PostingStore {
 
   /**
    * Replaces the base (and empties the tails) with the lists `docs[start[key]..start[key + 1])`,
-   * compressed: `codes` and `escapes` are codes of `this.tuples`, made by codeOf (empty without
-   * payload). With `denseDocCount` (the ordinals there are), a list in 1/32 of them or more
-   * (and 1,024 at least) is kept as a bitmap instead.
+   * compressed: `byteCodes` are codes of `this.tuples` made by codeOf, a byte a posting (the
+   * tuples past the first 255 as BYTE_ESCAPE, their codes in `byteEscapes`; empty without
+   * payload), kept as four bits a posting once the tuples are numbered by use (see
+   * frequency-tuples.ts). With `denseDocCount` (the ordinals there are), a list in 1/32 of
+   * them or more (and 1,024 at least) is kept as a bitmap instead.
    */
-  setBase(start: Uint32Array, docs: Uint32Array, codes: TupleCodes, escapes: CodeEscapes = NO_ESCAPES, denseDocCount = 0): void {
+  setBase(start: Uint32Array, docs: Uint32Array, byteCodes: Uint8Array, byteEscapes: CodeEscapes = NO_ESCAPES, denseDocCount = 0): void {
     if (start[start.length - 1] !== docs.length) throw new Error('search index: posting documents out of step with the postings');
-    this.replaceBase(start, codes, escapes);
+    if (this.stride > 0 && byteCodes.length !== docs.length) throw new Error('search index: posting codes out of step with the postings');
+    this.replaceBase(start);
     const keys = this.baseKeyCount;
     const minimum = denseDocCount > 0 ? Math.max(1024, denseDocCount / 32) : Infinity;
     const dense: number[] = [];
     for (let key = 0; key < keys; key++) if (start[key + 1]! - start[key]! >= minimum) dense.push(key);
     if (dense.length > 0) this.buildDenseBitmaps(dense, docs, denseDocCount);
+    if (this.stride > 0) this.packCodes(byteCodes, byteEscapes);
     this.baseLists = compressLists(start, docs, (key) => this.denseBitmaps[key] !== null && this.denseBitmaps[key] !== undefined);
   }
 
   /**
-   * Replaces the base with lists a snapshot kept (see setBase) and, for the lists kept as
-   * bitmaps, their keys and bitmaps (over `docCount` ordinals); every other list with postings
-   * must have its documents.
+   * A build's codes (a byte a posting, see setBase) numbered again by use, most used first,
+   * as four bits a posting (`baseCodes`) or a byte for the dense lists' (`denseCodes`).
+   */
+  private packCodes(byteCodes: Uint8Array, byteEscapes: CodeEscapes): void {
+    const postings = byteCodes.length;
+    const uses = new Float64Array(this.tuples.count);
+    for (let i = 0, e = 0; i < postings; i++) {
+      const code = byteCodes[i] === BYTE_ESCAPE ? byteEscapes.codes[e++]! : byteCodes[i]!;
+      uses[code] = uses[code]! + 1;
+    }
+    const renumbered = this.tuples.renumberByUse(uses);
+    const denseCount = this.densePrefix[this.densePrefix.length - 1]!;
+    const codes = new Uint8Array(codeBytes(postings - denseCount));
+    const denseCodes = new Uint8Array(denseCount);
+    let escapes = NO_ESCAPES;
+    let denseEscapes = NO_ESCAPES;
+    let escaped = 0;
+    for (let key = 0, n = 0; key < this.baseKeyCount; key++) {
+      const isDense = n < this.denseKeys.length && this.denseKeys[n] === key;
+      let at = isDense ? this.densePrefix[n++]! : this.baseStart[key]! - this.densePrefix[n]!;
+      for (let i = this.baseStart[key]!; i < this.baseStart[key + 1]!; i++, at++) {
+        const code = renumbered[byteCodes[i] === BYTE_ESCAPE ? byteEscapes.codes[escaped++]! : byteCodes[i]!]!;
+        if (isDense) {
+          denseCodes[at] = Math.min(code, BYTE_ESCAPE);
+          if (code >= BYTE_ESCAPE) denseEscapes = withEscape(denseEscapes, at, code);
+        } else {
+          setCode(codes, at, code);
+          if (code >= ESCAPE) escapes = withEscape(escapes, at, code);
+        }
+      }
+    }
+    this.baseCodes = codes;
+    this.baseEscapes = trimmed(escapes);
+    this.denseCodes = denseCodes;
+    this.denseEscapes = trimmed(denseEscapes);
+  }
+
+  /**
+   * Replaces the base with lists a snapshot kept (see setBase: `codes` four bits a posting,
+   * in the numbering of `this.tuples`) and, for the lists kept as bitmaps, their keys, bitmaps
+   * (over `docCount` ordinals) and codes; every other list with postings must have its documents.
    */
   restoreBase(start: Uint32Array, lists: CompressedLists, codes: TupleCodes, escapes: CodeEscapes = NO_ESCAPES, dense?: DenseBitmaps): void {
     checkLists(lists, start);
     const keys = start.length - 1;
     const denseKeys = dense?.keys ?? new Uint32Array(0);
     let withoutDocuments = 0;
-    for (let key = 0; key < keys; key++) if (countOf(lists, key) === 0 && start[key + 1] !== start[key]) withoutDocuments++;
+    for (let key = 0; key < keys; key++) if (!hasDocuments(lists, key) && start[key + 1] !== start[key]) withoutDocuments++;
     for (const key of denseKeys) {
-      if (key >= keys || countOf(lists, key) !== 0) throw new Error('search index snapshot: a dense list has documents besides its bitmap');
+      if (key >= keys || hasDocuments(lists, key)) throw new Error('search index snapshot: a dense list has documents besides its bitmap');
     }
     if (withoutDocuments !== denseKeys.length) throw new Error('search index snapshot: a list has neither documents nor a bitmap');
-    this.replaceBase(start, codes, escapes);
+    this.replaceBase(start);
     this.baseLists = lists;
-    if (dense === undefined) return;
-    const words = (dense.docCount + 31) >>> 5;
-    if (dense.words.length !== denseKeys.length * words) throw new Error('search index snapshot: the dense bitmaps are out of step');
-    this.useDenseBitmaps(denseKeys, dense.words, words);
+    if (dense !== undefined) {
+      const words = (dense.docCount + 31) >>> 5;
+      if (dense.words.length !== denseKeys.length * words) throw new Error('search index snapshot: the dense bitmaps are out of step');
+      this.useDenseBitmaps(denseKeys, dense.words, words);
+    }
+    if (this.stride === 0) return;
+    const denseCount = this.densePrefix[this.densePrefix.length - 1]!;
+    const denseCodes = dense?.codes ?? NO_CODES;
+    if (codes.length !== codeBytes(start[keys]! - denseCount) || denseCodes.length !== denseCount) throw new Error('search index: posting codes out of step with the postings');
+    this.checkEscapes(escapes, start[keys]! - denseCount);
+    this.checkEscapes(dense?.escapes ?? NO_ESCAPES, denseCount);
+    this.baseCodes = codes;
+    this.baseEscapes = escapes;
+    this.denseCodes = denseCodes;
+    this.denseEscapes = dense?.escapes ?? NO_ESCAPES;
   }
 
-  private replaceBase(start: Uint32Array, codes: TupleCodes, escapes: CodeEscapes): void {
-    if (this.stride > 0 && codes.length !== start[start.length - 1]) throw new Error('search index: posting codes out of step with the postings');
+  private checkEscapes(escapes: CodeEscapes, postings: number): void {
+    for (let e = 0; e < escapes.count; e++) {
+      const inOrder = escapes.at[e]! < postings && (e === 0 || escapes.at[e]! > escapes.at[e - 1]!) && escapes.codes[e]! < this.tuples.count;
+      if (!inOrder) throw new Error('search index snapshot: the escaped posting codes are out of step');
+    }
+  }
+
+  private replaceBase(start: Uint32Array): void {
     this.denseBitmaps = [];
     this.denseRanks = [];
     this.denseRankGroups = [];
     this.denseKeys = new Uint32Array(0);
     this.denseWords = new Uint32Array(0);
+    this.densePrefix = new Uint32Array(1);
     this.baseStart = start;
     this.baseLists = NO_LISTS;
-    this.baseCodes = this.stride > 0 ? codes : NO_CODES;
-    this.baseEscapes = this.stride > 0 ? escapes : NO_ESCAPES;
+    this.baseCodes = NO_CODES;
+    this.baseEscapes = NO_ESCAPES;
+    this.denseCodes = NO_CODES;
+    this.denseEscapes = NO_ESCAPES;
     for (const key of this.touched) {
       this.tailDocs[key] = null;
       this.tailCodes[key] = null;
@@ -140,14 +218,31 @@ export class PostingStore {
     this.tailPostings = 0;
   }
 
+  /**
+   * The number of key `key`'s first base posting among its codes: in `denseCodes` for a dense
+   * list, else in `baseCodes` (the postings of the other lists before it).
+   */
+  codeStartOf(key: number): number {
+    const denseKeys = this.denseKeys;
+    let low = 0;
+    let high = denseKeys.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (denseKeys[middle]! < key) low = middle + 1;
+      else high = middle;
+    }
+    return low < denseKeys.length && denseKeys[low] === key ? this.densePrefix[low]! : this.baseStart[key]! - this.densePrefix[low]!;
+  }
+
   /** The code of a tuple of frequencies (see FrequencyTuples.codeOf), added when new. */
   codeOf(frequencies: Uint8Array, offset: number): number {
     return this.tuples.codeOf(frequencies, offset);
   }
 
-  /** The documents of the key's base list (empty for a dense one: its bitmap has them), its postings numbered from `baseStart[key]`. */
+  /** The documents of the key's base list (empty for a dense one: its bitmap has them), its postings numbered from codeStartOf(key). */
   baseRun(key: number): PostingRun {
-    return runOf(this.baseLists, key, this.baseStart[key]!);
+    const start = this.codeStartOf(key);
+    return runOf(this.baseLists, key, start, start + this.baseStart[key + 1]! - this.baseStart[key]!);
   }
 
   /** Builds the bitmaps of the dense lists `dense` (ascending keys) from their documents. */
@@ -170,7 +265,9 @@ export class PostingStore {
     this.denseBitmaps = new Array<Uint32Array | null>(this.baseKeyCount).fill(null);
     this.denseRanks = new Array<Uint16Array | null>(this.baseKeyCount).fill(null);
     this.denseRankGroups = new Array<Uint32Array | null>(this.baseKeyCount).fill(null);
+    this.densePrefix = new Uint32Array(keys.length + 1);
     keys.forEach((key, n) => {
+      this.densePrefix[n + 1] = this.densePrefix[n]! + this.baseStart[key + 1]! - this.baseStart[key]!;
       const bitmap = denseWords.subarray(n * words, (n + 1) * words);
       const ranks = new Uint16Array(words);
       const groups = new Uint32Array(((words - 1) >>> RANK_GROUP_SHIFT) + 1);
@@ -206,13 +303,9 @@ export class PostingStore {
     docs[length] = doc;
     if (this.stride > 0 && payload !== null) {
       const code = this.codeOf(payload, payloadOffset);
-      const codes = ensureCapacity(this.tailCodes[key] ?? new Uint8Array(docs.length), docs.length);
-      if (code < ESCAPE) {
-        codes[length] = code;
-      } else {
-        codes[length] = ESCAPE;
-        this.tailEscapes[key] = withEscape(this.tailEscapes[key]!, length, code);
-      }
+      const codes = ensureCapacity(this.tailCodes[key] ?? new Uint8Array(codeBytes(docs.length)), codeBytes(length + 1));
+      setCode(codes, length, code);
+      if (code >= ESCAPE) this.tailEscapes[key] = withEscape(this.tailEscapes[key]!, length, code);
       this.tailCodes[key] = codes;
     }
     this.tailLength[key] = length + 1;
@@ -222,7 +315,15 @@ export class PostingStore {
   /** Bytes held by the lists (not the object headers of tail lists). */
   byteSize(): number {
     let bytes =
-      this.baseStart.byteLength + listBytes(this.baseLists) + this.baseCodes.byteLength + 2 * this.baseEscapes.at.byteLength + this.tailLength.byteLength + this.tuples.byteSize();
+      this.baseStart.byteLength +
+      listBytes(this.baseLists) +
+      this.baseCodes.byteLength +
+      2 * this.baseEscapes.at.byteLength +
+      this.denseCodes.byteLength +
+      2 * this.denseEscapes.at.byteLength +
+      this.densePrefix.byteLength +
+      this.tailLength.byteLength +
+      this.tuples.byteSize();
     bytes += this.denseWords.byteLength + this.denseKeys.byteLength;
     for (let key = 0; key < this.denseRanks.length; key++) bytes += (this.denseRanks[key]?.byteLength ?? 0) + (this.denseRankGroups[key]?.byteLength ?? 0);
     for (const key of this.touched) {
@@ -232,6 +333,11 @@ export class PostingStore {
   }
 }
 
+/** The escapes without their spare capacity. */
+function trimmed(escapes: CodeEscapes): CodeEscapes {
+  return escapes.count === escapes.at.length ? escapes : { at: escapes.at.slice(0, escapes.count), codes: escapes.codes.slice(0, escapes.count), count: escapes.count };
+}
+
 function listBytes(lists: CompressedLists): number {
-  return lists.docStart.byteLength + lists.low.byteLength + lists.blocks.byteLength + lists.blockStart.byteLength + lists.blockShift.byteLength;
+  return lists.blocks.byteLength + lists.blockStart.byteLength + lists.blockShift.byteLength + lists.width.byteLength + lists.wordStart.byteLength + lists.words.byteLength;
 }

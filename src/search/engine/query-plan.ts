@@ -13,8 +13,7 @@ import type { DocOffsets, DocValues, SingleValues, ValueMasks } from './keyword-
  * the posting of document d being `start + rankGroups[w >>> RANK_GROUP_SHIFT] + ranks[w] + (set
  * bits of its word below d)`, w = d >>> 5 (see PostingStore.denseRanks).
  * A posting's term frequency in field f is `tuples[code * fields + f]`, its code being
- * `codes[posting]` — or, when that is ESCAPE, the one `escapes` keep for it (see
- * frequency-tuples.ts).
+ * `codeAt(codes, codeShift, escapes, posting)` (see frequency-tuples.ts).
  */
 export interface Segment extends PostingRun {
   /** the documents as a bitmap, for a dense list (else null) */
@@ -23,6 +22,8 @@ export interface Segment extends PostingRun {
   ranks: Uint16Array | null;
   rankGroups: Uint32Array | null;
   codes: TupleCodes;
+  /** 1: `codes` four bits a posting; 0: a byte (a dense list's, see PostingStore.denseCodes) */
+  codeShift: number;
   escapes: CodeEscapes;
   /** the frequency tuples the codes stand for, `fields` bytes each */
   tuples: Uint8Array;

@@ -60,11 +60,30 @@ function segmentOf(
   ranks: Uint16Array | null,
   rankGroups: Uint32Array | null,
   codes: TupleCodes,
+  codeShift: number,
   escapes: CodeEscapes,
   tuples: Uint8Array,
   coefficients: Float64Array,
 ): Segment {
-  return { low: run.low, shift: run.shift, blocks: run.blocks, firstBlock: run.firstBlock, blockShift: run.blockShift, start, end, bitmap, ranks, rankGroups, codes, escapes, tuples, coefficients };
+  return {
+    words: run.words,
+    wordBase: run.wordBase,
+    width: run.width,
+    mask: run.mask,
+    blocks: run.blocks,
+    firstBlock: run.firstBlock,
+    blockShift: run.blockShift,
+    start,
+    end,
+    bitmap,
+    ranks,
+    rankGroups,
+    codes,
+    codeShift,
+    escapes,
+    tuples,
+    coefficients,
+  };
 }
 
 export function planFor(index: IndexView, variants: Map<number, number>): TermPlan {
@@ -99,17 +118,17 @@ export function planFor(index: IndexView, variants: Map<number, number>): TermPl
       const start = postings.baseStart[id]!;
       const end = postings.baseStart[id + 1]!;
       if (end > start) {
-        // a dense list's run is empty: its bitmap has the documents
+        // a dense list's run is empty: its bitmap has the documents, its codes are bytes (see PostingStore.denseCodes)
         const bitmap = postings.denseBitmaps[id] ?? null;
-        const ranks = postings.denseRanks[id] ?? null;
-        const rankGroups = postings.denseRankGroups[id] ?? null;
-        segments.push(segmentOf(postings.baseRun(id), start, end, bitmap, ranks, rankGroups, postings.baseCodes, postings.baseEscapes, postings.tuples.bytes, coefficients));
+        const run = postings.baseRun(id);
+        if (bitmap === null) segments.push(segmentOf(run, run.start, run.end, null, null, null, postings.baseCodes, 1, postings.baseEscapes, postings.tuples.bytes, coefficients));
+        else segments.push(segmentOf(run, run.start, run.start + end - start, bitmap, postings.denseRanks[id]!, postings.denseRankGroups[id]!, postings.denseCodes, 0, postings.denseEscapes, postings.tuples.bytes, coefficients));
       }
       cost += end - start;
     }
     const tailLength = id < postings.tailLength.length ? postings.tailLength[id]! : 0;
     if (tailLength > 0) {
-      segments.push(segmentOf(plainRun(postings.tailDocs[id]!, tailLength), 0, tailLength, null, null, null, postings.tailCodes[id]!, postings.tailEscapes[id]!, postings.tuples.bytes, coefficients));
+      segments.push(segmentOf(plainRun(postings.tailDocs[id]!, tailLength), 0, tailLength, null, null, null, postings.tailCodes[id]!, 1, postings.tailEscapes[id]!, postings.tuples.bytes, coefficients));
       cost += tailLength;
     }
   }
@@ -220,9 +239,12 @@ export function pairPlanFor(index: IndexView, left: readonly number[], right: re
       // never scored: no term frequencies, no coefficients
       const start = postings.baseStart[key]!;
       const end = postings.baseStart[key + 1]!;
-      if (end > start) segments.push(segmentOf(postings.baseRun(key), start, end, null, null, null, NO_BYTES, NO_ESCAPES, NO_BYTES, NO_COEFFICIENTS));
+      if (end > start) {
+        const run = postings.baseRun(key);
+        segments.push(segmentOf(run, run.start, run.end, null, null, null, NO_BYTES, 1, NO_ESCAPES, NO_BYTES, NO_COEFFICIENTS));
+      }
       const tailLength = key < postings.tailLength.length ? postings.tailLength[key]! : 0;
-      if (tailLength > 0) segments.push(segmentOf(plainRun(postings.tailDocs[key]!, tailLength), 0, tailLength, null, null, null, NO_BYTES, NO_ESCAPES, NO_BYTES, NO_COEFFICIENTS));
+      if (tailLength > 0) segments.push(segmentOf(plainRun(postings.tailDocs[key]!, tailLength), 0, tailLength, null, null, null, NO_BYTES, 1, NO_ESCAPES, NO_BYTES, NO_COEFFICIENTS));
       cost += end - start + tailLength;
     }
   }

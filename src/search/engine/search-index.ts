@@ -22,9 +22,9 @@ export type {
  * Layout (ordinals are dense and given in arrival order; an upsert of a known id deletes the
  * old ordinal and appends a new one, so every list only ever grows at its end):
  * - forward token stream: each document's term ids, field after field (FIELD_END after each,
- *   ELEMENT_BREAK between list values), as codes of one to five bytes, the commonest terms
- *   the shortest (forward-codes.ts). Phrases are verified on it, deletions read it, and the
- *   inverted lists are rebuilt from it.
+ *   ELEMENT_BREAK between list values), in a prefix code of bits made from the stream's
+ *   counts at each compaction, the commonest terms the shortest (forward-codes.ts). Phrases
+ *   are verified on it, deletions read it, and the inverted lists are rebuilt from it.
  * - inverted lists (PostingStore; payload = term frequency per field, a byte each): a frozen
  *   base (documents two bytes a posting, see compressed-lists.ts; a common term's as a bitmap)
  *   plus per-term tails for live upserts, folded together by `compact()` — which also

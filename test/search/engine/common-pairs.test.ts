@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { tokenize } from '../../../src/search/engine/analyzer.js';
 import { documentsOf } from '../../../src/search/engine/compressed-lists.js';
 import { CommonPairs, MAX_COMMON_TERMS } from '../../../src/search/engine/common-pairs.js';
-import { FIELD_END, TERM_CODE } from '../../../src/search/engine/forward-codes.js';
+import { FIELD_END, ForwardCode, TERM_CODE } from '../../../src/search/engine/forward-codes.js';
 import { SearchIndex } from '../../../src/search/engine/search-index.js';
 import { seededRandom } from '../../../src/platform/seeded-random.js';
 import { doc, indexOf } from './fixtures.js';
@@ -139,11 +139,14 @@ describe('pair lists in a snapshot', () => {
   it('are read back as they were written, and refused when out of step with their starts', () => {
     const pairs = new CommonPairs();
     // two documents: "a b" and "b a", term ids 0 and 1 both common
-    const forward = Uint8Array.from([TERM_CODE, TERM_CODE + 1, FIELD_END, TERM_CODE + 1, TERM_CODE, FIELD_END]);
-    pairs.rebuild(Uint32Array.of(0, 2, 4), forward, Uint32Array.of(0, 3, 6), 2);
+    const code = ForwardCode.initial(1);
+    const forward = new Uint8Array(64);
+    const middle = code.encode(Uint32Array.of(TERM_CODE, TERM_CODE + 1, FIELD_END), 3, forward, 0);
+    const end = code.encode(Uint32Array.of(TERM_CODE + 1, TERM_CODE, FIELD_END), 3, forward, middle);
+    pairs.rebuild(Uint32Array.of(0, 2, 4), forward, Uint32Array.of(0, middle, end), 2, code);
     const written = pairs.snapshot();
     const restored = new CommonPairs();
-    const copied = { ...written.lists, low: written.lists.low.slice(), blocks: written.lists.blocks.slice() };
+    const copied = { ...written.lists, words: written.lists.words.slice(), blocks: written.lists.blocks.slice() };
     restored.restore(written.rankOf.slice(), written.start.slice(), copied);
     const key = restored.keyOf(0, 1);
     expect(key).toBe(pairs.keyOf(0, 1));

@@ -20,11 +20,15 @@ describe('a dense list', () => {
   it('keeps its documents in its bitmap alone, the other lists theirs', () => {
     const store = built();
     expect([...store.denseKeys]).toEqual([0, 2]);
-    expect(store.baseLists.low.length).toBe(10);
+    // key 1's ten documents alone, one block of 12-bit distances (it spans 3,294): the dense keys have no blocks
+    expect([...store.baseLists.blockStart]).toEqual([0, 0, 1, 1]);
+    expect([store.baseLists.blockShift[1], store.baseLists.width[1]]).toEqual([4, 12]);
     expect(documentsOf(store.baseRun(0))).toEqual([]);
     expect(documentsOf(store.baseRun(1))).toEqual(lists[1]);
-    // its postings keep their numbers (the codes'): key 1's first is 1,100
-    expect(store.baseRun(1).start).toBe(1100);
+    // postings are numbered as their codes: key 1's first is the first four-bit code (the
+    // dense lists' codes are bytes of their own), key 2's the first byte after key 0's 1,100
+    expect(store.baseRun(1).start).toBe(0);
+    expect([0, 1, 2].map((key) => store.codeStartOf(key))).toEqual([0, 0, 1100]);
     // the posting of the r-th set bit is start + r: the ranks find it
     const bitmap = store.denseBitmaps[2]!;
     const ranks = store.denseRanks[2]!;
@@ -36,7 +40,7 @@ describe('a dense list', () => {
 
   it('is restored from its keys and bitmaps, and refused when they are out of step with the lists', () => {
     const store = built();
-    const copied = (): CompressedLists => ({ ...store.baseLists, low: store.baseLists.low.slice(), blocks: store.baseLists.blocks.slice() });
+    const copied = (): CompressedLists => ({ ...store.baseLists, words: store.baseLists.words.slice(), blocks: store.baseLists.blocks.slice() });
     const dense = (keys: Uint32Array, words: Uint32Array): DenseBitmaps => ({ keys, words, docCount });
     const restored = new PostingStore(0);
     restored.restoreBase(store.baseStart.slice(), copied(), new Uint8Array(0), undefined, dense(store.denseKeys.slice(), store.denseWords.slice()));
