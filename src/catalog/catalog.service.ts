@@ -1,3 +1,4 @@
+import { setImmediate as turnOfTheEventLoop } from 'node:timers/promises';
 import type { Change } from '../platform/db/change-log.js';
 import type { FieldSelection } from '../platform/http/fields.js';
 import type { CatalogRepository, EditingListFilter, PublicationChange } from './catalog.repository.js';
@@ -215,6 +216,10 @@ export class CatalogService {
       if (page.length === 0) return;
       next = pageAfter(page[page.length - 1]!.id);
       yield page;
+      // SQLite reads synchronously, so without a turn of the event loop nothing else would run
+      // until the whole store is read: not the log's writes (at ten million assets no progress
+      // line reached the log during the half-hour read), nor timers and signals.
+      await turnOfTheEventLoop();
     }
   }
 

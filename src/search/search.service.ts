@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { setImmediate as turnOfTheEventLoop } from 'node:timers/promises';
 import type { Change } from '../platform/db/change-log.js';
 import type { AssetRecord, AssetType } from '../catalog/catalog.records.js';
 import type { CatalogService } from '../catalog/catalog.service.js';
@@ -137,10 +136,6 @@ export class SearchService {
         reported = count;
         log(`search index: ${count} assets read from the store in ${elapsed()}`, 'info');
       }
-      // SQLite reads synchronously, so without a turn of the event loop nothing else runs until
-      // the whole store is read: not the log's writes (at ten million assets no progress line
-      // reached the log while the read went on), nor timers and signals.
-      await turnOfTheEventLoop();
     }
     for await (const page of this.options.catalog.scanEvents()) fresh.events.upsertMany(page.map(eventDocument));
     // upsertMany only appends; the posting lists are built here, before the swap, rather than
