@@ -11,7 +11,7 @@ import { PackedStrings } from './packed-strings.js';
 import { BYTE_ESCAPE, NO_ESCAPES, withEscape, type CodeEscapes } from './frequency-tuples.js';
 import { PostingStore } from './posting-store.js';
 import { SnapshotWriter, type SnapshotReader } from './snapshot-format.js';
-import { bitCount, ensureCapacity, hashString, idOrderKey } from './typed-arrays.js';
+import { bitCount, ensureCapacity, fitted, hashString, idOrderKey } from './typed-arrays.js';
 import type { NumberColumn } from './query-plan.js';
 import type { IndexDocument, IndexSchema } from './types.js';
 import { Vocabulary } from './vocabulary.js';
@@ -262,6 +262,21 @@ export class IndexStore {
     column[ordinal] = value;
   }
 
+  /**
+   * Cuts every per-document array to `docCount` documents, the sizes a snapshot load gives
+   * them: growth by half leaves up to a third of each empty, and a build from the store would
+   * otherwise keep that slack for good (hundreds of MB at ten million documents). The next
+   * append grows them again, as after a snapshot load.
+   */
+  private fitDocumentArrays(docCount: number): void {
+    this.forwardStart = fitted(this.forwardStart, docCount + 1);
+    this.live = fitted(this.live, ((docCount + 31) >>> 5) + 1);
+    this.idHash = fitted(this.idHash, docCount);
+    this.idKey = fitted(this.idKey, docCount + 16);
+    this.lengths = fitted(this.lengths, docCount * Math.max(1, this.fields));
+    this.numbers = this.numbers.map((column) => fitted(column, docCount));
+  }
+
   /** Makes room in every per-document array for `needed` ordinals (checked once per document, not per array). */
   private growDocumentArrays(needed: number): void {
     this.forwardStart = ensureCapacity(this.forwardStart, needed);
@@ -503,7 +518,7 @@ export class IndexStore {
     this.docCount = next;
     this.liveCount = next;
     this.deadCount = 0;
-    for (const column of this.numbers) column.fill(NaN, next);
+    this.fitDocumentArrays(next);
 
     // 2. Terms: renumber those still in use, the most frequent first (the shortest codes),
     // and the stream rewritten in a code made for it (with no room left for appends).

@@ -1,6 +1,6 @@
 import { IdOrdinals } from './id-ordinals.js';
 import { KeywordValues } from './keyword-values.js';
-import { bitCount, ensureCapacity, hashString, trimmed } from './typed-arrays.js';
+import { bitCount, ensureCapacity, fitted, hashString } from './typed-arrays.js';
 import type { FacetCount } from './types.js';
 import { ValueListWriter, ValueLists } from './value-lists.js';
 
@@ -340,20 +340,20 @@ export class KeywordColumn {
   finishCompaction(docCount: number, write: number): void {
     if (this.layoutKind === 'single') {
       if (this.single.length === 0) return;
-      this.single = trimmed(this.single, docCount);
+      this.single = fitted(this.single, docCount);
       this.single.fill(0, docCount);
       return;
     }
     if (this.layoutKind === 'masks') {
-      this.masks = trimmed(this.masks, docCount);
+      this.masks = fitted(this.masks, docCount);
       this.masks.fill(0, docCount);
     } else {
       this.setStart(docCount, write);
       this.blockStartBefore = EMPTY;
-      // Growth left room for appends; a compacted column keeps only a little of it.
-      this.blockStart = trimmed(this.blockStart, (docCount >>> 5) + 1);
-      this.docOffset = trimmed(this.docOffset, docCount + 1);
-      this.docValues = trimmed(this.docValues, write);
+      // Growth left room for appends; a compacted column keeps none, as a snapshot load leaves it.
+      this.blockStart = fitted(this.blockStart, (docCount >>> 5) + 1);
+      this.docOffset = fitted(this.docOffset, docCount + 1);
+      this.docValues = fitted(this.docValues, write);
     }
     this.useSingleWhenPossible(docCount);
   }

@@ -1,5 +1,5 @@
 import { type SnapshotReader, type SnapshotWriter } from './snapshot-format.js';
-import { ensureCapacity, FNV_OFFSET, FNV_PRIME, hashString, idOrderKey, mix32, trimmed } from './typed-arrays.js';
+import { ensureCapacity, fitted, FNV_OFFSET, FNV_PRIME, hashString, idOrderKey, mix32 } from './typed-arrays.js';
 
 /** The highest character a string may have to be kept as bytes: Latin-1, a byte per character. */
 const MAX_PACKED_CHAR = 0xff;
@@ -158,11 +158,12 @@ export class PackedStrings {
     }
   }
 
-  /** Keeps the first `count` entries, and little room for more characters (as after a compaction). */
+  /** Keeps the first `count` entries, and no room for more (as a snapshot load leaves them; appends grow them again). */
   truncate(count: number): void {
     this.count = count;
     for (const i of this.aside.keys()) if (i >= count) this.aside.delete(i);
-    const bytes = trimmed(this.bytes, this.offsets[count]!);
+    this.offsets = fitted(this.offsets, count + 1);
+    const bytes = fitted(this.bytes, this.offsets[count]!);
     if (bytes !== this.bytes) {
       this.bytes = bytes;
       this.text = bufferOf(bytes);

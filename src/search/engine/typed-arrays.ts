@@ -70,11 +70,10 @@ export function bitCount(value: number): number {
 }
 
 /**
- * The array cut down to `used` elements plus an eighth for appends, when growth left it more
- * than a quarter empty (a copy); otherwise the array itself.
+ * The array cut down to exactly `length` elements (a copy), or the array itself when it has no
+ * more: what a snapshot load allocates, so that an index built in process ends as small.
  */
-export function trimmed<T extends GrowableArray>(array: T, used: number): T {
-  const keep = Math.max(16, used + (used >>> 3));
-  if (array.length - used <= array.length >>> 2 || keep >= array.length) return array;
-  return (array as Uint8Array).slice(0, keep) as unknown as T;
+export function fitted<T extends GrowableArray>(array: T, length: number): T {
+  if (array.length <= length) return array;
+  return (array as Uint8Array).slice(0, length) as unknown as T;
 }
