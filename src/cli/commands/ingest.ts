@@ -5,7 +5,8 @@ import { IngestService } from '../../catalog/ingest/ingest.service.js';
 import { showValue, type FieldChange } from '../../catalog/ingest/stored-fields.js';
 import { unfitWarning, unlicensableWarning } from '../../catalog/ingest/product-type-fit.js';
 import { NudityClassifier } from '../../media/nudity-classifier.js';
-import { fitForLongWrites } from '../../platform/db/database.js';
+import { fitForLongWrites, type Database } from '../../platform/db/database.js';
+import { deferIndexesForInitialLoad, restoreDeferredIndexes } from '../../platform/db/deferred-indexes.js';
 import { commaList, withServices } from '../options.js';
 import { progressBar } from '../progress.js';
 
@@ -56,7 +57,7 @@ export function addIngestCommand(program: Command): void {
         });
         try {
           if (isFolder) await runFolder(ingest, source, options);
-          else await runManifest(ingest, source, options);
+          else await runManifest(ingest, source, options, services.database);
         } finally {
           await classifier?.close();
         }
@@ -64,7 +65,10 @@ export function addIngestCommand(program: Command): void {
     });
 }
 
-async function runManifest(ingest: IngestService, manifest: string, options: IngestOptions): Promise<void> {
+async function runManifest(ingest: IngestService, manifest: string, options: IngestOptions, database: Database): Promise<void> {
+  // An initial load (an empty store) builds the index by keyword once at its end, sorted.
+  const deferred = options.dryRun ? [] : await deferIndexesForInitialLoad(database);
+  if (deferred.length > 0) process.stderr.write(`the store holds no assets: index ${deferred.join(', ')} is left out while loading and built at the end\n`);
   const bar = progressBar('Ingesting', { rateOf: 'lines' });
   // A run of this manifest that was stopped (killed, crashed) is continued, not started over.
   const onResume = (afterLine: number) =>
@@ -74,6 +78,11 @@ async function runManifest(ingest: IngestService, manifest: string, options: Ing
     report = await ingest.ingestFile(manifest, { mediaDir: options.media, onProgress: bar.update, onResume, replace: options.replace, dryRun: options.dryRun });
   } finally {
     bar.stop();
+    // Also after a failed run: a run killed before this point leaves it to the next command's start.
+    if (deferred.length > 0) {
+      process.stderr.write(`building index ${deferred.join(', ')}\n`);
+      await restoreDeferredIndexes(database);
+    }
   }
   // Lines the stopped run refused were reported by it; they count here too.
   const failed = report.failed.length + (report.resumed?.failed ?? 0);
