@@ -5,7 +5,7 @@ import { IngestService } from '../../catalog/ingest/ingest.service.js';
 import { showValue, type FieldChange } from '../../catalog/ingest/stored-fields.js';
 import { unfitWarning, unlicensableWarning } from '../../catalog/ingest/product-type-fit.js';
 import { NudityClassifier } from '../../media/nudity-classifier.js';
-import { fitForLongWrites, type Database } from '../../platform/db/database.js';
+import { fitForLongWrites } from '../../platform/db/database.js';
 import { deferIndexesForInitialLoad, restoreDeferredIndexes } from '../../platform/db/deferred-indexes.js';
 import { commaList, withServices } from '../options.js';
 import { progressBar } from '../progress.js';
@@ -54,10 +54,11 @@ export function addIngestCommand(program: Command): void {
           videoTools: services.videoTools,
           displayFiles: services.media,
           checkpoints: services.ingestCheckpoints,
+          initialLoadIndexes: { defer: () => deferIndexesForInitialLoad(services.database), restore: () => restoreDeferredIndexes(services.database) },
         });
         try {
           if (isFolder) await runFolder(ingest, source, options);
-          else await runManifest(ingest, source, options, services.database);
+          else await runManifest(ingest, source, options);
         } finally {
           await classifier?.close();
         }
@@ -65,24 +66,31 @@ export function addIngestCommand(program: Command): void {
     });
 }
 
-async function runManifest(ingest: IngestService, manifest: string, options: IngestOptions, database: Database): Promise<void> {
-  // An initial load (an empty store) builds the index by keyword once at its end, sorted.
-  const deferred = options.dryRun ? [] : await deferIndexesForInitialLoad(database);
-  if (deferred.length > 0) process.stderr.write(`the store holds no assets: index ${deferred.join(', ')} is left out while loading and built at the end\n`);
+async function runManifest(ingest: IngestService, manifest: string, options: IngestOptions): Promise<void> {
   const bar = progressBar('Ingesting', { rateOf: 'lines' });
   // A run of this manifest that was stopped (killed, crashed) is continued, not started over.
   const onResume = (afterLine: number) =>
     process.stderr.write(`${manifest}: continuing the run that stopped after line ${afterLine}; the lines before were stored then\n`);
+  const onIndexesDeferred = (names: readonly string[]) =>
+    process.stderr.write(`the store holds no assets: index ${names.join(', ')} is left out while loading and built at the end\n`);
+  const onIndexesBuilding = (names: readonly string[]) => {
+    // The last progress line first, then what the wait after it is.
+    bar.stop();
+    process.stderr.write(`building index ${names.join(', ')}\n`);
+  };
   let report;
   try {
-    report = await ingest.ingestFile(manifest, { mediaDir: options.media, onProgress: bar.update, onResume, replace: options.replace, dryRun: options.dryRun });
+    report = await ingest.ingestFile(manifest, {
+      mediaDir: options.media,
+      onProgress: bar.update,
+      onResume,
+      onIndexesDeferred,
+      onIndexesBuilding,
+      replace: options.replace,
+      dryRun: options.dryRun,
+    });
   } finally {
     bar.stop();
-    // Also after a failed run: a run killed before this point leaves it to the next command's start.
-    if (deferred.length > 0) {
-      process.stderr.write(`building index ${deferred.join(', ')}\n`);
-      await restoreDeferredIndexes(database);
-    }
   }
   // Lines the stopped run refused were reported by it; they count here too.
   const failed = report.failed.length + (report.resumed?.failed ?? 0);
