@@ -63,7 +63,7 @@ const DEFAULT_CHANGE_FEED_INTERVAL_MS = 1000;
 export async function openPlatform(config: Config, overrides: PlatformOverrides = {}): Promise<Platform> {
   const log = pino({ level: config.logLevel });
   const tightened: TightenedMode[] = [];
-  const database = overrides.database ?? (await openConfiguredStore(config, tightened));
+  const database = overrides.database ?? (await openConfiguredStore(config, tightened, log));
   let blobs: BlobStore;
   try {
     if (!overrides.blobs && config.blobs.kind === 'folder') tightened.push(...privateFolder(config.blobs.dir, { keepGroup: true }));
@@ -154,7 +154,7 @@ function countingRefusals(throttle: Throttle, metrics: Metrics): Throttle {
 const reason = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** The configured store, reachable and migrated; a failure names the setting to look at. */
-async function openConfiguredStore(config: Config, tightened: TightenedMode[]): Promise<Database> {
+async function openConfiguredStore(config: Config, tightened: TightenedMode[], log: Logger): Promise<Database> {
   const setting = config.databaseUrl ? 'DATABASE_URL' : 'STOCKROOM_DATA_DIR';
   const sqliteFile = path.join(config.dataDir, 'stockroom.sqlite');
   if (!config.databaseUrl) {
@@ -174,7 +174,8 @@ async function openConfiguredStore(config: Config, tightened: TightenedMode[]): 
   } catch (error) {
     throw new Error(`${setting}: cannot open the store (${reason(error)})`);
   }
-  await migrateToLatest(database);
+  const { rebuiltIndexes } = await migrateToLatest(database);
+  if (rebuiltIndexes.length > 0) log.warn({ indexes: rebuiltIndexes }, 'built indexes that an initial load had left out and was stopped before it built them');
   return database;
 }
 

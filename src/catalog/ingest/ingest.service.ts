@@ -93,6 +93,20 @@ export interface IngestOptions extends WriteOptions {
   onProgress?: (done: number, total: number) => void;
   /** Called before any line is read when the run continues one that stopped after line `afterLine`. */
   onResume?: (afterLine: number) => void;
+  /** Called before any line is read when the run leaves these indexes out (IngestDeps.initialLoadIndexes). */
+  onIndexesDeferred?: (names: readonly string[]) => void;
+  /** Called after the last line when the run builds the indexes it left out. */
+  onIndexesBuilding?: (names: readonly string[]) => void;
+}
+
+/**
+ * Indexes that a load into an empty store may leave out while it writes and build at its end
+ * (platform/db/deferred-indexes.ts): `defer` drops them if the store holds no assets and says
+ * which; `restore` builds whichever are missing.
+ */
+export interface InitialLoadIndexes {
+  defer(): Promise<readonly string[]>;
+  restore(): Promise<readonly string[]>;
 }
 
 /** Where a stopped run of a manifest is continued from (IngestCheckpointRepository). */
@@ -120,6 +134,8 @@ export interface IngestDeps {
    * again after a stop continues after the last line saved. Without it, a run starts at line 1.
    */
   checkpoints?: IngestCheckpoints | undefined;
+  /** Without it, every index is kept up to date line by line. */
+  initialLoadIndexes?: InitialLoadIndexes | undefined;
 }
 
 /** Why one record was refused; its message is the reason reported for the line. */
@@ -174,7 +190,8 @@ export class IngestService {
       if (!stat?.isDirectory()) throw new Error(`media folder ${options.mediaDir} is not a directory`);
     }
     await checkReadableManifest(manifestPath);
-    const total = options.onProgress ? await countNonBlankLines(manifestPath) : 0;
+    const initialLoadIndexes = options.dryRun ? undefined : this.deps.initialLoadIndexes;
+    const total = options.onProgress || initialLoadIndexes ? await countNonBlankLines(manifestPath) : 0;
     const media = new MediaFolder(mediaDir);
     const report: IngestReport = { inserted: 0, updated: 0, failed: [], unlicensable: [], unfit: [], unchanged: 0, planned: [] };
     const writeOptions: WriteOptions = { replace: options.replace, dryRun: options.dryRun };
@@ -224,37 +241,48 @@ export class IngestService {
       progressed(lines.length);
       await saveProgress();
     };
-    let lineNumber = 0;
-    for await (const rawLine of readLines(manifestPath)) {
-      lineNumber += 1;
-      const line = lineNumber === 1 ? rawLine.replace(/^\uFEFF/, '') : rawLine;
-      if (line.trim() === '') continue;
-      if (lineNumber <= resumeAfter) {
-        // Done by the run that stopped.
-        done += 1;
-        continue;
-      }
-      const batched = options.dryRun ? undefined : batchedLine(line, lineNumber);
-      if (batched !== undefined) {
-        // The same record twice in a batch would be read before its first write: the batch is written first.
-        if (batch.has(batched.record)) await flush();
-        batch.add(batched);
-        if (batch.full) await flush();
-        continue;
+    // A large load into an empty store builds these indexes once, sorted, at its end.
+    const deferred = initialLoadIndexes === undefined || total - resumeAfter < INITIAL_LOAD_LINES ? [] : await initialLoadIndexes.defer();
+    if (deferred.length > 0) options.onIndexesDeferred?.(deferred);
+    try {
+      let lineNumber = 0;
+      for await (const rawLine of readLines(manifestPath)) {
+        lineNumber += 1;
+        const line = lineNumber === 1 ? rawLine.replace(/^\uFEFF/, '') : rawLine;
+        if (line.trim() === '') continue;
+        if (lineNumber <= resumeAfter) {
+          // Done by the run that stopped.
+          done += 1;
+          continue;
+        }
+        const batched = options.dryRun ? undefined : batchedLine(line, lineNumber);
+        if (batched !== undefined) {
+          // The same record twice in a batch would be read before its first write: the batch is written first.
+          if (batch.has(batched.record)) await flush();
+          batch.add(batched);
+          if (batch.full) await flush();
+          continue;
+        }
+        await flush();
+        try {
+          counted(lineNumber, await this.ingestLine(line, media, writeOptions));
+        } catch (error) {
+          failed(lineNumber, error);
+        }
+        doneThrough = lineNumber;
+        progressed(1);
+        await saveProgress();
       }
       await flush();
-      try {
-        counted(lineNumber, await this.ingestLine(line, media, writeOptions));
-      } catch (error) {
-        failed(lineNumber, error);
+      // The whole manifest is in: a run of it again starts at line 1.
+      if (manifestKey !== undefined) await checkpoints!.remove(manifestKey);
+    } finally {
+      // Also when the run fails; a run killed before this point leaves them to the next start (migrateToLatest).
+      if (deferred.length > 0) {
+        options.onIndexesBuilding?.(deferred);
+        await initialLoadIndexes!.restore();
       }
-      doneThrough = lineNumber;
-      progressed(1);
-      await saveProgress();
     }
-    await flush();
-    // The whole manifest is in: a run of it again starts at line 1.
-    if (manifestKey !== undefined) await checkpoints!.remove(manifestKey);
     return report;
   }
 
@@ -550,6 +578,12 @@ const BATCH_LINES = 5_000;
  * stored again (the same record, the same content).
  */
 const CHECKPOINT_LINES = 5_000;
+/**
+ * Lines left to load from which a load into an empty store leaves its deferrable indexes out
+ * (InitialLoadIndexes): below it the sorted build saves little, and a small ingest's output
+ * stays as it was.
+ */
+const INITIAL_LOAD_LINES = 10_000;
 const CHECKPOINT_MS = 2_000;
 
 /**

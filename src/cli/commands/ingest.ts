@@ -6,6 +6,7 @@ import { showValue, type FieldChange } from '../../catalog/ingest/stored-fields.
 import { unfitWarning, unlicensableWarning } from '../../catalog/ingest/product-type-fit.js';
 import { NudityClassifier } from '../../media/nudity-classifier.js';
 import { fitForLongWrites } from '../../platform/db/database.js';
+import { deferIndexesForInitialLoad, restoreDeferredIndexes } from '../../platform/db/deferred-indexes.js';
 import { commaList, withServices } from '../options.js';
 import { progressBar } from '../progress.js';
 
@@ -53,6 +54,7 @@ export function addIngestCommand(program: Command): void {
           videoTools: services.videoTools,
           displayFiles: services.media,
           checkpoints: services.ingestCheckpoints,
+          initialLoadIndexes: { defer: () => deferIndexesForInitialLoad(services.database), restore: () => restoreDeferredIndexes(services.database) },
         });
         try {
           if (isFolder) await runFolder(ingest, source, options);
@@ -69,9 +71,24 @@ async function runManifest(ingest: IngestService, manifest: string, options: Ing
   // A run of this manifest that was stopped (killed, crashed) is continued, not started over.
   const onResume = (afterLine: number) =>
     process.stderr.write(`${manifest}: continuing the run that stopped after line ${afterLine}; the lines before were stored then\n`);
+  const onIndexesDeferred = (names: readonly string[]) =>
+    process.stderr.write(`the store holds no assets: index ${names.join(', ')} is left out while loading and built at the end\n`);
+  const onIndexesBuilding = (names: readonly string[]) => {
+    // The last progress line first, then what the wait after it is.
+    bar.stop();
+    process.stderr.write(`building index ${names.join(', ')}\n`);
+  };
   let report;
   try {
-    report = await ingest.ingestFile(manifest, { mediaDir: options.media, onProgress: bar.update, onResume, replace: options.replace, dryRun: options.dryRun });
+    report = await ingest.ingestFile(manifest, {
+      mediaDir: options.media,
+      onProgress: bar.update,
+      onResume,
+      onIndexesDeferred,
+      onIndexesBuilding,
+      replace: options.replace,
+      dryRun: options.dryRun,
+    });
   } finally {
     bar.stop();
   }

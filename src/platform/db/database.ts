@@ -36,6 +36,7 @@ import { assetPublication } from './migrations/0022-asset-publication.js';
 import { assetUploads } from './migrations/0023-asset-uploads.js';
 import { searchSnapshotLease } from './migrations/0024-search-snapshot-lease.js';
 import { ingestCheckpoints } from './migrations/0025-ingest-checkpoints.js';
+import { restoreDeferredIndexes } from './deferred-indexes.js';
 
 export type SqlDialect = 'sqlite' | 'postgres';
 
@@ -201,8 +202,12 @@ export function stockroomMigrations(dialect: SqlDialect): Record<string, Migrati
   };
 }
 
-/** Applies every migration not yet applied; run at boot by every command. */
-export async function migrateToLatest(database: Database): Promise<void> {
+/**
+ * Applies every migration not yet applied, then builds any index an initial load left out and did
+ * not put back (it was stopped: see deferIndexesForInitialLoad); run at boot by every command.
+ * Returns the names of the indexes so built, for the log.
+ */
+export async function migrateToLatest(database: Database): Promise<{ rebuiltIndexes: readonly string[] }> {
   const migrations = stockroomMigrations(database.dialect);
   const provider: MigrationProvider = { getMigrations: async () => migrations };
   // On PostgreSQL the migrator must look for its bookkeeping tables in our own schema only:
@@ -217,4 +222,5 @@ export async function migrateToLatest(database: Database): Promise<void> {
     const failed = results?.find((r) => r.status === 'Error');
     throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);
   }
+  return { rebuiltIndexes: await restoreDeferredIndexes(database) };
 }
