@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseManifestLine } from '../../src/catalog/ingest/ingest.schemas.js';
+import { normalizeIsoDate, parseManifestLine } from '../../src/catalog/ingest/ingest.schemas.js';
 
 function reason(value: unknown): string {
   const result = parseManifestLine(value);
@@ -194,5 +194,41 @@ describe('manifest line rules', () => {
       ok: true,
       record: { alternative_ids: [{ Key: 'legacy', Value: '' }] },
     });
+  });
+});
+
+describe('normalizeIsoDate', () => {
+  /** The instant's UTC text made through a Date, as every date was normalised before UTC ones took a shorter way. */
+  function throughDate(year: number, month: number, day: number, hour: number, minute: number, second: number, offsetMinutes: number): string {
+    const instant = new Date(0);
+    instant.setUTCFullYear(year, month - 1, day);
+    instant.setUTCHours(hour, minute - offsetMinutes, second, 0);
+    return `${instant.toISOString().slice(0, 19)}Z`;
+  }
+  const two = (n: number) => String(n).padStart(2, '0');
+
+  it('gives a date in UTC, written any of the accepted ways, the same text as the same instant made through a Date', () => {
+    for (const year of [0, 1, 99, 100, 1969, 1970, 2000, 2024, 9999]) {
+      for (const [month, day] of [[1, 1], [2, 28], [12, 31]] as const) {
+        for (const [hour, minute, second] of [[0, 0, 0], [23, 59, 59], [7, 5, 9]] as const) {
+          const date = `${String(year).padStart(4, '0')}-${two(month)}-${two(day)}`;
+          const time = `${two(hour)}:${two(minute)}:${two(second)}`;
+          const expected = throughDate(year, month, day, hour, minute, second, 0);
+          for (const text of [`${date}T${time}Z`, `${date} ${time}`, `${date}T${time}.123Z`, `${date}T${time}+00:00`, `${date}T${time}-0000`]) {
+            expect(normalizeIsoDate(text), text).toBe(expected);
+          }
+          expect(normalizeIsoDate(`${date}T${two(hour)}:${two(minute)}Z`)).toBe(throughDate(year, month, day, hour, minute, 0, 0));
+        }
+        expect(normalizeIsoDate(`${String(year).padStart(4, '0')}-${two(month)}-${two(day)}`)).toBe(throughDate(year, month, day, 0, 0, 0, 0));
+      }
+    }
+  });
+
+  it('still moves a date with an offset to UTC, and refuses an impossible one', () => {
+    expect(normalizeIsoDate('2024-03-01T01:30:00+02:00')).toBe('2024-02-29T23:30:00Z');
+    expect(normalizeIsoDate('2023-12-31T23:00:00-01:30')).toBe('2024-01-01T00:30:00Z');
+    expect(normalizeIsoDate('2023-02-29T00:00:00Z')).toBeUndefined();
+    expect(normalizeIsoDate('2024-02-30')).toBeUndefined();
+    expect(normalizeIsoDate('2024-01-01T24:00:00Z')).toBeUndefined();
   });
 });

@@ -49,6 +49,9 @@ export function normalizeIsoDate(text: string): string | undefined {
     if (offsetHours > 14 || offsetMins > 59) return undefined;
     offsetMinutes = (digits.startsWith('-') ? -1 : 1) * (offsetHours * 60 + offsetMins);
   }
+  // Already in UTC (most dates): the text is its own answer, without the two Dates and the
+  // formatting that an ingest of millions of lines would pay for each of its dates.
+  if (offsetMinutes === 0) return `${y}-${mo}-${d}T${h}:${mi}:${s}Z`;
   const instant = new Date(0);
   instant.setUTCFullYear(year, month - 1, day);
   instant.setUTCHours(hour, minute - offsetMinutes, second, 0);
