@@ -341,12 +341,10 @@ export class KeywordColumn {
     if (this.layoutKind === 'single') {
       if (this.single.length === 0) return;
       this.single = fitted(this.single, docCount);
-      this.single.fill(0, docCount);
       return;
     }
     if (this.layoutKind === 'masks') {
       this.masks = fitted(this.masks, docCount);
-      this.masks.fill(0, docCount);
     } else {
       this.setStart(docCount, write);
       this.blockStartBefore = EMPTY;
