@@ -12,7 +12,7 @@ import { startS3TestServer } from '../test/platform/blobs/s3-test-server.js';
 import { catalogueStoreIn, prepareCatalogueStore } from './fixtures/kept-store.js';
 import { SyntheticCatalogue } from './fixtures/synthetic-catalogue.js';
 import { cleanUpOnInterrupt, freePort, table } from './harness.js';
-import { bootServer, HttpClient, memoryOf, stopServer } from './search/measure.js';
+import { bootServer, deployedNodeEnvironment, HttpClient, memoryOf, stopServer } from './search/measure.js';
 import { pathOf, queryClasses } from './search/queries.js';
 import { flagValue, size } from './sizes.js';
 
@@ -60,6 +60,8 @@ export async function nodeJoinBenchmark(): Promise<void> {
     const env = (dataDir: string): NodeJS.ProcessEnv => ({
       ...process.env,
       ...blobEnv,
+      // each node runs as the systemd unit runs it (glibc's malloc settings, see operations.md, Memory)
+      ...deployedNodeEnvironment(),
       STOCKROOM_DATA_DIR: dataDir,
       PORT: String(port),
       HOST: '127.0.0.1',

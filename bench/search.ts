@@ -64,7 +64,7 @@ import { cleanUpOnInterrupt, freePort, load, table, type LoadResult } from './ha
 import { SMOKE, flagValue, wholeNumber } from './sizes.js';
 import { SyntheticCatalogue } from './fixtures/synthetic-catalogue.js';
 import { Fts5Reference } from './search/fts5.js';
-import { bootServer, fixedWorkLatency, HttpClient, memoryOf, runUntimed, stopServer, timeSequential, warningsIn, type Latency, type RunPlan } from './search/measure.js';
+import { bootServer, deployedNodeEnvironment, fixedWorkLatency, HttpClient, memoryOf, runUntimed, stopServer, timeSequential, warningsIn, type Latency, type RunPlan } from './search/measure.js';
 import { ftsQueryOf, HEADLINE_CLASS, indexQueryOf, pathOf, queryClasses, type QueryClass } from './search/queries.js';
 import { analyzeStore, checkAgainstRepository, recordOf, type LoadReport } from './fixtures/store-loader.js';
 import { catalogueStoreIn, prepareCatalogueStore } from './fixtures/kept-store.js';
@@ -165,6 +165,8 @@ export async function searchBenchmark(): Promise<void> {
     const port = await freePort();
     const env: NodeJS.ProcessEnv = {
       ...process.env,
+      // the server runs as the systemd unit runs it (glibc's malloc settings, see operations.md, Memory)
+      ...deployedNodeEnvironment(),
       STOCKROOM_DATA_DIR: dataDir,
       PORT: String(port),
       HOST: '127.0.0.1',

@@ -130,6 +130,27 @@ export class HttpClient {
   }
 }
 
+/**
+ * The environment the shipped systemd unit (docs/deploy/stockroom.service) gives a node beyond
+ * its settings: glibc's malloc tuning, read by glibc as the process starts, so a node cannot set
+ * it for itself. A server the benchmarks measure runs as deployed; the unit is read rather than
+ * copied so that the two cannot drift apart.
+ */
+export function deployedNodeEnvironment(): Record<string, string> {
+  const unit = fs.readFileSync(new URL('../../docs/deploy/stockroom.service', import.meta.url), 'utf8');
+  const variables: Record<string, string> = {};
+  for (const line of unit.split('\n')) {
+    const setting = /^Environment=(.*)$/.exec(line.trim());
+    if (setting === null) continue;
+    for (const pair of setting[1]!.trim().split(/\s+/)) {
+      const equals = pair.indexOf('=');
+      if (equals > 0) variables[pair.slice(0, equals)] = pair.slice(equals + 1);
+    }
+  }
+  if (Object.keys(variables).length === 0) throw new Error('docs/deploy/stockroom.service sets no Environment= for the node: the benchmark expected its allocator settings there');
+  return variables;
+}
+
 /** VmRSS and VmHWM (peak) of a process, in bytes; undefined once it is gone. */
 export function memoryOf(pid: number): { rss: number; peak: number } | undefined {
   try {
