@@ -19,7 +19,7 @@ export interface Segment extends PostingRun {
   /** the documents as a bitmap, for a dense list (else null) */
   bitmap: Uint32Array | null;
   /** with the bitmap: postings before each of its words, from their group of words, and before each group (see PostingStore.denseRanks) */
-  ranks: Uint16Array | null;
+  ranks: Uint8Array | null;
   rankGroups: Uint32Array | null;
   codes: TupleCodes;
   /** 1: `codes` four bits a posting; 0: a byte (a dense list's, see PostingStore.denseCodes) */

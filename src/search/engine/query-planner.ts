@@ -57,7 +57,7 @@ function segmentOf(
   start: number,
   end: number,
   bitmap: Uint32Array | null,
-  ranks: Uint16Array | null,
+  ranks: Uint8Array | null,
   rankGroups: Uint32Array | null,
   codes: TupleCodes,
   codeShift: number,
