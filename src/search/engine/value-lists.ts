@@ -22,10 +22,8 @@ function writeVarint(bytes: Uint8Array, at: number, value: number): number {
   return i;
 }
 
-/** the widest low part of an Elias-Fano list: a read of its bits (at a bit offset of up to 7) stays within the four bytes it loads */
+/** the widest low part of an Elias-Fano list: a read of its bits keeps at most 23 + 8 bits in its buffer */
 const MAX_LOW_BITS = 24;
-/** zero bytes after the last list: a read of a list's last low bits loads four bytes, past its own */
-const BYTE_PADDING = 3;
 /** an Elias-Fano list's header is the varint count × this + its low bits */
 const HEADER_SCALE = 32;
 
@@ -60,9 +58,9 @@ function bestLowBits(count: number, last: number): number {
  *   tails (posting-store.ts).
  */
 export class ValueLists {
-  /** value v's base bytes are `baseBytes[baseStart[v]..baseStart[v + 1])` (BYTE_PADDING zero bytes follow the last) */
+  /** value v's base bytes are `baseBytes[baseStart[v]..baseStart[v + 1])` */
   baseStart: Uint32Array = new Uint32Array(1);
-  baseBytes: Uint8Array = new Uint8Array(BYTE_PADDING);
+  baseBytes: Uint8Array = new Uint8Array(0);
   /** bit v (of byte v >>> 3) set: value v's base list is Elias-Fano coded, else varint gaps */
   baseEliasFano: Uint8Array = new Uint8Array(0);
   private tailDocs: (Uint32Array | null)[] = [];
@@ -80,7 +78,7 @@ export class ValueLists {
   /** Replaces the base (made by ValueListWriter, or read back from a snapshot) and empties the tails. */
   setBase(start: Uint32Array, bytes: Uint8Array, eliasFano: Uint8Array): void {
     const values = start.length - 1;
-    if (values < 0 || start[values]! + BYTE_PADDING !== bytes.length || eliasFano.length !== (values + 7) >>> 3) throw new Error('search index: value list offsets out of step with their bytes');
+    if (values < 0 || start[values]! !== bytes.length || eliasFano.length !== (values + 7) >>> 3) throw new Error('search index: value list offsets out of step with their bytes');
     for (let v = 0; v < values; v++) {
       if (start[v + 1]! < start[v]!) throw new Error('search index: value list offsets out of step with their bytes');
     }
@@ -167,14 +165,20 @@ export class ValueLists {
     const highStart = lowStart + Math.ceil((count * low) / 8);
     let w = at;
     let k = 0;
-    let lowBit = 0;
+    // the low bits read in order through a buffer of at most 31 bits, a byte loaded when short
+    let q = lowStart;
+    let buffer = 0;
+    let buffered = 0;
     for (let b = highStart; b < end && k < count; b++) {
       for (let bits = bytes[b]!; bits !== 0; bits &= bits - 1) {
         const high = (b - highStart) * 8 + 31 - Math.clz32(bits & -bits) - k;
-        const q = lowStart + (lowBit >>> 3);
-        const four = bytes[q]! | (bytes[q + 1]! << 8) | (bytes[q + 2]! << 16) | (bytes[q + 3]! << 24);
-        out[w++] = high * scale + ((four >>> (lowBit & 7)) & mask);
-        lowBit += low;
+        while (buffered < low) {
+          buffer |= bytes[q++]! << buffered;
+          buffered += 8;
+        }
+        out[w++] = high * scale + (buffer & mask);
+        buffer >>>= low;
+        buffered -= low;
         k++;
       }
     }
@@ -233,7 +237,7 @@ export class ValueListWriter {
   /** documents per value, as the first pass counted them */
   private expected: Float64Array = new Float64Array(0);
   private readonly start: Uint32Array;
-  private bytes: Uint8Array = new Uint8Array(BYTE_PADDING);
+  private bytes: Uint8Array = new Uint8Array(0);
   /** a varint list's next byte; an Elias-Fano list's first byte of low bits */
   private cursor: Uint32Array = new Uint32Array(0);
   /** an Elias-Fano list's first byte of high parts */
@@ -281,7 +285,7 @@ export class ValueListWriter {
       }
     }
     for (let v = 0; v < values; v++) start[v + 1] = start[v + 1]! + start[v]!;
-    this.bytes = new Uint8Array(start[values]! + BYTE_PADDING);
+    this.bytes = new Uint8Array(start[values]!);
     this.cursor = start.slice(0, values);
     this.highStart = new Uint32Array(values);
     for (let v = 0; v < values; v++) {
