@@ -695,6 +695,15 @@ export class KeywordColumn {
     const single = this.single;
     const { docShift, docMask, bitsLog, mask } = this.singleShape;
     let touchedCount = 0;
+    if (docShift === 0) {
+      // a byte or more a document (artists, locations, events): read as it is, no shifts
+      for (let c = 0; c < count; c++) {
+        const shifted = single[ordinals[c]!]!;
+        if (shifted === 0) continue;
+        if (counts[shifted - 1]!++ === 0) touched[touchedCount++] = shifted - 1;
+      }
+      return touchedCount;
+    }
     for (let c = 0; c < count; c++) {
       const d = ordinals[c]!;
       const shifted = (single[d >>> docShift]! >>> ((d & docMask) << bitsLog)) & mask;

@@ -74,6 +74,14 @@ export function keepBySingle(ordinals: Uint32Array, count: number, single: Singl
   const flip = exclude ? 1 : 0;
   const { docShift, docMask, bitsLog, mask } = shape;
   let kept = 0;
+  if (docShift === 0) {
+    // a byte or more a document: read as it is, no shifts
+    for (let c = 0; c < count; c++) {
+      const d = ordinals[c]!;
+      if ((allowed[single[d]!]! ^ flip) !== 0) ordinals[kept++] = d;
+    }
+    return kept;
+  }
   for (let c = 0; c < count; c++) {
     const d = ordinals[c]!;
     if ((allowed[(single[d >>> docShift]! >>> ((d & docMask) << bitsLog)) & mask]! ^ flip) !== 0) ordinals[kept++] = d;
