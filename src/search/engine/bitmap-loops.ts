@@ -1,5 +1,5 @@
 import type { PostingRun } from './compressed-lists.js';
-import type { DocOffsets, DocValues, SingleValues, ValueMasks } from './keyword-column.js';
+import type { DocOffsets, DocValues, SingleShape, SingleValues, ValueMasks } from './keyword-column.js';
 import type { NumberColumn } from './query-plan.js';
 import { bitCount } from './typed-arrays.js';
 
@@ -97,8 +97,9 @@ export function listBits(bits: Uint32Array, words: number, ordinals: Uint32Array
  * stops inlining (a megamorphic call a document); each loop here has its test inline (the
  * single-valued one branch-free), a few instructions a document.
  */
-export function refineSingle(bits: Uint32Array, words: number, single: SingleValues, allowed: Uint8Array, exclude: boolean): void {
+export function refineSingle(bits: Uint32Array, words: number, single: SingleValues, shape: SingleShape, allowed: Uint8Array, exclude: boolean): void {
   const flip = exclude ? 1 : 0;
+  const { docShift, docMask, bitsLog, mask } = shape;
   for (let i = 0; i < words; i++) {
     let word = bits[i]! | 0;
     if (word === 0) continue;
@@ -108,7 +109,8 @@ export function refineSingle(bits: Uint32Array, words: number, single: SingleVal
       const lowest = word & -word;
       word ^= lowest;
       // branch-free: clear the bit unless the value passes (allowed, or not allowed when excluding)
-      const passes = allowed[single[base + 31 - Math.clz32(lowest)]!]! ^ flip;
+      const d = base + 31 - Math.clz32(lowest);
+      const passes = allowed[(single[d >>> docShift]! >>> ((d & docMask) << bitsLog)) & mask]! ^ flip;
       keep ^= lowest & (passes - 1);
     }
     bits[i] = keep;

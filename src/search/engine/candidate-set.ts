@@ -190,7 +190,7 @@ export class CandidateSet {
 
   /** Clears the documents that fail a per-document filter (one tight loop per filter). */
   refine(filter: DocumentFilter): void {
-    if (filter.kind === 'single') refineSingle(this.bits, this.words, filter.single, filter.allowed, filter.exclude);
+    if (filter.kind === 'single') refineSingle(this.bits, this.words, filter.single, filter.shape, filter.allowed, filter.exclude);
     else if (filter.kind === 'masks') refineMasks(this.bits, this.words, filter.masks, filter.allowed, filter.exclude);
     else if (filter.kind === 'multi') refineMulti(this.bits, this.words, filter.blockStart, filter.docOffset, filter.values, filter.allowed, filter.exclude);
     else refineRange(this.bits, this.words, filter.column, filter.min, filter.max);
@@ -257,7 +257,7 @@ export class CandidateSet {
 
   /** Keeps the listed documents that pass a per-document filter. */
   keepByFilter(filter: DocumentFilter): void {
-    if (filter.kind === 'single') this.count = keepBySingle(this.ordinals, this.count, filter.single, filter.allowed, filter.exclude);
+    if (filter.kind === 'single') this.count = keepBySingle(this.ordinals, this.count, filter.single, filter.shape, filter.allowed, filter.exclude);
     else if (filter.kind === 'masks') this.count = keepByMasks(this.ordinals, this.count, filter.masks, filter.allowed, filter.exclude);
     else if (filter.kind === 'multi') this.count = keepByMulti(this.ordinals, this.count, filter.blockStart, filter.docOffset, filter.values, filter.allowed, filter.exclude);
     else this.count = keepByRange(this.ordinals, this.count, filter.column, filter.min, filter.max);

@@ -722,6 +722,7 @@ export class IndexStore {
       }
       writer.add(`keyword.${c}.lists.start`, column.lists.baseStart);
       writer.add(`keyword.${c}.lists.bytes`, column.lists.baseBytes);
+      writer.add(`keyword.${c}.lists.eliasFano`, column.lists.baseEliasFano);
     });
     this.numbers.forEach((column, n) => writer.add(`number.${n}`, column, docCount));
     return writer.finishChunks({ schema: this.schema, docCount, lengthSums: [...this.lengthSums] });
@@ -778,7 +779,7 @@ export class IndexStore {
               : { blockStart: reader.u32(`keyword.${c}.blockStart`), docOffset: reader.unsigned(`keyword.${c}.docOffset`), docValues: reader.unsigned(`keyword.${c}.docValues`) },
         docCount,
       );
-      column.lists.setBase(reader.u32(`keyword.${c}.lists.start`), reader.u8(`keyword.${c}.lists.bytes`));
+      column.lists.setBase(reader.u32(`keyword.${c}.lists.start`), reader.u8(`keyword.${c}.lists.bytes`), reader.u8(`keyword.${c}.lists.eliasFano`));
       if (column.filterOnly) column.restoreBitmaps(Array.from(reader.u32(`keyword.${c}.dense`), (value) => [value, reader.u32(`keyword.${c}.bitmap.${value}`)] as const), docCount);
       else column.buildBitmaps(docCount);
     });

@@ -9,10 +9,21 @@ const EMPTY = new Uint32Array(0);
 /** A per-document array in the narrowest of three widths its column's value count allows. */
 type NarrowArray = Uint8Array | Uint16Array | Uint32Array;
 /**
- * One value per document, as value id + 1 (0: none): a byte while the column has at most 255
- * values, two bytes while at most 65,535, else four.
+ * One value per document, as value id + 1 (0: none), in `bits` bits (see singleBits): packed
+ * 8, 4 or 2 documents a byte while the column has at most 1, 3 or 15 values, else a byte, two
+ * or four a document. Document d's value is `(single[d >>> docShift] >>> ((d & docMask) <<
+ * bitsLog)) & mask` (SingleShape; the shifts are 0 in the whole-element widths), the same
+ * few instructions for every width, so the filter and facet loops keep one shape.
  */
 export type SingleValues = NarrowArray;
+/** How document d's value is read from `single` (see SingleValues). */
+export interface SingleShape {
+  readonly bits: number;
+  readonly docShift: number;
+  readonly docMask: number;
+  readonly bitsLog: number;
+  readonly mask: number;
+}
 /** Each document's values as the bits of one number (bit v: value id v), for a column of at most 32 values. */
 export type ValueMasks = NarrowArray;
 /** Each document's start in docValues from its block's start (see KeywordColumn.startOf). */
@@ -24,8 +35,38 @@ const NO_VALUES: NarrowArray = new Uint8Array(0);
 /** A multi-valued column of at most this many values keeps a bitmask per document (see the class comment). */
 const MAX_MASKED_VALUES = 32;
 
-/** Bytes per document of `single` for `valueCount` values (value id + 1 must fit). */
-const singleWidth = (valueCount: number): number => (valueCount <= 0xff ? 1 : valueCount <= 0xffff ? 2 : 4);
+/**
+ * Bits per document of `single` for `valueCount` values (value id + 1 must fit): a catalogue's
+ * single-valued attributes are mostly of a handful of values (asset type, family, licence,
+ * colour type, orientation, style, collection: nine of them took nine bytes a document, 8.6 MB
+ * a million assets, and take 21 bits).
+ */
+const singleBits = (valueCount: number): number =>
+  valueCount <= 1 ? 1 : valueCount <= 3 ? 2 : valueCount <= 15 ? 4 : valueCount <= 0xff ? 8 : valueCount <= 0xffff ? 16 : 32;
+
+function singleShapeOf(bits: number): SingleShape {
+  if (bits >= 8) return { bits, docShift: 0, docMask: 0, bitsLog: 0, mask: bits === 32 ? -1 : (1 << bits) - 1 };
+  const bitsLog = bits === 1 ? 0 : bits === 2 ? 1 : 2;
+  return { bits, docShift: 3 - bitsLog, docMask: (8 >>> bitsLog) - 1, bitsLog, mask: (1 << bits) - 1 };
+}
+
+/** Elements of `single` for `docs` documents of `bits` bits. */
+const singleLength = (bits: number, docs: number): number => (bits >= 8 ? docs : Math.ceil((docs * bits) / 8));
+
+/** A zeroed `single` of `bits` bits a document for `docs` documents. */
+const singleArray = (bits: number, docs: number): SingleValues => narrowArray(bits <= 8 ? 1 : bits / 8, singleLength(bits, docs));
+
+/** Document d's value id + 1 in `single` (see SingleValues). */
+function singleAt(single: SingleValues, shape: SingleShape, d: number): number {
+  return (single[d >>> shape.docShift]! >>> ((d & shape.docMask) << shape.bitsLog)) & shape.mask;
+}
+
+/** Sets document d's value id + 1 in `single` (its element must exist). */
+function setSingleAt(single: SingleValues, shape: SingleShape, d: number, shifted: number): void {
+  const e = d >>> shape.docShift;
+  const at = (d & shape.docMask) << shape.bitsLog;
+  single[e] = (single[e]! & ~(shape.mask << at)) | (shifted << at);
+}
 /** Bytes per document of `masks` for `valueCount` values (a bit each). */
 const maskWidth = (valueCount: number): number => (valueCount <= 8 ? 1 : valueCount <= 16 ? 2 : 4);
 /** Bytes per value of `docValues` for `valueCount` values (the value id must fit). */
@@ -67,9 +108,9 @@ function isDense(count: number, docCount: number): boolean {
  *   values (`docValues[start(d)..start(d + 1))`, see startOf); a masked column that gains a 33rd
  *   value moves to offsets + values. A column holds one layout, never two: at a million
  *   documents and two dozen attributes that is 200 MB less. Each layout's array is as narrow
- *   as the column's value count allows (a byte, two, four: see singleWidth, maskWidth,
- *   valueWidth), widened when a value no longer fits. The bitmask is both the smallest and
- *   the fastest multi-valued layout: product types (1–3 of 5 values a document) took 15
+ *   as the column's value count allows (a byte, two, four: see maskWidth, valueWidth; one
+ *   value a document packed below a byte too, see singleBits), widened when a value no longer
+ *   fits. The bitmask is both the smallest and the fastest multi-valued layout: product types (1–3 of 5 values a document) took 15
  *   bytes a document as u32 offsets + values and take one byte as masks, a filter check is
  *   one AND (2–3× faster than walking the values, measured on a million documents) and
  *   facet counting walks the set bits (as fast as walking the values, or faster).
@@ -111,6 +152,8 @@ export class KeywordColumn {
    * and while the column has no value at all (many attributes of a catalogue stay unused).
    */
   single: SingleValues = NO_VALUES;
+  /** how `single` is read (its width follows the column's value count) */
+  singleShape: SingleShape = singleShapeOf(8);
   /** multi-valued layout of a column of at most 32 values: a bitmask per document (empty in the other layouts) */
   masks: ValueMasks = NO_VALUES;
   /**
@@ -212,9 +255,28 @@ export class KeywordColumn {
       for (let j = this.startOf(d), end = this.startOf(d + 1); j < end; j++) visit(this.docValues[j]!);
     } else if (this.layoutKind === 'masks') {
       for (let bits = this.masks[d]! | 0; bits !== 0; bits &= bits - 1) visit(31 - Math.clz32(bits & -bits));
-    } else if (d < this.single.length && this.single[d]! !== 0) {
-      visit(this.single[d]! - 1);
+    } else if (d < this.singleCapacity()) {
+      const shifted = singleAt(this.single, this.singleShape, d);
+      if (shifted !== 0) visit(shifted - 1);
     }
+  }
+
+  /** Documents `single` has room for. */
+  private singleCapacity(): number {
+    return this.single.length << this.singleShape.docShift;
+  }
+
+  /** Makes `single` as wide as `valueCount` values need (moving the documents so far) and room for `docs` documents. */
+  private fitSingle(valueCount: number, docs: number): void {
+    const bits = singleBits(valueCount);
+    if (this.single.length === 0 || bits > this.singleShape.bits) {
+      const shape = singleShapeOf(bits);
+      const single = singleArray(bits, Math.max(16, docs, this.singleCapacity()));
+      for (let d = 0, end = this.singleCapacity(); d < end; d++) setSingleAt(single, shape, d, singleAt(this.single, this.singleShape, d));
+      this.single = single;
+      this.singleShape = shape;
+    }
+    this.single = ensureCapacity(this.single, singleLength(this.singleShape.bits, docs));
   }
 
   /** Values of the next document, `ordinal` being the number of documents so far. */
@@ -263,8 +325,8 @@ export class KeywordColumn {
       for (const id of ids) bits |= 1 << id;
       this.masks[ordinal] = bits;
     } else if (valueCount > 0) {
-      this.single = ensureCapacity(widened(this.single, singleWidth(valueCount)), ordinal + 1);
-      this.single[ordinal] = ids.length > 0 ? ids[0]! + 1 : 0;
+      this.fitSingle(valueCount, ordinal + 1);
+      setSingleAt(this.single, this.singleShape, ordinal, ids.length > 0 ? ids[0]! + 1 : 0);
     }
   }
 
@@ -274,8 +336,11 @@ export class KeywordColumn {
       this.switchToOffsets(docCount);
       return;
     }
-    const masks = narrowArray(maskWidth(this.values.length), Math.max(16, docCount + 1, this.single.length));
-    for (let d = 0; d < docCount && d < this.single.length; d++) if (this.single[d]! !== 0) masks[d] = 1 << (this.single[d]! - 1);
+    const masks = narrowArray(maskWidth(this.values.length), Math.max(16, docCount + 1, this.singleCapacity()));
+    for (let d = 0; d < docCount && d < this.singleCapacity(); d++) {
+      const shifted = singleAt(this.single, this.singleShape, d);
+      if (shifted !== 0) masks[d] = 1 << (shifted - 1);
+    }
     this.masks = masks;
     this.single = NO_VALUES;
     this.layoutKind = 'masks';
@@ -317,7 +382,7 @@ export class KeywordColumn {
   /** Moves a kept document's values down to its new ordinal during compaction (next ≤ old). */
   compactInto(oldOrdinal: number, newOrdinal: number, write: number): number {
     if (this.layoutKind === 'single') {
-      if (this.single.length > 0) this.single[newOrdinal] = this.single[oldOrdinal]!;
+      if (this.single.length > 0) setSingleAt(this.single, this.singleShape, newOrdinal, singleAt(this.single, this.singleShape, oldOrdinal));
       return write;
     }
     if (this.layoutKind === 'masks') {
@@ -340,7 +405,9 @@ export class KeywordColumn {
   finishCompaction(docCount: number, write: number): void {
     if (this.layoutKind === 'single') {
       if (this.single.length === 0) return;
-      this.single = fitted(this.single, docCount);
+      this.single = fitted(this.single, singleLength(this.singleShape.bits, docCount));
+      // the last byte's documents past the end held moved documents' values: none now
+      for (let d = docCount, end = this.singleCapacity(); d < end; d++) setSingleAt(this.single, this.singleShape, d, 0);
       return;
     }
     if (this.layoutKind === 'masks') {
@@ -363,9 +430,11 @@ export class KeywordColumn {
     } else {
       for (let d = 0; d < docCount; d++) if (this.startOf(d + 1) - this.startOf(d) > 1) return;
     }
-    const single = this.values.length === 0 ? NO_VALUES : narrowArray(singleWidth(this.values.length), docCount + 16);
-    for (let d = 0; d < docCount; d++) this.forEachValue(d, (value) => (single[d] = value + 1));
+    const shape = singleShapeOf(singleBits(this.values.length));
+    const single = this.values.length === 0 ? NO_VALUES : singleArray(shape.bits, docCount + 16);
+    for (let d = 0; d < docCount; d++) this.forEachValue(d, (value) => setSingleAt(single, shape, d, value + 1));
     this.single = single;
+    this.singleShape = shape;
     this.masks = NO_VALUES;
     this.blockStart = EMPTY;
     this.docOffset = NO_VALUES;
@@ -387,6 +456,19 @@ export class KeywordColumn {
     this.forEachSparsePosting(docCount, (value, d) => writer.write(value, d));
     writer.finish(this.lists);
     this.buildBitmaps(docCount);
+    this.fitValues();
+  }
+
+  /**
+   * Drops the room the per-value arrays kept for more values, at a build: `keyword_id` gains
+   * values for as long as the catalogue grows, and its arrays, grown by doubling (by half past
+   * a million), held up to twice the room its values need (a snapshot load allocates them
+   * exact).
+   */
+  private fitValues(): void {
+    this.values.fit();
+    this.valueHashes = fitted(this.valueHashes, this.values.length);
+    this.liveCounts = fitted(this.liveCounts, this.values.length);
   }
 
   /** Calls `visit` with each (value, document) of a value that is not dense, in document order. */
@@ -408,7 +490,7 @@ export class KeywordColumn {
       }
     } else if (this.single.length > 0) {
       for (let d = 0; d < docCount; d++) {
-        const value = this.single[d]! - 1;
+        const value = singleAt(this.single, this.singleShape, d) - 1;
         if (value >= 0 && sparse[value]!) visit(value, d);
       }
     }
@@ -438,6 +520,7 @@ export class KeywordColumn {
     });
     writer.finish(this.lists);
     this.bitmaps = bitmaps;
+    this.fitValues();
   }
 
   /** A filter-only column's dense values and their bitmaps, for a snapshot (they have no list to rebuild them from). */
@@ -498,8 +581,8 @@ export class KeywordColumn {
           const bitmap = bitmaps[31 - Math.clz32(bits & -bits)];
           if (bitmap) bitmap[w] = bitmap[w]! | bit;
         }
-      } else if (this.single[d]! !== 0) {
-        const bitmap = bitmaps[this.single[d]! - 1];
+      } else if (singleAt(this.single, this.singleShape, d) !== 0) {
+        const bitmap = bitmaps[singleAt(this.single, this.singleShape, d) - 1];
         if (bitmap) bitmap[w] = bitmap[w]! | bit;
       }
     }
@@ -511,7 +594,7 @@ export class KeywordColumn {
     if (this.layoutKind === 'offsets') {
       return { blockStart: this.blockStart.subarray(0, (docCount >>> 5) + 1), docOffset: this.docOffset.subarray(0, docCount + 1), docValues: this.docValues.subarray(0, this.startOf(docCount)) };
     }
-    return { single: this.single.subarray(0, this.single.length === 0 ? 0 : docCount) };
+    return { single: this.single.subarray(0, this.single.length === 0 ? 0 : singleLength(this.singleShape.bits, docCount)) };
   }
 
   /** Restores a column from a snapshot (its lists are set separately); a filter-only column has no layout. */
@@ -530,10 +613,13 @@ export class KeywordColumn {
     this.docValues = NO_VALUES;
     const wrongLength = new Error(`search index snapshot: column ${this.name} has the wrong length`);
     if ('single' in layout) {
-      if (layout.single.length !== docCount && !(values.length === 0 && layout.single.length === 0)) throw wrongLength;
+      const shape = singleShapeOf(singleBits(values.length));
+      if (layout.single.length !== singleLength(shape.bits, docCount) && !(values.length === 0 && layout.single.length === 0)) throw wrongLength;
       if (values.length > 0) {
-        this.single = narrowArray(singleWidth(values.length), docCount + 16);
+        if (layout.single.BYTES_PER_ELEMENT !== Math.max(1, shape.bits / 8)) throw wrongLength;
+        this.single = singleArray(shape.bits, docCount + 16);
         this.single.set(layout.single);
+        this.singleShape = shape;
       }
       this.layoutKind = 'single';
       return;
@@ -607,9 +693,20 @@ export class KeywordColumn {
   /** Counts the values of the listed documents; returns how many values were seen (into `touched`). */
   private countSingle(ordinals: Uint32Array, count: number, counts: Uint32Array, touched: Uint32Array): number {
     const single = this.single;
+    const { docShift, docMask, bitsLog, mask } = this.singleShape;
     let touchedCount = 0;
+    if (docShift === 0) {
+      // a byte or more a document (artists, locations, events): read as it is, no shifts
+      for (let c = 0; c < count; c++) {
+        const shifted = single[ordinals[c]!]!;
+        if (shifted === 0) continue;
+        if (counts[shifted - 1]!++ === 0) touched[touchedCount++] = shifted - 1;
+      }
+      return touchedCount;
+    }
     for (let c = 0; c < count; c++) {
-      const shifted = single[ordinals[c]!]!;
+      const d = ordinals[c]!;
+      const shifted = (single[d >>> docShift]! >>> ((d & docMask) << bitsLog)) & mask;
       if (shifted === 0) continue;
       if (counts[shifted - 1]!++ === 0) touched[touchedCount++] = shifted - 1;
     }

@@ -1,6 +1,6 @@
 import { PackedStrings } from './packed-strings.js';
 import { type SnapshotReader, type SnapshotWriter } from './snapshot-format.js';
-import { ensureCapacity, FNV_OFFSET, FNV_PRIME, mix32 } from './typed-arrays.js';
+import { ensureCapacity, fitted, FNV_OFFSET, FNV_PRIME, mix32 } from './typed-arrays.js';
 
 /** The largest value kept as a number (2^32 - 1 is left out: every kept value fits a u32 with room). */
 const MAX_NUMBER = 0xfffffffe;
@@ -103,6 +103,12 @@ export class KeywordValues {
       hash = Math.imul(hash ^ (48 + digit), FNV_PRIME);
     }
     return mix32(hash);
+  }
+
+  /** Drops the room kept for more values (as a snapshot load leaves them; appends grow them again). */
+  fit(): void {
+    if (this.numbers !== null) this.numbers = fitted(this.numbers, this.count);
+    else this.strings!.truncate(this.count);
   }
 
   /** Bytes held in typed arrays (capacity included). */

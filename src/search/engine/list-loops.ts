@@ -1,5 +1,5 @@
 import { documentAt, gallopRun, type PostingRun } from './compressed-lists.js';
-import type { DocOffsets, DocValues, SingleValues, ValueMasks } from './keyword-column.js';
+import type { DocOffsets, DocValues, SingleShape, SingleValues, ValueMasks } from './keyword-column.js';
 import type { NumberColumn, Segment } from './query-plan.js';
 
 /*
@@ -70,12 +70,21 @@ export function keepByAnyBits(ordinals: Uint32Array, count: number, bitmaps: rea
 }
 
 /** refineSingle on a list (specialised like it, see bitmap-loops.ts): keeps the documents whose value passes; returns how many stay. */
-export function keepBySingle(ordinals: Uint32Array, count: number, single: SingleValues, allowed: Uint8Array, exclude: boolean): number {
+export function keepBySingle(ordinals: Uint32Array, count: number, single: SingleValues, shape: SingleShape, allowed: Uint8Array, exclude: boolean): number {
   const flip = exclude ? 1 : 0;
+  const { docShift, docMask, bitsLog, mask } = shape;
   let kept = 0;
+  if (docShift === 0) {
+    // a byte or more a document: read as it is, no shifts
+    for (let c = 0; c < count; c++) {
+      const d = ordinals[c]!;
+      if ((allowed[single[d]!]! ^ flip) !== 0) ordinals[kept++] = d;
+    }
+    return kept;
+  }
   for (let c = 0; c < count; c++) {
     const d = ordinals[c]!;
-    if ((allowed[single[d]!]! ^ flip) !== 0) ordinals[kept++] = d;
+    if ((allowed[(single[d >>> docShift]! >>> ((d & docMask) << bitsLog)) & mask]! ^ flip) !== 0) ordinals[kept++] = d;
   }
   return kept;
 }

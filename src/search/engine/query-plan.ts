@@ -5,7 +5,7 @@
 
 import type { PostingRun } from './compressed-lists.js';
 import type { CodeEscapes, TupleCodes } from './frequency-tuples.js';
-import type { DocOffsets, DocValues, SingleValues, ValueMasks } from './keyword-column.js';
+import type { DocOffsets, DocValues, SingleShape, SingleValues, ValueMasks } from './keyword-column.js';
 
 /**
  * A run of postings `start..end` (see PostingRun for their documents) — or, for a dense list
@@ -19,7 +19,7 @@ export interface Segment extends PostingRun {
   /** the documents as a bitmap, for a dense list (else null) */
   bitmap: Uint32Array | null;
   /** with the bitmap: postings before each of its words, from their group of words, and before each group (see PostingStore.denseRanks) */
-  ranks: Uint16Array | null;
+  ranks: Uint8Array | null;
   rankGroups: Uint32Array | null;
   codes: TupleCodes;
   /** 1: `codes` four bits a posting; 0: a byte (a dense list's, see PostingStore.denseCodes) */
@@ -75,13 +75,13 @@ export type NumberColumn = Int16Array | Float32Array | Float64Array;
 
 /**
  * A filter checked per document (those that are not bitmaps): a single-valued keyword column
- * (`single[d]` = value id + 1; `allowed` shifted by one, so `allowed[0]` is "no value"), a
+ * (value id + 1 of document d read from `single` as `shape` says; `allowed` shifted by one, so `allowed[0]` is "no value"), a
  * multi-valued one as bitmasks (`allowed`: the bits of the allowed values) or as offsets +
  * values (document d's values from blockStart[d >>> 5] + docOffset[d], see KeywordColumn.startOf),
  * or a numeric range (NaN, a missing value, fails it).
  */
 export type DocumentFilter =
-  | { kind: 'single'; single: SingleValues; allowed: Uint8Array; exclude: boolean }
+  | { kind: 'single'; single: SingleValues; shape: SingleShape; allowed: Uint8Array; exclude: boolean }
   | { kind: 'masks'; masks: ValueMasks; allowed: number; exclude: boolean }
   | { kind: 'multi'; blockStart: Uint32Array; docOffset: DocOffsets; values: DocValues; allowed: Uint8Array; exclude: boolean }
   | { kind: 'range'; column: NumberColumn; min: number; max: number };

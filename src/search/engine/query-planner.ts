@@ -57,7 +57,7 @@ function segmentOf(
   start: number,
   end: number,
   bitmap: Uint32Array | null,
-  ranks: Uint16Array | null,
+  ranks: Uint8Array | null,
   rankGroups: Uint32Array | null,
   codes: TupleCodes,
   codeShift: number,
@@ -193,7 +193,7 @@ export function documentFilters(keyword: readonly CompiledKeywordFilter[], range
     if (column.singleValued) {
       const shifted = new Uint8Array(allowed.length + 1);
       shifted.set(allowed, 1);
-      filters.push({ kind: 'single', single: column.single, allowed: shifted, exclude });
+      filters.push({ kind: 'single', single: column.single, shape: column.singleShape, allowed: shifted, exclude });
     } else if (column.masked) {
       let bits = 0;
       for (let value = 0; value < allowed.length; value++) if (allowed[value] !== 0) bits |= 1 << value;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { documentsOf, type CompressedLists } from '../../../src/search/engine/compressed-lists.js';
-import { PostingStore, type DenseBitmaps } from '../../../src/search/engine/posting-store.js';
+import { PostingStore, RANK_GROUP_SHIFT, type DenseBitmaps } from '../../../src/search/engine/posting-store.js';
 import { SearchIndex } from '../../../src/search/engine/search-index.js';
 import { SnapshotReader } from '../../../src/search/engine/snapshot-format.js';
 import type { IndexDocument, SearchQuery } from '../../../src/search/engine/search-index.js';
@@ -32,10 +32,13 @@ describe('a dense list', () => {
     // the posting of the r-th set bit is start + r: the ranks find it
     const bitmap = store.denseBitmaps[2]!;
     const ranks = store.denseRanks[2]!;
+    const groups = store.denseRankGroups[2]!;
     const d = 1234;
     expect(bitmap[d >>> 5]! & (1 << (d & 31))).not.toBe(0);
     const below = bitmap[d >>> 5]! & ((1 << (d & 31)) - 1);
-    expect(ranks[d >>> 5]! + [...below.toString(2)].filter((bit) => bit === '1').length).toBe(617);
+    // a byte a word, counted from its group of 2^RANK_GROUP_SHIFT words
+    expect(ranks).toBeInstanceOf(Uint8Array);
+    expect(groups[(d >>> 5) >>> RANK_GROUP_SHIFT]! + ranks[d >>> 5]! + [...below.toString(2)].filter((bit) => bit === '1').length).toBe(617);
   });
 
   it('is restored from its keys and bitmaps, and refused when they are out of step with the lists', () => {
@@ -119,7 +122,7 @@ describe('an index whose common words are dense lists', () => {
     expect(answers(oneByOne)).toEqual(expected);
   });
 
-  it('answers the same past 32,768 documents, where a dense list counts its postings by groups of 1,024 words', () => {
+  it('answers the same past 32,768 documents, where a dense list counts its postings by groups of words and a byte a word', () => {
     const many = documentsUpTo(40_000);
     const bulk = new SearchIndex(SCHEMA);
     bulk.upsertMany(many);

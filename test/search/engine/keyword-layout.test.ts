@@ -100,6 +100,66 @@ describe('keyword attribute layouts', () => {
     expect(small.search(named(['c254', 'c255'])).ids).toEqual(['d254', 'd255']);
   });
 
+  it('pack one value per document in 1, 2 or 4 bits up to 1, 3 and 15 values, widening as values come, answering as a plain index', () => {
+    const column = (index: SearchIndex) => (index as unknown as { store: { columns: KeywordColumn[] } }).store.columns.find((c) => c.name === 'collection')!;
+    // document i: no value every seventh, else one of the first `values` values; 1,003 documents, so the last byte is part-filled
+    const batch = (from: number, to: number, values: number) =>
+      Array.from({ length: to - from }, (_, k) => from + k).map((i) => doc(`d${String(i).padStart(5, '0')}`, { title: i % 3 === 0 ? 'harbour' : 'sea', collection: i % 7 === 0 ? undefined : `c${i % values}`, date: i }));
+    const queries: SearchQuery[] = [
+      ...['c0', 'c1', 'c2', 'c5', 'c15', 'c16'].flatMap((value): SearchQuery[] => [
+        { filters: [{ attribute: 'collection', anyOf: [value] }] },
+        { phrase: 'harbour', filters: [{ attribute: 'collection', anyOf: [value, 'c3'], exclude: true }] },
+      ]),
+      { phrase: 'sea', facets: [{ attribute: 'collection', limit: 20 }] },
+      { phrase: 'harbour', filters: [{ attribute: 'collection', anyOf: ['c1'] }], facets: [{ attribute: 'collection', limit: 20 }] },
+    ].map((query) => ({ ...query, sort: 'newest', limit: 10_000 }));
+    const index = indexOf(batch(0, 1_003, 1));
+    const expectAnswers = (docs: IndexDocument[]) => {
+      // the same documents with a value each as a title word: the plain index's answers, written out
+      for (const query of queries) {
+        const result = index.search(query);
+        const filter = query.filters?.[0] as { anyOf: string[]; exclude?: boolean } | undefined;
+        const expected = docs
+          .filter((d) => query.phrase === undefined || d.text.title === query.phrase)
+          .filter((d) => filter === undefined || filter.anyOf.some((value) => d.keywords.collection?.includes(value)) !== (filter.exclude ?? false))
+          .map((d) => d.id)
+          .reverse();
+        expect(result.ids).toEqual(expected);
+        const counts = new Map<string, number>();
+        for (const d of docs) if (expected.includes(d.id)) for (const value of d.keywords.collection ?? []) counts.set(value, (counts.get(value) ?? 0) + 1);
+        if (query.facets !== undefined) expect(Object.fromEntries(result.facets.collection!.map((f) => [f.value, f.count]))).toEqual(Object.fromEntries(counts));
+      }
+    };
+    const docs = batch(0, 1_003, 1);
+    index.compact();
+    expect(column(index).singleShape.bits).toBe(1);
+    // eight documents a byte, the room for more dropped by the compaction
+    expect(column(index).single.length).toBe(Math.ceil(1_003 / 8));
+    expectAnswers(docs);
+    for (const [values, bits] of [
+      [3, 2],
+      [15, 4],
+      [17, 8],
+    ] as const) {
+      const more = batch(docs.length, docs.length + 500, values);
+      index.upsertMany(more);
+      docs.push(...more);
+      expect(column(index).singleShape.bits).toBe(bits);
+      expectAnswers(docs);
+    }
+    // a compaction with deletions moves the packed values down; a snapshot keeps them
+    for (let i = 0; i < docs.length; i += 5) index.remove(docs[i]!.id);
+    const kept = docs.filter((_, i) => i % 5 !== 0);
+    index.compact();
+    expectAnswers(kept);
+    const small = indexOf(batch(0, 1_003, 3));
+    expect(column(small).singleShape.bits).toBe(2);
+    const restored = SearchIndex.fromSnapshot(small.toSnapshot());
+    expect(column(restored).singleShape.bits).toBe(2);
+    expect(column(restored).single.length).toBeGreaterThanOrEqual(Math.ceil(1_003 / 4));
+    for (const query of queries) expect(restored.search(query)).toEqual(small.search(query));
+  });
+
   it('keep several values per document as a bitmask up to 32 values (a byte to 8, two to 16), then as offsets and values', () => {
     const store = (index: SearchIndex) => (index as unknown as { store: { columns: KeywordColumn[] } }).store.columns.find((c) => c.name === 'segments')!;
     const held: IndexDocument[] = [];
