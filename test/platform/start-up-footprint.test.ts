@@ -5,10 +5,10 @@ import { processScratch, serve, stop } from '../helpers/server-processes.js';
 
 /*
  * What a server holds from its start is memory every node pays for, beside the search index
- * (issue 27: ten million assets in 3 GB). Packages that only an S3 bucket, Redis, an upload, an
- * ingest or a generation needs are loaded at their first use; this test starts a real
- * `stockroom serve` on a fresh data folder (blobs in the folder, no Redis) and fails if one of
- * them was loaded at start anyway, as a static import added somewhere would do.
+ * (issue 27: ten million assets in 3 GB). Packages that only PostgreSQL, an S3 bucket, Redis, an
+ * upload, an ingest or a generation needs are loaded at their first use; this test starts a real
+ * `stockroom serve` on a fresh data folder (SQLite, blobs in the folder, no Redis) and fails if
+ * one of them was loaded at start anyway, as a static import added somewhere would do.
  */
 
 const scratch = processScratch('stockroom-footprint-');
@@ -22,6 +22,7 @@ const LOADED_AT_FIRST_USE = [
   '@tus/file-store',
   '@tus/s3-store',
   'ioredis',
+  'pg',
   'exifr',
   '@tensorflow/tfjs',
   '@tensorflow/tfjs-backend-wasm',
@@ -39,7 +40,7 @@ async function packagesLoadedBy(pid: number, file: string): Promise<string[]> {
   return JSON.parse(fs.readFileSync(file, 'utf8')) as string[];
 }
 
-it('a server started on a fresh folder without Redis has not loaded the S3 SDK, tus, ioredis, exifr or the classifiers', async () => {
+it('a server started on a fresh folder without Redis has not loaded the S3 SDK, tus, ioredis, pg, exifr or the classifiers', async () => {
   const dataDir = scratch.tempDir();
   const listFile = path.join(dataDir, 'loaded-packages.json');
   const env: NodeJS.ProcessEnv = {
