@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Server, type ServerOptions } from '@tus/server';
-import { MemoryLocker } from '@tus/server';
+import type { Server, ServerOptions } from '@tus/server';
 import type { Logger } from 'pino';
 import type { AssetUploadsService, Uploader } from './asset-uploads.service.js';
 import { isUploadId, newUploadId, type UploadStaging } from './upload-staging.js';
@@ -22,7 +21,7 @@ function nodeRequestOf(request: TusRequest): IncomingMessage | undefined {
  * so the creation hook knows whose the upload is.
  */
 export class UploadEndpoint {
-  private tus: Server | undefined;
+  private tus: Promise<Server> | undefined;
   private readonly uploaders = new WeakMap<IncomingMessage, Uploader>();
 
   constructor(
@@ -31,13 +30,26 @@ export class UploadEndpoint {
     private readonly log: Logger,
   ) {}
 
-  /** The tus server, made at the first upload request (its store makes the staging then). */
-  get server(): Server {
-    this.tus ??= this.makeServer(this.service, this.staging, this.log);
+  /**
+   * The tus server, made at the first upload request (its store makes the staging then). tus and
+   * its stores are loaded then too, not at start: a node that never takes an upload (a search
+   * node) does not hold them. The first upload request of a process waits for the load.
+   */
+  private server(): Promise<Server> {
+    if (this.tus === undefined) {
+      const made = this.makeServer(this.service, this.staging, this.log);
+      // A failed load, or a staging that cannot be made, is tried again by the next request.
+      made.catch(() => {
+        if (this.tus === made) this.tus = undefined;
+      });
+      this.tus = made;
+    }
     return this.tus;
   }
 
-  private makeServer(service: AssetUploadsService, staging: UploadStaging, log: Logger): Server {
+  private async makeServer(service: AssetUploadsService, staging: UploadStaging, log: Logger): Promise<Server> {
+    const { Server, MemoryLocker } = await import('@tus/server');
+    const datastore = await staging.datastore();
     const uploaderOf = (request: TusRequest): Uploader => {
       const node = nodeRequestOf(request);
       const uploader = node === undefined ? undefined : this.uploaders.get(node);
@@ -47,7 +59,7 @@ export class UploadEndpoint {
     };
     const server = new Server({
       path: UPLOADS_PATH,
-      datastore: staging.datastore,
+      datastore,
       // A PATCH holds its upload's lock on this node; another node resumes from what is stored.
       locker: new MemoryLocker(),
       maxSize: service.maxBytes,
@@ -82,6 +94,6 @@ export class UploadEndpoint {
   /** Hands a checked request to tus, which answers it on the raw response. */
   async handle(raw: IncomingMessage, response: ServerResponse, uploader: Uploader): Promise<void> {
     this.uploaders.set(raw, uploader);
-    await this.server.handle(raw, response);
+    await (await this.server()).handle(raw, response);
   }
 }

@@ -5,13 +5,14 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import fs from 'node:fs';
-import { FileStore } from '@tus/file-store';
-import { DeleteObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { S3Store } from '@tus/s3-store';
+import type { FileStore } from '@tus/file-store';
+import type { S3Client } from '@aws-sdk/client-s3';
+import type { S3Store } from '@tus/s3-store';
 import type { DataStore } from '@tus/utils';
 import type { BlobStore } from '../platform/blobs/blob-store.js';
 import { FilesystemBlobStore } from '../platform/blobs/filesystem-blob-store.js';
 import { S3BlobStore } from '../platform/blobs/s3-blob-store.js';
+import { s3ClientSdk } from '../platform/blobs/s3-sdk.js';
 import { uploadStagingPrefix } from '../platform/blobs/s3-location.js';
 import { uploadsNeedFolderOrBucket } from './asset-uploads.errors.js';
 
@@ -36,8 +37,11 @@ export function newUploadId(): string {
 }
 
 export interface UploadStaging {
-  /** tus's store of the staged bytes. */
-  readonly datastore: DataStore;
+  /**
+   * tus's store of the staged bytes, made at the first upload: tus's store packages are loaded
+   * then, not at start (a node that never takes an upload does not hold them).
+   */
+  datastore(): Promise<DataStore>;
   /** Where it is, for the log and the docs. */
   readonly description: string;
   /** The store's id of an upload (an object key in a bucket). */
@@ -65,8 +69,8 @@ export function stagingFor(blobs: BlobStore): UploadStaging {
 class NoStaging implements UploadStaging {
   readonly description = 'nowhere (the blob store is neither a folder nor an S3 bucket)';
 
-  get datastore(): DataStore {
-    throw uploadsNeedFolderOrBucket();
+  datastore(): Promise<DataStore> {
+    return Promise.reject(uploadsNeedFolderOrBucket());
   }
 
   storeId(uploadId: string): string {
@@ -90,7 +94,7 @@ const isGone = (error: unknown) => (error as { status_code?: number }).status_co
 
 class FolderStaging implements UploadStaging {
   readonly description: string;
-  private store: FileStore | undefined;
+  private store: Promise<FileStore> | undefined;
 
   constructor(private readonly directory: string) {
     this.description = directory;
@@ -101,13 +105,23 @@ class FolderStaging implements UploadStaging {
    * leaves no folder, and tus's store (which makes its folder in a callback it lets throw) never
    * races a test or a command that removes the data folder as it closes.
    */
-  get datastore(): FileStore {
+  datastore(): Promise<FileStore> {
     if (this.store === undefined) {
-      // The folder holds what staff send before anyone reviewed it: the owner's alone, as the blobs are.
-      fs.mkdirSync(this.directory, { recursive: true, mode: 0o700 });
-      this.store = new FileStore({ directory: this.directory });
+      const made = this.makeStore();
+      // A folder that cannot be made now is tried again at the next upload.
+      made.catch(() => {
+        if (this.store === made) this.store = undefined;
+      });
+      this.store = made;
     }
     return this.store;
+  }
+
+  private async makeStore(): Promise<FileStore> {
+    const { FileStore } = await import('@tus/file-store');
+    // The folder holds what staff send before anyone reviewed it: the owner's alone, as the blobs are.
+    fs.mkdirSync(this.directory, { recursive: true, mode: 0o700 });
+    return new FileStore({ directory: this.directory });
   }
 
   storeId(uploadId: string): string {
@@ -124,28 +138,37 @@ class FolderStaging implements UploadStaging {
 
   async remove(uploadId: string): Promise<void> {
     try {
-      await this.datastore.remove(uploadId);
+      await (await this.datastore()).remove(uploadId);
     } catch (error) {
       if (!isGone(error)) throw error;
     }
   }
 }
 
+/** tus's S3 store, able to forget what it holds in memory of an upload (see stagingS3Store). */
+type StagingS3Store = S3Store & { forget(storeId: string): Promise<void> };
+
 /**
- * tus's S3 store, able to forget what it holds in memory of an upload. It keeps an upload's
+ * tus's S3 store made able to forget what it holds in memory of an upload. It keeps an upload's
  * `.info` once read, and forgets it only when its own removal gets through; a finished upload's
  * removal does not (no multipart upload is left to abort), so without this the node would go on
- * answering a HEAD of the removed upload with 200 from memory.
+ * answering a HEAD of the removed upload with 200 from memory. The class is made once its
+ * package is loaded, at the first upload.
  */
-class StagingS3Store extends S3Store {
-  forget(storeId: string): Promise<void> {
-    return this.clearCache(storeId);
+async function stagingS3Store(options: ConstructorParameters<typeof S3Store>[0]): Promise<StagingS3Store> {
+  const { S3Store } = await import('@tus/s3-store');
+  class ForgettingS3Store extends S3Store {
+    forget(storeId: string): Promise<void> {
+      return this.clearCache(storeId);
+    }
   }
+  return new ForgettingS3Store(options);
 }
 
 class BucketStaging implements UploadStaging {
-  readonly datastore: StagingS3Store;
   readonly description: string;
+  private store: Promise<StagingS3Store> | undefined;
+  private readonly clientConfig: S3BlobStore['clientConfig'];
   private readonly prefix: string;
   private readonly client: S3Client;
   private readonly bucket: string;
@@ -154,8 +177,13 @@ class BucketStaging implements UploadStaging {
     this.client = blobs.client;
     this.bucket = blobs.location.bucket;
     this.prefix = uploadStagingPrefix(blobs.location);
-    this.datastore = new StagingS3Store({ partSize: S3_PART_BYTES, s3ClientConfig: { ...blobs.clientConfig, bucket: blobs.location.bucket } });
+    this.clientConfig = blobs.clientConfig;
     this.description = `s3://${blobs.location.bucket}/${this.prefix}/`;
+  }
+
+  datastore(): Promise<StagingS3Store> {
+    this.store ??= stagingS3Store({ partSize: S3_PART_BYTES, s3ClientConfig: { ...this.clientConfig, bucket: this.bucket } });
+    return this.store;
   }
 
   storeId(uploadId: string): string {
@@ -171,7 +199,7 @@ class BucketStaging implements UploadStaging {
     try {
       const file = path.join(dir, 'upload');
       // A stream from the bucket to the disk: a video of several GB never sits in memory.
-      await pipeline((await this.datastore.read(this.storeId(uploadId))) as Readable, fs.createWriteStream(file));
+      await pipeline((await (await this.datastore()).read(this.storeId(uploadId))) as Readable, fs.createWriteStream(file));
       return await work(file);
     } finally {
       await fsp.rm(dir, { recursive: true, force: true });
@@ -180,9 +208,10 @@ class BucketStaging implements UploadStaging {
 
   async remove(uploadId: string): Promise<void> {
     const key = this.storeId(uploadId);
+    const datastore = await this.datastore();
     try {
       // An unfinished upload: its multipart upload is aborted, with the parts it holds.
-      await this.datastore.remove(key);
+      await datastore.remove(key);
     } catch (error) {
       if (!isGone(error)) throw error;
     }
@@ -190,7 +219,8 @@ class BucketStaging implements UploadStaging {
     // PATCH left (`.part`), and a finished upload has no multipart upload left to abort (the store
     // then stops short of deleting anything): the three objects are deleted here, whichever it was.
     // Deleting what is not there succeeds.
+    const { DeleteObjectCommand } = s3ClientSdk();
     for (const object of [key, `${key}.info`, `${key}.part`]) await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: object }));
-    await this.datastore.forget(key);
+    await datastore.forget(key);
   }
 }

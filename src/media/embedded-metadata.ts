@@ -1,4 +1,3 @@
-import exifr from 'exifr';
 import countries from 'i18n-iso-countries';
 
 /*
@@ -30,6 +29,9 @@ type Block = Record<string, unknown>;
 
 /** Reads the embedded metadata of an image; a file with none (or none readable) gives an empty object. */
 export async function readEmbeddedMetadata(file: Buffer): Promise<EmbeddedMetadata> {
+  // exifr is loaded at the first file read, not at start: a serving node that ingests nothing
+  // does not hold it (outside the try: a package that cannot load is a fault, not "no metadata").
+  const { default: exifr } = await import('exifr');
   let parsed: Record<string, Block | undefined> | undefined;
   try {
     parsed = (await exifr.parse(file, {

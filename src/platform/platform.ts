@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
 import type { Config } from '../config/config.js';
 import { migrateToLatest, openDatabase, type Database } from './db/database.js';
@@ -184,6 +184,8 @@ async function openConfiguredStore(config: Config, tightened: TightenedMode[], l
  * throttle's in-memory fallback answers instead; an unreachable Redis at boot stops the boot.
  */
 async function connectRedis(url: string): Promise<Redis> {
+  // Loaded only when Redis is configured: a single node without it does not hold the client.
+  const { Redis } = await import('ioredis');
   const redis = new Redis(url, {
     lazyConnect: true,
     enableOfflineQueue: false,

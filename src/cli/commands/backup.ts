@@ -5,7 +5,6 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import type { Command } from 'commander';
-import pg from 'pg';
 import { loadConfig, type Config } from '../../config/config.js';
 import { backUpBlobs, restoreBlobs, verifyBackedUpBlobs } from '../../platform/blobs/blob-backup.js';
 import { isListable, type BlobStore } from '../../platform/blobs/blob-store.js';
@@ -119,6 +118,8 @@ async function dumpPostgres(url: string, target: string): Promise<void> {
 }
 
 async function postgresTableCount(url: string): Promise<number> {
+  // Loaded here, not at start: every command's module is loaded by the CLI, `serve` included.
+  const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {

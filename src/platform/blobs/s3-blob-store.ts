@@ -3,19 +3,10 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadBucketCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  S3Client,
-  type S3ClientConfig,
-} from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
+import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 import { assertSafeBlobKey, type BlobRange, type ListableBlobStore, type ListedBlob } from './blob-store.js';
 import { formatS3Location, uploadStagingPrefix, type S3Location } from './s3-location.js';
+import { s3ClientSdk, s3StorageSdk } from './s3-sdk.js';
 
 /** The object metadata entry (x-amz-meta-sha256) holding the hex SHA-256 of the bytes, written with every blob. */
 const SHA256_METADATA = 'sha256';
@@ -64,6 +55,8 @@ export class S3BlobStore implements ListableBlobStore {
   /** What the client was made with: another client of the same bucket (the back office's upload staging) is made alike. */
   readonly clientConfig: S3ClientConfig;
   private readonly pathStyle: boolean;
+  /** The SDK, loaded with the first bucket a process makes, not at start (see s3-sdk.ts). */
+  private readonly sdk = s3ClientSdk();
 
   constructor(
     readonly location: S3Location,
@@ -81,7 +74,7 @@ export class S3BlobStore implements ListableBlobStore {
       requestHandler: { connectionTimeout: 5000, httpAgent: { keepAlive: true, maxSockets: 256 }, httpsAgent: { keepAlive: true, maxSockets: 256 } },
       ...options.client,
     };
-    this.client = new S3Client(this.clientConfig);
+    this.client = new this.sdk.S3Client(this.clientConfig);
   }
 
   toString(): string {
@@ -95,7 +88,7 @@ export class S3BlobStore implements ListableBlobStore {
 
   async put(key: string, data: Buffer): Promise<void> {
     await this.client.send(
-      new PutObjectCommand({
+      new this.sdk.PutObjectCommand({
         Bucket: this.location.bucket,
         Key: this.objectKey(key),
         Body: data,
@@ -115,11 +108,11 @@ export class S3BlobStore implements ListableBlobStore {
     const { size } = await fsp.stat(localPath);
     const params = { Bucket: this.location.bucket, Key: objectKey, Metadata: { [SHA256_METADATA]: sha256 } };
     if (size <= PART_SIZE) {
-      await this.client.send(new PutObjectCommand({ ...params, Body: await fsp.readFile(localPath), ContentLength: size }));
+      await this.client.send(new this.sdk.PutObjectCommand({ ...params, Body: await fsp.readFile(localPath), ContentLength: size }));
       return;
     }
     // Multipart: the object appears only when every part is in, and a failed upload is aborted.
-    const upload = new Upload({
+    const upload = new (s3StorageSdk().Upload)({
       client: this.client,
       params: { ...params, Body: fs.createReadStream(localPath, { highWaterMark: 1024 * 1024 }) },
       partSize: PART_SIZE,
@@ -142,7 +135,7 @@ export class S3BlobStore implements ListableBlobStore {
   private async getObject(key: string, range?: BlobRange) {
     try {
       const answer = await this.client.send(
-        new GetObjectCommand({
+        new this.sdk.GetObjectCommand({
           Bucket: this.location.bucket,
           Key: this.objectKey(key),
           ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}),
@@ -162,7 +155,7 @@ export class S3BlobStore implements ListableBlobStore {
   /** The size and the SHA-256 recorded when the object was written, without reading it; undefined when missing. */
   async storedChecksum(key: string): Promise<StoredChecksum | undefined> {
     try {
-      const head = await this.client.send(new HeadObjectCommand({ Bucket: this.location.bucket, Key: this.objectKey(key) }));
+      const head = await this.client.send(new this.sdk.HeadObjectCommand({ Bucket: this.location.bucket, Key: this.objectKey(key) }));
       return { size: head.ContentLength ?? 0, sha256: head.Metadata?.[SHA256_METADATA] };
     } catch (error) {
       if (isMissingObject(error)) return undefined;
@@ -172,7 +165,7 @@ export class S3BlobStore implements ListableBlobStore {
 
   async delete(key: string): Promise<void> {
     // Deleting an object that is not there succeeds on S3, as on the folder store.
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.location.bucket, Key: this.objectKey(key) }));
+    await this.client.send(new this.sdk.DeleteObjectCommand({ Bucket: this.location.bucket, Key: this.objectKey(key) }));
   }
 
   async *list(): AsyncIterable<ListedBlob> {
@@ -182,7 +175,7 @@ export class S3BlobStore implements ListableBlobStore {
     let continuationToken: string | undefined;
     do {
       const page = await this.client.send(
-        new ListObjectsV2Command({ Bucket: this.location.bucket, Prefix: prefix, ...(continuationToken ? { ContinuationToken: continuationToken } : {}) }),
+        new this.sdk.ListObjectsV2Command({ Bucket: this.location.bucket, Prefix: prefix, ...(continuationToken ? { ContinuationToken: continuationToken } : {}) }),
       );
       for (const object of page.Contents ?? []) {
         const key = object.Key?.slice(prefix.length);
@@ -196,7 +189,7 @@ export class S3BlobStore implements ListableBlobStore {
   /** Throws an error naming the setting to look at unless the bucket answers. */
   async checkReachable(setting = 'STOCKROOM_BLOBS'): Promise<void> {
     try {
-      await this.client.send(new HeadBucketCommand({ Bucket: this.location.bucket }), { abortSignal: AbortSignal.timeout(REACHABLE_TIMEOUT_MS) });
+      await this.client.send(new this.sdk.HeadBucketCommand({ Bucket: this.location.bucket }), { abortSignal: AbortSignal.timeout(REACHABLE_TIMEOUT_MS) });
     } catch (error) {
       throw new Error(`${setting}: cannot use ${formatS3Location(this.location)} (${describeFailure(error, this.location, this.pathStyle)})`);
     }

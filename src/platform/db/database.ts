@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import pg from 'pg';
+import type pg from 'pg';
 import {
   Kysely,
   sql,
@@ -54,9 +54,6 @@ export interface DatabaseOptions {
   /** PostgreSQL schema to live in (tests use one schema per suite). */
   pgSchema?: string;
 }
-
-// PostgreSQL returns int8 (bigserial, count(*)) as strings; every such value here fits a JS number.
-pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.url) return openPostgres(options.url, options.pgSchema);
@@ -146,7 +143,19 @@ export async function fitForLongWrites(database: Database): Promise<void> {
   await sql.raw(`pragma wal_autocheckpoint = ${LONG_WRITES_CHECKPOINT_PAGES}`).execute(database.db);
 }
 
+/**
+ * The PostgreSQL client, loaded when a PostgreSQL store is first opened, not at start: a node on
+ * SQLite (the default) does not hold it.
+ */
+async function loadPostgresClient(): Promise<typeof pg> {
+  const { default: client } = await import('pg');
+  // PostgreSQL returns int8 (bigserial, count(*)) as strings; every such value here fits a JS number.
+  client.types.setTypeParser(client.types.builtins.INT8, (value) => Number(value));
+  return client;
+}
+
 async function openPostgres(url: string, schema: string | undefined): Promise<Database> {
+  const pg = await loadPostgresClient();
   // A server that does not answer a connection within a few seconds fails the request (503)
   // instead of holding it: requests fail fast while PostgreSQL is down or restarting.
   const poolOptions: pg.PoolConfig = { connectionString: url, max: 10, connectionTimeoutMillis: 3000 };
