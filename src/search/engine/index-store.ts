@@ -11,7 +11,7 @@ import { PackedStrings } from './packed-strings.js';
 import { BYTE_ESCAPE, NO_ESCAPES, withEscape, type CodeEscapes } from './frequency-tuples.js';
 import { PostingStore } from './posting-store.js';
 import { SnapshotWriter, type SnapshotReader } from './snapshot-format.js';
-import { bitCount, ensureCapacity, fitted, hashString, idOrderKey } from './typed-arrays.js';
+import { bitCount, ensureCapacity, fitted, hashString } from './typed-arrays.js';
 import type { NumberColumn } from './query-plan.js';
 import type { IndexDocument, IndexSchema } from './types.js';
 import { Vocabulary } from './vocabulary.js';
@@ -75,8 +75,6 @@ export class IndexStore {
   readonly ordinals: IdOrdinals = new IdOrdinals(this);
   live: Uint32Array = new Uint32Array(1);
   idHash: Uint32Array = new Uint32Array(16);
-  /** idOrderKey of each id: cheap id comparisons for ties */
-  idKey: Float64Array = new Float64Array(16);
   /** field lengths, a byte each (see encodeLength), interleaved by document */
   lengths: Uint8Array;
   readonly lengthSums: Float64Array;
@@ -232,7 +230,6 @@ export class IndexStore {
       this.setNumber(n, ordinal, typeof value === 'number' && Number.isFinite(value) ? value : NaN);
     }
     this.idHash[ordinal] = hashString(doc.id);
-    this.idKey[ordinal] = idOrderKey(doc.id);
     this.live[ordinal >>> 5] = this.live[ordinal >>> 5]! | (1 << (ordinal & 31));
     this.ids.append(doc.id);
     this.ordinals.set(ordinal);
@@ -272,7 +269,6 @@ export class IndexStore {
     this.forwardStart = fitted(this.forwardStart, docCount + 1);
     this.live = fitted(this.live, ((docCount + 31) >>> 5) + 1);
     this.idHash = fitted(this.idHash, docCount);
-    this.idKey = fitted(this.idKey, docCount + 16);
     this.lengths = fitted(this.lengths, docCount * Math.max(1, this.fields));
     this.numbers = this.numbers.map((column) => fitted(column, docCount));
   }
@@ -283,7 +279,6 @@ export class IndexStore {
     const capacity = this.forwardStart.length;
     this.live = ensureCapacity(this.live, (capacity + 31) >>> 5);
     this.idHash = ensureCapacity(this.idHash, capacity);
-    this.idKey = ensureCapacity(this.idKey, capacity);
     this.lengths = ensureCapacity(this.lengths, capacity * Math.max(1, this.fields));
     for (let n = 0; n < this.numbers.length; n++) this.numbers[n] = ensureCapacity(this.numbers[n]!, capacity, NaN);
   }
@@ -503,7 +498,6 @@ export class IndexStore {
       if (next !== old) {
         this.ids.moveDown(old, next);
         this.idHash[next] = this.idHash[old]!;
-        this.idKey[next] = this.idKey[old]!;
         this.lengths.copyWithin(next * fields, old * fields, old * fields + fields);
         for (const column of this.numbers) column[next] = column[old]!;
       }
@@ -738,8 +732,6 @@ export class IndexStore {
     this.idHash = reader.u32('idHash');
     if (this.idHash.length !== docCount) throw new Error('search index snapshot: the id hash count does not match');
     this.ordinals.rebuild(docCount);
-    this.idKey = new Float64Array(docCount + 16);
-    for (let d = 0; d < docCount; d++) this.idKey[d] = this.ids.orderKey(d);
     this.lengths = reader.u8('lengths');
     this.minLengthCode.fill(255);
     for (let i = 0; i < docCount * this.fields; i++) {
@@ -793,7 +785,6 @@ export class IndexStore {
       this.idHash.byteLength +
       this.ids.byteSize() +
       this.ordinals.byteSize() +
-      this.idKey.byteLength +
       this.lengths.byteLength +
       this.forwardStart.byteLength +
       this.forward.byteLength +
@@ -852,7 +843,6 @@ export type IndexView = Readonly<
     | 'ordinals'
     | 'live'
     | 'idHash'
-    | 'idKey'
     | 'lengths'
     | 'lengthSums'
     | 'minLengthCode'
