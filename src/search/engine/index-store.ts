@@ -11,7 +11,7 @@ import { PackedStrings } from './packed-strings.js';
 import { BYTE_ESCAPE, NO_ESCAPES, withEscape, type CodeEscapes } from './frequency-tuples.js';
 import { PostingStore } from './posting-store.js';
 import { SnapshotWriter, type SnapshotReader } from './snapshot-format.js';
-import { bitCount, ensureCapacity, fitted, hashString } from './typed-arrays.js';
+import { bitCount, ensureCapacity, fitted } from './typed-arrays.js';
 import type { NumberColumn } from './query-plan.js';
 import type { IndexDocument, IndexSchema } from './types.js';
 import { Vocabulary } from './vocabulary.js';
@@ -74,7 +74,6 @@ export class IndexStore {
   /** the ordinal of each live id */
   readonly ordinals: IdOrdinals = new IdOrdinals(this);
   live: Uint32Array = new Uint32Array(1);
-  idHash: Uint32Array = new Uint32Array(16);
   /** field lengths, a byte each (see encodeLength), interleaved by document */
   lengths: Uint8Array;
   readonly lengthSums: Float64Array;
@@ -229,7 +228,6 @@ export class IndexStore {
       const value = doc.numbers[this.numericNames[n]!];
       this.setNumber(n, ordinal, typeof value === 'number' && Number.isFinite(value) ? value : NaN);
     }
-    this.idHash[ordinal] = hashString(doc.id);
     this.live[ordinal >>> 5] = this.live[ordinal >>> 5]! | (1 << (ordinal & 31));
     this.ids.append(doc.id);
     this.ordinals.set(ordinal);
@@ -268,7 +266,6 @@ export class IndexStore {
   private fitDocumentArrays(docCount: number): void {
     this.forwardStart = fitted(this.forwardStart, docCount + 1);
     this.live = fitted(this.live, ((docCount + 31) >>> 5) + 1);
-    this.idHash = fitted(this.idHash, docCount);
     this.lengths = fitted(this.lengths, docCount * Math.max(1, this.fields));
     this.numbers = this.numbers.map((column) => fitted(column, docCount));
   }
@@ -278,7 +275,6 @@ export class IndexStore {
     this.forwardStart = ensureCapacity(this.forwardStart, needed);
     const capacity = this.forwardStart.length;
     this.live = ensureCapacity(this.live, (capacity + 31) >>> 5);
-    this.idHash = ensureCapacity(this.idHash, capacity);
     this.lengths = ensureCapacity(this.lengths, capacity * Math.max(1, this.fields));
     for (let n = 0; n < this.numbers.length; n++) this.numbers[n] = ensureCapacity(this.numbers[n]!, capacity, NaN);
   }
@@ -497,7 +493,6 @@ export class IndexStore {
       }
       if (next !== old) {
         this.ids.moveDown(old, next);
-        this.idHash[next] = this.idHash[old]!;
         this.lengths.copyWithin(next * fields, old * fields, old * fields + fields);
         for (const column of this.numbers) column[next] = column[old]!;
       }
@@ -671,7 +666,6 @@ export class IndexStore {
     const fields = this.fields;
     const vocabulary = this.vocabulary;
     this.ids.addTo(writer, 'ids');
-    writer.add('idHash', this.idHash, docCount);
     writer.add('lengths', this.lengths, docCount * fields);
     writer.add('forwardStart', this.forwardStart, docCount + 1);
     writer.add('forward', this.forward, this.forwardStart[docCount]! + STREAM_PADDING);
@@ -729,8 +723,6 @@ export class IndexStore {
     this.indexedDocCount = docCount;
     this.ids = PackedStrings.read(reader, 'ids');
     if (this.ids.length !== docCount) throw new Error('search index snapshot: the id count does not match');
-    this.idHash = reader.u32('idHash');
-    if (this.idHash.length !== docCount) throw new Error('search index snapshot: the id hash count does not match');
     this.ordinals.rebuild(docCount);
     this.lengths = reader.u8('lengths');
     this.minLengthCode.fill(255);
@@ -782,7 +774,6 @@ export class IndexStore {
   byteSize(): number {
     let bytes =
       this.live.byteLength +
-      this.idHash.byteLength +
       this.ids.byteSize() +
       this.ordinals.byteSize() +
       this.lengths.byteLength +
@@ -842,7 +833,6 @@ export type IndexView = Readonly<
     | 'ids'
     | 'ordinals'
     | 'live'
-    | 'idHash'
     | 'lengths'
     | 'lengthSums'
     | 'minLengthCode'
