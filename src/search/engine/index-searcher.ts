@@ -4,7 +4,6 @@ import { DEFAULT_SORT_NUMBERS, SORTS } from './base-orders.js';
 import { CandidateSet, LOOKUP_RATIO } from './candidate-set.js';
 import { TERM_CODE } from './forward-codes.js';
 import type { IndexView } from './index-store.js';
-import type { PackedStrings } from './packed-strings.js';
 import { PhraseTerms } from './phrase-match.js';
 import type { Bm25Context, NumberColumn, TermPlan } from './query-plan.js';
 import { compileFilters, documentFilters, newBm25Context, pairPlanFor, planFor, refreshBm25Context, valueLists } from './query-planner.js';
@@ -33,9 +32,9 @@ function wholeNumber(value: number | undefined, fallback: number): number {
   return typeof value === 'number' && Number.isFinite(value) ? Math.max(0, Math.floor(value)) : fallback;
 }
 
-/** `keys[c]`: a hash of the document's id hash (made from its packed bytes) and the seed, for the random sort. */
-function randomKeys(keys: Float64Array, ids: PackedStrings, seed: number, ordinals: Uint32Array, count: number): void {
-  for (let c = 0; c < count; c++) keys[c] = mix32(ids.hash(ordinals[c]!) ^ seed);
+/** `keys[c]`: a hash of the document's id hash and the seed, for the random sort. */
+function randomKeys(keys: Float64Array, idHash: Uint32Array, seed: number, ordinals: Uint32Array, count: number): void {
+  for (let c = 0; c < count; c++) keys[c] = mix32(idHash[ordinals[c]!]! ^ seed);
   return;
 }
 
@@ -373,7 +372,7 @@ export class IndexSearcher {
     const sort = query.sort ?? 'best_match';
     if (sort === 'random') {
       const keys = set.sortKeys(0);
-      randomKeys(keys, this.index.ids, mix32(Math.trunc(query.randomSeed ?? 0) ^ 0x9e3779b9), set.ordinals, set.count);
+      randomKeys(keys, this.index.idHashes(), mix32(Math.trunc(query.randomSeed ?? 0) ^ 0x9e3779b9), set.ordinals, set.count);
       return { first: keys, tieBreaks: [] };
     }
     const levels: Array<{ values: NumberColumn; sign: 1 | -1; byPosition: boolean }> = [];
