@@ -71,6 +71,10 @@ console.log(
 );
 console.log(`  phrase pairs: ${perMillion(store.pairs.byteSize())}`);
 console.log(`  ids' ordinal table: ${perMillion(store.ordinals.byteSize())}`);
+// the rest of store.byteSize(): what each document holds outside the structures above
+console.log(
+  `  per document: ids ${perMillion(store.ids.byteSize())}, field lengths ${perMillion(store.lengths.byteLength)}, live bits ${perMillion(store.live.byteLength)}, orders ${perMillion(store.orders.byteSize())}, term frequencies ${perMillion(store.vocabulary.frequency.byteLength)}`,
+);
 gc();
 const memory = process.memoryUsage();
 // the index's own heap: its strings (ids, terms, values) and the objects around its arrays

@@ -21,7 +21,6 @@ export const SORTS: ReadonlySet<string> = new Set([...Object.keys(SORT_LEVELS), 
 /** What the orders are sorted from: the index's documents (see IndexStore). */
 export interface OrderedDocuments {
   readonly ids: PackedStrings;
-  readonly idKey: Float64Array;
   readonly numericNames: readonly string[];
   readonly numbers: readonly NumberColumn[];
   readonly baseDocCount: number;
@@ -95,7 +94,7 @@ export class BaseOrders {
     const key = this.orderKey(levels);
     let order = this.sortedOrders.get(key);
     if (order === undefined) {
-      order = buildOrder(levels, this.documents.idKey, this.documents.ids, this.documents.baseDocCount);
+      order = buildOrder(levels, this.documents.ids, this.documents.baseDocCount);
       this.sortedOrders.set(key, order);
     }
     return order;

@@ -297,7 +297,7 @@ export class IndexSearcher {
       // best_match breaks a tie of scores by quality, popularity and id: the browse order of
       // best_match, whose inverse (a place per base ordinal) settles it in one comparison
       const placement = scored && (query.sort ?? 'best_match') === 'best_match' ? this.index.orders.bestMatchPlacement(query) : null;
-      const top = selectTop(set.ordinals, set.count, offset + limit, first, tieBreaks, this.index.ids, this.index.idKey, placement);
+      const top = selectTop(set.ordinals, set.count, offset + limit, first, tieBreaks, this.index.ids, placement);
       for (let i = offset; i < top.length; i++) ids.push(this.index.ids.get(top[i]!));
     }
     return { total, ids, facets };
@@ -341,7 +341,7 @@ export class IndexSearcher {
     const bits = set.bitmap;
     const fromTail: number[] = [];
     for (let d = base; d < this.index.docCount; d++) if ((bits[d >>> 5]! & (1 << (d & 31))) !== 0) fromTail.push(d);
-    const compare = (a: number, b: number): number => compareOrdinals(levels, this.index.idKey, this.index.ids, a, b);
+    const compare = (a: number, b: number): number => compareOrdinals(levels, this.index.ids, a, b);
     const tailBest = bestByComparator(fromTail, k, compare);
     const ids: string[] = [];
     let i = 0;
@@ -372,7 +372,7 @@ export class IndexSearcher {
     const sort = query.sort ?? 'best_match';
     if (sort === 'random') {
       const keys = set.sortKeys(0);
-      randomKeys(keys, this.index.idHash, mix32(Math.trunc(query.randomSeed ?? 0) ^ 0x9e3779b9), set.ordinals, set.count);
+      randomKeys(keys, this.index.idHashes(), mix32(Math.trunc(query.randomSeed ?? 0) ^ 0x9e3779b9), set.ordinals, set.count);
       return { first: keys, tieBreaks: [] };
     }
     const levels: Array<{ values: NumberColumn; sign: 1 | -1; byPosition: boolean }> = [];

@@ -22,29 +22,45 @@ function levelValue(level: OrderLevel, ordinal: number): number {
   return raw === raw ? raw * level.sign : -Infinity;
 }
 
-/** Negative when ordinal a ranks first: the levels, then the id (idKeys first, the ids' characters on a tie). */
-export function compareOrdinals(levels: readonly OrderLevel[], idKeys: Float64Array, ids: PackedStrings, a: number, b: number): number {
+/**
+ * Negative when ordinal a ranks first: the levels, then the id (as JavaScript compares the
+ * strings, from their packed bytes). No per-document order key is kept for the ids (it took
+ * eight bytes a document): a search reaches the ids only on ties of every level, among a page's
+ * few candidates, and best_match's base documents compare by place (see placement).
+ */
+export function compareOrdinals(levels: readonly OrderLevel[], ids: PackedStrings, a: number, b: number): number {
   for (const level of levels) {
     const va = levelValue(level, a);
     const vb = levelValue(level, b);
     if (va !== vb) return va > vb ? -1 : 1;
   }
-  const ka = idKeys[a]!;
-  const kb = idKeys[b]!;
-  if (ka !== kb) return ka < kb ? -1 : 1;
   return ids.compare(a, b);
 }
 
 /**
  * Ordinals 0..count-1 in rank order. The first level is read into one array beforehand
  * (signed, missing as -Infinity), so that nearly every comparison of the sort is one
- * subtraction; the rest only break its ties.
+ * subtraction; the rest only break its ties, and the ids' order keys (idOrderKey, made for
+ * this sort only and dropped after) settle nearly all of theirs without reading the ids.
  */
-export function buildOrder(levels: readonly OrderLevel[], idKeys: Float64Array, ids: PackedStrings, count: number): Uint32Array {
+export function buildOrder(levels: readonly OrderLevel[], ids: PackedStrings, count: number): Uint32Array {
   const ordinals = Array.from({ length: count }, (_, i) => i);
+  const idKeys = new Float64Array(count);
+  for (let d = 0; d < count; d++) idKeys[d] = ids.orderKey(d);
   const [first, ...rest] = levels;
+  const byRestAndId = (a: number, b: number): number => {
+    for (const level of rest) {
+      const va = levelValue(level, a);
+      const vb = levelValue(level, b);
+      if (va !== vb) return va > vb ? -1 : 1;
+    }
+    const ka = idKeys[a]!;
+    const kb = idKeys[b]!;
+    if (ka !== kb) return ka < kb ? -1 : 1;
+    return ids.compare(a, b);
+  };
   if (first === undefined) {
-    ordinals.sort((a, b) => compareOrdinals(rest, idKeys, ids, a, b));
+    ordinals.sort(byRestAndId);
   } else {
     const primary = new Float64Array(count);
     for (let d = 0; d < count; d++) primary[d] = levelValue(first, d);
@@ -52,7 +68,7 @@ export function buildOrder(levels: readonly OrderLevel[], idKeys: Float64Array, 
       const va = primary[a]!;
       const vb = primary[b]!;
       if (va !== vb) return va > vb ? -1 : 1;
-      return compareOrdinals(rest, idKeys, ids, a, b);
+      return byRestAndId(a, b);
     });
   }
   return Uint32Array.from(ordinals);

@@ -56,7 +56,6 @@ class TopSelection {
     tieBreaks: readonly TieBreak[],
     private readonly ordinals: Uint32Array,
     private readonly ids: PackedStrings,
-    private readonly idKeys: Float64Array,
     private readonly places: Uint32Array,
     private readonly placed: number,
   ) {
@@ -103,12 +102,7 @@ class TopSelection {
       const vb = this.tieValue(this.third, b);
       if (va !== vb) return va > vb;
     }
-    const oa = this.ordinals[a]!;
-    const ob = this.ordinals[b]!;
-    const ka = this.idKeys[oa]!;
-    const kb = this.idKeys[ob]!;
-    if (ka !== kb) return ka < kb;
-    return this.ids.compare(oa, ob) < 0;
+    return this.ids.compare(this.ordinals[a]!, this.ordinals[b]!) < 0;
   }
 
   offerAll(count: number): void {
@@ -193,7 +187,7 @@ class TopSelection {
 /**
  * The ordinals of the best `k` of `ordinals[0..count)`, best first: by `first` (by list
  * position, higher first, no NaN; null: all equal), then the tie-breaking keys, then the id
- * (`idKeys[ordinal]`: idOrderKey, the ids' characters only when those are equal). A placement, when
+ * (its packed characters, `ids.compare`). A placement, when
  * given, ranks the first ordinals by those tie-breaking keys and ids: two of them compare by
  * place alone.
  */
@@ -204,14 +198,13 @@ export function selectTop(
   first: Float64Array | null,
   tieBreaks: readonly TieBreak[],
   ids: PackedStrings,
-  idKeys: Float64Array,
   placement: Placement | null = null,
 ): ArrayLike<number> {
   const size = Math.min(k, count);
   if (size <= 0) return [];
   const places = placement?.places ?? NO_PLACES;
   if (placement !== null && first !== null && allBelow(ordinals, count, places.length)) return selectTopByPlace(ordinals, count, size, first, places, placement.order);
-  const selection = new TopSelection(size, first, tieBreaks, ordinals, ids, idKeys, places, places.length);
+  const selection = new TopSelection(size, first, tieBreaks, ordinals, ids, places, places.length);
   selection.offerAll(count);
   return selection.drain();
 }

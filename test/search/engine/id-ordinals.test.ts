@@ -4,19 +4,28 @@ import { IdOrdinals } from '../../../src/search/engine/id-ordinals.js';
 import { PackedStrings } from '../../../src/search/engine/packed-strings.js';
 import { hashString } from '../../../src/search/engine/typed-arrays.js';
 
-/** Documents appended one after another, as the index appends them: an id and its hash per ordinal. */
+/** Documents appended one after another, as a keyword column appends its values: an id and its hash per ordinal. */
 class Documents {
   ids = new PackedStrings();
-  idHash = new Uint32Array(100_000);
+  idHash: Uint32Array | undefined = new Uint32Array(100_000);
 
   append(id: string): number {
-    this.idHash[this.ids.length] = hashString(id);
+    if (this.idHash !== undefined) this.idHash[this.ids.length] = hashString(id);
     this.ids.append(id);
     return this.ids.length - 1;
   }
 }
 
-describe('id ordinals', () => {
+/** Documents that keep no hashes, as the index's own ids: the table makes each from the id's bytes. */
+class UnhashedDocuments extends Documents {
+  override idHash = undefined;
+}
+
+describe.each([
+  { kind: 'with kept hashes', Kind: Documents },
+  { kind: 'hashing the ids', Kind: UnhashedDocuments },
+])('id ordinals ($kind)', ({ Kind }) => {
+  const Documents = Kind;
   it('answer as a Map through inserts, replacements and deletions (runs shifted back), growing as they fill', () => {
     const random = seededRandom(11);
     const documents = new Documents();
@@ -75,7 +84,7 @@ describe('id ordinals', () => {
     const table = new IdOrdinals(documents);
     for (let i = 0; i < 1_000; i++) table.set(documents.append(`id-${i}`));
     documents.ids = PackedStrings.from(Array.from({ length: 500 }, (_, i) => `id-${500 + i}`));
-    documents.idHash = documents.idHash.slice(500);
+    if (documents.idHash !== undefined) documents.idHash = documents.idHash.slice(500);
     table.rebuild(300);
     expect(table.size).toBe(300);
     expect(table.get('id-500')).toBe(0);

@@ -28,7 +28,7 @@ function expected(ordinals: Uint32Array, scores: Float64Array, count: number, k:
 
 function selected(ordinals: Uint32Array, scores: Float64Array, count: number, k: number, placement: Placement): number[] {
   const ids = PackedStrings.from(Array.from({ length: placement.places.length }, (_, i) => `id-${i}`));
-  return Array.from(selectTop(ordinals, count, k, scores, [], ids, new Float64Array(ids.length), placement));
+  return Array.from(selectTop(ordinals, count, k, scores, [], ids, placement));
 }
 
 describe('selectTop by place', () => {
