@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import readline from 'node:readline';
 import type { BlobStore } from '../../platform/blobs/blob-store.js';
 import { downloadSizesFor, orientationOf, probeImage, type ProbedImage } from '../../media/image-probe.js';
 import { computeVisualSignature, decodeStoredSignature, encodeStoredSignature } from '../../media/visual-signature.js';
@@ -12,8 +13,6 @@ import type { AssetInput, AssetRecord, EditableAssetRecord, EventInput, EventRec
 import { CatalogConflictError } from '../catalog.repository.js';
 import type { CatalogService } from '../catalog.service.js';
 import { checkManifestLine, reasonOfProblems, type AssetManifestRecord, type EventManifestRecord, type FieldProblem, type ManifestRecord } from './ingest.schemas.js';
-import { isBatched, namedFields, type BatchedLine } from './manifest-lines.js';
-import { readManifest } from './manifest-reader.js';
 import { VideoTools } from '../../media/video/video-tools.js';
 import { unfitProductTypes, type UnfitProductType } from './product-type-fit.js';
 import { assetChanges, eventChanges, withStoredEventFields, withStoredFields, type FieldChange } from './stored-fields.js';
@@ -192,8 +191,7 @@ export class IngestService {
     }
     await checkReadableManifest(manifestPath);
     const initialLoadIndexes = options.dryRun ? undefined : this.deps.initialLoadIndexes;
-    // Counted for a real run also without progress: a long one reads its lines in a worker.
-    const total = options.onProgress || !options.dryRun ? await countNonBlankLines(manifestPath) : 0;
+    const total = options.onProgress || initialLoadIndexes ? await countNonBlankLines(manifestPath) : 0;
     const media = new MediaFolder(mediaDir);
     const report: IngestReport = { inserted: 0, updated: 0, failed: [], unlicensable: [], unfit: [], unchanged: 0, planned: [] };
     const writeOptions: WriteOptions = { replace: options.replace, dryRun: options.dryRun };
@@ -247,29 +245,33 @@ export class IngestService {
     const deferred = initialLoadIndexes === undefined || total - resumeAfter < INITIAL_LOAD_LINES ? [] : await initialLoadIndexes.defer();
     if (deferred.length > 0) options.onIndexesDeferred?.(deferred);
     try {
-      // A long run reads, parses and checks its lines in a worker thread while this one writes.
-      const inWorker = total - resumeAfter >= READ_AHEAD_LINES;
-      for await (const chunk of readManifest(manifestPath, { resumeAfter, batchable: !options.dryRun }, inWorker)) {
-        // Done by the run that stopped.
-        done += chunk.earlier;
-        for (const item of chunk.items) {
-          if (isBatched(item)) {
-            // The same record twice in a batch would be read before its first write: the batch is written first.
-            if (batch.has(item.record)) await flush();
-            batch.add(item);
-            if (batch.full) await flush();
-            continue;
-          }
-          await flush();
-          try {
-            counted(item.lineNumber, await this.ingestLine(item.text, media, writeOptions));
-          } catch (error) {
-            failed(item.lineNumber, error);
-          }
-          doneThrough = item.lineNumber;
-          progressed(1);
-          await saveProgress();
+      let lineNumber = 0;
+      for await (const rawLine of readLines(manifestPath)) {
+        lineNumber += 1;
+        const line = lineNumber === 1 ? rawLine.replace(/^\uFEFF/, '') : rawLine;
+        if (line.trim() === '') continue;
+        if (lineNumber <= resumeAfter) {
+          // Done by the run that stopped.
+          done += 1;
+          continue;
         }
+        const batched = options.dryRun ? undefined : batchedLine(line, lineNumber);
+        if (batched !== undefined) {
+          // The same record twice in a batch would be read before its first write: the batch is written first.
+          if (batch.has(batched.record)) await flush();
+          batch.add(batched);
+          if (batch.full) await flush();
+          continue;
+        }
+        await flush();
+        try {
+          counted(lineNumber, await this.ingestLine(line, media, writeOptions));
+        } catch (error) {
+          failed(lineNumber, error);
+        }
+        doneThrough = lineNumber;
+        progressed(1);
+        await saveProgress();
       }
       await flush();
       // The whole manifest is in: a run of it again starts at line 1.
@@ -541,6 +543,13 @@ interface PreparedAsset {
   outcome(operation: 'insert' | 'update'): RecordOutcome;
 }
 
+/** A manifest line of an event, or of an image or video that names no file: stored with others in one batch. */
+interface BatchedLine<R extends ManifestRecord = ManifestRecord> {
+  lineNumber: number;
+  record: R;
+  named: ReadonlySet<string>;
+}
+
 /** The event a validated event record becomes over what is `stored` for it, and the outcome its write will have. */
 function prepareEvent(
   record: EventManifestRecord,
@@ -576,11 +585,6 @@ const CHECKPOINT_LINES = 5_000;
  */
 const INITIAL_LOAD_LINES = 10_000;
 const CHECKPOINT_MS = 2_000;
-/**
- * Lines left to read from which a run reads them in a worker thread (manifest-reader.ts): below
- * it the worker's start (its own module loading) costs more than the overlap saves.
- */
-const READ_AHEAD_LINES = 10_000;
 
 /**
  * What tells a manifest's run from another's: the file (its real path, size and modification
@@ -624,6 +628,26 @@ function recordKey(record: ManifestRecord): string {
   return `${record.asset_type === 'event' ? 'event' : 'asset'} ${record.id}`;
 }
 
+/**
+ * The line as a record that a batch can take, when it is one: a valid event, or image or video
+ * with neither `file` nor `eps_file`. Undefined for anything else (a line with a file, a line
+ * that is refused), which goes the one-by-one way, where a refusal gets its reason.
+ */
+function batchedLine(line: string, lineNumber: number): BatchedLine | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  const checked = checkManifestLine(value);
+  if (!checked.ok) return undefined;
+  const record = checked.record;
+  if (record.asset_type !== 'event' && record.file !== undefined) return undefined;
+  if (record.asset_type === 'image' && record.eps_file !== undefined) return undefined;
+  return { lineNumber, record, named: namedFields(value) };
+}
+
 /** The bytes an asset's sizes are derived from: a file given with the line, or the original it already has. */
 export interface MediaSource {
   data: Buffer;
@@ -633,6 +657,11 @@ export interface MediaSource {
   storedSignature?: string | undefined;
   /** The stored original's media facts, kept when of the current version. */
   storedFacts?: MediaFacts | undefined;
+}
+
+/** Every top-level field a raw record names, null ones included. */
+function namedFields(value: unknown): ReadonlySet<string> {
+  return new Set(typeof value === 'object' && value !== null && !Array.isArray(value) ? Object.keys(value) : []);
 }
 
 /**
@@ -879,6 +908,10 @@ async function checkReadableManifest(file: string): Promise<void> {
   } finally {
     await handle.close();
   }
+}
+
+function readLines(file: string): AsyncIterable<string> {
+  return readline.createInterface({ input: fs.createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
 }
 
 /**
