@@ -68,6 +68,20 @@ describe('manifest line schema', () => {
     });
   });
 
+  it('normalises each line’s dates as its own check read them, not as an earlier line’s were', () => {
+    // The check keeps the dates it normalised for the line's normalising; each line starts afresh.
+    const dates = (value: Record<string, unknown>) => {
+      const result = parseManifestLine({ asset_type: 'image', id: 'a', ...value });
+      return result.ok ? [result.record.date_created, result.record.date_submitted] : result.reason;
+    };
+    expect(dates({ date_created: '2024-02-29T10:00:00+02:00', date_submitted: '2024-02-29T10:00:00+02:00' })).toEqual(['2024-02-29T08:00:00Z', '2024-02-29T08:00:00Z']);
+    expect(dates({ date_created: '2024-02-29T10:00:00-03:00' })).toEqual(['2024-02-29T13:00:00Z', undefined]);
+    expect(dates({ date_created: '2023-02-29' })).toMatch(/^date_created must be an ISO 8601 date/);
+    expect(dates({ date_submitted: '2023-03-01 23:30:00+01:00' })).toEqual([undefined, '2023-03-01T22:30:00Z']);
+    const event = parseManifestLine({ asset_type: 'event', id: 9, name: 'Final', start_date: '2024-02-29T10:00:00+02:00' });
+    expect(event.ok && event.record).toMatchObject({ start_date: '2024-02-29T08:00:00Z' });
+  });
+
   it('uses the video spellings and ranges for video lines', () => {
     expect(reason({ asset_type: 'video', id: 'v', orientation: 'Horizontal' })).toMatch(/^orientation must be one of horizontal, vertical/);
     expect(reason({ asset_type: 'video', id: 'v', quality_rank: 5 })).toBe('quality_rank must be ≤ 4 (got 5)');
