@@ -72,7 +72,9 @@ describe('manifest line schema', () => {
     // The check keeps the dates it normalised for the line's normalising; each line starts afresh.
     const dates = (value: Record<string, unknown>) => {
       const result = parseManifestLine({ asset_type: 'image', id: 'a', ...value });
-      return result.ok ? [result.record.date_created, result.record.date_submitted] : result.reason;
+      if (!result.ok) return result.reason;
+      const record = result.record as { date_created?: string; date_submitted?: string };
+      return [record.date_created, record.date_submitted];
     };
     expect(dates({ date_created: '2024-02-29T10:00:00+02:00', date_submitted: '2024-02-29T10:00:00+02:00' })).toEqual(['2024-02-29T08:00:00Z', '2024-02-29T08:00:00Z']);
     expect(dates({ date_created: '2024-02-29T10:00:00-03:00' })).toEqual(['2024-02-29T13:00:00Z', undefined]);
