@@ -75,24 +75,7 @@ export function isClipLength(text: string): boolean {
 const DATE_FORMAT = 'stockroom-iso8601';
 const CLIP_LENGTH_FORMAT = 'stockroom-clip-length';
 const INT4_DIGITS_FORMAT = 'stockroom-int4-digits';
-/**
- * The dates a manifest line's check (checkManifestLine) normalised in its format check, by their
- * text: its normalize takes them from here instead of normalising each date a second time. Kept
- * only during that check (other checks of these schemas, the back office's, keep none), and
- * emptied at the next.
- */
-const checkedDates = new Map<string, string | undefined>();
-let keepingDates = false;
-FormatRegistry.Set(DATE_FORMAT, (value) => {
-  const normalized = normalizeIsoDate(value);
-  if (keepingDates) checkedDates.set(value, normalized);
-  return normalized !== undefined;
-});
-
-/** A date of the line being checked, normalised: as its format check found it, or (not checked) now. */
-function normalizedDate(text: string): string | undefined {
-  return checkedDates.has(text) ? checkedDates.get(text) : normalizeIsoDate(text);
-}
+FormatRegistry.Set(DATE_FORMAT, (value) => normalizeIsoDate(value) !== undefined);
 FormatRegistry.Set(CLIP_LENGTH_FORMAT, isClipLength);
 FormatRegistry.Set(INT4_DIGITS_FORMAT, (value) => /^[0-9]{1,10}$/.test(value) && Number(value) <= INT4_MAX);
 
@@ -421,15 +404,8 @@ export function checkManifestLine(value: unknown): CheckResult {
   }
   const { schema, check } = CHECKS[assetType as ManifestRecord['asset_type']];
   const candidate = withoutNullOptionals(value as Record<string, unknown>, schema);
-  checkedDates.clear();
-  keepingDates = true;
-  let normalized: ParseResult;
-  try {
-    if (!check.Check(candidate)) return { ok: false, problems: problemsOf(check.Errors(candidate)) };
-    normalized = normalize(candidate as Static<typeof ImageLine> | Static<typeof VideoLine> | Static<typeof EventLine>);
-  } finally {
-    keepingDates = false;
-  }
+  if (!check.Check(candidate)) return { ok: false, problems: problemsOf(check.Errors(candidate)) };
+  const normalized = normalize(candidate as Static<typeof ImageLine> | Static<typeof VideoLine> | Static<typeof EventLine>);
   return normalized.ok ? normalized : refuse('parent_id', normalized.reason);
 }
 
@@ -495,7 +471,7 @@ function normalize(line: Static<typeof ImageLine> | Static<typeof VideoLine> | S
     if (line.parent_id === line.id) return { ok: false, reason: 'parent_id must not be the event’s own id' };
     const { keywords, ...rest } = line;
     const record: EventManifestRecord = { ...rest };
-    if (line.start_date !== undefined) record.start_date = normalizedDate(line.start_date)!;
+    if (line.start_date !== undefined) record.start_date = normalizeIsoDate(line.start_date)!;
     if (keywords) {
       record.keywords = keywords.map((k) =>
         typeof k === 'string'
@@ -509,7 +485,7 @@ function normalize(line: Static<typeof ImageLine> | Static<typeof VideoLine> | S
   const record = { ...rest } as AssetManifestRecord;
   const dates = record as Record<string, unknown>;
   for (const name of ['date_created', 'date_submitted', 'date_camera_shot']) {
-    if (typeof dates[name] === 'string') dates[name] = normalizedDate(dates[name] as string);
+    if (typeof dates[name] === 'string') dates[name] = normalizeIsoDate(dates[name] as string);
   }
   if (keywords) record.keywords = keywords.map((k) => (typeof k === 'string' ? { text: k } : { ...k }));
   if (alternative_ids !== undefined) {
