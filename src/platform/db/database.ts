@@ -133,14 +133,26 @@ const LONG_WRITES_CACHE_KIB = 65_536;
 const LONG_WRITES_CHECKPOINT_PAGES = 16_384;
 
 /**
- * Makes this process's connection fit a long run of writes (see LONG_WRITES_CACHE_KIB and
- * LONG_WRITES_CHECKPOINT_PAGES). The journal and its durability are those of every connection
+ * Where such a process keeps its statement journals: in memory. A statement that writes many rows
+ * (the repository's inserts of a few hundred rows each) first copies every page it changes into
+ * a statement journal, so that a constraint failing half-way undoes only that statement; in a
+ * file that is a write system call per page, about four a manifest line (strace over 12,000
+ * lines: 126,000 writes, 24,000 with the journals in memory; 50,000 lines: 3.9 → 3.0 system CPU
+ * s). A statement's journal lives only until the statement ends. The sort of a deferred index's
+ * build goes to files all the same (restoreDeferredIndexes).
+ */
+const LONG_WRITES_TEMP_STORE = 'memory';
+
+/**
+ * Makes this process's connection fit a long run of writes (see LONG_WRITES_CACHE_KIB,
+ * LONG_WRITES_CHECKPOINT_PAGES and LONG_WRITES_TEMP_STORE). The journal and its durability are those of every connection
  * (WAL, synchronous NORMAL). Nothing to do on PostgreSQL, whose server keeps its own cache.
  */
 export async function fitForLongWrites(database: Database): Promise<void> {
   if (database.dialect !== 'sqlite') return;
   await sql.raw(`pragma cache_size = -${LONG_WRITES_CACHE_KIB}`).execute(database.db);
   await sql.raw(`pragma wal_autocheckpoint = ${LONG_WRITES_CHECKPOINT_PAGES}`).execute(database.db);
+  await sql.raw(`pragma temp_store = ${LONG_WRITES_TEMP_STORE}`).execute(database.db);
 }
 
 /**

@@ -41,13 +41,27 @@ export async function deferIndexesForInitialLoad(database: Database): Promise<re
 
 /** Builds each deferrable index that is missing (a sorted build of the whole table); returns the names built. */
 export async function restoreDeferredIndexes(database: Database): Promise<readonly string[]> {
-  const built: string[] = [];
-  for (const index of DEFERRABLE_INDEXES) {
-    if (await indexExists(database, index.name)) continue;
-    await sql`create index if not exists ${sql.id(index.name)} on ${sql.table(index.table)} (${sql.id(index.column)})`.execute(database.db);
-    built.push(index.name);
+  const missing: DeferrableIndex[] = [];
+  for (const index of DEFERRABLE_INDEXES) if (!(await indexExists(database, index.name))) missing.push(index);
+  if (missing.length === 0) return [];
+  // The build sorts every entry of the table: in temporary files, never in memory, even on a
+  // connection that keeps its statement journals there (fitForLongWrites); put back after.
+  const tempStore = database.dialect === 'sqlite' ? await sqliteTempStore(database) : undefined;
+  if (tempStore !== undefined) await sql.raw('pragma temp_store = file').execute(database.db);
+  try {
+    for (const index of missing) {
+      await sql`create index if not exists ${sql.id(index.name)} on ${sql.table(index.table)} (${sql.id(index.column)})`.execute(database.db);
+    }
+  } finally {
+    if (tempStore !== undefined) await sql.raw(`pragma temp_store = ${tempStore}`).execute(database.db);
   }
-  return built;
+  return missing.map((index) => index.name);
+}
+
+/** The connection's temp_store setting (0 default, 1 file, 2 memory). */
+async function sqliteTempStore(database: Database): Promise<number> {
+  const { rows } = await sql<{ temp_store: number }>`pragma temp_store`.execute(database.db);
+  return Number(rows[0]?.temp_store ?? 0);
 }
 
 export async function indexExists(database: Database, name: string): Promise<boolean> {

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CatalogRepository } from '../../../src/catalog/catalog.repository.js';
 import type { AssetInput } from '../../../src/catalog/catalog.records.js';
-import { migrateToLatest } from '../../../src/platform/db/database.js';
+import { sql } from 'kysely';
+import { fitForLongWrites, migrateToLatest } from '../../../src/platform/db/database.js';
 import { deferIndexesForInitialLoad, indexExists, restoreDeferredIndexes } from '../../../src/platform/db/deferred-indexes.js';
 import { STORES, openTestStore, type TestStore } from '../../helpers/test-store.js';
 
@@ -37,6 +38,19 @@ describe.each(STORES)('the index left out by an initial load ($name)', ({ name, 
     expect(await indexExists(store.database, INDEX)).toBe(true);
     // Built once: a second call finds it.
     expect(await restoreDeferredIndexes(store.database)).toEqual([]);
+  });
+
+  it('is built on a connection fitted for long writes, whose temp_store (memory) is the same after', async () => {
+    await fitForLongWrites(store.database);
+    const dropped = await deferIndexesForInitialLoad(store.database);
+    const repository = new CatalogRepository(store.database.db, store.database.dialect);
+    await repository.upsertAssets([asset(1), asset(2)]);
+    expect(await restoreDeferredIndexes(store.database)).toEqual(dropped);
+    expect(await indexExists(store.database, INDEX)).toBe(true);
+    if (name === 'sqlite') {
+      const { rows } = await sql<{ temp_store: number }>`pragma temp_store`.execute(store.database.db);
+      expect(rows[0]!.temp_store).toBe(2);
+    }
   });
 
   it('stays when the store already holds an asset', async () => {
