@@ -11,6 +11,7 @@ import { addIngestCommand } from './cli/commands/ingest.js';
 import { addBackfillCommand } from './cli/commands/backfill.js';
 import { addReportCommand } from './cli/commands/report.js';
 import { addSeedDemoCommand } from './cli/commands/seed-demo.js';
+import { addSearchIndexCommands } from './cli/commands/search-index.js';
 import { addServeCommand } from './cli/commands/serve.js';
 
 const { version } = JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -28,6 +29,7 @@ addBackfillCommand(program);
 addReportCommand(program);
 addBlobsCommands(program);
 addBackupCommands(program);
+addSearchIndexCommands(program);
 const admin = program.command('admin').description('manage API clients, the users who sign in to authorize them, and their products');
 addClientCommands(admin);
 addUserCommands(admin);

@@ -162,10 +162,31 @@ export function memoryOf(pid: number): { rss: number; peak: number } | undefined
   }
 }
 
+/** The processes a process started (its children, then theirs), by pid; none once it is gone. */
+export function descendantsOf(pid: number): number[] {
+  let children: number[];
+  try {
+    children = fs
+      .readdirSync(`/proc/${pid}/task`)
+      .flatMap((task) => fs.readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(' '))
+      .filter((child) => child !== '')
+      .map(Number);
+  } catch {
+    return [];
+  }
+  return children.flatMap((child) => [child, ...descendantsOf(child)]);
+}
+
 export interface BootedServer {
   child: ChildProcess;
   /** spawn → first 200 on the probe search, in seconds */
   bootSeconds: number;
+  /**
+   * The most the boot held at once, in bytes: the server's own peak (VmHWM), or the RSS of the
+   * server and every process it started (the search index's builder) sampled together, whichever
+   * is higher. A build in a child leaves the server small; its memory still counts here.
+   */
+  bootPeak: number;
 }
 
 /**
@@ -190,12 +211,20 @@ export async function bootServer(
   if (typeof log === 'number') fs.closeSync(log);
   onChild(child);
   const client = new HttpClient(port, headers);
+  let together = 0;
+  const sampler = setInterval(() => {
+    const pids = [child.pid!, ...descendantsOf(child.pid!)];
+    together = Math.max(together, pids.reduce((sum, pid) => sum + (memoryOf(pid)?.rss ?? 0), 0));
+  }, 100);
   try {
     for (;;) {
       if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the server exited (${child.exitCode ?? child.signalCode}) during boot`);
       try {
         const { status, body } = await client.get(probePath);
-        if (status === 200) return { child, bootSeconds: (performance.now() - started) / 1000 };
+        if (status === 200) {
+          const bootSeconds = (performance.now() - started) / 1000;
+          return { child, bootSeconds, bootPeak: Math.max(together, memoryOf(child.pid!)?.peak ?? 0) };
+        }
         throw new Error(`the probe search answered ${status}: ${body.slice(0, 300)}`);
       } catch (error) {
         if (!(error instanceof Error) || !('code' in error)) throw error;
@@ -205,6 +234,7 @@ export async function bootServer(
       }
     }
   } finally {
+    clearInterval(sampler);
     client.close();
   }
 }

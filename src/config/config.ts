@@ -52,6 +52,12 @@ export interface Config {
   /** Keep a snapshot of the search index under dataDir, so that a restart loads it instead of rebuilding. */
   readonly searchSnapshot: boolean;
   /**
+   * With searchSnapshot: a boot with no usable snapshot builds it in a child process and loads
+   * it, so that the serving process never holds the garbage of a build (hundreds of megabytes
+   * at ten million assets); false: the serving process builds the index itself.
+   */
+  readonly searchBuildInChild: boolean;
+  /**
    * How old the search snapshot shared through the blob store may grow before a node publishes
    * a newer one, in minutes; 0: this node never publishes (it still loads a shared one).
    * Default 30 with DATABASE_URL (a cluster), 0 on SQLite (one process: its own file is enough).
@@ -483,6 +489,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     metricsToken: metricsToken(env),
     shutdownTimeoutSeconds: integer(env, 'STOCKROOM_SHUTDOWN_TIMEOUT', 25, 1, 3600),
     searchSnapshot: boolean(env, 'STOCKROOM_SEARCH_SNAPSHOT', true),
+    searchBuildInChild: boolean(env, 'STOCKROOM_SEARCH_BUILD_IN_CHILD', true),
     searchSnapshotPublishMinutes: integer(env, 'STOCKROOM_SEARCH_SNAPSHOT_PUBLISH_MINUTES', databaseUrl ? 30 : 0, 0, 7 * 24 * 60),
     recordCacheSize: integer(env, 'STOCKROOM_RECORD_CACHE', 10_000, 0, 10_000_000),
     heapGrowthPercent: integer(env, 'STOCKROOM_HEAP_GROWTH_PERCENT', 30, 0, 300),

@@ -7,6 +7,7 @@ import { latestChangeSeq, readChangesAfter } from '../platform/db/change-log.js'
 import type { CatalogService } from '../catalog/catalog.service.js';
 import { SearchService } from './search.service.js';
 import { SharedSnapshots } from './shared-snapshots.js';
+import { buildSnapshotInChild } from './snapshot-builder.js';
 import { SnapshotPublishingLease } from './snapshot-lease.js';
 import { AssetSearch } from './asset-search.js';
 import { SEARCH_ENDPOINT_DEFINITIONS } from './params/search-parameters.js';
@@ -68,6 +69,11 @@ export async function searchModule(platform: Platform, needs: SearchNeeds): Prom
     snapshot: config.searchSnapshot ? { file: path.join(config.dataDir, 'search', 'index.snapshot'), storeId } : undefined,
     shared: { snapshots, publishEveryMs: config.searchSnapshotPublishMinutes * 60 * 1000, now: clock },
     log: (message, level = 'info') => log[level](message),
+    // Only where another process can open this very store (not a SQLite in memory).
+    buildSnapshotElsewhere:
+      config.searchSnapshot && config.searchBuildInChild && database.reopen
+        ? (report) => buildSnapshotInChild({ config, database: database.reopen! }, report)
+        : undefined,
     observe: (kind, seconds) => searchSeconds.observe({ kind }, seconds),
   });
   platform.metrics.gauge('search_index_documents', "Documents in this node's search index, by index (assets, events)", () => [

@@ -33,6 +33,12 @@ export interface SearchServiceOptions {
    * snapshot could not be used or written, or a whole read of the store was needed — what makes a boot slow.
    */
   log?: ((message: string, level?: 'info' | 'warn') => void) | undefined;
+  /**
+   * With `snapshot`: builds the snapshot file in another process (resolving once it exited
+   * well, rejecting with why not), which a boot with no usable snapshot then loads; absent: the
+   * boot builds in this process.
+   */
+  buildSnapshotElsewhere?: ((log: (message: string, level?: 'info' | 'warn') => void) => Promise<void>) | undefined;
   /** Told how long each search took in the index, in seconds (the metrics). */
   observe?: ((kind: 'assets' | 'events' | 'visual', seconds: number) => void) | undefined;
 }
@@ -105,7 +111,9 @@ export class SearchService {
    */
   build(onProgress?: (documents: number) => void): Promise<void> {
     const built = this.updating.then(async () => {
-      if (!(await this.loadSnapshot())) await this.rebuild(this.options.snapshot ? 'no usable snapshot' : 'snapshots are off', onProgress);
+      if (!(await this.loadSnapshot()) && !(await this.loadBuiltElsewhere())) {
+        await this.rebuild(this.options.snapshot ? 'no usable snapshot' : 'snapshots are off', onProgress);
+      }
       this.built = true;
     });
     this.updating = built.then(
@@ -115,9 +123,46 @@ export class SearchService {
     return built;
   }
 
-  /** Reads the whole store into fresh indexes and swaps them in. */
-  private async rebuild(reason: string, onProgress?: (documents: number) => void): Promise<void> {
+  /**
+   * Has another process build the snapshot, then loads it (and the changes since) as any
+   * snapshot: the garbage of the build dies with that process. False, after one line saying
+   * why, when it failed or left no usable snapshot: the caller builds in this process.
+   */
+  private async loadBuiltElsewhere(): Promise<boolean> {
+    const { buildSnapshotElsewhere, snapshot } = this.options;
+    if (!buildSnapshotElsewhere || !snapshot) return false;
     const log = this.options.log ?? (() => undefined);
+    const started = performance.now();
+    log('search index: no usable snapshot; a child process builds it from the store', 'info');
+    try {
+      await buildSnapshotElsewhere(log);
+    } catch (error) {
+      log(`search index: the child process that builds the snapshot failed (${messageOf(error)}); building in this process instead`, 'warn');
+      return false;
+    }
+    log(`search index: the child process wrote the snapshot in ${((performance.now() - started) / 1000).toFixed(1)} s; loading it`, 'info');
+    if (await this.loadSnapshot()) return true;
+    log('search index: the child process left no usable snapshot; building in this process instead', 'warn');
+    return false;
+  }
+
+  /**
+   * The work of a child process that builds the snapshot: reads the whole store as a boot
+   * would and writes the snapshot file, stamped with the change seq read before the read.
+   * Throws when the file cannot be written. The node stays unbuilt: its close neither writes
+   * nor publishes.
+   */
+  async writeSnapshotFromStore(log: (message: string, level?: 'info' | 'warn') => void): Promise<void> {
+    const target = this.options.snapshot;
+    if (!target) throw new Error('search snapshots are off: there is no snapshot to write');
+    await this.rebuild('a child process builds the snapshot', undefined, log);
+    await this.writeSnapshot(target);
+    log(`search snapshot written (change ${this.seq}, ${this.indexes.assets.size} assets)`, 'info');
+  }
+
+  /** Reads the whole store into fresh indexes and swaps them in. */
+  private async rebuild(reason: string, onProgress?: (documents: number) => void, logTo?: (message: string, level?: 'info' | 'warn') => void): Promise<void> {
+    const log = logTo ?? this.options.log ?? (() => undefined);
     const started = performance.now();
     const elapsed = () => `${((performance.now() - started) / 1000).toFixed(1)} s`;
     log(`search index: reading the whole store (${reason})`, 'info');
@@ -382,6 +427,15 @@ export class SearchService {
   private async saveSnapshot(): Promise<void> {
     const target = this.options.snapshot;
     if (!target || !this.built || this.seq === this.savedSeq) return;
+    try {
+      await this.writeSnapshot(target);
+    } catch (error) {
+      this.options.log?.(`search snapshot not written (${error instanceof Error ? error.message : String(error)})`, 'warn');
+    }
+  }
+
+  /** Writes the indexes as they stand to the snapshot file; throws when it cannot. */
+  private async writeSnapshot(target: { file: string; storeId: string }): Promise<void> {
     const { assets, events, visual } = this.indexes;
     const seq = this.seq;
     // Views of the indexes' own arrays, written as they are: no copy of the index is made.
@@ -395,12 +449,8 @@ export class SearchService {
       sections.set(`visual.${type}.vectors`, [vectors]);
     }
     const header: SnapshotHeader = { storeId: target.storeId, seq, documents: DOCUMENTS_FINGERPRINT };
-    try {
-      await writeSnapshotFile(target.file, header, sections);
-      this.savedSeq = seq;
-    } catch (error) {
-      this.options.log?.(`search snapshot not written (${error instanceof Error ? error.message : String(error)})`, 'warn');
-    }
+    await writeSnapshotFile(target.file, header, sections);
+    this.savedSeq = seq;
   }
 
   /**

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type Services } from '../../src/app.js';
-import { loadConfig } from '../../src/config/config.js';
+import { loadConfig, type Config } from '../../src/config/config.js';
 import type { DeliveryUri } from '../../src/licensing/downloads.service.js';
 import { openTestStore } from './test-store.js';
 
@@ -11,6 +11,7 @@ export { POSTGRES_URL, REDIS_URL, STORES } from './test-store.js';
 
 export interface TestApp {
   app: FastifyInstance;
+  config: Config;
   services: Services;
   dataDir: string;
   /** An API key of an enabled client with generous limits. */
@@ -28,6 +29,8 @@ export interface TestAppOptions {
   deliveryUri?: DeliveryUri;
   /** The platform's clock; default the system's. */
   clock?: () => Date;
+  /** A SQLite store in a file of the data folder, which other processes can open too (default: in memory). */
+  sqliteInDataDir?: boolean;
 }
 
 /** The whole application on a temporary store, driven with app.inject() — no network. */
@@ -37,9 +40,11 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     STOCKROOM_DATA_DIR: dataDir,
     STOCKROOM_LOG_LEVEL: 'silent',
     STOCKROOM_PUBLIC_URL: 'http://stockroom.test',
+    // A child process per boot would slow every suite on PostgreSQL; the suites of that build turn it on.
+    STOCKROOM_SEARCH_BUILD_IN_CHILD: 'false',
     ...options.env,
   });
-  const store = await openTestStore(options.databaseUrl);
+  const store = await openTestStore(options.databaseUrl, options.sqliteInDataDir ? path.join(dataDir, 'stockroom.sqlite') : undefined);
   const { app, services } = await buildApp(config, {
     database: store.database,
     logger: false,
@@ -55,6 +60,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   return {
     app,
     services,
+    config,
     dataDir,
     apiKey,
     clientId: client.id,

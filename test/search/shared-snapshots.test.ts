@@ -105,6 +105,8 @@ async function startClusterStore(postgres: boolean): Promise<Cluster> {
     STOCKROOM_SEED_DEMO: 'false',
     // Published by every node of these tests, SQLite's included (its default is never).
     STOCKROOM_SEARCH_SNAPSHOT_PUBLISH_MINUTES: '30',
+    // The rows a start reads are counted in this process: a node with no snapshot builds here, not in a child.
+    STOCKROOM_SEARCH_BUILD_IN_CHILD: 'false',
     // No job runner polls: the statements counted are the start's own.
     STOCKROOM_GENERATION_CONCURRENCY: '0',
     STOCKROOM_VIDEO_TRANSCODES: 'false',

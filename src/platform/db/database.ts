@@ -44,6 +44,8 @@ export type SqlDialect = 'sqlite' | 'postgres';
 export interface Database {
   readonly db: Kysely<Tables>;
   readonly dialect: SqlDialect;
+  /** How another process opens this same store; absent when none can (a SQLite in memory). */
+  readonly reopen?: DatabaseOptions | undefined;
   close(): Promise<void>;
 }
 
@@ -56,7 +58,7 @@ export interface DatabaseOptions {
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  if (options.url) return openPostgres(options.url, options.pgSchema);
+  if (options.url) return { ...(await openPostgres(options.url, options.pgSchema)), reopen: { url: options.url, ...(options.pgSchema ? { pgSchema: options.pgSchema } : {}) } };
   const file = options.sqliteFile ?? ':memory:';
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const sqlite = new SqliteDatabase(file);
@@ -65,7 +67,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: keepingTheFirstError(sqlite) }) });
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  return { db, dialect: 'sqlite', reopen: file === ':memory:' ? undefined : { sqliteFile: path.resolve(file) }, close: () => db.destroy() };
 }
 
 /**
