@@ -715,7 +715,7 @@ export class CatalogRepository {
   async scanAssets(afterId: string | null, limit: number, keywords = new KeywordMemo()): Promise<AssetRecord[]> {
     let query = this.assetRows().where('assets.publication', '=', PUBLISHED).orderBy('assets.id').limit(limit);
     if (afterId !== null) query = query.where('assets.id', '>', afterId);
-    return this.hydrate(await query.execute(), keywords);
+    return this.hydrate(await query.execute(), keywords, true);
   }
 
   private assetRows() {
@@ -754,18 +754,28 @@ export class CatalogRepository {
   /**
    * Rows of assetRows() with their keywords and events, as records. The keyword links are read
    * alone and each keyword's details once (see KeywordMemo): a scan passes one memo for all its
-   * pages.
+   * pages. `inIdOrder`: the rows are a scan's page, in id order, so its links are read as the
+   * range of ids from its first to its last (one walk of the key's index, not a probe an id);
+   * the links of the unpublished assets in that range are left out here.
    */
-  private async hydrate(rows: Awaited<ReturnType<ReturnType<CatalogRepository['assetRows']>['execute']>>, memo = new KeywordMemo()): Promise<AssetRecord[]> {
+  private async hydrate(
+    rows: Awaited<ReturnType<ReturnType<CatalogRepository['assetRows']>['execute']>>,
+    memo = new KeywordMemo(),
+    inIdOrder = false,
+  ): Promise<AssetRecord[]> {
     if (rows.length === 0) return [];
     const found = rows.map((r) => r.id);
-    const links = await this.db
-      .selectFrom('asset_keywords')
-      .select(['asset_id', 'keyword_id', 'relevance'])
-      .where('asset_id', 'in', found)
-      .orderBy('asset_id')
-      .orderBy('position')
-      .execute();
+    const pageIds = inIdOrder ? new Set(found) : undefined;
+    const ofPage = <T extends { asset_id: string }>(linked: T[]) => (pageIds === undefined ? linked : linked.filter((link) => pageIds.has(link.asset_id)));
+    const links = ofPage(
+      await this.db
+        .selectFrom('asset_keywords')
+        .select(['asset_id', 'keyword_id', 'relevance'])
+        .where((eb) => (inIdOrder ? eb.between('asset_id', found[0]!, found[found.length - 1]!) : eb('asset_id', 'in', found)))
+        .orderBy('asset_id')
+        .orderBy('position')
+        .execute(),
+    );
     const missing = memo.missing(links.map((link) => link.keyword_id));
     // a page of ids at a time, far below either store's parameter limit
     for (let start = 0; start < missing.length; start += 1000) {
@@ -776,12 +786,14 @@ export class CatalogRepository {
         .execute();
       for (const row of details) memo.remember(row);
     }
-    const eventRows = await this.db
-      .selectFrom('asset_events')
-      .select(['asset_id', 'event_id'])
-      .where('asset_id', 'in', found)
-      .orderBy('event_id')
-      .execute();
+    const eventRows = ofPage(
+      await this.db
+        .selectFrom('asset_events')
+        .select(['asset_id', 'event_id'])
+        .where((eb) => (inIdOrder ? eb.between('asset_id', found[0]!, found[found.length - 1]!) : eb('asset_id', 'in', found)))
+        .orderBy('event_id')
+        .execute(),
+    );
     const keywordsOf = new Map<string, StoredKeyword[]>();
     for (const link of links) {
       const keyword = memo.get(link.keyword_id);
