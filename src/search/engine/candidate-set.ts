@@ -1,4 +1,5 @@
 import { andInto, andNotInto, listBits, orInto, population, refineMasks, refineMulti, refineRange, refineSingle, setBits, setRunBits } from './bitmap-loops.js';
+import type { DocumentStarts } from './document-starts.js';
 import {
   addInto,
   boundTable,
@@ -475,7 +476,7 @@ export class CandidateSet {
   }
 
   /** Keeps (or, for an excluded phrase, drops) the documents whose forward stream has the phrase (see keepByPhrase). */
-  keepByPhrase(terms: PhraseTerms, length: number, forward: Uint8Array, forwardStart: Uint32Array, forwardCode: ForwardCode, keepMatches: boolean): void {
-    this.count = keepByPhrase(this.ordinals, this.count, terms.seen, terms.keys, terms.masks, terms.shift, length, forward, forwardStart, forwardCode, keepMatches);
+  keepByPhrase(terms: PhraseTerms, length: number, forward: Uint8Array, forwardStart: DocumentStarts, forwardCode: ForwardCode, keepMatches: boolean): void {
+    this.count = keepByPhrase(this.ordinals, this.count, terms.seen, terms.keys, terms.masks, terms.shift, length, forward, forwardStart.blockStart, forwardStart.offset, forwardCode, keepMatches);
   }
 }

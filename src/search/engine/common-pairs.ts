@@ -1,4 +1,5 @@
 import { TERM_CODE, type ForwardCode } from './forward-codes.js';
+import type { DocumentStarts } from './document-starts.js';
 import type { CompressedLists } from './compressed-lists.js';
 import { PostingStore } from './posting-store.js';
 import { ensureCapacity } from './typed-arrays.js';
@@ -38,7 +39,7 @@ export class CommonPairs {
    * Chooses the common terms from the base term lists (`termStart`, a term's list length is
    * its document frequency) and lists the pairs of every document of the forward stream.
    */
-  rebuild(termStart: Uint32Array, forward: Uint8Array, forwardStart: Uint32Array, docCount: number, code: ForwardCode): void {
+  rebuild(termStart: Uint32Array, forward: Uint8Array, forwardStart: DocumentStarts, docCount: number, code: ForwardCode): void {
     const termCount = termStart.length - 1;
     const minimum = Math.max(2, Math.ceil(docCount * MIN_COMMON_SHARE));
     const frequent: number[] = [];
@@ -125,7 +126,7 @@ function pairKeysOf(codes: Uint32Array, codeCount: number, rankOf: Int32Array, k
  */
 function listPairs(
   forward: Uint8Array,
-  forwardStart: Uint32Array,
+  forwardStart: DocumentStarts,
   docCount: number,
   code: ForwardCode,
   rankOf: Int32Array,
@@ -137,8 +138,9 @@ function listPairs(
   let keys = new Uint32Array(256);
   let codes = new Uint32Array(1024);
   for (let d = 0; d < docCount; d++) {
-    codes = ensureCapacity(codes, 8 * (forwardStart[d + 1]! - forwardStart[d]!));
-    const codeCount = code.decode(forward, forwardStart[d]!, codes);
+    const from = forwardStart.at(d);
+    codes = ensureCapacity(codes, 8 * (forwardStart.at(d + 1) - from));
+    const codeCount = code.decode(forward, from, codes);
     keys = ensureCapacity(keys, codeCount);
     const count = pairKeysOf(codes, codeCount, rankOf, keys);
     for (let i = 0; i < count; i++) {

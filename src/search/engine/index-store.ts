@@ -5,6 +5,7 @@ import type { CompressedLists } from './compressed-lists.js';
 import { encodeLength, LENGTH_OF_CODE } from './field-lengths.js';
 import { CLASS_COUNT, classOf, ELEMENT_BREAK, FIELD_END, ForwardCode, MAX_TERMS, STREAM_PADDING, TERM_CODE } from './forward-codes.js';
 import { IdOrdinals } from './id-ordinals.js';
+import { DocumentStarts } from './document-starts.js';
 import { KeywordColumn } from './keyword-column.js';
 import { KeywordValues } from './keyword-values.js';
 import { PackedStrings } from './packed-strings.js';
@@ -80,7 +81,7 @@ export class IndexStore {
   /** per field, the smallest length code ever stored (a lower bound of every live length) */
   readonly minLengthCode: Uint8Array;
   /** where each document's codes start in `forward` (in bytes) */
-  forwardStart: Uint32Array = new Uint32Array(16);
+  forwardStart = new DocumentStarts();
   /** each document's tokens in `forwardCode`, from a byte of its own (see forward-codes.ts) */
   forward: Uint8Array = new Uint8Array(16384);
   /** the prefix code the stream is written in, made anew at each compaction */
@@ -205,7 +206,7 @@ export class IndexStore {
     if (typeof doc.id !== 'string') throw new TypeError('search index: a document needs a string id');
     const ordinal = this.docCount;
     const fields = this.fields;
-    if (ordinal + 2 > this.forwardStart.length) this.growDocumentArrays(ordinal + 2);
+    if (ordinal + 2 > this.forwardStart.capacity) this.growDocumentArrays(ordinal + 2);
 
     let position = 0;
     for (let f = 0; f < fields; f++) {
@@ -228,7 +229,7 @@ export class IndexStore {
       if (code < this.minLengthCode[f]!) this.minLengthCode[f] = code;
       this.lengthSums[f] = this.lengthSums[f]! + LENGTH_OF_CODE[code]!;
     }
-    this.forwardStart[ordinal + 1] = this.encodeDocument(this.forwardStart[ordinal]!, position);
+    this.forwardStart.set(ordinal + 1, this.encodeDocument(this.forwardStart.at(ordinal), position));
 
     for (const column of this.columns) column.append(ordinal, doc.keywords[column.name]);
     for (let n = 0; n < this.numbers.length; n++) {
@@ -271,7 +272,7 @@ export class IndexStore {
    * append grows them again, as after a snapshot load.
    */
   private fitDocumentArrays(docCount: number): void {
-    this.forwardStart = fitted(this.forwardStart, docCount + 1);
+    this.forwardStart.fit(docCount + 1);
     this.live = fitted(this.live, ((docCount + 31) >>> 5) + 1);
     this.lengths = fitted(this.lengths, docCount * Math.max(1, this.fields));
     this.numbers = this.numbers.map((column) => fitted(column, docCount));
@@ -279,8 +280,8 @@ export class IndexStore {
 
   /** Makes room in every per-document array for `needed` ordinals (checked once per document, not per array). */
   private growDocumentArrays(needed: number): void {
-    this.forwardStart = ensureCapacity(this.forwardStart, needed);
-    const capacity = this.forwardStart.length;
+    this.forwardStart.grow(needed);
+    const capacity = this.forwardStart.capacity;
     this.live = ensureCapacity(this.live, (capacity + 31) >>> 5);
     this.lengths = ensureCapacity(this.lengths, capacity * Math.max(1, this.fields));
     for (let n = 0; n < this.numbers.length; n++) this.numbers[n] = ensureCapacity(this.numbers[n]!, capacity, NaN);
@@ -345,8 +346,8 @@ export class IndexStore {
 
   /** Reads a document's codes into `decoded`; returns how many. */
   private decodeDocument(ordinal: number): number {
-    const start = this.forwardStart[ordinal]!;
-    this.decoded = ensureCapacity(this.decoded, 8 * (this.forwardStart[ordinal + 1]! - start));
+    const start = this.forwardStart.at(ordinal);
+    this.decoded = ensureCapacity(this.decoded, 8 * (this.forwardStart.at(ordinal + 1) - start));
     return this.forwardCode.decode(this.forward, start, this.decoded);
   }
 
@@ -510,12 +511,13 @@ export class IndexStore {
     let write = 0;
     const columnWrites = this.columns.map(() => 0);
     for (const column of this.columns) column.beginCompaction();
+    this.forwardStart.beginRewrite();
     for (let old = 0; old < this.docCount; old++) {
       if (!this.isLive(old)) continue;
-      const from = this.forwardStart[old]!;
-      const to = this.forwardStart[old + 1]!;
+      const from = this.forwardStart.before(old);
+      const to = this.forwardStart.before(old + 1);
       if (write !== from) this.forward.copyWithin(write, from, to);
-      this.forwardStart[next] = write;
+      this.forwardStart.set(next, write);
       write += to - from;
       for (let c = 0; c < this.columns.length; c++) {
         columnWrites[c] = this.columns[c]!.compactInto(old, next, columnWrites[c]!);
@@ -527,7 +529,8 @@ export class IndexStore {
       }
       next++;
     }
-    this.forwardStart[next] = write;
+    this.forwardStart.set(next, write);
+    this.forwardStart.endRewrite();
     for (let c = 0; c < this.columns.length; c++) this.columns[c]!.finishCompaction(next, columnWrites[c]!);
     this.ids.truncate(next);
     this.ordinals.rebuild(next);
@@ -634,14 +637,16 @@ export class IndexStore {
     // each document starts on a byte: at most one more per document
     const out = new Uint8Array(Math.ceil(bits / 8) + docCount + STREAM_PADDING);
     let write = 0;
+    forwardStart.beginRewrite();
     for (let d = 0; d < docCount; d++) {
-      const from = forwardStart[d]!;
-      this.decoded = ensureCapacity(this.decoded, 8 * (forwardStart[d + 1]! - from));
+      const from = forwardStart.before(d);
+      this.decoded = ensureCapacity(this.decoded, 8 * (forwardStart.before(d + 1) - from));
       const count = old.decode(this.forward, from, this.decoded);
-      forwardStart[d] = write;
+      forwardStart.set(d, write);
       write = code.encode(renumbered(count), count, out, write);
     }
-    forwardStart[docCount] = write;
+    forwardStart.set(docCount, write);
+    forwardStart.endRewrite();
     this.forward = out;
     this.forwardCode = code;
   }
@@ -697,8 +702,10 @@ export class IndexStore {
     const vocabulary = this.vocabulary;
     this.ids.addTo(writer, 'ids');
     writer.add('lengths', this.lengths, docCount * fields);
-    writer.add('forwardStart', this.forwardStart, docCount + 1);
-    writer.add('forward', this.forward, this.forwardStart[docCount]! + STREAM_PADDING);
+    const starts = this.forwardStart.sections(docCount + 1);
+    writer.add('forward.blockStart', starts.blockStart);
+    writer.add('forward.offset', starts.offset);
+    writer.add('forward', this.forward, this.forwardStart.at(docCount) + STREAM_PADDING);
     writer.add('forward.code', this.forwardCode.lengths);
     writer.addStrings('terms', vocabulary.terms);
     writer.add('frequency', vocabulary.frequency, vocabulary.size);
@@ -763,12 +770,13 @@ export class IndexStore {
       if (code < this.minLengthCode[i % this.fields]!) this.minLengthCode[i % this.fields] = code;
     }
     lengthSums.forEach((sum, f) => (this.lengthSums[f] = sum));
-    this.forwardStart = reader.u32('forwardStart');
+    const starts = DocumentStarts.fromSections(reader.u32('forward.blockStart'), reader.unsigned('forward.offset'), docCount + 1);
     this.forward = reader.u8('forward');
     this.forwardCode = new ForwardCode(this.fields, reader.u8('forward.code'));
-    if (this.forwardStart.length !== docCount + 1 || this.forward.length < this.forwardStart[docCount]! + STREAM_PADDING) {
+    if (starts === null || this.forward.length < starts.at(docCount) + STREAM_PADDING) {
       throw new Error('search index snapshot: the forward stream is out of step');
     }
+    this.forwardStart = starts;
     this.live = new Uint32Array(((docCount + 31) >>> 5) + 1);
     this.markAllLive(docCount);
     const terms = reader.strings('terms');

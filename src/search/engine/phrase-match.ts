@@ -1,5 +1,6 @@
 import { CLASS_BASE, CLASS_EXTRA, FIELD_END, MAX_CODE_LENGTH, readBits, type ForwardCode } from './forward-codes.js';
 
+import type { StartOffsets } from './document-starts.js';
 /**
  * The terms a phrase may use — as their codes in the forward stream, which are never 0 — each
  * with the positions of the phrase it may stand at (bit i: position i), in a small
@@ -57,7 +58,8 @@ export function keepByPhrase(
   shift: number,
   length: number,
   forward: Uint8Array,
-  forwardStart: Uint32Array,
+  blockStart: Uint32Array,
+  startOffset: StartOffsets,
   forwardCode: ForwardCode,
   keepMatches: boolean,
 ): number {
@@ -70,7 +72,7 @@ export function keepByPhrase(
     const d = ordinals[c]!;
     let state = 0;
     let found = false;
-    let i = forwardStart[d]!;
+    let i = blockStart[d >>> 5]! + startOffset[d]!;
     let s = 0;
     let ends = 0;
     while (ends < fields) {

@@ -16,7 +16,7 @@ import { endianness } from 'node:os';
  * buffer and the buffer can be dropped at once.
  */
 const MAGIC = 'STKIDXv1';
-export const SNAPSHOT_VERSION = 10;
+export const SNAPSHOT_VERSION = 11;
 const FIXED_HEADER = 24;
 
 type SectionArray = Uint8Array | Uint16Array | Int16Array | Uint32Array | Int32Array | Float32Array | Float64Array;

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { tokenize } from '../../../src/search/engine/analyzer.js';
 import { documentsOf } from '../../../src/search/engine/compressed-lists.js';
 import { CommonPairs, MAX_COMMON_TERMS } from '../../../src/search/engine/common-pairs.js';
+import { DocumentStarts } from '../../../src/search/engine/document-starts.js';
 import { FIELD_END, ForwardCode, TERM_CODE } from '../../../src/search/engine/forward-codes.js';
 import { SearchIndex } from '../../../src/search/engine/search-index.js';
 import { seededRandom } from '../../../src/platform/seeded-random.js';
@@ -143,7 +144,7 @@ describe('pair lists in a snapshot', () => {
     const forward = new Uint8Array(64);
     const middle = code.encode(Uint32Array.of(TERM_CODE, TERM_CODE + 1, FIELD_END), 3, forward, 0);
     const end = code.encode(Uint32Array.of(TERM_CODE + 1, TERM_CODE, FIELD_END), 3, forward, middle);
-    pairs.rebuild(Uint32Array.of(0, 2, 4), forward, Uint32Array.of(0, middle, end), 2, code);
+    pairs.rebuild(Uint32Array.of(0, 2, 4), forward, new DocumentStarts(Uint32Array.of(0), Uint16Array.of(0, middle, end)), 2, code);
     const written = pairs.snapshot();
     const restored = new CommonPairs();
     const copied = { ...written.lists, words: written.lists.words.slice(), blocks: written.lists.blocks.slice() };

@@ -62,7 +62,7 @@ describe('the forward stream', () => {
       doc('early', { title: rare.join(' '), caption: 'quiet harbour' }),
       ...Array.from({ length: 200 }, (_, i) => doc(`common${i}`, { title: common.join(' '), caption: i === 0 ? 'quiet harbour' : '' })),
     ]);
-    const bytesOf = (ordinal: number) => store.forwardStart[ordinal + 1]! - store.forwardStart[ordinal]!;
+    const bytesOf = (ordinal: number) => store.forwardStart.at(ordinal + 1) - store.forwardStart.at(ordinal);
     const rareBefore = bytesOf(0);
     const commonBefore = bytesOf(1);
     const searcher = new IndexSearcher(store);
@@ -93,5 +93,39 @@ describe('the forward stream', () => {
     expect(phrase('r0x r1x')).toEqual(['early']);
     expect(phrase('c0x c1x')).toEqual(['common0']);
     expect(phrase('quiet harbour')).toEqual(['common0', 'early']);
+  });
+
+  it('keeps each start as a 16-bit distance from its block of 32, 32-bit while a block spans 64 KiB, in place through compactions and snapshots', () => {
+    // three documents of 25,000 distinct words each (about 60 KiB of codes each) between two short ones, all in the first block
+    const long = (n: number) => Array.from({ length: 25_000 }, (_, i) => word(25_000 * n + i)).join(' ');
+    const docs = [
+      doc('before', { title: 'harbour light', caption: 'quiet harbour' }),
+      ...[0, 1, 2].map((n) => doc(`long${n}`, { title: long(n), caption: 'harbour' })),
+      doc('after', { title: 'quiet harbour light', caption: `${word(3)} ${word(25_004)}` }),
+      ...Array.from({ length: 40 }, (_, i) => doc(`next${i}`, { title: i === 39 ? 'harbour light' : `${word(i)} harbour` })),
+    ];
+    const store = new IndexStore(SCHEMA);
+    store.upsertMany(docs);
+    const searcher = new IndexSearcher(store);
+    const phrase = (text: string) => {
+      store.indexPending();
+      return searcher.search({ phrase: `"${text}"`, mode: 'precise', limit: 500 }).ids.sort();
+    };
+    const answers = () => [phrase('harbour light'), phrase('quiet harbour'), phrase(`${word(3)} ${word(25_004)}`), phrase(`${word(25_003)} ${word(25_004)}`), phrase(`${word(0)} harbour`)];
+    expect(store.forwardStart.offset).toBeInstanceOf(Uint32Array);
+    const before = answers();
+    expect(before).toEqual([['after', 'before', 'next39'], ['after', 'before'], ['after'], ['long1'], ['next0']]);
+    store.compact();
+    expect(store.forwardStart.offset).toBeInstanceOf(Uint32Array);
+    expect(answers()).toEqual(before);
+
+    // a snapshot carries the wide distances; dropping the long documents makes them narrow again
+    const restored = SearchIndex.fromSnapshot(indexOf(docs).toSnapshot());
+    expect(restored.search({ phrase: `"${word(25_003)} ${word(25_004)}"`, mode: 'precise' }).ids).toEqual(['long1']);
+    expect(restored.search({ phrase: '"harbour light"', mode: 'precise' }).ids.sort()).toEqual(['after', 'before', 'next39']);
+    for (const n of [0, 1, 2]) store.remove(`long${n}`);
+    store.compact();
+    expect(store.forwardStart.offset).toBeInstanceOf(Uint16Array);
+    expect(answers()).toEqual([['after', 'before', 'next39'], ['after', 'before'], ['after'], [], ['next0']]);
   });
 });
