@@ -22,8 +22,30 @@ export const BUILDER_SPEC_VARIABLE = 'STOCKROOM_SEARCH_BUILDER_SPEC';
 /** The `stockroom` command of this very installation, whichever way the server was started. */
 const STOCKROOM_BIN = fileURLToPath(new URL('../../bin/stockroom.js', import.meta.url));
 
-/** Only the heap limits of the server's own Node flags apply to the child (not a test runner's loaders). */
-const HEAP_FLAG = /^--max-(old|semi)-space-size(=|$)/;
+/** Only the old generation's limit of the server's own Node flags applies to the child (not a test runner's loaders). */
+const OLD_SPACE_FLAG = /^--max-old-space-size(=|$)/;
+/**
+ * A young generation's cap, wherever it is given. A serving node may run with a small young
+ * generation (the systemd unit's NODE_OPTIONS: its searches make little garbage, and each
+ * megabyte there is resident); a build makes an asset's worth of short-lived objects per
+ * document, and with a small young generation more of them would live on into the old one.
+ */
+const SEMI_SPACE_FLAG = /^--max-semi-space-size(=|$)/;
+
+/** The Node flags and NODE_OPTIONS of the child, from the server's: the old generation's limit kept, a young generation's cap dropped. */
+export function builderNodeFlags(execArgv: readonly string[], nodeOptions: string | undefined): { args: string[]; nodeOptions: string | undefined } {
+  const args = execArgv.filter((flag) => OLD_SPACE_FLAG.test(flag));
+  if (nodeOptions === undefined) return { args, nodeOptions };
+  // A cap's value may follow as its own word (`--max-semi-space-size 2`).
+  const words = nodeOptions.split(/\s+/).filter((word) => word !== '');
+  const kept: string[] = [];
+  for (let at = 0; at < words.length; at++) {
+    const word = words[at]!;
+    if (!SEMI_SPACE_FLAG.test(word)) kept.push(word);
+    else if (!word.includes('=')) at += 1;
+  }
+  return { args, nodeOptions: kept.join(' ') };
+}
 
 /**
  * Runs `stockroom search-index build` with the spec and forwards each line it prints to `log`
@@ -32,8 +54,12 @@ const HEAP_FLAG = /^--max-(old|semi)-space-size(=|$)/;
  */
 export function buildSnapshotInChild(spec: SnapshotBuilderSpec, log: (message: string, level?: 'info' | 'warn') => void): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...process.execArgv.filter((flag) => HEAP_FLAG.test(flag)), STOCKROOM_BIN, 'search-index', 'build'], {
-      env: { ...process.env, [BUILDER_SPEC_VARIABLE]: JSON.stringify(spec) },
+    const flags = builderNodeFlags(process.execArgv, process.env.NODE_OPTIONS);
+    const env: NodeJS.ProcessEnv = { ...process.env, [BUILDER_SPEC_VARIABLE]: JSON.stringify(spec) };
+    if (flags.nodeOptions === undefined) delete env.NODE_OPTIONS;
+    else env.NODE_OPTIONS = flags.nodeOptions;
+    const child = spawn(process.execPath, [...flags.args, STOCKROOM_BIN, 'search-index', 'build'], {
+      env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let lastError = '';

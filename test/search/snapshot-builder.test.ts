@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { latestChangeSeq, readChangesAfter } from '../../src/platform/db/change-log.js';
 import { getOrCreateSetting } from '../../src/platform/db/settings.js';
 import { SearchService } from '../../src/search/search.service.js';
-import { buildSnapshotInChild } from '../../src/search/snapshot-builder.js';
+import { buildSnapshotInChild, builderNodeFlags } from '../../src/search/snapshot-builder.js';
 import { fullImageFields } from '../helpers/catalog-fixtures.js';
 import { STORES, createTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -135,4 +135,13 @@ describe.each(STORES)('search snapshot built by a child process ($name)', ({ url
     expect(messages.some((m) => m.startsWith('search index built from the store'))).toBe(true);
     expect(service.assetCount).toBe(t.services.search.assetCount);
   }, 60_000);
+});
+
+describe('the builder child\'s Node flags', () => {
+  it('keep the old generation\'s limit and drop a young generation\'s cap, in the arguments and in NODE_OPTIONS', () => {
+    const flags = builderNodeFlags(['--max-old-space-size=4096', '--max-semi-space-size=2', '--import', 'tsx'], '--max-semi-space-size=2 --enable-source-maps --max-semi-space-size 4 --max-old-space-size=3000');
+    expect(flags.args).toEqual(['--max-old-space-size=4096']);
+    expect(flags.nodeOptions).toBe('--enable-source-maps --max-old-space-size=3000');
+    expect(builderNodeFlags([], undefined)).toEqual({ args: [], nodeOptions: undefined });
+  });
 });
