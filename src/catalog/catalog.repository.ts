@@ -767,11 +767,14 @@ export class CatalogRepository {
     const found = rows.map((r) => r.id);
     const pageIds = inIdOrder ? new Set(found) : undefined;
     const ofPage = <T extends { asset_id: string }>(linked: T[]) => (pageIds === undefined ? linked : linked.filter((link) => pageIds.has(link.asset_id)));
+    // Which rows of a link table the page's read takes: its range in id order, else its ids.
+    const ofPageIds = (eb: ExpressionBuilder<Tables, 'asset_keywords' | 'asset_events'>) =>
+      inIdOrder ? eb.between('asset_id', found[0]!, found[found.length - 1]!) : eb('asset_id', 'in', found);
     const links = ofPage(
       await this.db
         .selectFrom('asset_keywords')
         .select(['asset_id', 'keyword_id', 'relevance'])
-        .where((eb) => (inIdOrder ? eb.between('asset_id', found[0]!, found[found.length - 1]!) : eb('asset_id', 'in', found)))
+        .where(ofPageIds)
         .orderBy('asset_id')
         .orderBy('position')
         .execute(),
@@ -790,7 +793,7 @@ export class CatalogRepository {
       await this.db
         .selectFrom('asset_events')
         .select(['asset_id', 'event_id'])
-        .where((eb) => (inIdOrder ? eb.between('asset_id', found[0]!, found[found.length - 1]!) : eb('asset_id', 'in', found)))
+        .where(ofPageIds)
         .orderBy('event_id')
         .execute(),
     );
