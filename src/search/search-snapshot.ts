@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { chunkLength, type ExternalBytes, type SnapshotChunk } from './engine/snapshot-format.js';
 
 /*
  * The search snapshot file: what a node's indexes held at one point of the change log, so that
@@ -47,11 +48,11 @@ const aligned = (n: number) => Math.ceil(n / ALIGN) * ALIGN;
  * another (views of the indexes' arrays: nothing is copied); replaces any snapshot at that
  * path whole.
  */
-export async function writeSnapshotFile(file: string, header: SnapshotHeader, sections: ReadonlyMap<string, readonly Uint8Array[]>): Promise<void> {
+export async function writeSnapshotFile(file: string, header: SnapshotHeader, sections: ReadonlyMap<string, readonly SnapshotChunk[]>): Promise<void> {
   const entries: SectionEntry[] = [];
   let offset = 0;
   for (const [name, chunks] of sections) {
-    const length = chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0);
+    const length = chunks.reduce((sum, chunk) => sum + chunkLength(chunk), 0);
     entries.push({ name, offset, length });
     offset = aligned(offset + length);
   }
@@ -68,7 +69,7 @@ export async function writeSnapshotFile(file: string, header: SnapshotHeader, se
     await writeFully(handle, prefix);
     const padding = Buffer.alloc(ALIGN);
     for (const [index, [, chunks]] of [...sections].entries()) {
-      for (const chunk of chunks) await writeFully(handle, chunk);
+      for (const chunk of chunks) await (chunk instanceof Uint8Array ? writeFully(handle, chunk) : copyExternal(handle, chunk));
       const length = entries[index]!.length;
       const pad = aligned(length) - length;
       if (pad > 0) await writeFully(handle, padding.subarray(0, pad));
@@ -92,6 +93,20 @@ export async function writeFully(handle: Pick<fs.promises.FileHandle, 'write'>, 
   }
 }
 
+/** Bytes a piece when a section still in a file is copied into a new snapshot. */
+const COPY_PIECE_BYTES = 8 << 20;
+
+/** Writes bytes still in a file (the forward stream of an index that reads it in place) in pieces. */
+async function copyExternal(handle: Pick<fs.promises.FileHandle, 'write'>, bytes: ExternalBytes): Promise<void> {
+  const piece = Buffer.alloc(Math.min(COPY_PIECE_BYTES, bytes.length));
+  for (let done = 0; done < bytes.length; ) {
+    const length = Math.min(piece.length, bytes.length - done);
+    bytes.read(done, piece.subarray(0, length));
+    await writeFully(handle, piece.subarray(0, length));
+    done += length;
+  }
+}
+
 /**
  * Fills `target` with the file's bytes from `position`, in reads of at most `maxBytes` (see
  * MAX_TRANSFER_BYTES); throws when the file ends first.
@@ -108,9 +123,17 @@ export function readFully(fd: number, target: Uint8Array, position: number, maxB
 export interface SnapshotSection {
   readonly length: number;
   read(position: number, target: Uint8Array): void;
+  /** Part of the section kept readable after the file is closed (see SnapshotSource.keep). */
+  keep(position: number, length: number): ExternalBytes;
   /** The whole section in one buffer (for the small ones). */
   bytes(): Buffer;
 }
+
+/**
+ * Closes a snapshot file whose kept bytes (see SnapshotSection.keep) were dropped without being
+ * released, when their holder is collected: an index forgotten by a test, say.
+ */
+const unreleased = new FinalizationRegistry<() => void>((release) => release());
 
 export interface SnapshotFile {
   header: SnapshotHeader;
@@ -131,6 +154,36 @@ export function openSnapshotFile(file: string): SnapshotFile | undefined {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
+  // The file closes once the caller has closed it and every kept range is released.
+  let holders = 1;
+  const letGo = () => {
+    if (--holders === 0) fs.closeSync(fd);
+  };
+  const keepRange = (start: number, length: number): ExternalBytes => {
+    holders++;
+    let held = true;
+    const releaseOnce = () => {
+      if (held) {
+        held = false;
+        letGo();
+      }
+    };
+    const token = {};
+    const kept: ExternalBytes = {
+      length,
+      read(position, target) {
+        if (!held) throw new Error('a read of snapshot bytes already released');
+        if (position < 0 || position + target.length > length) throw new Error('a read past the end of kept snapshot bytes');
+        readFully(fd, target, start + position);
+      },
+      release() {
+        unreleased.unregister(token);
+        releaseOnce();
+      },
+    };
+    unreleased.register(kept, releaseOnce, token);
+    return kept;
+  };
   try {
     const size = fs.fstatSync(fd).size;
     const readAt = (position: number, target: Uint8Array) => readFully(fd, target, position);
@@ -155,6 +208,10 @@ export function openSnapshotFile(file: string): SnapshotFile | undefined {
       sections.set(entry.name, {
         length: entry.length,
         read,
+        keep(position, length) {
+          if (position < 0 || position + length > entry.length) throw new Error(`a range past the end of section ${entry.name}`);
+          return keepRange(start + position, length);
+        },
         bytes() {
           const buffer = Buffer.alloc(entry.length);
           read(0, buffer);
@@ -165,10 +222,10 @@ export function openSnapshotFile(file: string): SnapshotFile | undefined {
     return {
       header: { storeId: parsed.storeId, seq: parsed.seq, documents: parsed.documents },
       sections,
-      close: () => fs.closeSync(fd),
+      close: letGo,
     };
   } catch (error) {
-    fs.closeSync(fd);
+    letGo();
     throw error;
   }
 }

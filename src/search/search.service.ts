@@ -3,7 +3,7 @@ import type { Change } from '../platform/db/change-log.js';
 import type { AssetRecord, AssetType } from '../catalog/catalog.records.js';
 import type { CatalogService } from '../catalog/catalog.service.js';
 import { SearchIndex } from './engine/search-index.js';
-import { SNAPSHOT_VERSION } from './engine/snapshot-format.js';
+import { SNAPSHOT_VERSION, type SnapshotChunk } from './engine/snapshot-format.js';
 import type { SearchQuery, SearchResult } from './engine/types.js';
 import { VisualIndex } from './visual/visual-index.js';
 import { SIGNATURE_LENGTH, SIGNATURE_VERSION, decodeStoredSignature } from '../media/visual-signature.js';
@@ -187,7 +187,7 @@ export class SearchService {
     // by the first search after it.
     fresh.assets.compact();
     fresh.events.compact();
-    this.indexes = fresh;
+    this.replaceIndexes(fresh);
     this.seq = seq;
     log(`search index built from the store: ${fresh.assets.size} assets in ${elapsed()}`, 'info');
   }
@@ -307,7 +307,7 @@ export class SearchService {
     } finally {
       file.close();
     }
-    this.indexes = indexes;
+    this.replaceIndexes(indexes);
     this.seq = header.seq;
     this.savedSeq = header.seq;
     for (let after = header.seq; ; ) {
@@ -439,7 +439,7 @@ export class SearchService {
     const { assets, events, visual } = this.indexes;
     const seq = this.seq;
     // Views of the indexes' own arrays, written as they are: no copy of the index is made.
-    const sections = new Map<string, Uint8Array[]>([
+    const sections = new Map<string, SnapshotChunk[]>([
       ['assets', assets.toSnapshotChunks()],
       ['events', events.toSnapshotChunks()],
     ]);
@@ -451,6 +451,37 @@ export class SearchService {
     const header: SnapshotHeader = { storeId: target.storeId, seq, documents: DOCUMENTS_FINGERPRINT };
     await writeSnapshotFile(target.file, header, sections);
     this.savedSeq = seq;
+    this.keepForwardIn(target.file);
+  }
+
+  /**
+   * The text indexes' forward streams — a quarter of what they hold, read only by phrase checks
+   * of a few candidates, deletions and compactions — are read in place from the snapshot just
+   * written (in the queue: the indexes are as written), as a boot from it would: what a node
+   * holds then is what a snapshot boot gives, whether it wrote the snapshot or loaded it.
+   * A failure only leaves the streams in memory.
+   */
+  private keepForwardIn(file: string): void {
+    let opened;
+    try {
+      opened = openSnapshotFile(file);
+      if (!opened) return;
+      for (const name of ['assets', 'events'] as const) this.indexes[name].keepForwardIn(requiredSection(opened.sections, name));
+    } catch (error) {
+      this.options.log?.(`search index: its forward stream stays in memory (the snapshot just written could not be read back: ${messageOf(error)})`, 'warn');
+    } finally {
+      opened?.close();
+    }
+  }
+
+  /** Puts new indexes in place, letting go of the files the old ones read (searches run to their end synchronously). */
+  private replaceIndexes(indexes: Indexes): void {
+    const old = this.indexes;
+    this.indexes = indexes;
+    if (old !== indexes) {
+      old.assets.release();
+      old.events.release();
+    }
   }
 
   /**

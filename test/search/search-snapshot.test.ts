@@ -14,14 +14,14 @@ describe('search snapshots', () => {
   let storeId: string;
 
   /** A second node's search service on the same store and data folder. */
-  function anotherNode(options: { storeId?: string } = {}) {
+  function anotherNode(options: { storeId?: string; file?: string } = {}) {
     const messages: string[] = [];
     const warnings: string[] = [];
     const db = t.services.database.db;
     const service = new SearchService({
       catalog: t.services.catalog,
       changes: { after: (seq, limit) => readChangesAfter(db, seq, limit), latest: () => latestChangeSeq(db) },
-      snapshot: { file, storeId: options.storeId ?? storeId },
+      snapshot: { file: options.file ?? file, storeId: options.storeId ?? storeId },
       log: (message, level) => {
         messages.push(message);
         if (level === 'warn') warnings.push(message);
@@ -136,6 +136,45 @@ describe('search snapshots', () => {
     } finally {
       fs.writeFileSync(file, good);
     }
+  });
+
+  it('reads the forward streams in place from the snapshot it loaded or last wrote, keeping one such file open', async () => {
+    // a snapshot file of their own: the other nodes of these tests write theirs when they like
+    const own = path.join(t.dataDir, 'search', 'own.snapshot');
+    // the descriptors of that file held by this process, the current file's or a replaced one's
+    const held = () =>
+      fs.readdirSync('/proc/self/fd').filter((fd) => {
+        try {
+          const target = fs.readlinkSync(`/proc/self/fd/${fd}`);
+          return target === own || target === `${own} (deleted)`;
+        } catch {
+          return false;
+        }
+      }).length;
+    await addPicture('7000005', 'Harbour lighthouse keeper', '#405060');
+    const writer = anotherNode({ file: own });
+    await writer.service.build();
+    await writer.service.settled();
+    expect(writer.messages.some((m) => m.includes('built from the store'))).toBe(true);
+    expect(held()).toBe(1);
+    const reader = anotherNode({ file: own });
+    await reader.service.build();
+    expect(reader.messages.some((m) => m.includes('loaded from its snapshot'))).toBe(true);
+    expect(held()).toBe(2);
+    // phrase checks read the candidates' streams from the file
+    for (const node of [writer.service, reader.service]) {
+      expect(ids(node, '"lighthouse keeper"').sort()).toEqual(['7000004', '7000005']);
+      expect(ids(node, '"keeper lighthouse"')).toEqual([]);
+    }
+    // each snapshot written lets go of the file the last one left open
+    for (const [id, colour] of [['7000006', '#102030'], ['7000007', '#302010']] as const) {
+      await addPicture(id, 'Lighthouse keeper again', colour);
+      writer.service.applyChanges(await readChangesAfter(t.services.database.db, 0, 1_000));
+      await writer.service.close();
+      expect(held()).toBe(2);
+    }
+    expect(ids(writer.service, '"lighthouse keeper"').sort()).toEqual(['7000004', '7000005', '7000006', '7000007']);
+    expect(ids(reader.service, '"lighthouse keeper"').sort()).toEqual(['7000004', '7000005']);
   });
 });
 

@@ -27,6 +27,7 @@ import {
 import { copyBits, copyRun, dropRepeats, keepByAnyBits, keepByBits, keepByLookup, keepByMasks, keepByMulti, keepByRange, keepBySingle } from './list-loops.js';
 import { keepByPhrase, type PhraseTerms } from './phrase-match.js';
 import type { ForwardCode } from './forward-codes.js';
+import { GatheredDocuments, type ReadStream } from './gathered-documents.js';
 import type { OrdinalRun } from './value-lists.js';
 import type { Bm25Context, DocumentFilter, Segment, TermPlan } from './query-plan.js';
 import { heapScratch } from './top-k.js';
@@ -63,6 +64,15 @@ export const LOOKUP_RATIO = 16;
  * later steps read sequential memory. All arrays are as long as the index and reused by every
  * query.
  */
+/** What a phrase check reads of the forward stream (the index store's, see IndexStore.forwardBase). */
+export interface ForwardView {
+  readonly forward: Uint8Array;
+  readonly forwardStart: DocumentStarts;
+  readonly forwardCode: ForwardCode;
+  readonly forwardIsOnDisk: boolean;
+  readForward: ReadStream;
+}
+
 export class CandidateSet {
   ordinals: Uint32Array = new Uint32Array(16);
   count = 0;
@@ -95,6 +105,8 @@ export class CandidateSet {
   private exactCount = -1;
   /** scratch by list position, per token: the candidate's posting in the token's list */
   private located: Uint32Array[] = [];
+  /** the candidates' bytes of a forward stream on disk, for a phrase check (made at its first) */
+  private gathered: GatheredDocuments | null = null;
 
   /** Makes room for `docCount` ordinals and empties the set. */
   reset(docCount: number): void {
@@ -475,8 +487,22 @@ export class CandidateSet {
     return true;
   }
 
-  /** Keeps (or, for an excluded phrase, drops) the documents whose forward stream has the phrase (see keepByPhrase). */
-  keepByPhrase(terms: PhraseTerms, length: number, forward: Uint8Array, forwardStart: DocumentStarts, forwardCode: ForwardCode, keepMatches: boolean): void {
-    this.count = keepByPhrase(this.ordinals, this.count, terms.seen, terms.keys, terms.masks, terms.shift, length, forward, forwardStart.blockStart, forwardStart.offset, forwardCode, keepMatches);
+  /**
+   * Keeps (or, for an excluded phrase, drops) the documents whose forward stream has the phrase
+   * (see keepByPhrase): read where it is in memory, else first gathered from disk.
+   */
+  keepByPhrase(terms: PhraseTerms, length: number, stream: ForwardView, keepMatches: boolean): void {
+    const { forwardStart, forwardCode } = stream;
+    if (!stream.forwardIsOnDisk) {
+      this.count = keepByPhrase(this.ordinals, this.count, terms.seen, terms.keys, terms.masks, terms.shift, length, stream.forward, forwardStart.blockStart, forwardStart.offset, forwardCode, keepMatches);
+      return;
+    }
+    const gathered = (this.gathered ??= new GatheredDocuments());
+    const count = this.count;
+    gathered.gather(this.ordinals, count, forwardStart, (from, to, target, at) => stream.readForward(from, to, target, at));
+    const kept = keepByPhrase(gathered.order, count, terms.seen, terms.keys, terms.masks, terms.shift, length, gathered.bytes, gathered.blockStart, gathered.offset, forwardCode, keepMatches);
+    // the kept positions ascend, each at or after its new place: compacted in place
+    for (let c = 0; c < kept; c++) this.ordinals[c] = this.ordinals[gathered.order[c]!]!;
+    this.count = kept;
   }
 }

@@ -356,7 +356,7 @@ export class IndexSearcher {
   private keepByPhrase(positions: PhrasePositions, keepMatches: boolean): void {
     if (this.candidates.count === 0) return;
     const codes = positions.map((ids) => ids.map((id) => id + TERM_CODE));
-    this.candidates.keepByPhrase(new PhraseTerms(codes), positions.length, this.index.forward, this.index.forwardStart, this.index.forwardCode, keepMatches);
+    this.candidates.keepByPhrase(new PhraseTerms(codes), positions.length, this.index, keepMatches);
   }
 
 

@@ -11,7 +11,7 @@ import { KeywordValues } from './keyword-values.js';
 import { PackedStrings } from './packed-strings.js';
 import { BYTE_ESCAPE, NO_ESCAPES, withEscape, type CodeEscapes } from './frequency-tuples.js';
 import { PostingStore } from './posting-store.js';
-import { SnapshotWriter, type SnapshotReader } from './snapshot-format.js';
+import { SnapshotWriter, type ExternalBytes, type SnapshotChunk, type SnapshotReader } from './snapshot-format.js';
 import { bitCount, ensureCapacity, fitted } from './typed-arrays.js';
 import type { NumberColumn } from './query-plan.js';
 import type { IndexDocument, IndexSchema } from './types.js';
@@ -27,6 +27,8 @@ const MIN_DOCS_TO_COMPACT = 1_000;
 /** ... or the tail (documents added since the last build) has outgrown the base, and has this many. */
 const TAIL_SHARE_TO_REBUILD = 1;
 const MIN_TAIL_TO_REBUILD = 50_000;
+/** Bytes first kept for documents appended beside a forward stream on disk (it grows by doubling). */
+const APPENDS_ON_DISK_START = 1024;
 /** upsertMany rebuilds the base rather than appending to tails when the batch is this share of the index. */
 const BULK_SHARE_TO_REBUILD = 0.1;
 
@@ -80,10 +82,23 @@ export class IndexStore {
   readonly lengthSums: Float64Array;
   /** per field, the smallest length code ever stored (a lower bound of every live length) */
   readonly minLengthCode: Uint8Array;
-  /** where each document's codes start in `forward` (in bytes) */
+  /** where each document's codes start in the forward stream (in bytes) */
   forwardStart = new DocumentStarts();
-  /** each document's tokens in `forwardCode`, from a byte of its own (see forward-codes.ts) */
+  /**
+   * each document's tokens in `forwardCode`, from a byte of its own (see forward-codes.ts): the
+   * stream's bytes from `forwardBase` on (all of it, but in an index whose stream is kept on disk)
+   */
   forward: Uint8Array = new Uint8Array(16384);
+  /**
+   * Bytes of the stream before this are read in place from `forwardOnDisk`: an index loaded
+   * from a snapshot file leaves the stream there (a quarter of its arrays, read only by phrase
+   * checks of a few candidates, deletions and compactions) and holds only what was appended
+   * since. 0 when the whole stream is in memory.
+   */
+  forwardBase = 0;
+  private forwardOnDisk: ExternalBytes | null = null;
+  /** scratch: one document's bytes read from disk, padded for the decoder */
+  private forwardRead: Uint8Array = new Uint8Array(1024);
   /** the prefix code the stream is written in, made anew at each compaction */
   forwardCode: ForwardCode;
   /** scratch: the codes of the document being appended, before they are encoded */
@@ -340,15 +355,87 @@ export class IndexStore {
 
   /** Writes `docCodes[0..count)` to the forward stream at byte `at`; returns the end. */
   private encodeDocument(at: number, count: number): number {
-    this.forward = ensureCapacity(this.forward, at + ForwardCode.maxBytes(count));
-    return this.forwardCode.encode(this.docCodes, count, this.forward, at);
+    const base = this.forwardBase;
+    this.forward = ensureCapacity(this.forward, at - base + ForwardCode.maxBytes(count));
+    return base + this.forwardCode.encode(this.docCodes, count, this.forward, at - base);
   }
 
   /** Reads a document's codes into `decoded`; returns how many. */
   private decodeDocument(ordinal: number): number {
     const start = this.forwardStart.at(ordinal);
-    this.decoded = ensureCapacity(this.decoded, 8 * (this.forwardStart.at(ordinal + 1) - start));
-    return this.forwardCode.decode(this.forward, start, this.decoded);
+    const end = this.forwardStart.at(ordinal + 1);
+    this.decoded = ensureCapacity(this.decoded, 8 * (end - start));
+    if (start >= this.forwardBase) return this.forwardCode.decode(this.forward, start - this.forwardBase, this.decoded);
+    this.forwardRead = ensureCapacity(this.forwardRead, end - start + STREAM_PADDING);
+    this.readForward(start, end, this.forwardRead, 0);
+    this.forwardRead.fill(0, end - start, end - start + STREAM_PADDING);
+    return this.forwardCode.decode(this.forwardRead, 0, this.decoded);
+  }
+
+  /** Copies the stream's bytes `from..to` into `target` at `at`, from disk and memory as they lie. */
+  readForward(from: number, to: number, target: Uint8Array, at: number): void {
+    const base = this.forwardBase;
+    if (from < base) {
+      const upTo = Math.min(to, base);
+      this.forwardOnDisk!.read(from, target.subarray(at, at + upTo - from));
+      at += upTo - from;
+      from = upTo;
+    }
+    if (from < to) target.set(this.forward.subarray(from - base, to - base), at);
+  }
+
+  /** Whether part of the forward stream is read from disk (see forwardBase). */
+  get forwardIsOnDisk(): boolean {
+    return this.forwardBase > 0;
+  }
+
+  /** Reads the part of the stream kept on disk into memory (before a compaction rewrites it all). */
+  private loadForward(): void {
+    const onDisk = this.forwardOnDisk;
+    if (onDisk === null) return;
+    const end = this.forwardStart.at(this.docCount);
+    const whole = new Uint8Array(end + STREAM_PADDING);
+    this.readForward(0, end, whole, 0);
+    this.forward = whole;
+    this.forwardBase = 0;
+    this.forwardOnDisk = null;
+    onDisk.release();
+  }
+
+  /**
+   * Leaves the stream in `written` (this index's snapshot, just written to a file from this very
+   * state) and drops it from memory; false, with nothing changed, when that snapshot is not of
+   * this state (its document count or its stream's length or last bytes differ).
+   */
+  keepForwardIn(reader: SnapshotReader, docCount: number): boolean {
+    const end = this.forwardStart.at(this.docCount);
+    if (docCount !== this.docCount || this.baseDocCount !== this.docCount || end === 0) return false;
+    const written = reader.external('forward');
+    if (written === null) return false;
+    const sample = Math.min(end, 4096);
+    const check = new Uint8Array(sample);
+    const held = new Uint8Array(sample);
+    let same = written.length === end + STREAM_PADDING;
+    if (same) {
+      written.read(end - sample, check);
+      this.readForward(end - sample, end, held, 0);
+      same = check.every((byte, i) => byte === held[i]);
+    }
+    if (!same) {
+      written.release();
+      return false;
+    }
+    this.forwardOnDisk?.release();
+    this.forwardOnDisk = written;
+    this.forwardBase = end;
+    this.forward = new Uint8Array(APPENDS_ON_DISK_START);
+    return true;
+  }
+
+  /** Lets go of the file the stream is read from (the index is dropped: never searched again). */
+  release(): void {
+    this.forwardOnDisk?.release();
+    this.forwardOnDisk = null;
   }
 
   private termId(token: string): number {
@@ -501,6 +588,8 @@ export class IndexStore {
    */
   compact(): void {
     const fields = this.fields;
+    // a compaction reads and rewrites the whole stream four times: in memory, until the next snapshot
+    this.loadForward();
     // 0. Filter-only columns have nothing per document to move: their lists are renumbered.
     if (this.columns.some((column) => column.filterOnly)) {
       const liveBefore = this.liveBeforeWords();
@@ -694,7 +783,7 @@ export class IndexStore {
    * The snapshot as byte ranges to write in order (see SnapshotWriter.finishChunks): views of
    * the index's arrays, valid until the index next changes.
    */
-  toSnapshotChunks(): Uint8Array[] {
+  toSnapshotChunks(): SnapshotChunk[] {
     if (this.deadCount > 0 || this.baseDocCount !== this.docCount || this.postings.tailPostings > 0) this.compact();
     const writer = new SnapshotWriter();
     const docCount = this.docCount;
@@ -705,7 +794,13 @@ export class IndexStore {
     const starts = this.forwardStart.sections(docCount + 1);
     writer.add('forward.blockStart', starts.blockStart);
     writer.add('forward.offset', starts.offset);
-    writer.add('forward', this.forward, this.forwardStart.at(docCount) + STREAM_PADDING);
+    const forwardEnd = this.forwardStart.at(docCount);
+    // on disk, nothing appended since (else the compaction above loaded it): copied from there
+    if (this.forwardOnDisk !== null && forwardEnd === this.forwardBase) writer.addExternal('forward', this.forwardOnDisk, forwardEnd + STREAM_PADDING);
+    else {
+      this.loadForward();
+      writer.add('forward', this.forward, forwardEnd + STREAM_PADDING);
+    }
     writer.add('forward.code', this.forwardCode.lengths);
     writer.addStrings('terms', vocabulary.terms);
     writer.add('frequency', vocabulary.frequency, vocabulary.size);
@@ -771,10 +866,21 @@ export class IndexStore {
     }
     lengthSums.forEach((sum, f) => (this.lengthSums[f] = sum));
     const starts = DocumentStarts.fromSections(reader.u32('forward.blockStart'), reader.unsigned('forward.offset'), docCount + 1);
-    this.forward = reader.u8('forward');
     this.forwardCode = new ForwardCode(this.fields, reader.u8('forward.code'));
-    if (starts === null || this.forward.length < starts.at(docCount) + STREAM_PADDING) {
-      throw new Error('search index snapshot: the forward stream is out of step');
+    if (starts === null) throw new Error('search index snapshot: the forward stream is out of step');
+    const end = starts.at(docCount);
+    const onDisk = end > 0 ? reader.external('forward') : null;
+    if (onDisk !== null) {
+      if (onDisk.length < end + STREAM_PADDING) {
+        onDisk.release();
+        throw new Error('search index snapshot: the forward stream is out of step');
+      }
+      this.forwardOnDisk = onDisk;
+      this.forwardBase = end;
+      this.forward = new Uint8Array(APPENDS_ON_DISK_START);
+    } else {
+      this.forward = reader.u8('forward');
+      if (this.forward.length < end + STREAM_PADDING) throw new Error('search index snapshot: the forward stream is out of step');
     }
     this.forwardStart = starts;
     this.live = new Uint32Array(((docCount + 31) >>> 5) + 1);
@@ -879,6 +985,9 @@ export type IndexView = Readonly<
     | 'minLengthCode'
     | 'forwardStart'
     | 'forward'
+    | 'forwardBase'
+    | 'forwardIsOnDisk'
+    | 'readForward'
     | 'forwardCode'
     | 'vocabulary'
     | 'postings'

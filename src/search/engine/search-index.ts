@@ -1,6 +1,6 @@
 import { IndexSearcher } from './index-searcher.js';
 import { IndexStore } from './index-store.js';
-import { SnapshotReader, type SnapshotSource } from './snapshot-format.js';
+import { chunkBytes, SnapshotReader, type SnapshotChunk, type SnapshotSource } from './snapshot-format.js';
 import type { FacetCount, IndexDocument, IndexSchema, SearchQuery, SearchResult } from './types.js';
 
 export type {
@@ -135,23 +135,50 @@ export class SearchIndex {
 
   /** The whole index in a binary form (compacting it first); `fromSnapshot` reads it back. */
   toSnapshot(): Buffer {
-    return Buffer.concat(this.toSnapshotChunks());
+    return Buffer.concat(this.toSnapshotChunks().map(chunkBytes));
   }
 
   /**
    * The snapshot as byte ranges to write in order (see SnapshotWriter.finishChunks): views of
-   * the index's arrays, valid until the index next changes.
+   * the index's arrays, or of the file its forward stream is read from, valid until the index
+   * next changes.
    */
-  toSnapshotChunks(): Uint8Array[] {
+  toSnapshotChunks(): SnapshotChunk[] {
     return this.store.toSnapshotChunks();
   }
 
+  /**
+   * A snapshot read from a file (a source that can keep a section, see SnapshotSource.keep)
+   * leaves the index's forward stream there, read in place: the index holds only what is
+   * appended after.
+   */
   static fromSnapshot(snapshot: Uint8Array | SnapshotSource): SearchIndex {
     const reader = new SnapshotReader(snapshot);
     const meta = reader.meta as { schema: IndexSchema; docCount: number; lengthSums: number[] };
     const index = new SearchIndex(meta.schema);
     index.store.restore(reader, meta.docCount, meta.lengthSums);
     return index;
+  }
+
+  /**
+   * Once this index's snapshot is written to a file (from the index as it still is), reads its
+   * forward stream from there and drops it from memory, as a load from that file would; false
+   * when the snapshot is not of this index's state or its source cannot keep a section.
+   */
+  keepForwardIn(written: SnapshotSource): boolean {
+    const reader = new SnapshotReader(written);
+    const meta = reader.meta as { docCount: number };
+    return this.store.keepForwardIn(reader, meta.docCount);
+  }
+
+  /** Whether the forward stream is (partly) read from a file rather than held. */
+  get forwardOnDisk(): boolean {
+    return this.store.forwardIsOnDisk;
+  }
+
+  /** Lets go of the file the forward stream is read from: the index is being dropped and is never used again. */
+  release(): void {
+    this.store.release();
   }
 
   /** Bytes held in typed arrays (capacity, scratch included): for diagnostics. */

@@ -13,7 +13,9 @@ import { endianness } from 'node:os';
  *  ..  data        sections, each at an 8-byte boundary
  *
  * Reading copies every section into its own array, so the index never aliases the caller's
- * buffer and the buffer can be dropped at once.
+ * buffer and the buffer can be dropped at once — but for a section read through `external`
+ * from a source that can keep it (an open snapshot file): the forward stream, which the index
+ * then reads in place (see IndexStore's forward stream).
  */
 const MAGIC = 'STKIDXv1';
 export const SNAPSHOT_VERSION = 11;
@@ -57,12 +59,56 @@ interface SectionEntry {
  */
 export const align8 = (value: number): number => Math.ceil(value / 8) * 8;
 
+/**
+ * Bytes of an open file that an index reads in place instead of holding them (the forward
+ * stream of an index loaded from a snapshot file, see IndexStore): `read` fills a target from a
+ * position, and the file stays open until `release` (a second call does nothing).
+ */
+export interface ExternalBytes {
+  readonly length: number;
+  read(position: number, target: Uint8Array): void;
+  release(): void;
+}
+
+/** A byte range of a snapshot as written: a view of an array, or bytes still in the file read from. */
+export type SnapshotChunk = Uint8Array | ExternalBytes;
+
+export function chunkLength(chunk: SnapshotChunk): number {
+  return chunk instanceof Uint8Array ? chunk.byteLength : chunk.length;
+}
+
+/** The bytes of an external chunk read into memory (for a snapshot built in one buffer). */
+export function chunkBytes(chunk: SnapshotChunk): Uint8Array {
+  if (chunk instanceof Uint8Array) return chunk;
+  const bytes = new Uint8Array(chunk.length);
+  chunk.read(0, bytes);
+  return bytes;
+}
+
+/** The first `length` bytes of external bytes, read as the whole (the holder keeps the file open). */
+function leading(bytes: ExternalBytes, length: number): ExternalBytes {
+  if (length > bytes.length) throw new RangeError('search index snapshot: an external section is shorter than asked');
+  return {
+    length,
+    read(position, target) {
+      if (position + target.length > length) throw new RangeError('search index snapshot: a read past an external section');
+      bytes.read(position, target);
+    },
+    release: () => undefined,
+  };
+}
+
 export class SnapshotWriter {
-  private readonly sections: Array<{ name: string; array: SectionArray }> = [];
+  private readonly sections: Array<{ name: string; array: SectionArray | ExternalBytes }> = [];
 
   /** Adds a section; only `length` leading elements of `array` are written when given. */
   add(name: string, array: SectionArray, length = array.length): void {
     this.sections.push({ name, array: array.subarray(0, length) });
+  }
+
+  /** Adds a section of bytes still in a file (`length` leading ones): copied from there when written. */
+  addExternal(name: string, bytes: ExternalBytes, length: number): void {
+    this.sections.push({ name, array: leading(bytes, length) });
   }
 
   /** Adds a list of strings as two sections: UTF-16 code units and offsets (exact round trip). */
@@ -84,12 +130,13 @@ export class SnapshotWriter {
    * section (a view of the index's own array, not a copy) with its padding. Writing these
    * costs no memory beyond the index itself.
    */
-  finishChunks(meta: unknown): Uint8Array[] {
+  finishChunks(meta: unknown): SnapshotChunk[] {
     const entries: SectionEntry[] = [];
     let offset = 0;
     for (const { name, array } of this.sections) {
-      entries.push({ name, type: typeOf(array), offset, length: array.length });
-      offset = align8(offset + array.byteLength);
+      const external = !ArrayBuffer.isView(array);
+      entries.push({ name, type: external ? 'u8' : typeOf(array), offset, length: array.length });
+      offset = align8(offset + (external ? array.length : array.byteLength));
     }
     const header = Buffer.from(JSON.stringify({ meta, sections: entries }), 'utf8');
     const prefix = Buffer.alloc(align8(FIXED_HEADER + header.length));
@@ -98,11 +145,12 @@ export class SnapshotWriter {
     prefix.writeUInt32LE(endianness() === 'LE' ? 1 : 0, 12);
     prefix.writeUInt32LE(header.length, 16);
     header.copy(prefix, FIXED_HEADER);
-    const chunks: Uint8Array[] = [prefix];
+    const chunks: SnapshotChunk[] = [prefix];
     const padding = new Uint8Array(8);
     for (const { array } of this.sections) {
-      chunks.push(new Uint8Array(array.buffer, array.byteOffset, array.byteLength));
-      const pad = align8(array.byteLength) - array.byteLength;
+      const chunk = ArrayBuffer.isView(array) ? new Uint8Array(array.buffer, array.byteOffset, array.byteLength) : array;
+      chunks.push(chunk);
+      const pad = align8(chunkLength(chunk)) - chunkLength(chunk);
       if (pad > 0) chunks.push(padding.subarray(0, pad));
     }
     return chunks;
@@ -110,7 +158,7 @@ export class SnapshotWriter {
 
   /** The snapshot in one buffer. */
   finish(meta: unknown): Buffer {
-    return Buffer.concat(this.finishChunks(meta));
+    return Buffer.concat(this.finishChunks(meta).map(chunkBytes));
   }
 }
 
@@ -122,6 +170,11 @@ export interface SnapshotSource {
   readonly length: number;
   /** Fills `target` with the bytes at `position`. */
   read(position: number, target: Uint8Array): void;
+  /**
+   * The bytes at `position`, `length` of them, kept readable in place after the load (an open
+   * file's, which stays open until they are released); absent where the source is memory.
+   */
+  keep?(position: number, length: number): ExternalBytes;
 }
 
 export function bufferSource(buffer: Uint8Array): SnapshotSource {
@@ -182,6 +235,14 @@ export class SnapshotReader {
 
   u8(name: string): Uint8Array {
     return this.copy(name, 'u8') as Uint8Array;
+  }
+
+  /** A u8 section left where it is and read from there (see SnapshotSource.keep); null when the source cannot. */
+  external(name: string): ExternalBytes | null {
+    const entry = this.entries.get(name);
+    if (!entry) throw new Error(`search index snapshot: section ${name} is missing`);
+    if (entry.type !== 'u8') throw new Error(`search index snapshot: section ${name} is ${entry.type}, expected u8`);
+    return this.source.keep ? this.source.keep(this.dataStart + entry.offset, entry.length) : null;
   }
   u16(name: string): Uint16Array {
     return this.copy(name, 'u16') as Uint16Array;
