@@ -498,11 +498,17 @@ export class CandidateSet {
       return;
     }
     const gathered = (this.gathered ??= new GatheredDocuments());
+    const read: ReadStream = (from, to, target, at) => stream.readForward(from, to, target, at);
+    const ordinals = this.ordinals;
     const count = this.count;
-    gathered.gather(this.ordinals, count, forwardStart, (from, to, target, at) => stream.readForward(from, to, target, at));
-    const kept = keepByPhrase(gathered.order, count, terms.seen, terms.keys, terms.masks, terms.shift, length, gathered.bytes, gathered.blockStart, gathered.offset, forwardCode, keepMatches);
-    // the kept positions ascend, each at or after its new place: compacted in place
-    for (let c = 0; c < kept; c++) this.ordinals[c] = this.ordinals[gathered.order[c]!]!;
+    let kept = 0;
+    for (let first = 0; first < count; ) {
+      const end = gathered.gather(ordinals, first, count, forwardStart, read);
+      const batchKept = keepByPhrase(gathered.order, end - first, terms.seen, terms.keys, terms.masks, terms.shift, length, gathered.bytes, gathered.blockStart, gathered.offset, forwardCode, keepMatches);
+      // the kept positions ascend, each at or after its new place: compacted in place
+      for (let c = 0; c < batchKept; c++) ordinals[kept++] = ordinals[first + gathered.order[c]!]!;
+      first = end;
+    }
     this.count = kept;
   }
 }

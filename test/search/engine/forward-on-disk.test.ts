@@ -86,6 +86,31 @@ describe('the forward stream read from the snapshot file', () => {
     expect(source.reads).toBeGreaterThan(0);
   });
 
+  it('checks a phrase over more candidates than one batch of reads holds (1 MiB), in batches', () => {
+    // 6,000 documents of about 250 words: some 2 MB of stream, nearly every document a candidate
+    let seed = 3;
+    const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 8;
+    // a token in four of the phrases' words, the rest of 3,000 others: longer codes
+    const token = () => (next() % 4 === 0 ? WORDS[next() % WORDS.length]! : `v${next() % 3_000}x`);
+    const long = Array.from({ length: 6_000 }, (_, i) => doc(`l${i}`, { title: 'harbour', caption: Array.from({ length: 250 }, token).join(' '), date: i }));
+    const inMemory = indexOf(long);
+    const source = keepingSource(inMemory.toSnapshot());
+    const onDisk = SearchIndex.fromSnapshot(source);
+    const queries: SearchQuery[] = [
+      { phrase: '"light old boat"', mode: 'precise', limit: 6_000, sort: 'oldest' },
+      { phrase: 'harbour -"sky night city"', mode: 'precise', limit: 6_000, sort: 'oldest' },
+    ];
+    for (const query of queries) {
+      const expected = inMemory.search(query);
+      expect(expected.total).toBeGreaterThan(20);
+      expect(expected.total).toBeLessThan(6_000);
+      expect(onDisk.search(query)).toEqual(expected);
+    }
+    // one read a batch of neighbours at least, far fewer than a read a document
+    expect(source.reads).toBeGreaterThan(2);
+    expect(source.reads).toBeLessThan(100);
+  });
+
   it('deletes, replaces and appends beside the stream on disk, phrases reading both; a compaction loads it and lets the file go', () => {
     const inMemory = indexOf(documents(2_000));
     const source = keepingSource(inMemory.toSnapshot());
