@@ -58,6 +58,11 @@ export interface Config {
    */
   readonly searchBuildInChild: boolean;
   /**
+   * With searchSnapshot: the indexes read their token streams (a quarter of their arrays, read
+   * by phrase checks, deletions and compactions) in place from the snapshot file; false: held in memory.
+   */
+  readonly searchTokensOnDisk: boolean;
+  /**
    * How old the search snapshot shared through the blob store may grow before a node publishes
    * a newer one, in minutes; 0: this node never publishes (it still loads a shared one).
    * Default 30 with DATABASE_URL (a cluster), 0 on SQLite (one process: its own file is enough).
@@ -490,6 +495,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     shutdownTimeoutSeconds: integer(env, 'STOCKROOM_SHUTDOWN_TIMEOUT', 25, 1, 3600),
     searchSnapshot: boolean(env, 'STOCKROOM_SEARCH_SNAPSHOT', true),
     searchBuildInChild: boolean(env, 'STOCKROOM_SEARCH_BUILD_IN_CHILD', true),
+    searchTokensOnDisk: boolean(env, 'STOCKROOM_SEARCH_TOKENS_ON_DISK', true),
     searchSnapshotPublishMinutes: integer(env, 'STOCKROOM_SEARCH_SNAPSHOT_PUBLISH_MINUTES', databaseUrl ? 30 : 0, 0, 7 * 24 * 60),
     recordCacheSize: integer(env, 'STOCKROOM_RECORD_CACHE', 10_000, 0, 10_000_000),
     heapGrowthPercent: integer(env, 'STOCKROOM_HEAP_GROWTH_PERCENT', 30, 0, 300),

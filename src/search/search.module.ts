@@ -66,7 +66,7 @@ export async function searchModule(platform: Platform, needs: SearchNeeds): Prom
   const search = new SearchService({
     catalog,
     changes: { after: (seq, limit) => readChangesAfter(db, seq, limit), latest: () => latestChangeSeq(db) },
-    snapshot: config.searchSnapshot ? { file: path.join(config.dataDir, 'search', 'index.snapshot'), storeId } : undefined,
+    snapshot: config.searchSnapshot ? { file: path.join(config.dataDir, 'search', 'index.snapshot'), storeId, tokensOnDisk: config.searchTokensOnDisk } : undefined,
     shared: { snapshots, publishEveryMs: config.searchSnapshotPublishMinutes * 60 * 1000, now: clock },
     log: (message, level = 'info') => log[level](message),
     // Only where another process can open this very store (not a SQLite in memory).

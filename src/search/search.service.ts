@@ -21,7 +21,7 @@ export interface SearchServiceOptions {
   catalog: CatalogService;
   changes: ChangeSource;
   /** Where this node keeps its snapshot, and the id of the store it reflects; absent: no snapshot. */
-  snapshot?: { file: string; storeId: string } | undefined;
+  snapshot?: { file: string; storeId: string; tokensOnDisk?: boolean | undefined } | undefined;
   /**
    * The snapshot shared through the blob store (with `snapshot` only): loaded at boot when it is
    * newer than this node's own, and published by this node every `publishEveryMs` (0: never)
@@ -292,9 +292,14 @@ export class SearchService {
         return false;
       }
       try {
+        // a source that cannot keep a section: the index copies its token stream into memory
+        const source = (name: string) => {
+          const section = requiredSection(sections, name);
+          return target.tokensOnDisk === false ? { length: section.length, read: section.read } : section;
+        };
         indexes = {
-          assets: SearchIndex.fromSnapshot(requiredSection(sections, 'assets')),
-          events: SearchIndex.fromSnapshot(requiredSection(sections, 'events')),
+          assets: SearchIndex.fromSnapshot(source('assets')),
+          events: SearchIndex.fromSnapshot(source('events')),
           visual: {
             image: visualFromSections(requiredSection(sections, 'visual.image.ids'), requiredSection(sections, 'visual.image.vectors')),
             video: visualFromSections(requiredSection(sections, 'visual.video.ids'), requiredSection(sections, 'visual.video.vectors')),
@@ -435,7 +440,7 @@ export class SearchService {
   }
 
   /** Writes the indexes as they stand to the snapshot file; throws when it cannot. */
-  private async writeSnapshot(target: { file: string; storeId: string }): Promise<void> {
+  private async writeSnapshot(target: NonNullable<SearchServiceOptions['snapshot']>): Promise<void> {
     const { assets, events, visual } = this.indexes;
     const seq = this.seq;
     // Views of the indexes' own arrays, written as they are: no copy of the index is made.
@@ -451,7 +456,7 @@ export class SearchService {
     const header: SnapshotHeader = { storeId: target.storeId, seq, documents: DOCUMENTS_FINGERPRINT };
     await writeSnapshotFile(target.file, header, sections);
     this.savedSeq = seq;
-    this.keepForwardIn(target.file);
+    if (target.tokensOnDisk !== false) this.keepForwardIn(target.file);
   }
 
   /**

@@ -14,14 +14,14 @@ describe('search snapshots', () => {
   let storeId: string;
 
   /** A second node's search service on the same store and data folder. */
-  function anotherNode(options: { storeId?: string; file?: string } = {}) {
+  function anotherNode(options: { storeId?: string; file?: string; tokensOnDisk?: boolean } = {}) {
     const messages: string[] = [];
     const warnings: string[] = [];
     const db = t.services.database.db;
     const service = new SearchService({
       catalog: t.services.catalog,
       changes: { after: (seq, limit) => readChangesAfter(db, seq, limit), latest: () => latestChangeSeq(db) },
-      snapshot: { file: options.file ?? file, storeId: options.storeId ?? storeId },
+      snapshot: { file: options.file ?? file, storeId: options.storeId ?? storeId, tokensOnDisk: options.tokensOnDisk },
       log: (message, level) => {
         messages.push(message);
         if (level === 'warn') warnings.push(message);
@@ -175,6 +175,13 @@ describe('search snapshots', () => {
     }
     expect(ids(writer.service, '"lighthouse keeper"').sort()).toEqual(['7000004', '7000005', '7000006', '7000007']);
     expect(ids(reader.service, '"lighthouse keeper"').sort()).toEqual(['7000004', '7000005']);
+
+    // STOCKROOM_SEARCH_TOKENS_ON_DISK=false: the streams are copied into memory, the file closed after the load
+    const inMemory = anotherNode({ file: own, tokensOnDisk: false });
+    await inMemory.service.build();
+    expect(inMemory.messages.some((m) => m.includes('loaded from its snapshot'))).toBe(true);
+    expect(held()).toBe(2);
+    expect(ids(inMemory.service, '"lighthouse keeper"').sort()).toEqual(['7000004', '7000005', '7000006', '7000007']);
   });
 });
 
