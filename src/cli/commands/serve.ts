@@ -95,7 +95,7 @@ function banner(config: Config, demo: DemoAccessState | undefined): string[] {
     '',
     `Stockroom is serving the Stock Media Licensing API v3 at ${config.publicUrl}/v3`,
     `  store: ${config.databaseUrl ? 'PostgreSQL' : `SQLite in ${config.dataDir}`}${config.redisUrl ? ', Redis' : ''}`,
-    `  code:  ${runningFromSource() ? 'TypeScript sources through tsx (no current build in dist/: npm run build)' : 'compiled JavaScript in dist/'}`,
+    `  code:  ${runningFromSource() ? 'TypeScript sources through tsx (dist/ has no current build: npm run build)' : 'compiled JavaScript in dist/'}`,
     `  docs:  ${config.publicUrl}/docs`,
     `  browse the catalogue: ${config.publicUrl}/`,
     `  back office:          ${config.publicUrl}/admin${demo ? '' : ' (sign in as staff: stockroom admin user create --role admin)'}`,
