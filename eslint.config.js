@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'coverage/', '.stockroom-bench/'] },
+  { ignores: ['node_modules/', 'data/', 'coverage/', '.stockroom-bench/', 'dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -80,6 +80,11 @@ async function serve(): Promise<void> {
   process.once('SIGTERM', shutdown);
 }
 
+/** Whether this process runs the TypeScript sources (bin/stockroom.js found no current build, or a test), not dist/. */
+function runningFromSource(): boolean {
+  return import.meta.url.endsWith('.ts');
+}
+
 /**
  * What serve prints once it listens. The demo's secret and password only when they were made
  * just now (the first start): later starts would put them in every log, so they point to the
@@ -90,6 +95,7 @@ function banner(config: Config, demo: DemoAccessState | undefined): string[] {
     '',
     `Stockroom is serving the Stock Media Licensing API v3 at ${config.publicUrl}/v3`,
     `  store: ${config.databaseUrl ? 'PostgreSQL' : `SQLite in ${config.dataDir}`}${config.redisUrl ? ', Redis' : ''}`,
+    `  code:  ${runningFromSource() ? 'TypeScript sources through tsx (dist/ has no current build: npm run build)' : 'compiled JavaScript in dist/'}`,
     `  docs:  ${config.publicUrl}/docs`,
     `  browse the catalogue: ${config.publicUrl}/`,
     `  back office:          ${config.publicUrl}/admin${demo ? '' : ' (sign in as staff: stockroom admin user create --role admin)'}`,
