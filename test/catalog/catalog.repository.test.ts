@@ -211,6 +211,34 @@ describe.each(STORES)('catalogue store on $name', ({ url }) => {
     expect(shared(one[1]!).relevance).toBe(1);
   });
 
+  it('a scan reads each keyword link as a read of the asset does: in order, a draft between published assets, no relevance, a fractional relevance', async () => {
+    const ids = ['k1', 'k2', 'k3', 'k4'];
+    for (const [n, id] of ids.entries()) {
+      await repository.upsertAsset({
+        asset_type: 'image',
+        id,
+        fields: { title: id, keywords: [{ text: `z ${n}`, relevance: 7 }, { text: 'shared' }, { text: `a ${n}`, relevance: n }] },
+        publication: id === 'k2' ? 'draft' : 'published',
+      });
+    }
+    const scanned = async (pageSize: number) => {
+      const records: AssetRecord[] = [];
+      for (let page = await repository.scanAssets(null, pageSize); page.length > 0; page = await repository.scanAssets(page.at(-1)!.id, pageSize)) records.push(...page);
+      return records;
+    };
+    const one = await repository.findAssets('image', ids);
+    expect(one.map((r) => r.id)).toEqual(['k1', 'k3', 'k4']);
+    expect((one[0]!.fields.keywords as StoredKeyword[]).map((k) => [k.text, k.relevance])).toEqual([['z 0', 7], ['shared', null], ['a 0', 0]]);
+    for (const pageSize of [1, 2, 10]) expect(await scanned(pageSize), `pages of ${pageSize}`).toEqual(one);
+    if (store.database.dialect === 'sqlite') {
+      // SQLite keeps a fraction written to its integer column as a real: the scan, which reads the links as text, reads it exactly too
+      await store.database.db.updateTable('asset_keywords').set({ relevance: 0.1 + 0.2 }).where('asset_id', '=', 'k3').where('relevance', '=', 7).execute();
+      const again = await repository.findAssets('image', ids);
+      expect((again[1]!.fields.keywords as StoredKeyword[])[0]!.relevance).toBe(0.1 + 0.2);
+      for (const pageSize of [1, 2, 10]) expect(await scanned(pageSize), `pages of ${pageSize}, a fraction`).toEqual(again);
+    }
+  });
+
   it('creates a setting once and returns the same value to every caller', async () => {
     const first = await getOrCreateSetting(store.database.db, 'k', () => 'one');
     const second = await getOrCreateSetting(store.database.db, 'k', () => 'two');
