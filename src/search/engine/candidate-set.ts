@@ -155,6 +155,13 @@ export class CandidateSet {
   /** Adds the union of a token's lists. */
   fillFromPlan(plan: TermPlan): void {
     this.dirtyWords = this.words;
+    // the bitmap is empty after reset: one dense list is copied, not OR-ed
+    const only = plan.segments.length === 1 ? plan.segments[0]!.bitmap : null;
+    if (only !== null) {
+      const words = Math.min(this.words, only.length);
+      this.bits.set(only.subarray(0, words));
+      return;
+    }
     this.markPlan(this.bits, plan);
   }
 
@@ -172,6 +179,12 @@ export class CandidateSet {
 
   /** Keeps the documents of a token (`negate`: drops them). */
   andPlan(plan: TermPlan, negate: boolean): void {
+    // one dense list: its bitmap is the token's documents, AND-ed straight (no copy into the scratch)
+    const only = plan.segments.length === 1 ? plan.segments[0]!.bitmap : null;
+    if (only !== null) {
+      this.andWith(only, negate);
+      return;
+    }
     const scratch = this.scratch;
     scratch.fill(0, 0, this.words);
     this.markPlan(scratch, plan);
