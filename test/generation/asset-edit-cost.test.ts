@@ -40,7 +40,9 @@ describe.each(STORES)('what an edit of a catalogue asset costs (asset_edit_cost)
   const engine = new EditingEngine();
 
   beforeAll(async () => {
-    t = await createGenerationApp(url, { builtin: engine }, { STOCKROOM_GENERATION_MAX_PER_USER: '50' });
+    // These tests read each generation's answer (200): a long wait, so that a slow machine (CI beside
+    // benchmarks took past the default 3 s once) does not answer 202 instead.
+    t = await createGenerationApp(url, { builtin: engine }, { STOCKROOM_GENERATION_MAX_PER_USER: '50', STOCKROOM_GENERATION_WAIT_MS: '30000' });
     await addAssets(t.services, 'image', ['edit-1'], creativeImageFields());
   });
   afterAll(async () => {
