@@ -772,15 +772,13 @@ export class CatalogRepository {
       inIdOrder ? eb.between('asset_id', found[0]!, found[found.length - 1]!) : eb('asset_id', 'in', found);
     const linkRows = inIdOrder
       ? await this.pageLinks(found[0]!, found[found.length - 1]!, pageIds!)
-      : ofPage(
-          await this.db
-            .selectFrom('asset_keywords')
-            .select(['asset_id', 'keyword_id', 'relevance'])
-            .where(ofPageIds)
-            .orderBy('asset_id')
-            .orderBy('position')
-            .execute(),
-        );
+      : await this.db
+          .selectFrom('asset_keywords')
+          .select(['asset_id', 'keyword_id', 'relevance'])
+          .where(ofPageIds)
+          .orderBy('asset_id')
+          .orderBy('position')
+          .execute();
     const missing = memo.missing(linkRows.map((link) => link.keyword_id));
     // a page of ids at a time, far below either store's parameter limit
     for (let start = 0; start < missing.length; start += 1000) {

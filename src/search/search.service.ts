@@ -156,7 +156,8 @@ export class SearchService {
     const target = this.options.snapshot;
     if (!target) throw new Error('search snapshots are off: there is no snapshot to write');
     await this.rebuild('a child process builds the snapshot', undefined, log);
-    await this.writeSnapshot(target);
+    // it exits next: no point reading its streams back from the file
+    await this.writeSnapshot({ ...target, tokensOnDisk: false });
     log(`search snapshot written (change ${this.seq}, ${this.indexes.assets.size} assets)`, 'info');
   }
 

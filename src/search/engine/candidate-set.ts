@@ -48,6 +48,15 @@ const MAX_LOCATED_SEGMENTS = 10;
 /** A step looks each candidate up in a token's lists (galloping) when the lists are this much longer than the set. */
 export const LOOKUP_RATIO = 16;
 
+/** What a phrase check reads of the forward stream (the index store's, see IndexStore.forwardBase). */
+export interface ForwardView {
+  readonly forward: Uint8Array;
+  readonly forwardStart: DocumentStarts;
+  readonly forwardCode: ForwardCode;
+  readonly forwardIsOnDisk: boolean;
+  readForward: ReadStream;
+}
+
 /**
  * The match set of one query as it narrows, in two phases.
  *
@@ -64,15 +73,6 @@ export const LOOKUP_RATIO = 16;
  * later steps read sequential memory. All arrays are as long as the index and reused by every
  * query.
  */
-/** What a phrase check reads of the forward stream (the index store's, see IndexStore.forwardBase). */
-export interface ForwardView {
-  readonly forward: Uint8Array;
-  readonly forwardStart: DocumentStarts;
-  readonly forwardCode: ForwardCode;
-  readonly forwardIsOnDisk: boolean;
-  readForward: ReadStream;
-}
-
 export class CandidateSet {
   ordinals: Uint32Array = new Uint32Array(16);
   count = 0;
@@ -107,6 +107,11 @@ export class CandidateSet {
   private located: Uint32Array[] = [];
   /** the candidates' bytes of a forward stream on disk, for a phrase check (made at its first) */
   private gathered: GatheredDocuments | null = null;
+
+  /** Bytes of the phrase checks' scratch for a stream on disk (0 before the first): for diagnostics. */
+  gatheredByteSize(): number {
+    return this.gathered?.byteSize() ?? 0;
+  }
 
   /** Makes room for `docCount` ordinals and empties the set. */
   reset(docCount: number): void {

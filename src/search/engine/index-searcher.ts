@@ -439,6 +439,6 @@ export class IndexSearcher {
   byteSize(): number {
     let bytes = this.candidates.ordinals.byteLength * 6; // ordinals and stamps (4 bytes each), two score arrays (8 each)
     for (const bitmap of this.listBitmaps) bytes += bitmap.byteSize();
-    return bytes;
+    return bytes + this.candidates.gatheredByteSize();
   }
 }
