@@ -770,16 +770,8 @@ export class CatalogRepository {
     // Which rows of a link table the page's read takes: its range in id order, else its ids.
     const ofPageIds = (eb: ExpressionBuilder<Tables, 'asset_keywords' | 'asset_events'>) =>
       inIdOrder ? eb.between('asset_id', found[0]!, found[found.length - 1]!) : eb('asset_id', 'in', found);
-    const linkRows = inIdOrder
-      ? await this.pageLinks(found[0]!, found[found.length - 1]!, pageIds!)
-      : await this.db
-          .selectFrom('asset_keywords')
-          .select(['asset_id', 'keyword_id', 'relevance'])
-          .where(ofPageIds)
-          .orderBy('asset_id')
-          .orderBy('position')
-          .execute();
-    const missing = memo.missing(linkRows.map((link) => link.keyword_id));
+    const links = inIdOrder ? await this.pageLinks(found[0]!, found[found.length - 1]!, pageIds!) : await this.linksOf(found);
+    const missing = memo.missing(links.keywordIds);
     // a page of ids at a time, far below either store's parameter limit
     for (let start = 0; start < missing.length; start += 1000) {
       const details = await this.db
@@ -798,15 +790,17 @@ export class CatalogRepository {
         .execute(),
     );
     const keywordsOf = new Map<string, StoredKeyword[]>();
-    for (const link of linkRows) {
-      const keyword = memo.get(link.keyword_id);
-      if (keyword === undefined) continue; // as the join it replaces: a link to no keyword shows nothing
-      const list = keywordsOf.get(link.asset_id) ?? [];
-      // the details' lists are shared by every record showing the keyword; records are read-only
-      const { text, type, entity_uris, entity_types, translations } = keyword;
-      list.push({ keyword_id: String(link.keyword_id), text, type, relevance: link.relevance, entity_uris, entity_types, translations });
-      keywordsOf.set(link.asset_id, list);
-    }
+    links.assetIds.forEach((assetId, a) => {
+      const list: StoredKeyword[] = [];
+      for (let l = links.starts[a]!; l < links.starts[a + 1]!; l++) {
+        const keyword = memo.get(links.keywordIds[l]!);
+        if (keyword === undefined) continue; // as the join it replaces: a link to no keyword shows nothing
+        // the details' lists are shared by every record showing the keyword; records are read-only
+        const { text, type, entity_uris, entity_types, translations } = keyword;
+        list.push({ keyword_id: String(links.keywordIds[l]), text, type, relevance: links.relevances[l]!, entity_uris, entity_types, translations });
+      }
+      keywordsOf.set(assetId, list);
+    });
     const eventsOf = new Map<string, number[]>();
     for (const e of eventRows) {
       const list = eventsOf.get(e.asset_id) ?? [];
@@ -823,7 +817,7 @@ export class CatalogRepository {
    * read's time. A relevance SQLite keeps as a real (it keeps what it is given) comes through the
    * text exactly: SQLite writes a real with 17 significant digits.
    */
-  private async pageLinks(first: string, last: string, pageIds: ReadonlySet<string>): Promise<Array<{ asset_id: string; keyword_id: number; relevance: number | null }>> {
+  private async pageLinks(first: string, last: string, pageIds: ReadonlySet<string>): Promise<AssetLinks> {
     const joined =
       this.dialect === 'postgres'
         ? sql<string>`string_agg(keyword_id::text || ' ' || coalesce(relevance::text, ''), ',' order by position)`
@@ -836,7 +830,7 @@ export class CatalogRepository {
       .groupBy('asset_id')
       .orderBy('asset_id')
       .execute();
-    const links: Array<{ asset_id: string; keyword_id: number; relevance: number | null }> = [];
+    const links: AssetLinks = { assetIds: [], starts: [0], keywordIds: [], relevances: [] };
     for (const row of rows) {
       if (!pageIds.has(row.asset_id)) continue;
       const text = row.links;
@@ -845,11 +839,34 @@ export class CatalogRepository {
         const space = text.indexOf(' ', at);
         let end = text.indexOf(',', space);
         if (end < 0) end = text.length;
-        const keywordId = Number(text.slice(at, space));
-        links.push({ asset_id: row.asset_id, keyword_id: keywordId, relevance: end === space + 1 ? null : Number(text.slice(space + 1, end)) });
+        links.keywordIds.push(Number(text.slice(at, space)));
+        links.relevances.push(end === space + 1 ? null : Number(text.slice(space + 1, end)));
         at = end + 1;
       }
+      links.assetIds.push(row.asset_id);
+      links.starts.push(links.keywordIds.length);
     }
+    return links;
+  }
+
+  /** The keyword links of the assets `ids` (any order), grouped as pageLinks gives them. */
+  private async linksOf(ids: readonly string[]): Promise<AssetLinks> {
+    const rows = await this.db
+      .selectFrom('asset_keywords')
+      .select(['asset_id', 'keyword_id', 'relevance'])
+      .where('asset_id', 'in', ids)
+      .orderBy('asset_id')
+      .orderBy('position')
+      .execute();
+    const links: AssetLinks = { assetIds: [], starts: [0], keywordIds: [], relevances: [] };
+    rows.forEach((row, r) => {
+      links.keywordIds.push(row.keyword_id);
+      links.relevances.push(row.relevance);
+      if (r + 1 === rows.length || rows[r + 1]!.asset_id !== row.asset_id) {
+        links.assetIds.push(row.asset_id);
+        links.starts.push(links.keywordIds.length);
+      }
+    });
     return links;
   }
 
@@ -1104,6 +1121,18 @@ export class CatalogConflictError extends Error {
 /** An asset's media facts are due: never computed, computed by an older version, or without the nudity score a classifier now gives. */
 function needsMediaFacts(eb: ExpressionBuilder<Tables, 'assets'>, version: number, needNudity: boolean) {
   return eb.or([eb('media_facts_version', 'is', null), eb('media_facts_version', '<', version), ...(needNudity ? [eb('nudity_score', 'is', null)] : [])]);
+}
+
+/**
+ * Assets' keyword links in their order, grouped by asset: the links of `assetIds[a]` are the
+ * entries from `starts[a]` to `starts[a + 1]` of the two lists (no object a link: a page holds
+ * about 14 an asset).
+ */
+interface AssetLinks {
+  assetIds: string[];
+  starts: number[];
+  keywordIds: number[];
+  relevances: Array<number | null>;
 }
 
 /** A keyword as stored. */

@@ -4,7 +4,8 @@ import type { AssetRecord, AssetType } from '../catalog/catalog.records.js';
 import type { CatalogService } from '../catalog/catalog.service.js';
 import { SearchIndex } from './engine/search-index.js';
 import { SNAPSHOT_VERSION, type SnapshotChunk } from './engine/snapshot-format.js';
-import type { SearchQuery, SearchResult } from './engine/types.js';
+import type { IndexDocument, SearchQuery, SearchResult } from './engine/types.js';
+import { IndexBuildThread, type BuiltIndex } from './engine/index-build-thread.js';
 import { VisualIndex } from './visual/visual-index.js';
 import { SIGNATURE_LENGTH, SIGNATURE_VERSION, decodeStoredSignature } from '../media/visual-signature.js';
 import { ASSET_INDEX_SCHEMA, EVENT_INDEX_SCHEMA, SEARCH_DOCUMENT_VERSION, assetDocument, eventDocument } from './search-documents.js';
@@ -155,27 +156,59 @@ export class SearchService {
   async writeSnapshotFromStore(log: (message: string, level?: 'info' | 'warn') => void): Promise<void> {
     const target = this.options.snapshot;
     if (!target) throw new Error('search snapshots are off: there is no snapshot to write');
-    await this.rebuild('a child process builds the snapshot', undefined, log);
-    // it exits next: no point reading its streams back from the file
-    await this.writeSnapshot({ ...target, tokensOnDisk: false });
-    log(`search snapshot written (change ${this.seq}, ${this.indexes.assets.size} assets)`, 'info');
+    // The asset index is built in a thread of its own while this one reads the store: the
+    // reading and the indexing each take about half of a build's time (docs/design.md).
+    const assets = new IndexBuildThread(ASSET_INDEX_SCHEMA);
+    let read: StoreRead;
+    let built: BuiltIndex;
+    try {
+      read = await this.readStore('a child process builds the snapshot', log, (docs) => assets.add(docs));
+      built = await assets.finish();
+    } catch (error) {
+      await assets.close();
+      throw error;
+    }
+    const sections = snapshotSections(built.chunks, read.events, read.visual);
+    await writeSnapshotFile(target.file, { storeId: target.storeId, seq: read.seq, documents: DOCUMENTS_FINGERPRINT }, sections);
+    log(`search snapshot written (change ${read.seq}, ${built.documents} assets) in ${read.elapsed()}`, 'info');
   }
 
   /** Reads the whole store into fresh indexes and swaps them in. */
   private async rebuild(reason: string, onProgress?: (documents: number) => void, logTo?: (message: string, level?: 'info' | 'warn') => void): Promise<void> {
     const log = logTo ?? this.options.log ?? (() => undefined);
+    const assets = new SearchIndex(ASSET_INDEX_SCHEMA);
+    const read = await this.readStore(reason, log, (docs) => assets.upsertMany(docs), onProgress);
+    // upsertMany only appends; the posting lists are built here, before the swap, rather than
+    // by the first search after it.
+    assets.compact();
+    this.replaceIndexes({ assets, events: read.events, visual: read.visual });
+    this.seq = read.seq;
+    log(`search index built from the store: ${assets.size} assets in ${read.elapsed()}`, 'info');
+  }
+
+  /**
+   * Reads the whole store: each page of assets as documents to `takeAssets` (awaited: it may
+   * hold the read back), the events and visual signatures into fresh indexes (the events'
+   * compacted), and the change number the read starts from.
+   */
+  private async readStore(
+    reason: string,
+    log: (message: string, level?: 'info' | 'warn') => void,
+    takeAssets: (docs: IndexDocument[]) => void | Promise<void>,
+    onProgress?: (documents: number) => void,
+  ): Promise<StoreRead> {
     const started = performance.now();
     const elapsed = () => `${((performance.now() - started) / 1000).toFixed(1)} s`;
     log(`search index: reading the whole store (${reason})`, 'info');
     // Changes up to here are all in what the scan reads; later ones may be too, and replaying
     // a change is harmless, so the log is followed from this number.
     const seq = await this.options.changes.latest();
-    const fresh = emptyIndexes();
+    const fresh = { events: new SearchIndex(EVENT_INDEX_SCHEMA), visual: { image: new VisualIndex(), video: new VisualIndex() } };
     let count = 0;
     let reported = 0;
     for await (const page of this.options.catalog.scanAssets()) {
-      fresh.assets.upsertMany(page.map(assetDocument));
-      for (const record of page) this.putSignature(fresh, record);
+      await takeAssets(page.map(assetDocument));
+      for (const record of page) putSignature(fresh.visual, record);
       count += page.length;
       onProgress?.(count);
       if (count - reported >= REBUILD_PROGRESS_EVERY) {
@@ -184,20 +217,8 @@ export class SearchService {
       }
     }
     for await (const page of this.options.catalog.scanEvents()) fresh.events.upsertMany(page.map(eventDocument));
-    // upsertMany only appends; the posting lists are built here, before the swap, rather than
-    // by the first search after it.
-    fresh.assets.compact();
     fresh.events.compact();
-    this.replaceIndexes(fresh);
-    this.seq = seq;
-    log(`search index built from the store: ${fresh.assets.size} assets in ${elapsed()}`, 'info');
-  }
-
-  private putSignature(indexes: Indexes, record: AssetRecord): void {
-    const signature = record.visual_signature ? safeDecode(record.visual_signature) : undefined;
-    const visual = indexes.visual[record.asset_type];
-    if (signature) visual.upsert(record.id, signature);
-    else visual.remove(record.id);
+    return { seq, ...fresh, elapsed };
   }
 
   /** Follows the change log; returns at once, the work is queued. */
@@ -245,7 +266,7 @@ export class SearchService {
         const { found, notFound } = await this.options.catalog.findAssets(type, ids.slice(start, start + CHANGE_PAGE));
         for (const record of found) {
           assets.upsert(assetDocument(record));
-          this.putSignature(this.indexes, record);
+          putSignature(visual, record);
         }
         for (const id of notFound) {
           assets.remove(id);
@@ -444,16 +465,7 @@ export class SearchService {
   private async writeSnapshot(target: NonNullable<SearchServiceOptions['snapshot']>): Promise<void> {
     const { assets, events, visual } = this.indexes;
     const seq = this.seq;
-    // Views of the indexes' own arrays, written as they are: no copy of the index is made.
-    const sections = new Map<string, SnapshotChunk[]>([
-      ['assets', assets.toSnapshotChunks()],
-      ['events', events.toSnapshotChunks()],
-    ]);
-    for (const type of ['image', 'video'] as const) {
-      const [ids, vectors] = visualSections(visual[type]);
-      sections.set(`visual.${type}.ids`, [ids]);
-      sections.set(`visual.${type}.vectors`, [vectors]);
-    }
+    const sections = snapshotSections(assets.toSnapshotChunks(), events, visual);
     const header: SnapshotHeader = { storeId: target.storeId, seq, documents: DOCUMENTS_FINGERPRINT };
     await writeSnapshotFile(target.file, header, sections);
     this.savedSeq = seq;
@@ -639,6 +651,37 @@ function requiredSection(sections: Map<string, SnapshotSection>, name: string): 
 }
 
 /** A visual index as two sections: the ids, newline-separated, and the signatures back to back. */
+/** What a store read gives besides the assets' documents. */
+interface StoreRead {
+  seq: number;
+  events: SearchIndex;
+  visual: Record<AssetType, VisualIndex>;
+  /** the time since the read started, for the log */
+  elapsed: () => string;
+}
+
+/** The visual signature of an asset, or none, in the visual index of its type. */
+function putSignature(visual: Record<AssetType, VisualIndex>, record: AssetRecord): void {
+  const signature = record.visual_signature ? safeDecode(record.visual_signature) : undefined;
+  const index = visual[record.asset_type];
+  if (signature) index.upsert(record.id, signature);
+  else index.remove(record.id);
+}
+
+/** A snapshot's sections: views of the indexes' own arrays, written as they are (no copy of an index is made). */
+function snapshotSections(assetChunks: SnapshotChunk[], events: SearchIndex, visual: Record<AssetType, VisualIndex>): Map<string, SnapshotChunk[]> {
+  const sections = new Map<string, SnapshotChunk[]>([
+    ['assets', assetChunks],
+    ['events', events.toSnapshotChunks()],
+  ]);
+  for (const type of ['image', 'video'] as const) {
+    const [ids, vectors] = visualSections(visual[type]);
+    sections.set(`visual.${type}.ids`, [ids]);
+    sections.set(`visual.${type}.vectors`, [vectors]);
+  }
+  return sections;
+}
+
 function visualSections(index: VisualIndex): [Uint8Array, Uint8Array] {
   const ids: string[] = [];
   const vectors = new Float32Array(index.size * SIGNATURE_LENGTH);

@@ -88,6 +88,24 @@ describe.each(STORES)('search snapshot built by a child process ($name)', ({ url
     expect(count(service, 'harbour')).toBe(ASSETS / 3);
   }, 60_000);
 
+  it('writes, with its index built in a thread of its own, the very bytes a build in the process writes', async () => {
+    fs.rmSync(file, { force: true });
+    const { service, warnings } = childBuildingNode();
+    await service.build();
+    await service.settled();
+    expect(warnings).toEqual([]);
+    const db = t.services.database.db;
+    const inProcessFile = path.join(t.dataDir, 'search', 'in-process.snapshot');
+    const inProcess = new SearchService({
+      catalog: t.services.catalog,
+      changes: { after: (seq, limit) => readChangesAfter(db, seq, limit), latest: () => latestChangeSeq(db) },
+      snapshot: { file: inProcessFile, storeId },
+    });
+    await inProcess.build();
+    await inProcess.settled();
+    expect(fs.readFileSync(inProcessFile).equals(fs.readFileSync(file))).toBe(true);
+  }, 60_000);
+
   it('replays the changes written after the child read the store', async () => {
     fs.rmSync(file, { force: true });
     const { service, messages } = childBuildingNode(() => addAsset('8100001', 'Lantern festival'));

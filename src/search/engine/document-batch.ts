@@ -1,0 +1,102 @@
+import type { IndexDocument, IndexSchema } from './types.js';
+
+/**
+ * A page of documents in three flat parts, to hand to another thread: a structured clone of
+ * the documents themselves copies every object and array one by one (15–35 µs a document on
+ * each side, measured), while these are one string and two typed arrays (the arrays' buffers
+ * are transferred, not copied).
+ *
+ * `layout`, per document: the end of its id in `text`, then per text field and per keyword
+ * attribute (the schema's order) the count of its values and the end of each. `numbers`: per
+ * document, each numeric attribute's value in the schema's order, NaN for a missing one.
+ */
+export interface DocumentBatch {
+  count: number;
+  text: string;
+  layout: Uint32Array;
+  numbers: Float64Array;
+}
+
+/**
+ * The parts of `docs` under `schema`. Only what the index reads is kept: a text field's or an
+ * attribute's values that are strings (a single string as a list of one, which the index reads
+ * the same), and numbers that are finite — the index skips the rest, so decoding gives
+ * documents that index exactly as the originals.
+ */
+export function encodeDocuments(schema: IndexSchema, docs: readonly IndexDocument[]): DocumentBatch {
+  const textFields = Object.keys(schema.textFields);
+  const attributes = schema.keywordAttributes;
+  const numeric = schema.numericAttributes;
+  const pieces: string[] = [];
+  const layout: number[] = [];
+  let end = 0;
+  const put = (value: string) => {
+    pieces.push(value);
+    end += value.length;
+    layout.push(end);
+  };
+  const putList = (values: string | readonly unknown[] | null | undefined) => {
+    if (typeof values === 'string') {
+      layout.push(1);
+      put(values);
+      return;
+    }
+    const at = layout.length;
+    layout.push(0);
+    if (values === null || values === undefined) return;
+    let count = 0;
+    for (const value of values) {
+      if (typeof value !== 'string') continue;
+      put(value);
+      count++;
+    }
+    layout[at] = count;
+  };
+  const numbers = new Float64Array(docs.length * numeric.length);
+  docs.forEach((doc, d) => {
+    if (typeof doc.id !== 'string') throw new TypeError('search index: a document needs a string id');
+    put(doc.id);
+    for (const field of textFields) putList(doc.text[field]);
+    for (const attribute of attributes) putList(doc.keywords[attribute]);
+    numeric.forEach((name, n) => {
+      const value = doc.numbers[name];
+      numbers[d * numeric.length + n] = typeof value === 'number' && Number.isFinite(value) ? value : NaN;
+    });
+  });
+  return { count: docs.length, text: pieces.join(''), layout: Uint32Array.from(layout), numbers };
+}
+
+/** The documents of a batch made by encodeDocuments under the same schema. */
+export function decodeDocuments(schema: IndexSchema, batch: DocumentBatch): IndexDocument[] {
+  const textFields = Object.keys(schema.textFields);
+  const attributes = schema.keywordAttributes;
+  const numeric = schema.numericAttributes;
+  const { text, layout } = batch;
+  let at = 0;
+  let start = 0;
+  const next = (): string => {
+    const end = layout[at++]!;
+    const value = text.slice(start, end);
+    start = end;
+    return value;
+  };
+  const list = (): string[] => {
+    const count = layout[at++]!;
+    const values = new Array<string>(count);
+    for (let i = 0; i < count; i++) values[i] = next();
+    return values;
+  };
+  const docs = new Array<IndexDocument>(batch.count);
+  for (let d = 0; d < batch.count; d++) {
+    const id = next();
+    const docText: Record<string, string[]> = {};
+    for (const field of textFields) docText[field] = list();
+    const keywords: Record<string, string[]> = {};
+    for (const attribute of attributes) keywords[attribute] = list();
+    const numbers: Record<string, number> = {};
+    for (let n = 0; n < numeric.length; n++) numbers[numeric[n]!] = batch.numbers[d * numeric.length + n]!;
+    docs[d] = { id, text: docText, keywords, numbers };
+  }
+  if (at !== layout.length || start !== text.length) throw new Error('search index: a document batch does not match its schema');
+  return docs;
+}
