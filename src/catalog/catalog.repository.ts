@@ -1070,27 +1070,29 @@ export type AssetRow = Pick<
  */
 export function assetRecord(r: AssetRow, keywords: StoredKeyword[], eventIds: number[]): AssetRecord {
   const facts = parseStoredFacts(r.media_facts) ?? null;
-  const details = parseJson<Record<string, unknown>>(r.details, {});
+  const parsed = parseJson<unknown>(r.details, {});
+  // The columns are set on the object just parsed, which nothing else holds: the same keys in the
+  // same order as spreading it into a new one, for a twentieth of the time (about 1 µs against
+  // 21 an asset, measured on the benchmark's records; a boot's scan makes one a stored asset).
+  const details: Record<string, unknown> = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : { ...(parsed as object) };
   // A colour type the record does not give is the one detected from the pixels.
   if (details.color_type === undefined && facts !== null) details.color_type = facts.color_type;
-  const fields: Record<string, unknown> = {
-    ...details,
-    asset_family: r.asset_family,
-    title: r.title,
-    caption: r.caption,
-    license_model: r.license_model,
-    orientation: r.orientation,
-    quality_rank: r.quality_rank,
-    date_created: r.date_created,
-    date_submitted: r.date_submitted,
-    max_dimensions: r.max_width !== null && r.max_height !== null ? { height: r.max_height, width: r.max_width } : null,
-    artist: r.artist,
-    collection_id: r.collection_id,
-    collection_code: r.collection_code,
-    collection_name: r.collection_name,
-    keywords,
-    event_ids: eventIds,
-  };
+  const fields = details;
+  fields.asset_family = r.asset_family;
+  fields.title = r.title;
+  fields.caption = r.caption;
+  fields.license_model = r.license_model;
+  fields.orientation = r.orientation;
+  fields.quality_rank = r.quality_rank;
+  fields.date_created = r.date_created;
+  fields.date_submitted = r.date_submitted;
+  fields.max_dimensions = r.max_width !== null && r.max_height !== null ? { height: r.max_height, width: r.max_width } : null;
+  fields.artist = r.artist;
+  fields.collection_id = r.collection_id;
+  fields.collection_code = r.collection_code;
+  fields.collection_name = r.collection_name;
+  fields.keywords = keywords;
+  fields.event_ids = eventIds;
   return {
     id: r.id,
     asset_type: r.asset_type as AssetType,

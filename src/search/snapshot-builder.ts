@@ -32,9 +32,20 @@ const OLD_SPACE_FLAG = /^--max-old-space-size(=|$)/;
  */
 const SEMI_SPACE_FLAG = /^--max-semi-space-size(=|$)/;
 
-/** The Node flags and NODE_OPTIONS of the child, from the server's: the old generation's limit kept, a young generation's cap dropped. */
+/**
+ * The young generation the child builds with, in MB a semi-space (V8's default is 16): the
+ * objects of a page of the store (rows, records, documents) die young, and with room for two
+ * pages of them fewer live on into the old generation. A build of a million assets took 132 s
+ * with the default, 113 s with 32 MB, 115–117 s with 64 or 128 MB (and more memory).
+ */
+const BUILDER_SEMI_SPACE_MB = 32;
+
+/**
+ * The Node flags and NODE_OPTIONS of the child, from the server's: the old generation's limit
+ * kept, a young generation's cap dropped and the build's own young generation set.
+ */
 export function builderNodeFlags(execArgv: readonly string[], nodeOptions: string | undefined): { args: string[]; nodeOptions: string | undefined } {
-  const args = execArgv.filter((flag) => OLD_SPACE_FLAG.test(flag));
+  const args = [...execArgv.filter((flag) => OLD_SPACE_FLAG.test(flag)), `--max-semi-space-size=${BUILDER_SEMI_SPACE_MB}`];
   if (nodeOptions === undefined) return { args, nodeOptions };
   // A cap's value may follow as its own word (`--max-semi-space-size 2`).
   const words = nodeOptions.split(/\s+/).filter((word) => word !== '');

@@ -156,10 +156,10 @@ describe.each(STORES)('search snapshot built by a child process ($name)', ({ url
 });
 
 describe('the builder child\'s Node flags', () => {
-  it('keep the old generation\'s limit and drop a young generation\'s cap, in the arguments and in NODE_OPTIONS', () => {
+  it('keep the old generation\'s limit and drop a young generation\'s cap, in the arguments and in NODE_OPTIONS, and set the build\'s own', () => {
     const flags = builderNodeFlags(['--max-old-space-size=4096', '--max-semi-space-size=2', '--import', 'tsx'], '--max-semi-space-size=2 --enable-source-maps --max-semi-space-size 4 --max-old-space-size=3000');
-    expect(flags.args).toEqual(['--max-old-space-size=4096']);
+    expect(flags.args).toEqual(['--max-old-space-size=4096', '--max-semi-space-size=32']);
     expect(flags.nodeOptions).toBe('--enable-source-maps --max-old-space-size=3000');
-    expect(builderNodeFlags([], undefined)).toEqual({ args: [], nodeOptions: undefined });
+    expect(builderNodeFlags([], undefined)).toEqual({ args: ['--max-semi-space-size=32'], nodeOptions: undefined });
   });
 });

@@ -27,43 +27,59 @@ export function encodeDocuments(schema: IndexSchema, docs: readonly IndexDocumen
   const textFields = Object.keys(schema.textFields);
   const attributes = schema.keywordAttributes;
   const numeric = schema.numericAttributes;
+  const lists = textFields.length + attributes.length;
+  // Plain loops over one growing array: a page is encoded on the reading thread, the busier one.
   const pieces: string[] = [];
-  const layout: number[] = [];
+  let layout = new Uint32Array(Math.max(16, docs.length * (1 + 3 * lists)));
+  let at = 0;
   let end = 0;
-  const put = (value: string) => {
-    pieces.push(value);
-    end += value.length;
-    layout.push(end);
-  };
-  const putList = (values: string | readonly unknown[] | null | undefined) => {
-    if (typeof values === 'string') {
-      layout.push(1);
-      put(values);
-      return;
-    }
-    const at = layout.length;
-    layout.push(0);
-    if (values === null || values === undefined) return;
-    let count = 0;
-    for (const value of values) {
-      if (typeof value !== 'string') continue;
-      put(value);
-      count++;
-    }
-    layout[at] = count;
-  };
   const numbers = new Float64Array(docs.length * numeric.length);
-  docs.forEach((doc, d) => {
+  for (let d = 0; d < docs.length; d++) {
+    const doc = docs[d]!;
     if (typeof doc.id !== 'string') throw new TypeError('search index: a document needs a string id');
-    put(doc.id);
-    for (const field of textFields) putList(doc.text[field]);
-    for (const attribute of attributes) putList(doc.keywords[attribute]);
-    numeric.forEach((name, n) => {
-      const value = doc.numbers[name];
+    layout = withRoom(layout, at + 1);
+    pieces.push(doc.id);
+    end += doc.id.length;
+    layout[at++] = end;
+    for (let l = 0; l < lists; l++) {
+      const values: string | readonly unknown[] | null | undefined = l < textFields.length ? doc.text[textFields[l]!] : doc.keywords[attributes[l - textFields.length]!];
+      if (typeof values === 'string') {
+        layout = withRoom(layout, at + 2);
+        layout[at++] = 1;
+        pieces.push(values);
+        end += values.length;
+        layout[at++] = end;
+        continue;
+      }
+      layout = withRoom(layout, at + 1 + (values === null || values === undefined ? 0 : values.length));
+      const countAt = at++;
+      let count = 0;
+      if (values !== null && values !== undefined) {
+        for (let v = 0; v < values.length; v++) {
+          const value = values[v];
+          if (typeof value !== 'string') continue;
+          pieces.push(value);
+          end += value.length;
+          layout[at++] = end;
+          count++;
+        }
+      }
+      layout[countAt] = count;
+    }
+    for (let n = 0; n < numeric.length; n++) {
+      const value = doc.numbers[numeric[n]!];
       numbers[d * numeric.length + n] = typeof value === 'number' && Number.isFinite(value) ? value : NaN;
-    });
-  });
-  return { count: docs.length, text: pieces.join(''), layout: Uint32Array.from(layout), numbers };
+    }
+  }
+  return { count: docs.length, text: pieces.join(''), layout: layout.slice(0, at), numbers };
+}
+
+/** `array`, or a copy twice as long, holding at least `needed` entries. */
+function withRoom(array: Uint32Array<ArrayBuffer>, needed: number): Uint32Array<ArrayBuffer> {
+  if (needed <= array.length) return array;
+  const grown = new Uint32Array(Math.max(needed, array.length * 2));
+  grown.set(array);
+  return grown;
 }
 
 /** The documents of a batch made by encodeDocuments under the same schema. */

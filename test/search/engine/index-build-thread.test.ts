@@ -44,6 +44,15 @@ describe('document batches', () => {
     expect(snapshotOf(SCHEMA, decodeDocuments(SCHEMA, batch)).equals(snapshotOf(SCHEMA, docs))).toBe(true);
   });
 
+  it('hold documents with many values each', () => {
+    const many = Array.from({ length: 3 }, (_, d) =>
+      doc(`many-${d}`, { title: 'a long list', keywords: Array.from({ length: 200 + d }, (_, k) => `word${k}`), segments: Array.from({ length: 90 }, (_, k) => `s${k % 40}`) }),
+    );
+    for (const docs of [many.slice(0, 1), many]) {
+      expect(snapshotOf(SCHEMA, decodeDocuments(SCHEMA, encodeDocuments(SCHEMA, docs))).equals(snapshotOf(SCHEMA, docs))).toBe(true);
+    }
+  });
+
   it('refuse a document without a string id', () => {
     expect(() => encodeDocuments(SCHEMA, [{ ...doc('x'), id: 5 as unknown as string }])).toThrow(/string id/);
   });
