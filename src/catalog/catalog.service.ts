@@ -17,7 +17,7 @@ import type {
 } from './catalog.records.js';
 import { localizedText } from './localize.js';
 import { epsOriginalOf } from './eps-original.js';
-import { KeywordMemo } from './keyword-details.js';
+import { KeywordMemo, SCAN_CAPACITY } from './keyword-details.js';
 import { EPS_MEDIA_TYPE } from '../media/eps-file.js';
 import type { MediaFacts } from '../media/media-facts.js';
 
@@ -203,7 +203,7 @@ export class CatalogService {
    */
   async *scanAssets(pageSize = 2000): AsyncGenerator<AssetRecord[]> {
     await this.repository.prepareWholeRead();
-    const keywords = new KeywordMemo();
+    const keywords = new KeywordMemo(SCAN_CAPACITY);
     const pageAfter = (after: string | null) => {
       const read = this.repository.scanAssets(after, pageSize, keywords);
       // a caller that stops early never awaits the page read ahead: its failure is not unhandled

@@ -177,7 +177,7 @@ export class SearchService {
   private async rebuild(reason: string, onProgress?: (documents: number) => void, logTo?: (message: string, level?: 'info' | 'warn') => void): Promise<void> {
     const log = logTo ?? this.options.log ?? (() => undefined);
     const assets = new SearchIndex(ASSET_INDEX_SCHEMA);
-    const read = await this.readStore(reason, log, (docs) => assets.upsertMany(docs), onProgress);
+    const read = await this.readStore(reason, log, (docs) => assets.appendNew(docs), onProgress);
     // upsertMany only appends; the posting lists are built here, before the swap, rather than
     // by the first search after it.
     assets.compact();
@@ -188,7 +188,7 @@ export class SearchService {
 
   /**
    * Reads the whole store: each page of assets as documents to `takeAssets` (awaited: it may
-   * hold the read back), the events and visual signatures into fresh indexes (the events'
+   * hold the read back; each id comes once, the scan reads by the key), the events and visual signatures into fresh indexes (the events'
    * compacted), and the change number the read starts from.
    */
   private async readStore(

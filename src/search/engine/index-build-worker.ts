@@ -15,7 +15,8 @@ const index = new SearchIndex(schema);
 
 port.on('message', (request: IndexBuildRequest) => {
   if (request.type === 'batch') {
-    index.upsertMany(decodeDocuments(schema, request.batch));
+    // a build's documents: a whole read of the store, each id once
+    index.appendNew(decodeDocuments(schema, request.batch));
     port.postMessage({ type: 'taken' } satisfies IndexBuildReply);
     return;
   }

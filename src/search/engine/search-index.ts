@@ -85,6 +85,15 @@ export class SearchIndex {
     this.store.upsertMany(docs);
   }
 
+  /**
+   * As upsertMany, for documents whose ids are new to the index and distinct from each other (a
+   * whole read of the store): no look for an earlier document of each id. Into an index that
+   * holds other documents, this is upsertMany.
+   */
+  appendNew(docs: Iterable<IndexDocument>): void {
+    this.store.appendNew(docs);
+  }
+
   /** Deletes a document (nothing happens for an unknown id). */
   remove(id: string): void {
     this.store.remove(id);

@@ -128,3 +128,49 @@ describe('documents', () => {
     expect(index.search({ filters: [{ attribute: 'date', min: 0 }] }).total).toBe(0);
   });
 });
+
+describe('appendNew (a whole read of the store: ids new and distinct)', () => {
+  const docs = () => [doc('a', { title: 'lighthouse', collection: 'x' }), doc('b', { title: 'harbour lighthouse', collection: 'y' }), ...filler(30)];
+
+  it('gives the index upsertMany gives, the same snapshot', () => {
+    const appended = new SearchIndex(SCHEMA);
+    const page = docs();
+    appended.appendNew(page.slice(0, 10));
+    appended.appendNew(page.slice(10));
+    appended.compact();
+    const upserted = indexOf(page);
+    upserted.compact();
+    expect(appended.toSnapshot().equals(upserted.toSnapshot())).toBe(true);
+  });
+
+  it('knows its ids before any compaction: has, upsert, remove', () => {
+    const index = new SearchIndex(SCHEMA);
+    index.appendNew(docs());
+    expect(index.has('b')).toBe(true);
+    expect(index.has('nope')).toBe(false);
+    index.upsert(doc('a', { title: 'meadow', collection: 'z' }));
+    expect(index.size).toBe(32);
+    expect(index.search({ phrase: 'lighthouse' }).ids).toEqual(['b']);
+    expect(index.search({ phrase: 'meadow' }).ids).toEqual(['a']);
+    index.remove('b');
+    expect(index.search({ phrase: 'lighthouse' }).total).toBe(0);
+    expect(index.size).toBe(31);
+  });
+
+  it('knows its ids when searched first, then replaces one', () => {
+    const index = new SearchIndex(SCHEMA);
+    index.appendNew(docs());
+    expect(index.search({ phrase: 'lighthouse' }).total).toBe(2);
+    index.upsert(doc('b', { title: 'meadow' }));
+    expect(index.search({ phrase: 'lighthouse' }).ids).toEqual(['a']);
+    expect(index.size).toBe(32);
+  });
+
+  it('into an index holding other documents, replaces an id it already has', () => {
+    const index = indexOf(docs());
+    index.appendNew([doc('a', { title: 'meadow' }), doc('c', { title: 'meadow' })]);
+    expect(index.size).toBe(33);
+    expect(index.search({ phrase: 'meadow' }).total).toBe(2);
+    expect(index.search({ phrase: 'lighthouse' }).ids).toEqual(['b']);
+  });
+});
