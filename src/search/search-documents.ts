@@ -78,18 +78,33 @@ export const EVENT_INDEX_SCHEMA: IndexSchema = {
  * {text: "Two People", type: "NumberOfPeople"} passes `number_of_people=two`.
  * Texts are compared in snake case, through the alias table of their attribute.
  */
-const KEYWORD_TYPE_ATTRIBUTES: Readonly<Record<string, string>> = {
-  mood: 'mood',
-  numberofpeople: 'number_of_people',
-  ethnicity: 'ethnicity',
-  composition: 'composition',
-  age: 'age_of_people',
-  ageofpeople: 'age_of_people',
-  imagetechnique: 'image_technique',
+const KEYWORD_TYPE_ATTRIBUTES: ReadonlyMap<string, string> = new Map([
+  ['mood', 'mood'],
+  ['numberofpeople', 'number_of_people'],
+  ['ethnicity', 'ethnicity'],
+  ['composition', 'composition'],
+  ['age', 'age_of_people'],
+  ['ageofpeople', 'age_of_people'],
+  ['imagetechnique', 'image_technique'],
   // the shorter name some libraries' keyword vocabularies use
-  technique: 'image_technique',
-  viewpoint: 'viewpoint',
-};
+  ['technique', 'image_technique'],
+  ['viewpoint', 'viewpoint'],
+]);
+
+/** Keyword types as stored, each to its attribute or null: a catalogue has a handful, and a boot's scan meets one with every keyword. */
+const attributeByStoredType = new Map<string, string | null>();
+/** Types remembered at most: they are data, and a catalogue of arbitrary ones must not grow the map for good. */
+const MAX_REMEMBERED_TYPES = 1000;
+
+/** The filter attribute of a keyword type ("Number of People" → number_of_people), or null for a type no filter reads. */
+function attributeOfType(type: string): string | null {
+  let attribute = attributeByStoredType.get(type);
+  if (attribute === undefined) {
+    attribute = KEYWORD_TYPE_ATTRIBUTES.get(type.toLowerCase().replace(/[^a-z]/g, '')) ?? null;
+    if (attributeByStoredType.size < MAX_REMEMBERED_TYPES) attributeByStoredType.set(type, attribute);
+  }
+  return attribute;
+}
 
 const VALUE_ALIASES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   number_of_people: {
@@ -283,7 +298,7 @@ export function assetDocument(record: AssetRecord): IndexDocument {
   const keywords = (f.keywords as StoredKeyword[] | undefined) ?? [];
   const typed: Record<string, Set<string>> = {};
   for (const keyword of keywords) {
-    const attribute = keyword.type ? KEYWORD_TYPE_ATTRIBUTES[keyword.type.toLowerCase().replace(/[^a-z]/g, '')] : undefined;
+    const attribute = keyword.type ? attributeOfType(keyword.type) : null;
     if (!attribute) continue;
     const value = typedKeywordValue(attribute, keyword.text);
     (typed[attribute] ??= new Set()).add(VALUE_ALIASES[attribute]?.[value] ?? value);

@@ -74,6 +74,16 @@ describe('the video filters’ attributes', () => {
     expect([...document.keywords.image_technique!].sort()).toEqual(['animation', 'selective_focus']);
   });
 
+  it('read a keyword type the same however often it is met, and no type from an object’s own names', () => {
+    // the types' attributes are remembered between documents, and "constructor" is no attribute
+    for (let round = 0; round < 3; round++) {
+      const document = assetDocument(record('video', { keywords: [keyword('Aerial view', 'View Point'), keyword('Odd', 'Constructor'), keyword('Odder', 'toString')] }));
+      expect(document.keywords.viewpoint).toEqual(['aerial_view']);
+      expect(Object.values(document.keywords).flat()).not.toContain('odd');
+      expect(Object.values(document.keywords).flat()).not.toContain('odder');
+    }
+  });
+
   it('are a video’s only: an image carries none of them', () => {
     const document = assetDocument(
       record('image', { asset_family: 'creative', color_type: 'color', allowed_use: { release_info: 'Model and property released' } }),

@@ -28,8 +28,10 @@ export function encodeDocuments(schema: IndexSchema, docs: readonly IndexDocumen
   const attributes = schema.keywordAttributes;
   const numeric = schema.numericAttributes;
   const lists = textFields.length + attributes.length;
-  // Plain loops over one growing array: a page is encoded on the reading thread, the busier one.
-  const pieces: string[] = [];
+  // Plain loops, the strings appended to one (V8 makes a rope of them, copied flat once, when
+  // posted): a page is encoded on the reading thread, the busier one, and joining an array of
+  // its strings cost twice as much (7.9 µs a document of the asset schema against 3.9).
+  let text = '';
   let layout = new Uint32Array(Math.max(16, docs.length * (1 + 3 * lists)));
   let at = 0;
   let end = 0;
@@ -38,7 +40,7 @@ export function encodeDocuments(schema: IndexSchema, docs: readonly IndexDocumen
     const doc = docs[d]!;
     if (typeof doc.id !== 'string') throw new TypeError('search index: a document needs a string id');
     layout = withRoom(layout, at + 1);
-    pieces.push(doc.id);
+    text += doc.id;
     end += doc.id.length;
     layout[at++] = end;
     for (let l = 0; l < lists; l++) {
@@ -46,7 +48,7 @@ export function encodeDocuments(schema: IndexSchema, docs: readonly IndexDocumen
       if (typeof values === 'string') {
         layout = withRoom(layout, at + 2);
         layout[at++] = 1;
-        pieces.push(values);
+        text += values;
         end += values.length;
         layout[at++] = end;
         continue;
@@ -58,7 +60,7 @@ export function encodeDocuments(schema: IndexSchema, docs: readonly IndexDocumen
         for (let v = 0; v < values.length; v++) {
           const value = values[v];
           if (typeof value !== 'string') continue;
-          pieces.push(value);
+          text += value;
           end += value.length;
           layout[at++] = end;
           count++;
@@ -71,7 +73,7 @@ export function encodeDocuments(schema: IndexSchema, docs: readonly IndexDocumen
       numbers[d * numeric.length + n] = typeof value === 'number' && Number.isFinite(value) ? value : NaN;
     }
   }
-  return { count: docs.length, text: pieces.join(''), layout: layout.slice(0, at), numbers };
+  return { count: docs.length, text, layout: layout.slice(0, at), numbers };
 }
 
 /** `array`, or a copy twice as long, holding at least `needed` entries. */
