@@ -178,7 +178,7 @@ export class SearchService {
     const log = logTo ?? this.options.log ?? (() => undefined);
     const assets = new SearchIndex(ASSET_INDEX_SCHEMA);
     const read = await this.readStore(reason, log, (docs) => assets.appendNew(docs), onProgress);
-    // upsertMany only appends; the posting lists are built here, before the swap, rather than
+    // appendNew only appends; the posting lists are built here, before the swap, rather than
     // by the first search after it.
     assets.compact();
     this.replaceIndexes({ assets, events: read.events, visual: read.visual });
@@ -188,8 +188,9 @@ export class SearchService {
 
   /**
    * Reads the whole store: each page of assets as documents to `takeAssets` (awaited: it may
-   * hold the read back; each id comes once, the scan reads by the key), the events and visual signatures into fresh indexes (the events'
-   * compacted), and the change number the read starts from.
+   * hold the read back; each id comes once, as the scan reads by the key), the events and the
+   * visual signatures into fresh indexes (the events' compacted), and the change number the
+   * read starts from.
    */
   private async readStore(
     reason: string,
@@ -650,7 +651,6 @@ function requiredSection(sections: Map<string, SnapshotSection>, name: string): 
   return section;
 }
 
-/** A visual index as two sections: the ids, newline-separated, and the signatures back to back. */
 /** What a store read gives besides the assets' documents. */
 interface StoreRead {
   seq: number;
@@ -682,6 +682,7 @@ function snapshotSections(assetChunks: SnapshotChunk[], events: SearchIndex, vis
   return sections;
 }
 
+/** A visual index as two sections: the ids, newline-separated, and the signatures back to back. */
 function visualSections(index: VisualIndex): [Uint8Array, Uint8Array] {
   const ids: string[] = [];
   const vectors = new Float32Array(index.size * SIGNATURE_LENGTH);
