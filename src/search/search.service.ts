@@ -513,6 +513,10 @@ export class SearchService {
     await this.updating;
     await this.publishing;
     await this.publishSnapshot('shutdown');
+    // The token streams read in place from the snapshot file: a stopped node lets go of it
+    // (else it stayed open until the indexes were collected, and its file system busy).
+    this.indexes.assets.release();
+    this.indexes.events.release();
   }
 
   // ---------------------------------------------------------------------------------------
