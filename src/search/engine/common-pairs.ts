@@ -1,5 +1,4 @@
-import { TERM_CODE, type ForwardCode } from './forward-codes.js';
-import type { DocumentStarts } from './document-starts.js';
+import { TERM_CODE } from './forward-codes.js';
 import type { CompressedLists } from './compressed-lists.js';
 import { PostingStore } from './posting-store.js';
 import { ensureCapacity } from './typed-arrays.js';
@@ -36,10 +35,13 @@ export class CommonPairs {
   private keys: Uint32Array = new Uint32Array(256);
 
   /**
-   * Chooses the common terms from the base term lists (`termStart`, a term's list length is
-   * its document frequency) and lists the pairs of every document of the forward stream.
+   * Rebuilds the base lists from every document of the forward stream, fed by the caller (a
+   * compaction reads each document once for all its lists): the common terms chosen from the
+   * base term lists (`termStart`, a term's list length is its document frequency), then each
+   * document's codes, in order, given to `count`, after `allocate` the same again to `write`,
+   * and `finish` makes them the base lists.
    */
-  rebuild(termStart: Uint32Array, forward: Uint8Array, forwardStart: DocumentStarts, docCount: number, code: ForwardCode): void {
+  beginRebuild(termStart: Uint32Array, docCount: number): PairListBuild {
     const termCount = termStart.length - 1;
     const minimum = Math.max(2, Math.ceil(docCount * MIN_COMMON_SHARE));
     const frequent: number[] = [];
@@ -48,18 +50,10 @@ export class CommonPairs {
     const rankOf = new Int32Array(termCount).fill(-1);
     frequent.slice(0, MAX_COMMON_TERMS).forEach((term, rank) => (rankOf[term] = rank));
     this.rankOf = rankOf;
-
-    const keys = MAX_COMMON_TERMS * MAX_COMMON_TERMS;
-    const start = new Uint32Array(keys + 1);
-    const lastDoc = new Int32Array(keys).fill(-1);
-    listPairs(forward, forwardStart, docCount, code, rankOf, lastDoc, start, null);
-    for (let key = 0; key < keys; key++) start[key + 1] = start[key + 1]! + start[key]!;
-    const docs = new Uint32Array(start[keys]!);
-    const cursor = start.slice(0, keys);
-    lastDoc.fill(-1);
-    listPairs(forward, forwardStart, docCount, code, rankOf, lastDoc, cursor, docs);
-    this.postings.setBase(start, docs, new Uint8Array(0));
-    this.lastTailDoc.fill(-1);
+    return new PairListBuild(rankOf, (start, docs) => {
+      this.postings.setBase(start, docs, new Uint8Array(0));
+      this.lastTailDoc.fill(-1);
+    });
   }
 
   /** The common terms' ranks and the base lists, for a snapshot (after a compaction: no tail lists). */
@@ -120,36 +114,70 @@ function pairKeysOf(codes: Uint32Array, codeCount: number, rankOf: Int32Array, k
 }
 
 /**
- * Lists every document's pairs (see pairKeysOf), each once per document: with `docs` null,
- * counts them in `slots[key + 1]`; else writes the document at `slots[key]` (advanced) of
- * `docs`.
+ * The base pair lists of a rebuild (see CommonPairs.beginRebuild), made in two passes over
+ * the documents in order: each document's pairs, once per document, counted, then written.
  */
-function listPairs(
-  forward: Uint8Array,
-  forwardStart: DocumentStarts,
-  docCount: number,
-  code: ForwardCode,
-  rankOf: Int32Array,
-  lastDoc: Int32Array,
-  slots: Uint32Array,
-  docs: Uint32Array | null,
-): void {
-  const offset = docs === null ? 1 : 0;
-  let keys = new Uint32Array(256);
-  let codes = new Uint32Array(1024);
-  for (let d = 0; d < docCount; d++) {
-    const from = forwardStart.at(d);
-    codes = ensureCapacity(codes, 8 * (forwardStart.at(d + 1) - from));
-    const codeCount = code.decode(forward, from, codes);
-    keys = ensureCapacity(keys, codeCount);
-    const count = pairKeysOf(codes, codeCount, rankOf, keys);
+export class PairListBuild {
+  private readonly start = new Uint32Array(MAX_COMMON_TERMS * MAX_COMMON_TERMS + 1);
+  private readonly lastDoc = new Int32Array(MAX_COMMON_TERMS * MAX_COMMON_TERMS).fill(-1);
+  private cursor: Uint32Array = new Uint32Array(0);
+  private docs: Uint32Array = new Uint32Array(0);
+  private keys: Uint32Array = new Uint32Array(256);
+
+  constructor(
+    private readonly rankOf: Int32Array,
+    private readonly done: (start: Uint32Array, docs: Uint32Array) => void,
+  ) {}
+
+  /** The first pass: document `d`'s codes. */
+  count(codes: Uint32Array, codeCount: number, d: number): void {
+    const count = this.keysOf(codes, codeCount);
+    const keys = this.keys;
+    const lastDoc = this.lastDoc;
+    const start = this.start;
     for (let i = 0; i < count; i++) {
       const key = keys[i]!;
       if (lastDoc[key] === d) continue;
       lastDoc[key] = d;
-      const slot = slots[key + offset]!++;
-      if (docs !== null) docs[slot] = d;
+      start[key + 1]!++;
     }
   }
-  return;
+
+  /** Between the passes. */
+  allocate(): void {
+    const start = this.start;
+    const keys = start.length - 1;
+    for (let key = 0; key < keys; key++) start[key + 1] = start[key + 1]! + start[key]!;
+    this.docs = new Uint32Array(start[keys]!);
+    this.cursor = start.slice(0, keys);
+    this.lastDoc.fill(-1);
+  }
+
+  /** The second pass: document `d`'s codes again. */
+  write(codes: Uint32Array, codeCount: number, d: number): void {
+    const count = this.keysOf(codes, codeCount);
+    const keys = this.keys;
+    const lastDoc = this.lastDoc;
+    const cursor = this.cursor;
+    const docs = this.docs;
+    for (let i = 0; i < count; i++) {
+      const key = keys[i]!;
+      if (lastDoc[key] === d) continue;
+      lastDoc[key] = d;
+      docs[cursor[key]!++] = d;
+    }
+  }
+
+  finish(): void {
+    const start = this.start;
+    for (let key = 0; key < this.cursor.length; key++) {
+      if (this.cursor[key] !== start[key + 1]) throw new Error('search index: phrase pair lists written out of step with their counts');
+    }
+    this.done(start, this.docs);
+  }
+
+  private keysOf(codes: Uint32Array, codeCount: number): number {
+    this.keys = ensureCapacity(this.keys, codeCount);
+    return pairKeysOf(codes, codeCount, this.rankOf, this.keys);
+  }
 }

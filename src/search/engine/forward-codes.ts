@@ -103,6 +103,48 @@ function huffmanLengths(weights: readonly number[]): Uint8Array {
   return lengths;
 }
 
+const EMPTY_BYTES = new Uint8Array(0);
+
+/**
+ * Bits written most significant first into a byte array, for ForwardCode.encode. An object
+ * rather than a closure over encode's locals: the build keeps functions' names, and a closure
+ * made anew at each call cost a property definition a document.
+ */
+class BitWriter {
+  private out: Uint8Array = new Uint8Array(0);
+  private w = 0;
+  /** bits not yet written: `pending` of them, at the bottom of `bits` */
+  private bits = 0;
+  private pending = 0;
+
+  begin(out: Uint8Array, at: number): void {
+    this.out = out;
+    this.w = at;
+    this.bits = 0;
+    this.pending = 0;
+  }
+
+  /** `length` bits (at most 24) of `value`. */
+  put(value: number, length: number): void {
+    let bits = (this.bits << length) | value;
+    let pending = this.pending + length;
+    while (pending >= 8) {
+      pending -= 8;
+      this.out[this.w++] = (bits >>> pending) & 0xff;
+    }
+    bits &= (1 << pending) - 1;
+    this.bits = bits;
+    this.pending = pending;
+  }
+
+  /** Pads the last byte with zeros; returns the end. */
+  end(): number {
+    if (this.pending > 0) this.out[this.w++] = (this.bits << (8 - this.pending)) & 0xff;
+    this.out = EMPTY_BYTES;
+    return this.w;
+  }
+}
+
 /**
  * One prefix code over the classes: how a stream's documents are written and read. A store
  * keeps one at a time; a compaction rewrites the stream with a new one.
@@ -113,6 +155,8 @@ export class ForwardCode {
   private readonly codewords = new Uint32Array(CLASS_COUNT);
   /** per MAX_CODE_LENGTH-bit prefix: its class, and its code's length << 8 */
   readonly table = new Uint16Array(1 << MAX_CODE_LENGTH);
+  /** encode's bit writer, reused: one document at a time */
+  private readonly writer = new BitWriter();
 
   constructor(
     readonly fields: number,
@@ -171,35 +215,23 @@ export class ForwardCode {
   encode(codes: Uint32Array, count: number, out: Uint8Array, at: number): number {
     const lengths = this.lengths;
     const codewords = this.codewords;
-    let w = at;
-    // bits not yet written: `pending` of them, at the bottom of `bits`
-    let bits = 0;
-    let pending = 0;
-    const put = (value: number, length: number): void => {
-      bits = (bits << length) | value;
-      pending += length;
-      while (pending >= 8) {
-        pending -= 8;
-        out[w++] = (bits >>> pending) & 0xff;
-      }
-      bits &= (1 << pending) - 1;
-    };
+    const writer = this.writer;
+    writer.begin(out, at);
     for (let i = 0; i < count; i++) {
       const v = codes[i]!;
       const c = classOf(v);
-      put(codewords[c]!, lengths[c]!);
+      writer.put(codewords[c]!, lengths[c]!);
       const extra = CLASS_EXTRA[c]!;
       const offset = v - CLASS_BASE[c]!;
       if (extra > 24) {
         // in two: the top bits, then the low 16
-        put(Math.floor(offset / 0x10000), extra - 16);
-        put(offset & 0xffff, 16);
+        writer.put(Math.floor(offset / 0x10000), extra - 16);
+        writer.put(offset & 0xffff, 16);
       } else if (extra > 0) {
-        put(offset, extra);
+        writer.put(offset, extra);
       }
     }
-    if (pending > 0) out[w++] = (bits << (8 - pending)) & 0xff;
-    return w;
+    return writer.end();
   }
 
   /**

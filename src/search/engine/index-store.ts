@@ -508,9 +508,13 @@ export class IndexStore {
    * field (and leaves its codes in `decoded`, `decodedCount` of them).
    */
   private collectDocumentTerms(ordinal: number): void {
+    this.collectTerms(this.decodeDocument(ordinal));
+  }
+
+  /** collectDocumentTerms of the document whose codes are `decoded[0..codeCount)`. */
+  private collectTerms(codeCount: number): void {
     const fields = this.fields;
     const mark = this.nextMark();
-    const codeCount = this.decodeDocument(ordinal);
     this.decodedCount = codeCount;
     const codes = this.decoded;
     const termMark = this.termMark;
@@ -615,15 +619,42 @@ export class IndexStore {
    * tail pass a share of the index; O(size of the index).
    */
   compact(): void {
-    const fields = this.fields;
-    // a compaction reads and rewrites the whole stream four times: in memory, until the next snapshot
+    // a compaction reads the whole stream twice and rewrites it: in memory, until the next snapshot
     this.loadForward();
     // 0. Filter-only columns have nothing per document to move: their lists are renumbered.
     if (this.columns.some((column) => column.filterOnly)) {
-      const liveBefore = this.liveBeforeWords();
-      for (const column of this.columns) if (column.filterOnly) column.renumberLists(this.live, liveBefore, this.liveCount);
+      const survivors = this.deadCount === 0 ? null : { live: this.live, liveBefore: this.liveBeforeWords() };
+      for (const column of this.columns) if (column.filterOnly) column.renumberLists(survivors, this.liveCount);
     }
-    // 1. Documents: each live one moves down to its new ordinal, in place.
+    // 1. Documents: each live one moves down to its new ordinal, in place (with none deleted,
+    // as after a build's appends, every document is already where it belongs).
+    const next = this.deadCount === 0 ? this.keepDocumentsInPlace() : this.moveLiveDocumentsDown();
+    this.ids.truncate(next);
+    this.idOrdinals.rebuild(next);
+    this.ordinalsBehind = false;
+    this.dropIdHashes();
+    this.live.fill(0);
+    this.markAllLive(next);
+    this.docCount = next;
+    this.liveCount = next;
+    this.deadCount = 0;
+    this.fitDocumentArrays(next);
+
+    // 2. Terms: renumber those still in use, the most frequent first (the shortest codes),
+    // the stream rewritten in a code made for it (with no room left for appends), and the
+    // term and phrase pair lists made from it.
+    this.rebuildTermLists(this.renumberVocabulary());
+
+    // 3. The columns' lists.
+    for (const column of this.columns) column.buildPostings(next);
+    this.baseDocCount = next;
+    this.indexedDocCount = next;
+    this.orders.rebuild();
+  }
+
+  /** Moves each live document down to its ordinal after the deleted ones are dropped; returns how many there are. */
+  private moveLiveDocumentsDown(): number {
+    const fields = this.fields;
     let next = 0;
     let write = 0;
     const columnWrites = this.columns.map(() => 0);
@@ -649,27 +680,13 @@ export class IndexStore {
     this.forwardStart.set(next, write);
     this.forwardStart.endRewrite();
     for (let c = 0; c < this.columns.length; c++) this.columns[c]!.finishCompaction(next, columnWrites[c]!);
-    this.ids.truncate(next);
-    this.idOrdinals.rebuild(next);
-    this.ordinalsBehind = false;
-    this.dropIdHashes();
-    this.live.fill(0);
-    this.markAllLive(next);
-    this.docCount = next;
-    this.liveCount = next;
-    this.deadCount = 0;
-    this.fitDocumentArrays(next);
+    return next;
+  }
 
-    // 2. Terms: renumber those still in use, the most frequent first (the shortest codes),
-    // and the stream rewritten in a code made for it (with no room left for appends).
-    this.renumberTerms();
-
-    // 3. Inverted lists from the forward stream (the live frequencies are the list lengths).
-    this.buildTermPostings();
-    for (const column of this.columns) column.buildPostings(next);
-    this.baseDocCount = next;
-    this.indexedDocCount = next;
-    this.orders.rebuild();
+  /** A compaction's first step when no document is deleted: the columns let go of the room kept for appends. */
+  private keepDocumentsInPlace(): number {
+    for (const column of this.columns) column.finishInPlace(this.docCount);
+    return this.docCount;
   }
 
   /** The live documents before each word of the live bitmap: a live ordinal's place after a compaction. */
@@ -687,9 +704,11 @@ export class IndexStore {
   /**
    * Numbers the terms in use by descending live document frequency (ties in their old order),
    * so that the common terms take the shortest codes of the forward stream, and drops the
-   * terms no live document uses. Everything indexed by term id is rebuilt after this.
+   * terms no live document uses: returns each old id's new one, null when every term keeps
+   * its id. The stream and everything indexed by term id are rebuilt after this (see
+   * rebuildTermLists).
    */
-  private renumberTerms(): void {
+  private renumberVocabulary(): Uint32Array | null {
     const vocabulary = this.vocabulary;
     const termCount = vocabulary.size;
     const frequency = vocabulary.frequency;
@@ -698,8 +717,7 @@ export class IndexStore {
     used.sort((a, b) => frequency[b]! - frequency[a]! || a - b);
     if (used.length === termCount && used.every((term, id) => term === id)) {
       vocabulary.sortedIds();
-      this.recodeForward(null);
-      return;
+      return null;
     }
     const renumber = new Uint32Array(termCount);
     const terms: string[] = [];
@@ -713,96 +731,100 @@ export class IndexStore {
     const sorted = new Uint32Array(used.length);
     let rank = 0;
     for (const term of vocabulary.sortedIds()) if (frequency[term] !== 0) sorted[rank++] = renumber[term]!;
-    this.recodeForward(renumber);
     vocabulary.reset(terms, kept, sorted);
     this.termMark = new Uint32Array(Math.max(1024, used.length));
     this.termSlot = new Uint32Array(Math.max(1024, used.length));
     this.markGeneration = 0;
+    return renumber;
   }
 
   /**
    * Rewrites the stream with each term's new id (`renumber`, null for none) in a code made
-   * from the classes' counts after the renumbering: one pass counts, one writes into an
-   * array of the exact size (the old stream and the new one, smaller, are both held meanwhile,
-   * as a trimming copy did before).
+   * from the classes' counts after the renumbering, and makes the term lists (their lengths
+   * are the live frequencies) and the phrase pair lists on the way. The stream is read twice,
+   * not once per kind of list: one pass counts the classes and the pairs, one rewrites each
+   * document into an array of the exact size and lists its terms and pairs (the old stream
+   * and the new one, smaller, are both held meanwhile).
    */
-  private recodeForward(renumber: Uint32Array | null): void {
+  private rebuildTermLists(renumber: Uint32Array | null): void {
+    const fields = this.fields;
     const forwardStart = this.forwardStart;
     const docCount = this.docCount;
     const old = this.forwardCode;
+    const termCount = this.vocabulary.size;
+    const frequency = this.vocabulary.frequency;
+    const postings = this.postings;
+    const start = new Uint32Array(termCount + 1);
+    for (let t = 0; t < termCount; t++) start[t + 1] = start[t]! + frequency[t]!;
+    const pairs = this.pairs.beginRebuild(start, docCount);
+
     const counts = new Float64Array(CLASS_COUNT);
-    const renumbered = (count: number): Uint32Array => {
-      const codes = this.decoded;
-      if (renumber !== null) {
-        for (let i = 0; i < count; i++) {
-          const code = codes[i]!;
-          if (code >= TERM_CODE) codes[i] = renumber[code - TERM_CODE]! + TERM_CODE;
-        }
-      }
-      return codes;
-    };
     for (let d = 0; d < docCount; d++) {
       const count = this.decodeDocument(d);
-      const codes = renumbered(count);
+      const codes = this.renumbered(renumber, count);
       for (let i = 0; i < count; i++) {
         const c = classOf(codes[i]!);
         counts[c] = counts[c]! + 1;
       }
+      pairs.count(codes, count, d);
     }
-    const code = ForwardCode.fromCounts(this.fields, counts);
+    pairs.allocate();
+    const code = ForwardCode.fromCounts(fields, counts);
     let bits = 0;
     for (let c = 0; c < CLASS_COUNT; c++) bits += counts[c]! * code.classBits(c);
     // each document starts on a byte: at most one more per document
     const out = new Uint8Array(Math.ceil(bits / 8) + docCount + STREAM_PADDING);
+    const docs = new Uint32Array(start[termCount]!);
+    const tupleCodes = new Uint8Array(start[termCount]!);
+    // the postings of tuples past the first 255 (BYTE_ESCAPE in `tupleCodes`), as slot and code
+    const escaped: number[] = [];
+    const cursor = start.slice(0, termCount);
     let write = 0;
     forwardStart.beginRewrite();
     for (let d = 0; d < docCount; d++) {
       const from = forwardStart.before(d);
       this.decoded = ensureCapacity(this.decoded, 8 * (forwardStart.before(d + 1) - from));
       const count = old.decode(this.forward, from, this.decoded);
+      const codes = this.renumbered(renumber, count);
       forwardStart.set(d, write);
-      write = code.encode(renumbered(count), count, out, write);
-    }
-    forwardStart.set(docCount, write);
-    forwardStart.endRewrite();
-    this.forward = out;
-    this.forwardCode = code;
-  }
-
-  private buildTermPostings(): void {
-    const fields = this.fields;
-    const termCount = this.vocabulary.size;
-    const frequency = this.vocabulary.frequency;
-    const postings = this.postings;
-    const start = new Uint32Array(termCount + 1);
-    for (let t = 0; t < termCount; t++) start[t + 1] = start[t]! + frequency[t]!;
-    const total = start[termCount]!;
-    const docs = new Uint32Array(total);
-    const codes = new Uint8Array(total);
-    // the postings of tuples past the first 255 (BYTE_ESCAPE in `codes`), as slot and code
-    const escaped: number[] = [];
-    const cursor = start.slice(0, termCount);
-    for (let d = 0; d < this.docCount; d++) {
-      this.collectDocumentTerms(d);
+      write = code.encode(codes, count, out, write);
+      this.collectTerms(count);
       const terms = this.docTerms;
       const tfs = this.docTermTfs;
       for (let i = 0; i < this.docTermCount; i++) {
         const slot = cursor[terms[i]!]!++;
         docs[slot] = d;
-        const code = postings.codeOf(tfs, i * fields);
-        if (code < BYTE_ESCAPE) {
-          codes[slot] = code;
+        const tupleCode = postings.codeOf(tfs, i * fields);
+        if (tupleCode < BYTE_ESCAPE) {
+          tupleCodes[slot] = tupleCode;
         } else {
-          codes[slot] = BYTE_ESCAPE;
-          escaped.push(slot, code);
+          tupleCodes[slot] = BYTE_ESCAPE;
+          escaped.push(slot, tupleCode);
         }
       }
+      pairs.write(codes, count, d);
     }
+    forwardStart.set(docCount, write);
+    forwardStart.endRewrite();
+    this.forward = out;
+    this.forwardCode = code;
     for (let t = 0; t < termCount; t++) {
       if (cursor[t] !== start[t + 1]) throw new Error('search index: term frequencies out of step with the forward stream');
     }
-    postings.setBase(start, docs, codes, escapesOf(escaped), this.docCount);
-    this.pairs.rebuild(start, this.forward, this.forwardStart, this.docCount, this.forwardCode);
+    postings.setBase(start, docs, tupleCodes, escapesOf(escaped), docCount);
+    pairs.finish();
+  }
+
+  /** The codes in `decoded` (`count` of them) with each term's new id (`renumber`, null for none). */
+  private renumbered(renumber: Uint32Array | null, count: number): Uint32Array {
+    const codes = this.decoded;
+    if (renumber !== null) {
+      for (let i = 0; i < count; i++) {
+        const code = codes[i]!;
+        if (code >= TERM_CODE) codes[i] = renumber[code - TERM_CODE]! + TERM_CODE;
+      }
+    }
+    return codes;
   }
 
   // ---------------------------------------------------------------------------------------

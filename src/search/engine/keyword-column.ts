@@ -93,6 +93,12 @@ function isDense(count: number, docCount: number): boolean {
   return docCount >= 1024 && count * 32 >= docCount;
 }
 
+/** Which documents a compaction keeps: the live bitmap, and the live documents before each of its words (their new ordinals' base). */
+export interface Survivors {
+  live: Uint32Array;
+  liveBefore: Uint32Array;
+}
+
 /**
  * A multi-valued string attribute, dictionary-encoded, kept in the shapes its readers want:
  *
@@ -402,6 +408,11 @@ export class KeywordColumn {
     if (this.layoutKind === 'offsets') this.blockStartBefore = this.blockStart.slice();
   }
 
+  /** A compaction that moves no document (none was deleted): as compactInto for each and finishCompaction. */
+  finishInPlace(docCount: number): void {
+    this.finishCompaction(docCount, this.layoutKind === 'offsets' ? this.startOf(docCount) : 0);
+  }
+
   finishCompaction(docCount: number, write: number): void {
     if (this.layoutKind === 'single') {
       if (this.single.length === 0) return;
@@ -497,23 +508,24 @@ export class KeywordColumn {
   }
 
   /**
-   * A filter-only column's lists, at the start of a compaction (`live` and the number of live
-   * documents before each of its words, `liveBefore`, still those of the old ordinals): each
+   * A filter-only column's lists, at the start of a compaction (`survivors`, null when no
+   * document was deleted: the live bitmap and the number of live documents before each of its
+   * words, `liveBefore`, still those of the old ordinals): each
    * value's live documents under their new ordinals, counted again, `docCount` of them in all.
    * A dense value's documents are its bitmap (the documents appended since the last build are
    * only there), and it keeps that bitmap alone, as in the other layout: no list beside it.
    */
-  renumberLists(live: Uint32Array, liveBefore: Uint32Array, docCount: number): void {
+  renumberLists(survivors: Survivors | null, docCount: number): void {
     const writer = new ValueListWriter(this.values.length);
     this.liveCounts.fill(0);
-    this.forEachLivePosting(live, liveBefore, (value, d) => {
+    this.forEachLivePosting(survivors, (value, d) => {
       writer.measure(value, d);
       this.liveCounts[value]!++;
     });
     const words = (docCount + 31) >>> 5;
     const bitmaps = Array.from({ length: this.values.length }, (_, v) => (isDense(this.liveCounts[v]!, docCount) ? new Uint32Array(words) : null));
     writer.allocate((value) => bitmaps[value] === null);
-    this.forEachLivePosting(live, liveBefore, (value, d) => {
+    this.forEachLivePosting(survivors, (value, d) => {
       const bitmap = bitmaps[value];
       if (bitmap) bitmap[d >>> 5] = bitmap[d >>> 5]! | (1 << (d & 31));
       else writer.write(value, d);
@@ -542,7 +554,12 @@ export class KeywordColumn {
   }
 
   /** Calls `visit` with each value and live document of it, under the document's new ordinal, value after value. */
-  private forEachLivePosting(live: Uint32Array, liveBefore: Uint32Array, visit: (value: number, d: number) => void): void {
+  private forEachLivePosting(survivors: Survivors | null, visit: (value: number, d: number) => void): void {
+    if (survivors === null) {
+      this.forEachPosting(visit);
+      return;
+    }
+    const { live, liveBefore } = survivors;
     const renumbered = (d: number): number => liveBefore[d >>> 5]! + bitCount(live[d >>> 5]! & ((1 << (d & 31)) - 1));
     const isLive = (d: number): boolean => (live[d >>> 5]! & (1 << (d & 31))) !== 0;
     for (let v = 0; v < this.values.length; v++) {
@@ -558,6 +575,25 @@ export class KeywordColumn {
       }
     }
   }
+
+  /** forEachLivePosting when every document is live: each value's documents as they are (a build's case, millions of values). */
+  private forEachPosting(visit: (value: number, d: number) => void): void {
+    const value = [0];
+    for (let v = 0; v < this.values.length; v++) {
+      const bitmap = this.bitmaps[v];
+      if (bitmap !== undefined && bitmap !== null) {
+        for (let w = 0; w < bitmap.length; w++) {
+          for (let bits = bitmap[w]!; bits !== 0; bits &= bits - 1) visit(v, w * 32 + 31 - Math.clz32(bits & -bits));
+        }
+        continue;
+      }
+      value[0] = v;
+      for (const [docs, start, end] of this.lists.listsOf(value)) {
+        for (let i = start; i < end; i++) visit(v, docs[i]!);
+      }
+    }
+  }
+
 
   /**
    * Bitmaps for the dense values, from the per-document layout (all documents alive): a dense

@@ -2,8 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { tokenize } from '../../../src/search/engine/analyzer.js';
 import { documentsOf } from '../../../src/search/engine/compressed-lists.js';
 import { CommonPairs, MAX_COMMON_TERMS } from '../../../src/search/engine/common-pairs.js';
-import { DocumentStarts } from '../../../src/search/engine/document-starts.js';
-import { FIELD_END, ForwardCode, TERM_CODE } from '../../../src/search/engine/forward-codes.js';
+import { FIELD_END, TERM_CODE } from '../../../src/search/engine/forward-codes.js';
 import { SearchIndex } from '../../../src/search/engine/search-index.js';
 import { seededRandom } from '../../../src/platform/seeded-random.js';
 import { doc, indexOf } from './fixtures.js';
@@ -139,12 +138,13 @@ describe('phrases through the pair lists of common words', () => {
 describe('pair lists in a snapshot', () => {
   it('are read back as they were written, and refused when out of step with their starts', () => {
     const pairs = new CommonPairs();
-    // two documents: "a b" and "b a", term ids 0 and 1 both common
-    const code = ForwardCode.initial(1);
-    const forward = new Uint8Array(64);
-    const middle = code.encode(Uint32Array.of(TERM_CODE, TERM_CODE + 1, FIELD_END), 3, forward, 0);
-    const end = code.encode(Uint32Array.of(TERM_CODE + 1, TERM_CODE, FIELD_END), 3, forward, middle);
-    pairs.rebuild(Uint32Array.of(0, 2, 4), forward, new DocumentStarts(Uint32Array.of(0), Uint16Array.of(0, middle, end)), 2, code);
+    // two documents: "a b" and "b a", term ids 0 and 1 both common, each document given to both passes
+    const documents = [Uint32Array.of(TERM_CODE, TERM_CODE + 1, FIELD_END), Uint32Array.of(TERM_CODE + 1, TERM_CODE, FIELD_END)];
+    const build = pairs.beginRebuild(Uint32Array.of(0, 2, 4), 2);
+    documents.forEach((codes, d) => build.count(codes, codes.length, d));
+    build.allocate();
+    documents.forEach((codes, d) => build.write(codes, codes.length, d));
+    build.finish();
     const written = pairs.snapshot();
     const restored = new CommonPairs();
     const copied = { ...written.lists, words: written.lists.words.slice(), blocks: written.lists.blocks.slice() };
