@@ -813,15 +813,17 @@ export class CatalogRepository {
   /**
    * The keyword links of a scan's page (the ids from `first` to `last`, in id order), as hydrate
    * reads them, of the assets in `pageIds`. Read as one row an asset, its links joined in one
-   * string in their order: a row a link made a 14-link asset cost 14 row objects, most of the
-   * read's time. A relevance SQLite keeps as a real (it keeps what it is given) comes through the
-   * text exactly: SQLite writes a real with 17 significant digits.
+   * string: a row a link made a 14-link asset cost 14 row objects, most of the read's time. The
+   * links come in the key's order, each with its position, and are put in position order here:
+   * SQLite ordering them within the aggregate sorted each asset's links in a temporary b-tree,
+   * a third of the query's time. A relevance SQLite keeps as a real (it keeps what it is given)
+   * comes through the text exactly: SQLite writes a real with 17 significant digits.
    */
   private async pageLinks(first: string, last: string, pageIds: ReadonlySet<string>): Promise<AssetLinks> {
     const joined =
       this.dialect === 'postgres'
-        ? sql<string>`string_agg(keyword_id::text || ' ' || coalesce(relevance::text, ''), ',' order by position)`
-        : sql<string>`group_concat(keyword_id || ' ' || ifnull(relevance, ''), ',' order by position)`;
+        ? sql<string>`string_agg(position::text || ' ' || keyword_id::text || ' ' || coalesce(relevance::text, ''), ',')`
+        : sql<string>`group_concat(position || ' ' || keyword_id || ' ' || ifnull(relevance, ''), ',')`;
     const rows = await this.db
       .selectFrom('asset_keywords')
       .select(['asset_id', joined.as('links')])
@@ -831,16 +833,32 @@ export class CatalogRepository {
       .orderBy('asset_id')
       .execute();
     const links: AssetLinks = { assetIds: [], starts: [0], keywordIds: [], relevances: [] };
+    const positions: number[] = [];
     for (const row of rows) {
       if (!pageIds.has(row.asset_id)) continue;
       const text = row.links;
-      // "id relevance,id relevance,…" (an empty relevance is null), walked without splitting
+      const from = links.keywordIds.length;
+      positions.length = 0;
+      // "position id relevance,…" (an empty relevance is null), walked without splitting, each
+      // link moved back past the links of later positions (a dozen or so an asset)
       for (let at = 0; at < text.length; ) {
         const space = text.indexOf(' ', at);
-        let end = text.indexOf(',', space);
+        const second = text.indexOf(' ', space + 1);
+        let end = text.indexOf(',', second);
         if (end < 0) end = text.length;
-        links.keywordIds.push(Number(text.slice(at, space)));
-        links.relevances.push(end === space + 1 ? null : Number(text.slice(space + 1, end)));
+        const position = Number(text.slice(at, space));
+        const keywordId = Number(text.slice(space + 1, second));
+        const relevance = end === second + 1 ? null : Number(text.slice(second + 1, end));
+        let to = positions.length;
+        while (to > 0 && positions[to - 1]! > position) {
+          positions[to] = positions[to - 1]!;
+          links.keywordIds[from + to] = links.keywordIds[from + to - 1]!;
+          links.relevances[from + to] = links.relevances[from + to - 1]!;
+          to--;
+        }
+        positions[to] = position;
+        links.keywordIds[from + to] = keywordId;
+        links.relevances[from + to] = relevance;
         at = end + 1;
       }
       links.assetIds.push(row.asset_id);

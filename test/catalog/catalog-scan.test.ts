@@ -25,6 +25,22 @@ describe.each(STORES)('a scan of the whole catalogue on $name', ({ url }) => {
     expect(pages).toEqual([['a', 'b'], ['c', 'd'], ['e']]);
   });
 
+  it("gives each asset's keywords in their own order, as a read of the asset does, whatever their ids' order", async () => {
+    // 'zebra' and 'apple' are new keywords (later ids) listed before the older ones; a relevance may be absent
+    await catalog.upsertAsset({
+      asset_type: 'image',
+      id: 'f',
+      fields: { title: 'title f', keywords: [{ text: 'zebra', relevance: 2 }, { text: 'shared' }, { text: 'apple', relevance: 5 }, { text: 'own a', relevance: 1 }] },
+    });
+    const scanned = new Map<string, unknown>();
+    for await (const page of catalog.scanAssets(4)) for (const record of page) scanned.set(record.id, record.fields.keywords);
+    const read = await catalog.findAssets('image', ['a', 'b', 'c', 'd', 'e', 'f']);
+    expect(read.found).toHaveLength(6);
+    for (const record of read.found) expect(scanned.get(record.id)).toEqual(record.fields.keywords);
+    const texts = (scanned.get('f') as Array<{ text: string; relevance: number | null }>).map(({ text, relevance }) => [text, relevance]);
+    expect(texts).toEqual([['zebra', 2], ['shared', null], ['apple', 5], ['own a', 1]]);
+  });
+
   it.runIf(url !== undefined)('gathers the planner statistics of the tables it reads when none were ever gathered (a bulk-written store, before autovacuum), and leaves them alone after', async () => {
     const analyzed = async () => {
       const { rows } = await sql<{ relname: string }>`
