@@ -793,11 +793,12 @@ export class CatalogRepository {
     links.assetIds.forEach((assetId, a) => {
       const list: StoredKeyword[] = [];
       for (let l = links.starts[a]!; l < links.starts[a + 1]!; l++) {
-        const keyword = memo.get(links.keywordIds[l]!);
-        if (keyword === undefined) continue; // as the join it replaces: a link to no keyword shows nothing
-        // the details' lists are shared by every record showing the keyword; records are read-only
-        const { text, type, entity_uris, entity_types, translations } = keyword;
-        list.push({ keyword_id: String(links.keywordIds[l]), text, type, relevance: links.relevances[l]!, entity_uris, entity_types, translations });
+        const id = links.keywordIds[l]!;
+        const relevance = links.relevances[l]!;
+        // a scan's records share a keyword's listings (see KeywordMemo.listing)
+        const listed = memo.listing(id, relevance, inIdOrder);
+        // as the join it replaces: a link to no keyword shows nothing
+        if (listed !== undefined) list.push(listed);
       }
       keywordsOf.set(assetId, list);
     });

@@ -1,3 +1,5 @@
+import type { StoredKeyword } from './catalog.records.js';
+
 /**
  * What a read of many assets knows of their keywords: each keyword's details (text, type,
  * entity URIs and types, translations) parsed once and shared by every record that shows it.
@@ -38,11 +40,26 @@ export const SCAN_CAPACITY = 200_000;
 
 const parsedOr = <T>(text: string | null, fallback: T): T => (text ? (JSON.parse(text) as T) : fallback);
 
+/** Relevances from 0 to this (less one), and none, have a keyword's shared listing (see KeywordMemo.listing). */
+const SHARED_RELEVANCES = 16;
+
+/** A keyword as the memo keeps it: its details, and the listings made of it so far (by relevance + 1, 0: none). */
+interface MemoEntry extends KeywordDetails {
+  listings?: Array<StoredKeyword | undefined>;
+}
+
+/** The keyword `id` as a record lists it. */
+function keywordListing(id: number, details: KeywordDetails, relevance: number | null): StoredKeyword {
+  // the details' lists are shared by every record showing the keyword; records are read-only
+  const { text, type, entity_uris, entity_types, translations } = details;
+  return { keyword_id: String(id), text, type, relevance, entity_uris, entity_types, translations };
+}
+
 export class KeywordMemo {
   /** the keywords of the latest pages */
-  private recent = new Map<number, KeywordDetails>();
+  private recent = new Map<number, MemoEntry>();
   /** the generation before: a keyword a page needs again moves back to `recent` */
-  private older = new Map<number, KeywordDetails>();
+  private older = new Map<number, MemoEntry>();
 
   constructor(private readonly capacity = DEFAULT_CAPACITY) {}
 
@@ -73,6 +90,23 @@ export class KeywordMemo {
       else this.recent.set(id, known);
     }
     return [...wanted];
+  }
+
+  /**
+   * The keyword `id` as a record lists it with `relevance`, or undefined when it is not known
+   * (see `missing`). `shared`: one object for every record of this memo's read that lists it
+   * so (a relevance past the common small ones gets an object of its own) — for a scan, whose
+   * records are read once and only read, and where a listing a link, fourteen an asset, was
+   * much of the garbage; else an object of the record's own, which its reader may change.
+   */
+  listing(id: number, relevance: number | null, shared: boolean): StoredKeyword | undefined {
+    const entry = this.recent.get(id) ?? this.older.get(id);
+    if (entry === undefined) return undefined;
+    if (!shared) return keywordListing(id, entry, relevance);
+    const slot = relevance === null ? 0 : Number.isInteger(relevance) && relevance >= 0 && relevance < SHARED_RELEVANCES ? relevance + 1 : -1;
+    if (slot < 0) return keywordListing(id, entry, relevance);
+    const listings = (entry.listings ??= []);
+    return (listings[slot] ??= keywordListing(id, entry, relevance));
   }
 
   /** Keeps a row of the keywords table, parsed. */

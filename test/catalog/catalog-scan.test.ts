@@ -41,6 +41,19 @@ describe.each(STORES)('a scan of the whole catalogue on $name', ({ url }) => {
     expect(texts).toEqual([['zebra', 2], ['shared', null], ['apple', 5], ['own a', 1]]);
   });
 
+  it("lists a keyword with the same relevance as one object in a scan's records, and as each record's own in any other read", async () => {
+    type Listed = Array<{ text: string }>;
+    const sharedOf = (keywords: unknown) => (keywords as Listed).find((keyword) => keyword.text === 'shared');
+    const scanned: unknown[] = [];
+    for await (const page of catalog.scanAssets(2)) for (const record of page) scanned.push(sharedOf(record.fields.keywords));
+    expect(scanned).toHaveLength(5);
+    for (const listed of scanned) expect(listed).toBe(scanned[0]);
+    const read = await catalog.findAssets('image', ['a', 'b']);
+    const [first, second] = read.found.map((record) => sharedOf(record.fields.keywords));
+    expect(first).toEqual(second);
+    expect(first).not.toBe(second);
+  });
+
   it.runIf(url !== undefined)('gathers the planner statistics of the tables it reads when none were ever gathered (a bulk-written store, before autovacuum), and leaves them alone after', async () => {
     const analyzed = async () => {
       const { rows } = await sql<{ relname: string }>`

@@ -67,8 +67,8 @@ describe('IndexBuildThread', () => {
   it('hands back the snapshot of the same documents indexed in this thread', async () => {
     const docs = [...syntheticDocuments(3_000, 7)];
     const thread = new IndexBuildThread(SYNTHETIC_SCHEMA);
-    // pages of several sizes, more of them than the batches allowed in flight
-    for (let start = 0, size = 1; start < docs.length; start += size, size = size * 2 + 1) await thread.add(docs.slice(start, start + size));
+    // pages of one to 40 documents, more of them than the batches allowed in flight
+    for (let start = 0, size = 1; start < docs.length; start += size, size = (size % 40) + 1) await thread.add(docs.slice(start, start + size));
     const built = await thread.finish();
     expect(built.documents).toBe(docs.length);
     const bytes = Buffer.concat(built.chunks.map(chunkBytes));
