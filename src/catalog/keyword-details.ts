@@ -63,7 +63,7 @@ export class KeywordMemo {
 
   constructor(private readonly capacity = DEFAULT_CAPACITY) {}
 
-  get(id: number): KeywordDetails | undefined {
+  private entryOf(id: number): MemoEntry | undefined {
     return this.recent.get(id) ?? this.older.get(id);
   }
 
@@ -100,7 +100,7 @@ export class KeywordMemo {
    * much of the garbage; else an object of the record's own, which its reader may change.
    */
   listing(id: number, relevance: number | null, shared: boolean): StoredKeyword | undefined {
-    const entry = this.recent.get(id) ?? this.older.get(id);
+    const entry = this.entryOf(id);
     if (entry === undefined) return undefined;
     if (!shared) return keywordListing(id, entry, relevance);
     const slot = relevance === null ? 0 : Number.isInteger(relevance) && relevance >= 0 && relevance < SHARED_RELEVANCES ? relevance + 1 : -1;
