@@ -191,7 +191,7 @@ async function compareStores(ingestFile: string, bulkFile: string, catalogue: Sy
     const read = async (db: typeof ingested) =>
       new Map(
         // (when each row was written differs by nature)
-        (await new CatalogRepository(db.db, 'sqlite').findAssetsInAnyState('image', ids)).map(({ updated_at: _writtenAt, ...record }) => [record.id, canonical(record)]),
+        (await new CatalogRepository(db).findAssetsInAnyState('image', ids)).map(({ updated_at: _writtenAt, ...record }) => [record.id, canonical(record)]),
       );
     const [viaIngest, viaBulk] = [await read(ingested), await read(bulk)];
     const differing = ids.filter((id) => viaIngest.get(id) === undefined || viaIngest.get(id) !== viaBulk.get(id));

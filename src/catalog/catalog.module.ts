@@ -45,7 +45,7 @@ export interface CatalogNeeds {
 export function catalogModule(platform: Platform, needs: CatalogNeeds): StockroomModule<CatalogExports> {
   const { config, database, changeFeed, blobs } = platform;
   const catalog = new CatalogService(
-    new CatalogRepository(database.db, database.dialect),
+    new CatalogRepository(database),
     needs.displaySizes,
     needs.downloadLinks,
     config.recordCacheSize,

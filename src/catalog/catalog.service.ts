@@ -210,7 +210,7 @@ export class CatalogService {
    * nothing changes).
    */
   async *scanAssets(pageSize = SCAN_PAGE_SIZE): AsyncGenerator<AssetRecord[]> {
-    await this.repository.prepareWholeRead();
+    const whole = await this.repository.prepareWholeRead();
     const keywords = new KeywordMemo(SCAN_CAPACITY);
     const pageAfter = (after: string | null) => {
       const read = this.repository.scanAssets(after, pageSize, keywords);
@@ -218,16 +218,24 @@ export class CatalogService {
       read.catch(() => undefined);
       return read;
     };
-    let next = pageAfter(null);
-    for (;;) {
-      const page = await next;
-      if (page.length === 0) return;
-      next = pageAfter(page[page.length - 1]!.id);
-      yield page;
-      // SQLite reads synchronously, so without a turn of the event loop nothing else would run
-      // until the whole store is read: not the log's writes (at ten million assets no progress
-      // line reached the log during the half-hour read), nor timers and signals.
-      await turnOfTheEventLoop();
+    let scanned = 0;
+    try {
+      let next = pageAfter(null);
+      for (;;) {
+        const page = await next;
+        if (page.length === 0) return;
+        scanned += page.length;
+        whole.progress(scanned);
+        next = pageAfter(page[page.length - 1]!.id);
+        yield page;
+        // SQLite reads synchronously, so without a turn of the event loop nothing else would run
+        // until the whole store is read: not the log's writes (at ten million assets no progress
+        // line reached the log during the half-hour read), nor timers, signals and the store's
+        // read-ahead.
+        await turnOfTheEventLoop();
+      }
+    } finally {
+      await whole.end();
     }
   }
 

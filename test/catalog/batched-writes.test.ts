@@ -43,7 +43,7 @@ describe.each(STORES)('a batch of assets written together ($name)', ({ url }) =>
 
   beforeAll(async () => {
     store = await openTestStore(url);
-    repository = new CatalogRepository(store.database.db, store.database.dialect);
+    repository = new CatalogRepository(store.database);
   });
   afterAll(async () => {
     await store?.drop();

@@ -10,7 +10,7 @@ describe.each(STORES)('a scan of the whole catalogue on $name', ({ url }) => {
 
   beforeEach(async () => {
     store = await openTestStore(url);
-    catalog = new CatalogService(new CatalogRepository(store.database.db, store.database.dialect), { displaySizes: () => [] });
+    catalog = new CatalogService(new CatalogRepository(store.database), { displaySizes: () => [] });
     for (const id of ['e', 'c', 'a', 'd', 'b']) {
       await catalog.upsertAsset({ asset_type: 'image', id, fields: { title: `title ${id}`, keywords: [{ text: 'shared' }, { text: `own ${id}` }] } });
     }
@@ -39,6 +39,43 @@ describe.each(STORES)('a scan of the whole catalogue on $name', ({ url }) => {
     for (const record of read.found) expect(scanned.get(record.id)).toEqual(record.fields.keywords);
     const texts = (scanned.get('f') as Array<{ text: string; relevance: number | null }>).map(({ text, relevance }) => [text, relevance]);
     expect(texts).toEqual([['zebra', 2], ['shared', null], ['apple', 5], ['own a', 1]]);
+  });
+
+  it('gives each asset the record a read of it gives, column for column (the scan reads its rows as arrays)', async () => {
+    await catalog.upsertAsset({
+      asset_type: 'image',
+      id: 'g',
+      fields: {
+        title: 'title g',
+        caption: 'a caption',
+        asset_family: 'editorial',
+        license_model: 'rightsmanaged',
+        orientation: 'Vertical',
+        quality_rank: 2,
+        date_created: '2024-05-06T07:08:09Z',
+        date_submitted: '2024-05-07T00:00:00Z',
+        max_dimensions: { width: 3000, height: 4000 },
+        artist: 'An Artist',
+        collection_code: 'ABC',
+        collection_name: 'A Collection',
+        people: ['Someone'],
+        keywords: [{ text: 'shared', relevance: 3 }],
+      },
+    });
+    const scanned = new Map<string, unknown>();
+    for await (const page of catalog.scanAssets(3)) for (const record of page) scanned.set(record.id, record);
+    const read = await catalog.findAssets('image', ['a', 'b', 'c', 'd', 'e', 'g']);
+    expect(read.found).toHaveLength(6);
+    for (const record of read.found) expect(scanned.get(record.id)).toEqual(record);
+    const g = scanned.get('g') as { fields: Record<string, unknown>; width: number; height: number };
+    expect([g.fields.artist, g.fields.collection_code, g.fields.collection_name, g.fields.orientation, g.width, g.height]).toEqual([
+      'An Artist',
+      'ABC',
+      'A Collection',
+      'Vertical',
+      3000,
+      4000,
+    ]);
   });
 
   it("lists a keyword with the same relevance as one object in a scan's records, and as each record's own in any other read", async () => {

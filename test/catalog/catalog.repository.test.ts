@@ -15,7 +15,7 @@ describe.each(STORES)('catalogue store on $name', ({ url }) => {
 
   beforeEach(async () => {
     store = await openTestStore(url);
-    repository = new CatalogRepository(store.database.db, store.database.dialect);
+    repository = new CatalogRepository(store.database);
   });
   afterEach(async () => {
     await store.drop();

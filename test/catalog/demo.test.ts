@@ -23,7 +23,7 @@ async function newStore() {
     await database.close();
     fs.rmSync(blobDir, { recursive: true, force: true });
   });
-  const repository = new CatalogRepository(database.db);
+  const repository = new CatalogRepository(database);
   const catalog = new CatalogService(repository, { displaySizes: () => [] });
   return { repository, catalog, blobs: new FilesystemBlobStore(blobDir) };
 }

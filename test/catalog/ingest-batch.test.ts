@@ -28,7 +28,7 @@ describe.each(STORES)('ingest of a long manifest in batches ($name)', ({ url }) 
 
   beforeAll(async () => {
     store = await openTestStore(url);
-    const repository = new CatalogRepository(store.database.db, store.database.dialect);
+    const repository = new CatalogRepository(store.database);
     catalog = new CatalogService(repository, { displaySizes: () => [] });
     folder = fs.mkdtempSync(path.join(os.tmpdir(), 'stockroom-ingest-batch-'));
     ingest = new IngestService({ catalog, blobs: new FilesystemBlobStore(path.join(folder, 'blobs')), checkpoints: new IngestCheckpointRepository(store.database.db) });

@@ -29,7 +29,7 @@ async function newStore() {
   const blobDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stockroom-display-files-'));
   cleanups.push(() => fs.rmSync(blobDir, { recursive: true, force: true }));
   const blobs = new FilesystemBlobStore(blobDir);
-  const catalog = new CatalogService(new CatalogRepository(database.db), { displaySizes: () => [] });
+  const catalog = new CatalogService(new CatalogRepository(database), { displaySizes: () => [] });
   const media = new MediaService({ blobs, signer: new UrlSigner('display-secret-for-tests', 'http://127.0.0.1:3000', 3600), findOriginal: (id) => catalog.findOriginal(id) });
   return { blobs, catalog, media };
 }

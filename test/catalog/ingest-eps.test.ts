@@ -33,7 +33,7 @@ async function newStore() {
   const database = await openDatabase({ sqliteFile: ':memory:' });
   await migrateToLatest(database);
   cleanups.push(() => database.close());
-  const catalog = new CatalogService(new CatalogRepository(database.db), { displaySizes: () => [] });
+  const catalog = new CatalogService(new CatalogRepository(database), { displaySizes: () => [] });
   const blobs = new FilesystemBlobStore(tempDir());
   return { catalog, blobs, ingest: new IngestService({ catalog, blobs }) };
 }

@@ -51,7 +51,7 @@ describe.each(STORES)('ingest keeps what is stored ($name)', ({ url }) => {
   async function newStore() {
     const store = await openTestStore(url);
     cleanups.push(() => store.drop());
-    const catalog = new CatalogService(new CatalogRepository(store.database.db, store.database.dialect), { displaySizes: () => [] });
+    const catalog = new CatalogService(new CatalogRepository(store.database), { displaySizes: () => [] });
     const blobDir = tempDir();
     const blobs = new FilesystemBlobStore(blobDir);
     const dir = tempDir();
@@ -65,7 +65,7 @@ describe.each(STORES)('ingest keeps what is stored ($name)', ({ url }) => {
     };
     /** The asset as a fresh catalogue reads it (no cache in between). */
     const stored = async (id: string) => {
-      const fresh = new CatalogService(new CatalogRepository(store.database.db, store.database.dialect), { displaySizes: () => [] });
+      const fresh = new CatalogService(new CatalogRepository(store.database), { displaySizes: () => [] });
       return (await fresh.findAssets('image', [id])).found[0]!;
     };
     return { run, stored, dir, blobDir, catalog, database: store.database };
@@ -128,7 +128,7 @@ describe.each(STORES)('ingest keeps what is stored ($name)', ({ url }) => {
       { asset_type: 'event', id: 701, name: 'Harbour Regatta', type: 'Sport', start_date: '2024-03-09', location: { city: 'Sydney', venue: 'The Harbour' }, keywords: ['sailing'] },
     ]);
     await run([{ asset_type: 'event', id: 701, name: 'Harbour Regatta 2024' }]);
-    const events = await new CatalogRepository(database.db, database.dialect).findEvents([701]);
+    const events = await new CatalogRepository(database).findEvents([701]);
     expect(events[0]).toMatchObject({
       name: 'Harbour Regatta 2024',
       type: 'Sport',
@@ -170,7 +170,7 @@ describe.each(STORES)('ingest keeps what is stored ($name)', ({ url }) => {
       { line: 2, id: 'keep-2', operation: 'insert', changes: [] },
     ]);
     expect(await stored('keep-1')).toEqual(before);
-    expect((await new CatalogService(new CatalogRepository(database.db, database.dialect), { displaySizes: () => [] }).findAssets('image', ['keep-2'])).found).toEqual([]);
+    expect((await new CatalogService(new CatalogRepository(database), { displaySizes: () => [] }).findAssets('image', ['keep-2'])).found).toEqual([]);
     expect(await changeCount()).toBe(changesBefore);
     expect(filesUnder(blobDir)).toEqual([]);
   });

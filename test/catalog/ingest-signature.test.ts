@@ -28,7 +28,7 @@ async function newStore() {
   cleanups.push(() => database.close());
   const blobDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stockroom-signature-'));
   cleanups.push(() => fs.rmSync(blobDir, { recursive: true, force: true }));
-  const repository = new CatalogRepository(database.db);
+  const repository = new CatalogRepository(database);
   const blobs = new FilesystemBlobStore(blobDir);
   /** A catalogue with a cold cache, as another process would read the store. */
   const freshCatalog = () => new CatalogService(repository, { displaySizes: () => [] });

@@ -27,7 +27,7 @@ async function newStore() {
   const database = await openDatabase({ sqliteFile: ':memory:' });
   await migrateToLatest(database);
   cleanups.push(() => database.close());
-  const repository = new CatalogRepository(database.db);
+  const repository = new CatalogRepository(database);
   const catalog = new CatalogService(repository, { displaySizes: () => [] });
   const blobDir = tempDir();
   const blobs = new FilesystemBlobStore(blobDir);

@@ -16,7 +16,7 @@ describe.each(STORES)('asset publication on $name', ({ url }) => {
 
   beforeEach(async () => {
     store = await openTestStore(url);
-    repository = new CatalogRepository(store.database.db, store.database.dialect);
+    repository = new CatalogRepository(store.database);
   });
   afterEach(async () => {
     await store.drop();

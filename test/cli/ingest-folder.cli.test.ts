@@ -73,7 +73,7 @@ async function setUp(store: 'sqlite' | 'postgres', databaseUrl: string | undefin
   const read = async (ids: string[]): Promise<{ assets: Map<string, AssetRecord>; changes: number }> => {
     const database = await openDatabase(url ? { url } : { sqliteFile: path.join(dataDir, 'stockroom.sqlite') });
     try {
-      const assets = await new CatalogRepository(database.db, database.dialect).findAssets('image', ids);
+      const assets = await new CatalogRepository(database).findAssets('image', ids);
       const { n } = await database.db.selectFrom('change_log').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
       return { assets: new Map(assets.map((asset) => [asset.id, asset])), changes: Number(n) };
     } finally {

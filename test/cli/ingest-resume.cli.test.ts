@@ -70,14 +70,14 @@ function canonical(value: unknown): string {
 
 /** The catalogue a store holds, without what differs by nature between two runs (times, numbers drawn). */
 async function catalogueOf(store: Store, ids: readonly string[]): Promise<Record<string, string[]>> {
-  return withStore(store, async ({ db }) => {
-    const repository = new CatalogRepository(db, store.options.url ? 'postgres' : 'sqlite');
+  return withStore(store, async (database) => {
+    const repository = new CatalogRepository(database);
     const assets: string[] = [];
     for (let start = 0; start < ids.length; start += 1000) {
       for (const { updated_at: _updatedAt, ...record } of await repository.findAssetsInAnyState(undefined, ids.slice(start, start + 1000))) assets.push(canonical(record));
     }
     const rows = async (table: 'events' | 'keywords' | 'collections' | 'artists', key: 'id' | 'name') =>
-      (await db.selectFrom(table).selectAll().orderBy(key).execute()).map((row) => {
+      (await database.db.selectFrom(table).selectAll().orderBy(key).execute()).map((row) => {
         const { updated_at: _updatedAt, ...rest } = row as Record<string, unknown>;
         return canonical(table === 'artists' ? { name: rest.name } : rest);
       });

@@ -5,6 +5,7 @@ import type pg from 'pg';
 import {
   Kysely,
   sql,
+  type CompiledQuery,
   Migrator,
   PostgresDialect,
   SqliteDialect,
@@ -44,6 +45,15 @@ export type SqlDialect = 'sqlite' | 'postgres';
 export interface Database {
   readonly db: Kysely<Tables>;
   readonly dialect: SqlDialect;
+  /**
+   * Runs a compiled select and gives its rows as arrays, each the select list's values in its
+   * order. For the reads of the whole catalogue: both drivers make a row object by setting each
+   * column through their native interface, and a page of the boot's scan is mostly that (a
+   * million asset rows of 24 columns on SQLite: 19.7 s as the driver's objects, 8.0 s as arrays
+   * put into object literals). It waits for the connection as any query does (SQLite's one
+   * connection is not read in the middle of another caller's transaction).
+   */
+  readArrays(query: CompiledQuery): Promise<unknown[][]>;
   /** How another process opens this same store; absent when none can (a SQLite in memory). */
   readonly reopen?: DatabaseOptions | undefined;
   close(): Promise<void>;
@@ -67,7 +77,10 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: keepingTheFirstError(sqlite) }) });
-  return { db, dialect: 'sqlite', reopen: file === ':memory:' ? undefined : { sqliteFile: path.resolve(file) }, close: () => db.destroy() };
+  // Kysely's connection is held for the read: no transaction of another caller is open on it meanwhile.
+  const readArrays = (query: CompiledQuery) =>
+    db.connection().execute(async () => sqlite.prepare(query.sql).raw(true).all(...query.parameters) as unknown[][]);
+  return { db, dialect: 'sqlite', readArrays, reopen: file === ':memory:' ? undefined : { sqliteFile: path.resolve(file) }, close: () => db.destroy() };
 }
 
 /**
@@ -192,7 +205,11 @@ async function openPostgres(url: string, schema: string | undefined): Promise<Da
   // unheard, it would end the process. Its query fails instead, and the pool drops it on release.
   pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', close: () => db.destroy() };
+  const readArrays = async (query: CompiledQuery) => {
+    const result = await pool.query<unknown[]>({ text: query.sql, values: [...query.parameters], rowMode: 'array' });
+    return result.rows;
+  };
+  return { db, dialect: 'postgres', readArrays, close: () => db.destroy() };
 }
 
 /** Every migration, by name, in the order they apply. */

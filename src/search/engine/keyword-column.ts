@@ -243,15 +243,19 @@ export class KeywordColumn {
 
   /** Records that document d's values start at `start` (every document before it recorded). */
   private setStart(d: number, start: number): void {
-    this.docOffset = ensureCapacity(this.docOffset, d + 1);
+    // Each growth and widening is asked for here, where the arrays' few kinds are known, and not
+    // in the shared helpers: there the kind of every column's array meets, and reading the length
+    // of so many kinds of typed array was a build's slowest step of appending (6.9 s of a million).
+    if (d >= this.docOffset.length) this.docOffset = ensureCapacity(this.docOffset, d + 1);
     if ((d & 31) === 0) {
-      this.blockStart = ensureCapacity(this.blockStart, (d >>> 5) + 1);
+      if (d >>> 5 >= this.blockStart.length) this.blockStart = ensureCapacity(this.blockStart, (d >>> 5) + 1);
       this.blockStart[d >>> 5] = start;
       this.docOffset[d] = 0;
       return;
     }
     const offset = start - this.blockStart[d >>> 5]!;
-    this.docOffset = widened(this.docOffset, offset <= 0xff ? 1 : offset <= 0xffff ? 2 : 4);
+    const bytes = offset <= 0xff ? 1 : offset <= 0xffff ? 2 : 4;
+    if (this.docOffset.BYTES_PER_ELEMENT < bytes) this.docOffset = widened(this.docOffset, bytes);
     this.docOffset[d] = offset;
   }
 
@@ -282,7 +286,8 @@ export class KeywordColumn {
       this.single = single;
       this.singleShape = shape;
     }
-    this.single = ensureCapacity(this.single, singleLength(this.singleShape.bits, docs));
+    const length = singleLength(this.singleShape.bits, docs);
+    if (length > this.single.length) this.single = ensureCapacity(this.single, length);
   }
 
   /** Values of the next document, `ordinal` being the number of documents so far. */
@@ -302,7 +307,8 @@ export class KeywordColumn {
       const bitmap = this.bitmaps[id];
       if (bitmap !== undefined && bitmap !== null) {
         const word = ordinal >>> 5;
-        const grown = ensureCapacity(bitmap, word + 1);
+        // (growth asked for here: see setStart)
+        const grown = word < bitmap.length ? bitmap : ensureCapacity(bitmap, word + 1);
         grown[word] = grown[word]! | (1 << (ordinal & 31));
         this.bitmaps[id] = grown;
       } else if (this.filterOnly) {
@@ -320,13 +326,16 @@ export class KeywordColumn {
     const valueCount = this.values.length;
     if (ids.length > 1 && this.layoutKind === 'single') this.switchToMulti(ordinal);
     if (this.layoutKind === 'masks' && valueCount > MAX_MASKED_VALUES) this.switchToOffsets(ordinal);
+    // (growth and widening asked for here: see setStart)
     if (this.layoutKind === 'offsets') {
       const start = this.startOf(ordinal);
-      this.docValues = ensureCapacity(widened(this.docValues, valueWidth(valueCount)), start + ids.length);
+      if (this.docValues.BYTES_PER_ELEMENT < valueWidth(valueCount)) this.docValues = widened(this.docValues, valueWidth(valueCount));
+      if (start + ids.length > this.docValues.length) this.docValues = ensureCapacity(this.docValues, start + ids.length);
       for (let i = 0; i < ids.length; i++) this.docValues[start + i] = ids[i]!;
       this.setStart(ordinal + 1, start + ids.length);
     } else if (this.layoutKind === 'masks') {
-      this.masks = ensureCapacity(widened(this.masks, maskWidth(valueCount)), ordinal + 1);
+      if (this.masks.BYTES_PER_ELEMENT < maskWidth(valueCount)) this.masks = widened(this.masks, maskWidth(valueCount));
+      if (ordinal >= this.masks.length) this.masks = ensureCapacity(this.masks, ordinal + 1);
       let bits = 0;
       for (const id of ids) bits |= 1 << id;
       this.masks[ordinal] = bits;

@@ -32,7 +32,7 @@ describe.each(STORES)('the index left out by an initial load ($name)', ({ name, 
     const dropped = await deferIndexesForInitialLoad(store.database);
     expect(dropped).toEqual(name === 'sqlite' ? [INDEX] : []);
     expect(await indexExists(store.database, INDEX)).toBe(name !== 'sqlite');
-    const repository = new CatalogRepository(store.database.db, store.database.dialect);
+    const repository = new CatalogRepository(store.database);
     await repository.upsertAssets([asset(1), asset(2), asset(3)]);
     expect(await restoreDeferredIndexes(store.database)).toEqual(dropped);
     expect(await indexExists(store.database, INDEX)).toBe(true);
@@ -43,7 +43,7 @@ describe.each(STORES)('the index left out by an initial load ($name)', ({ name, 
   it('is built on a connection fitted for long writes, whose temp_store (memory) is the same after', async () => {
     await fitForLongWrites(store.database);
     const dropped = await deferIndexesForInitialLoad(store.database);
-    const repository = new CatalogRepository(store.database.db, store.database.dialect);
+    const repository = new CatalogRepository(store.database);
     await repository.upsertAssets([asset(1), asset(2)]);
     expect(await restoreDeferredIndexes(store.database)).toEqual(dropped);
     expect(await indexExists(store.database, INDEX)).toBe(true);
@@ -54,7 +54,7 @@ describe.each(STORES)('the index left out by an initial load ($name)', ({ name, 
   });
 
   it('stays when the store already holds an asset', async () => {
-    const repository = new CatalogRepository(store.database.db, store.database.dialect);
+    const repository = new CatalogRepository(store.database);
     await repository.upsertAsset(asset(1));
     expect(await deferIndexesForInitialLoad(store.database)).toEqual([]);
     expect(await indexExists(store.database, INDEX)).toBe(true);
@@ -62,7 +62,7 @@ describe.each(STORES)('the index left out by an initial load ($name)', ({ name, 
 
   it('is built again at the next start (migrateToLatest) when a stopped load left it out', async () => {
     const dropped = await deferIndexesForInitialLoad(store.database);
-    const repository = new CatalogRepository(store.database.db, store.database.dialect);
+    const repository = new CatalogRepository(store.database);
     await repository.upsertAssets([asset(1), asset(2)]);
     expect(await migrateToLatest(store.database)).toEqual({ rebuiltIndexes: dropped });
     expect(await indexExists(store.database, INDEX)).toBe(true);
