@@ -265,7 +265,7 @@ export class IndexStore {
           length += this.appendedTokens;
         }
       }
-      this.docCodes = ensureCapacity(this.docCodes, position + 1);
+      if (position >= this.docCodes.length) this.docCodes = ensureCapacity(this.docCodes, position + 1);
       this.docCodes[position++] = FIELD_END;
       const code = encodeLength(length);
       this.lengths[ordinal * fields + f] = code;
@@ -338,8 +338,10 @@ export class IndexStore {
    */
   private appendText(text: string, position: number, separate: boolean): number {
     const n = text.length;
-    // n + 2 bounds the tokens of ASCII text and the break
-    this.docCodes = ensureCapacity(this.docCodes, position + n + 2);
+    // n + 2 bounds the tokens of ASCII text and the break. Growth is asked for only when needed:
+    // the shared helper reads the length of every kind of typed array, which is slow where they
+    // meet (see KeywordColumn.setStart), and this runs for each text of each document.
+    if (position + n + 2 > this.docCodes.length) this.docCodes = ensureCapacity(this.docCodes, position + n + 2);
     const codes = this.docCodes;
     const vocabulary = this.vocabulary;
     let p = position;
@@ -373,7 +375,7 @@ export class IndexStore {
   }
 
   private appendTokens(tokens: readonly string[], position: number, separate: boolean): number {
-    this.docCodes = ensureCapacity(this.docCodes, position + tokens.length + 1);
+    if (position + tokens.length + 1 > this.docCodes.length) this.docCodes = ensureCapacity(this.docCodes, position + tokens.length + 1);
     let p = position;
     if (separate && tokens.length > 0) this.docCodes[p++] = ELEMENT_BREAK;
     for (const token of tokens) this.docCodes[p++] = this.termId(token) + TERM_CODE;
@@ -384,7 +386,8 @@ export class IndexStore {
   /** Writes `docCodes[0..count)` to the forward stream at byte `at`; returns the end. */
   private encodeDocument(at: number, count: number): number {
     const base = this.forwardBase;
-    this.forward = ensureCapacity(this.forward, at - base + ForwardCode.maxBytes(count));
+    const needed = at - base + ForwardCode.maxBytes(count);
+    if (needed > this.forward.length) this.forward = ensureCapacity(this.forward, needed);
     return base + this.forwardCode.encode(this.docCodes, count, this.forward, at - base);
   }
 
