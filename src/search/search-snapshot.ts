@@ -48,6 +48,9 @@ const aligned = (n: number) => Math.ceil(n / ALIGN) * ALIGN;
  * another (views of the indexes' arrays: nothing is copied); replaces any snapshot at that
  * path whole.
  */
+/** Temporaries written by this process, numbering the next one's name. */
+let temporaryFiles = 0;
+
 export async function writeSnapshotFile(file: string, header: SnapshotHeader, sections: ReadonlyMap<string, readonly SnapshotChunk[]>): Promise<void> {
   const entries: SectionEntry[] = [];
   let offset = 0;
@@ -63,7 +66,9 @@ export async function writeSnapshotFile(file: string, header: SnapshotHeader, se
   headerBytes.copy(prefix, 12);
 
   await fs.promises.mkdir(path.dirname(file), { recursive: true });
-  const temporary = `${file}.${process.pid}.tmp`;
+  // Unique to this write: two services of one process (nodes of a test, a rebuild beside a
+  // closing node) writing the same file at once must not share, and so garble, one temporary.
+  const temporary = `${file}.${process.pid}.${++temporaryFiles}.tmp`;
   const handle = await fs.promises.open(temporary, 'w');
   try {
     await writeFully(handle, prefix);
@@ -75,9 +80,13 @@ export async function writeSnapshotFile(file: string, header: SnapshotHeader, se
       if (pad > 0) await writeFully(handle, padding.subarray(0, pad));
     }
     await handle.sync();
-  } finally {
+  } catch (error) {
+    // A snapshot half written (a full disk, a section that could not be read) leaves no litter.
     await handle.close();
+    await fs.promises.rm(temporary, { force: true });
+    throw error;
   }
+  await handle.close();
   await fs.promises.rename(temporary, file);
 }
 

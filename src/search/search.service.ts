@@ -102,6 +102,12 @@ export class SearchService {
   private sharedBroken = false;
   /** A publish under way (one at a time in a node). */
   private publishing: Promise<PublishOutcome | undefined> | undefined;
+  /**
+   * Set in the queue once close() has written its snapshot: the indexes have let go of the file
+   * they read in place, so changes the feed still delivers are not applied (the next node
+   * replays them from the log), and no later snapshot is written from released indexes.
+   */
+  private closed = false;
 
   constructor(private readonly options: SearchServiceOptions) {}
 
@@ -233,7 +239,7 @@ export class SearchService {
   }
 
   private async apply(changes: readonly Change[]): Promise<void> {
-    if (changes.length === 0) return;
+    if (changes.length === 0 || this.closed) return;
     const lastSeq = changes[changes.length - 1]!.seq;
     const { assets, events, visual } = this.indexes;
     const latest = new Map<string, Change>();
@@ -419,7 +425,7 @@ export class SearchService {
 
   private async publish(occasion: 'schedule' | 'shutdown'): Promise<PublishOutcome | undefined> {
     const { shared, snapshot } = this.options;
-    if (!shared || !snapshot || !this.built || shared.publishEveryMs === 0) return undefined;
+    if (!shared || !snapshot || !this.built || this.closed || shared.publishEveryMs === 0) return undefined;
     const log = this.options.log ?? (() => undefined);
     const { snapshots } = shared;
     const due = (current: SnapshotManifest | undefined, seq: number) => this.publishingDue(current, seq, snapshot.storeId, occasion);
@@ -454,7 +460,7 @@ export class SearchService {
   /** Writes the snapshot when the indexes hold changes the one on disk lacks. Never throws. */
   private async saveSnapshot(): Promise<void> {
     const target = this.options.snapshot;
-    if (!target || !this.built || this.seq === this.savedSeq) return;
+    if (!target || !this.built || this.closed || this.seq === this.savedSeq) return;
     try {
       await this.writeSnapshot(target);
     } catch (error) {
@@ -508,15 +514,28 @@ export class SearchService {
    * for the other nodes when the shared one is older.
    */
   async close(): Promise<void> {
+    if (this.closing) return this.closing;
+    this.closing = this.shutDown();
+    return this.closing;
+  }
+
+  private closing: Promise<void> | undefined;
+
+  private async shutDown(): Promise<void> {
     // In the queue: the sections are views of the live arrays, so no change may land mid-write.
     this.updating = this.updating.then(() => this.saveSnapshot());
     await this.updating;
     await this.publishing;
     await this.publishSnapshot('shutdown');
-    // The token streams read in place from the snapshot file: a stopped node lets go of it
-    // (else it stayed open until the indexes were collected, and its file system busy).
-    this.indexes.assets.release();
-    this.indexes.events.release();
+    // Changes queued before close() are in the snapshot; any queued since are left to the log.
+    this.updating = this.updating.then(() => {
+      this.closed = true;
+      // The token streams read in place from the snapshot file: a stopped node lets go of it
+      // (else it stayed open until the indexes were collected, and its file system busy).
+      this.indexes.assets.release();
+      this.indexes.events.release();
+    });
+    await this.updating;
   }
 
   // ---------------------------------------------------------------------------------------

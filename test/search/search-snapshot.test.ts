@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { latestChangeSeq, readChangesAfter } from '../../src/platform/db/change-log.js';
+import { latestChangeSeq, readChangesAfter, type Change } from '../../src/platform/db/change-log.js';
 import { getOrCreateSetting } from '../../src/platform/db/settings.js';
 import { SearchService } from '../../src/search/search.service.js';
 import { computeVisualSignature, encodeStoredSignature } from '../../src/media/visual-signature.js';
@@ -63,6 +63,9 @@ describe('search snapshots', () => {
   it('lets another node start from it and replay only the changes it lacks', async () => {
     const { service, messages, warnings } = anotherNode();
     await service.build();
+    // A node writes the snapshot it loaded and caught up after build() returns: waited for here, so
+    // that no test's node replaces the snapshot a later test's node has written.
+    await service.settled();
     expect(messages.some((m) => m.includes('loaded from its snapshot'))).toBe(true);
     expect(warnings).toEqual([]);
     expect(ids(service, 'lighthouse').sort()).toEqual(['7000001', '7000002']);
@@ -72,13 +75,23 @@ describe('search snapshots', () => {
   });
 
   it('carries the changes of a closed node to the next start', async () => {
-    await t.services.search.close();
     const before = fs.statSync(file).mtimeMs;
     await addPicture('7000004', 'Lighthouse keeper', '#806040');
     await t.services.search.close();
-    expect(fs.statSync(file).mtimeMs).toBeGreaterThanOrEqual(before);
+    const written = fs.statSync(file).mtimeMs;
+    expect(written).toBeGreaterThanOrEqual(before);
+    // Closed, the node has let go of its snapshot: a second close writes nothing, and a change
+    // the feed still brings is left to the log (applied, it read released bytes and the next
+    // close wrote no snapshot at all).
+    await t.services.search.close();
+    const deletion: Change = { seq: Number.MAX_SAFE_INTEGER, entity_type: 'image', entity_id: '7000001', operation: 'delete', changed_at: new Date().toISOString(), asset_family: 'creative' };
+    t.services.search.applyChanges([deletion]);
+    await t.services.search.settled();
+    await t.services.search.close();
+    expect(fs.statSync(file).mtimeMs).toBe(written);
     const { service, messages } = anotherNode();
     await service.build();
+    await service.settled();
     expect(messages.some((m) => m.includes('loaded from its snapshot') && m.includes('0 later changes'))).toBe(true);
     expect(ids(service, 'lighthouse').sort()).toEqual(['7000001', '7000002', '7000004']);
   });
@@ -86,8 +99,10 @@ describe('search snapshots', () => {
   it('answers exactly as a node that read the whole store', async () => {
     const { service } = anotherNode();
     await service.build();
+    await service.settled();
     const rebuilt = anotherNode({ storeId: 'another store' });
     await rebuilt.service.build();
+    await rebuilt.service.settled();
     // a snapshot not used says why as a warning (the level a production server logs at), and the rebuild says it ran
     expect(rebuilt.warnings.some((m) => m.includes('another store'))).toBe(true);
     expect(rebuilt.messages.some((m) => /built from the store: 4 assets in/.test(m))).toBe(true);
@@ -126,12 +141,14 @@ describe('search snapshots', () => {
       fs.writeFileSync(file, good.subarray(0, Math.floor(good.length / 2)));
       const damaged = anotherNode();
       await damaged.service.build();
+      await damaged.service.settled();
       expect(damaged.warnings.join('\n')).toMatch(/unreadable|damaged|cut short/);
       expect(ids(damaged.service, 'lighthouse')).toHaveLength(3);
 
       fs.writeFileSync(file, 'not a snapshot at all');
       const garbage = anotherNode();
       await garbage.service.build();
+      await garbage.service.settled();
       expect(ids(garbage.service, 'orchard')).toEqual(['7000003']);
     } finally {
       fs.writeFileSync(file, good);

@@ -90,4 +90,39 @@ describe('snapshot file transfers', () => {
       opened.close();
     }
   });
+
+  it('of one file written twice at once by one process give one whole snapshot, and leave no temporary', async () => {
+    const file = path.join(folder, 'index.snapshot');
+    // large enough that the two writes interleave over many calls
+    const write = (seq: number, fill: number) =>
+      writeSnapshotFile(file, { storeId: 's', seq, documents: 'd' }, new Map([['body', Array.from({ length: 64 }, () => new Uint8Array(65_536).fill(fill))]]));
+    await Promise.all([write(1, 1), write(2, 2)]);
+    const opened = openSnapshotFile(file)!;
+    try {
+      const fill = opened.header.seq;
+      const body = new Uint8Array(opened.sections.get('body')!.bytes());
+      expect(body.length).toBe(64 * 65_536);
+      expect(body.every((byte) => byte === fill)).toBe(true);
+    } finally {
+      opened.close();
+    }
+    expect(fs.readdirSync(folder)).toEqual(['index.snapshot']);
+  });
+
+  it('that fail midway leave the last snapshot as it was, and no temporary', async () => {
+    const file = path.join(folder, 'index.snapshot');
+    await writeSnapshotFile(file, { storeId: 's', seq: 1, documents: 'd' }, new Map([['body', [bytes(10)]]]));
+    const released = {
+      length: 10,
+      read() {
+        throw new Error('a read of snapshot bytes already released');
+      },
+      release() {},
+    };
+    await expect(writeSnapshotFile(file, { storeId: 's', seq: 2, documents: 'd' }, new Map([['body', [released as never]]]))).rejects.toThrow(/released/);
+    expect(fs.readdirSync(folder)).toEqual(['index.snapshot']);
+    const opened = openSnapshotFile(file)!;
+    expect(opened.header.seq).toBe(1);
+    opened.close();
+  });
 });

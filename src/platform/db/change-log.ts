@@ -61,6 +61,8 @@ export class ChangeFeed {
   private readonly listeners = new Set<ChangeListener>();
   private timer: NodeJS.Timeout | undefined;
   private polling: Promise<void> | undefined;
+  /** The read that follows the one under way, for callers who came while it ran. */
+  private following: Promise<void> | undefined;
   private readAt: number | undefined;
 
   constructor(private readonly db: Kysely<Tables>) {}
@@ -78,9 +80,23 @@ export class ChangeFeed {
     return () => this.listeners.delete(listener);
   }
 
-  /** Reads what is new since the last poll and tells every listener; one poll at a time. */
+  /**
+   * Reads what is new since the last poll and tells every listener; one poll at a time. When it
+   * resolves, every change committed before the call has been told: a read already under way
+   * may have begun before the caller's change, so the call waits for one more read after it
+   * (shared by every caller meanwhile), not for that one alone.
+   */
   poll(): Promise<void> {
-    this.polling ??= this.readNew().finally(() => {
+    if (this.polling) {
+      this.following ??= this.polling
+        .catch(() => undefined)
+        .then(() => {
+          this.following = undefined;
+          return this.poll();
+        });
+      return this.following;
+    }
+    this.polling = this.readNew().finally(() => {
       this.polling = undefined;
     });
     return this.polling;
