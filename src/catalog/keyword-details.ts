@@ -134,6 +134,9 @@ export class KeywordMemo {
       listings: undefined,
       generation: this.generation,
     };
+    // Grown a slot at a time, never written past its end: a write a thousand or more slots past
+    // it turns a V8 array into a dictionary for good, and each lookup into a hash probe again.
+    while (this.byId.length <= row.id) this.byId.push(undefined);
     if (this.byId[row.id] === undefined) this.recent.push(row.id);
     this.byId[row.id] = entry;
     return entry;
