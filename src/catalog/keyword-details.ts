@@ -61,13 +61,19 @@ function keywordListing(id: number, details: KeywordDetails, relevance: number |
 
 export class KeywordMemo {
   /**
-   * Each keyword known, by its id: an array, not a map. Keyword ids are small integers, numbered
-   * as keywords are made, and a scan looks one up twice a link (fourteen links an asset): in
-   * maps of 200,000 keywords that was a sixth of the reading thread's time. The array's slots
-   * are pointers, 8 bytes a keyword id (14 MB at ten million assets' 1.7 million keywords);
-   * the entries themselves are bounded as before.
+   * Each keyword known, by its id: in an array while the ids are small for the keywords held,
+   * else in a map (`beyond`). A scan looks a keyword up twice a link (fourteen links an asset):
+   * in maps of 200,000 keywords that was a sixth of the reading thread's time, and keyword ids
+   * are mostly small integers, numbered as keywords are made. But an ingest may give its own
+   * ids (up to 2^31 - 1), and a read of one page holds a few hundred keywords: the array
+   * reaches only to DENSE_SLOTS_PER_KEYWORD slots a keyword held (at least MIN_DENSE_SLOTS),
+   * grown a slot at a time (a write far past its end makes a V8 array a dictionary for good),
+   * and every other id goes to the map.
    */
   private readonly byId: Array<MemoEntry | undefined> = [];
+  private readonly beyond = new Map<number, MemoEntry>();
+  /** keywords held, in either place */
+  private held = 0;
   /** the ids of the latest pages' keywords (the current generation) */
   private recent: number[] = [];
   /** the ids of the generation before: a keyword a page needs again moves back to the current one */
@@ -89,14 +95,17 @@ export class KeywordMemo {
     // 100,000, 0.9 with two of 200,000 (the scan's), which is the floor: the keywords not seen before.
     if (this.recent.length + ids.length > this.capacity) {
       // the generation before is forgotten, but for the keywords that moved on from it
-      for (const id of this.older) if (this.byId[id]?.generation !== this.generation) this.byId[id] = undefined;
+      for (const id of this.older) {
+        const entry = this.entry(id);
+        if (entry !== undefined && entry.generation !== this.generation) this.forget(id);
+      }
       this.older = this.recent;
       this.recent = [];
       this.generation++;
     }
     const wanted = new Set<number>();
     for (const id of ids) {
-      const known = this.byId[id];
+      const known = this.entry(id);
       if (known === undefined) wanted.add(id);
       else if (known.generation !== this.generation) {
         known.generation = this.generation;
@@ -114,7 +123,7 @@ export class KeywordMemo {
    * much of the garbage; else an object of the record's own, which its reader may change.
    */
   listing(id: number, relevance: number | null, shared: boolean): StoredKeyword | undefined {
-    const entry = this.byId[id];
+    const entry = this.entry(id);
     if (entry === undefined) return undefined;
     if (!shared) return keywordListing(id, entry, relevance);
     const slot = relevance === null ? 0 : Number.isInteger(relevance) && relevance >= 0 && relevance < SHARED_RELEVANCES ? relevance + 1 : -1;
@@ -134,11 +143,38 @@ export class KeywordMemo {
       listings: undefined,
       generation: this.generation,
     };
-    // Grown a slot at a time, never written past its end: a write a thousand or more slots past
-    // it turns a V8 array into a dictionary for good, and each lookup into a hash probe again.
-    while (this.byId.length <= row.id) this.byId.push(undefined);
-    if (this.byId[row.id] === undefined) this.recent.push(row.id);
-    this.byId[row.id] = entry;
+    if (this.entry(row.id) === undefined) {
+      this.recent.push(row.id);
+      this.held++;
+    }
+    this.put(row.id, entry);
     return entry;
   }
+
+  private entry(id: number): MemoEntry | undefined {
+    const entry = id < this.byId.length ? this.byId[id] : undefined;
+    // (an id the array reached after it was put in the map is still there)
+    return entry !== undefined || this.beyond.size === 0 ? entry : this.beyond.get(id);
+  }
+
+  private put(id: number, entry: MemoEntry): void {
+    if (id >= this.byId.length && id < Math.max(MIN_DENSE_SLOTS, DENSE_SLOTS_PER_KEYWORD * this.held)) {
+      while (this.byId.length <= id) this.byId.push(undefined);
+    }
+    if (id < this.byId.length) {
+      this.byId[id] = entry;
+      if (this.beyond.size > 0) this.beyond.delete(id);
+    } else this.beyond.set(id, entry);
+  }
+
+  private forget(id: number): void {
+    if (id < this.byId.length) this.byId[id] = undefined;
+    if (this.beyond.size > 0) this.beyond.delete(id);
+    this.held--;
+  }
 }
+
+/** The memo's array reaches this many slots a keyword held (see KeywordMemo.byId)… */
+const DENSE_SLOTS_PER_KEYWORD = 8;
+/** …and this many at least. */
+const MIN_DENSE_SLOTS = 1024;
