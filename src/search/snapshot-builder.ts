@@ -69,9 +69,12 @@ export function buildSnapshotInChild(spec: SnapshotBuilderSpec, log: (message: s
     const env: NodeJS.ProcessEnv = { ...process.env, [BUILDER_SPEC_VARIABLE]: JSON.stringify(spec) };
     if (flags.nodeOptions === undefined) delete env.NODE_OPTIONS;
     else env.NODE_OPTIONS = flags.nodeOptions;
+    // Its standard input is a pipe this process never writes: it closes when this process ends,
+    // however it ends (a SIGKILL too), and the child then gives the build up (see
+    // stopWhenTheNodeStops) instead of reading the whole store for nobody.
     const child = spawn(process.execPath, [...flags.args, STOCKROOM_BIN, 'search-index', 'build'], {
       env,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
     let lastError = '';
     const forward = (stream: NodeJS.ReadableStream, level: 'info' | 'warn') => {
@@ -112,4 +115,25 @@ export function readBuilderSpec(env: NodeJS.ProcessEnv = process.env): SnapshotB
     throw new Error(`${BUILDER_SPEC_VARIABLE} lacks the settings or the store`);
   }
   return { config: Object.freeze(spec.config), database: spec.database };
+}
+
+/**
+ * In the builder child: ends the process when its standard input closes, which the serving node
+ * that started it holds open for as long as it runs (see buildSnapshotInChild). A node stopped
+ * mid-boot, even by SIGKILL, no longer leaves a build of the whole store (minutes and gigabytes
+ * at ten million assets) running for nobody. Returns the watch's end, for when the build is done.
+ */
+export function stopWhenTheNodeStops(input: NodeJS.ReadStream & { unref?: () => void } = process.stdin): () => void {
+  const stop = () => {
+    process.stderr.write('the serving node that started this build has stopped: the build is given up\n');
+    process.exit(3);
+  };
+  input.once('end', stop);
+  // read (and drop) whatever comes, so that the end is seen
+  input.resume();
+  return () => {
+    input.off('end', stop);
+    input.pause();
+    input.unref?.();
+  };
 }

@@ -1,10 +1,11 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { latestChangeSeq, readChangesAfter } from '../../src/platform/db/change-log.js';
 import { getOrCreateSetting } from '../../src/platform/db/settings.js';
 import { SearchService } from '../../src/search/search.service.js';
-import { buildSnapshotInChild, builderNodeFlags } from '../../src/search/snapshot-builder.js';
+import { BUILDER_SPEC_VARIABLE, buildSnapshotInChild, builderNodeFlags } from '../../src/search/snapshot-builder.js';
 import { fullImageFields } from '../helpers/catalog-fixtures.js';
 import { STORES, createTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -152,6 +153,24 @@ describe.each(STORES)('search snapshot built by a child process ($name)', ({ url
     expect(warnings.some((m) => m.includes('the child process that builds the snapshot failed (killed by SIGKILL'))).toBe(true);
     expect(messages.some((m) => m.startsWith('search index built from the store'))).toBe(true);
     expect(service.assetCount).toBe(t.services.search.assetCount);
+  }, 60_000);
+
+  it('gives the build up when the node that started it stops (its standard input closes)', async () => {
+    const reopen = t.services.database.reopen!;
+    // a data folder of its own, where nothing else writes a snapshot
+    const dataDir = fs.mkdtempSync(path.join(t.dataDir, 'given-up-'));
+    const child = spawn(process.execPath, [path.resolve('bin/stockroom.js'), 'search-index', 'build'], {
+      env: { ...process.env, [BUILDER_SPEC_VARIABLE]: JSON.stringify({ config: { ...t.config, dataDir }, database: reopen }) },
+      stdio: ['pipe', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    // as when the node ends, however it ends: the pipe it held open closes
+    child.stdin.end();
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).toBe(3);
+    expect(stderr).toContain('the serving node that started this build has stopped');
+    expect(fs.existsSync(path.join(dataDir, 'search', 'index.snapshot'))).toBe(false);
   }, 60_000);
 });
 

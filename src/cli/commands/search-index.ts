@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { createServices } from '../../app.js';
 import { openDatabase } from '../../platform/db/database.js';
-import { readBuilderSpec } from '../../search/snapshot-builder.js';
+import { readBuilderSpec, stopWhenTheNodeStops } from '../../search/snapshot-builder.js';
 
 /**
  * `stockroom search-index build`: internal, started by a serving node with no usable search
@@ -15,14 +15,20 @@ export function addSearchIndexCommands(program: Command): void {
     .description("build the search snapshot from the store, with the settings a serving node passes in its environment (the node starts this itself)")
     .action(async () => {
       const spec = readBuilderSpec();
-      // Its own lines only: the node already logged what the other modules say when they open.
-      const config = Object.freeze({ ...spec.config, logLevel: 'warn' as const });
-      const database = await openDatabase(spec.database);
-      const services = await createServices(config, { database });
+      const watched = stopWhenTheNodeStops();
       try {
-        await services.search.writeSnapshotFromStore((message, level) => (level === 'warn' ? process.stderr : process.stdout).write(`${message}\n`));
+        // Its own lines only: the node already logged what the other modules say when they open.
+        const config = Object.freeze({ ...spec.config, logLevel: 'warn' as const });
+        const database = await openDatabase(spec.database);
+        const services = await createServices(config, { database });
+        try {
+          await services.search.writeSnapshotFromStore((message, level) => (level === 'warn' ? process.stderr : process.stdout).write(`${message}\n`));
+        } finally {
+          await services.close();
+        }
       } finally {
-        await services.close();
+        // the watch kept the event loop alive: the child exits once its work is done
+        watched();
       }
     });
 }
