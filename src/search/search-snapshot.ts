@@ -43,14 +43,14 @@ interface SectionEntry {
 
 const aligned = (n: number) => Math.ceil(n / ALIGN) * ALIGN;
 
+/** Temporaries written by this process, numbering the next one's name. */
+let temporaryFiles = 0;
+
 /**
  * Writes the header and the named sections, each given as byte ranges written one after
  * another (views of the indexes' arrays: nothing is copied); replaces any snapshot at that
  * path whole.
  */
-/** Temporaries written by this process, numbering the next one's name. */
-let temporaryFiles = 0;
-
 export async function writeSnapshotFile(file: string, header: SnapshotHeader, sections: ReadonlyMap<string, readonly SnapshotChunk[]>): Promise<void> {
   const entries: SectionEntry[] = [];
   let offset = 0;

@@ -108,6 +108,8 @@ export class SearchService {
    * replays them from the log), and no later snapshot is written from released indexes.
    */
   private closed = false;
+  /** The close under way or done: a node closes once. */
+  private closing: Promise<void> | undefined;
 
   constructor(private readonly options: SearchServiceOptions) {}
 
@@ -513,13 +515,10 @@ export class SearchService {
    * Waits for queued changes, then leaves a snapshot of them for the next boot, and publishes it
    * for the other nodes when the shared one is older.
    */
-  async close(): Promise<void> {
-    if (this.closing) return this.closing;
-    this.closing = this.shutDown();
+  close(): Promise<void> {
+    this.closing ??= this.shutDown();
     return this.closing;
   }
-
-  private closing: Promise<void> | undefined;
 
   private async shutDown(): Promise<void> {
     // In the queue: the sections are views of the live arrays, so no change may land mid-write.
