@@ -1,7 +1,7 @@
 import { CompiledQuery, sql, type ExpressionBuilder, type Kysely, type Transaction } from 'kysely';
 import type { Database, SqlDialect } from '../platform/db/database.js';
 import { KeywordMemo } from './keyword-details.js';
-import { StoreReadAhead } from '../platform/db/read-ahead.js';
+import { endOfBTrees, StoreReadAhead } from '../platform/db/read-ahead.js';
 import type { AssetsTable, Tables } from '../platform/db/tables.js';
 import { changeEntry, recordChange } from '../platform/db/change-log.js';
 import { nudityScore, parseStoredFacts, type MediaFacts } from '../media/media-facts.js';
@@ -729,18 +729,34 @@ export class CatalogRepository {
 
   /**
    * On a SQLite file, its pages read ahead of the scan (see StoreReadAhead), paced by the share
-   * of the assets read. The assets' count is taken as their largest rowid: SQLite numbers rows as
-   * they are appended, and it is read off the end of the table's b-tree where a count would read
-   * an index whole.
+   * of the assets read, up to where the scan's part of the file ends (wholeReadExtent). The
+   * assets' count is taken as their largest rowid: SQLite numbers rows as they are appended, and
+   * it is read off the end of the table's b-tree where a count would read an index whole.
    */
   private async readAheadOfWholeRead(): Promise<WholeRead> {
     if (this.storeFile === undefined) return NO_READ_AHEAD;
     const { rows } = await sql<{ last: number | null }>`select max(rowid) as last from assets`.execute(this.db);
     const total = Number(rows[0]?.last ?? 0);
-    const ahead = total > 0 ? await StoreReadAhead.open(this.storeFile) : undefined;
+    if (total === 0) return NO_READ_AHEAD;
+    const ahead = await StoreReadAhead.open(this.storeFile, undefined, await this.wholeReadExtent());
     if (ahead === undefined) return NO_READ_AHEAD;
     ahead.advance(0);
     return { progress: (assets) => ahead.advance(assets / total), end: () => ahead.close() };
+  }
+
+  /**
+   * On a SQLite file, where the part of it that a scan reads ends, in bytes: the end of the
+   * b-trees of the assets, their keyword and event links and those tables' keys (see
+   * endOfBTrees). A bulk load makes the other indexes after its rows: a ninth of the file, past
+   * this end, that a scan never reads. Undefined when not known (PostgreSQL, a store in memory,
+   * a file not as SQLite lays it out).
+   */
+  async wholeReadExtent(): Promise<number | undefined> {
+    if (this.storeFile === undefined) return undefined;
+    const { rows } = await sql<{ rootpage: number }>`
+      select rootpage from sqlite_schema
+      where tbl_name in ('assets', 'asset_keywords', 'asset_events') and (type = 'table' or name like 'sqlite_autoindex_%')`.execute(this.db);
+    return endOfBTrees(this.storeFile, rows.map((row) => Number(row.rootpage)));
   }
 
   /**

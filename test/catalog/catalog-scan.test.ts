@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CatalogRepository } from '../../src/catalog/catalog.repository.js';
@@ -125,6 +128,56 @@ describe.each(STORES)('a scan of the whole catalogue on $name', ({ url }) => {
       expect(unhandled).toEqual([]);
     } finally {
       process.off('unhandledRejection', onUnhandled);
+    }
+  });
+});
+
+describe("the part of a SQLite store's file a scan reads", () => {
+  let dir: string;
+
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scan-extent-'));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it("ends with the last leaf of the assets', links' and keys' trees, before what was written after them", async () => {
+    const file = path.join(dir, 'store.sqlite');
+    const store = await openTestStore(undefined, file);
+    try {
+      const repository = new CatalogRepository(store.database);
+      const catalog = new CatalogService(repository, { displaySizes: () => [] });
+      for (let i = 0; i < 60; i++) {
+        const id = `asset-${String(i).padStart(3, '0')}`;
+        const keywords = Array.from({ length: 12 }, (_, k) => ({ text: `keyword ${i} ${k} ${'x'.repeat(40)}` }));
+        await catalog.upsertAsset({ asset_type: 'image', id, fields: { title: `title ${i} ${'y'.repeat(300)}`, keywords } });
+      }
+      // what a bulk load makes after its rows: an index the scan never reads, and more besides
+      await sql`create index assets_title_after on assets (title)`.execute(store.database.db);
+      await sql`create table filler (body text)`.execute(store.database.db);
+      await sql`insert into filler values (${'z'.repeat(200_000)})`.execute(store.database.db);
+      // the file holds the pages (a scan of a store written long before finds them there, not in the log)
+      await sql`pragma wal_checkpoint(truncate)`.execute(store.database.db);
+
+      const { rows } = await sql<{ page: number }>`
+        select max(pageno) as page from dbstat
+        where pagetype = 'leaf' and name in (
+          'assets', 'asset_keywords', 'asset_events',
+          'sqlite_autoindex_assets_1', 'sqlite_autoindex_asset_keywords_1', 'sqlite_autoindex_asset_events_1')`.execute(store.database.db);
+      const { rows: size } = await sql<{ page_size: number }>`pragma page_size`.execute(store.database.db);
+      const extent = await repository.wholeReadExtent();
+      expect(extent).toBe(rows[0]!.page * size[0]!.page_size);
+      expect(extent).toBeLessThan(fs.statSync(file).size - 40 * size[0]!.page_size);
+    } finally {
+      await store.drop();
+    }
+  });
+
+  it('is not known for a store in memory', async () => {
+    const store = await openTestStore(undefined);
+    try {
+      expect(await new CatalogRepository(store.database).wholeReadExtent()).toBeUndefined();
+    } finally {
+      await store.drop();
     }
   });
 });
