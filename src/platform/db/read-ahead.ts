@@ -61,12 +61,8 @@ export class StoreReadAhead {
    * bytes (default, and at most: the whole file); undefined when the file cannot be opened.
    */
   static async open(path: string, lead = defaultLead(), end = Infinity): Promise<StoreReadAhead | undefined> {
-    let file: fs.FileHandle;
-    try {
-      file = await fs.open(path, 'r');
-    } catch {
-      return undefined;
-    }
+    const file = await openForReading(path);
+    if (file === undefined) return undefined;
     try {
       const { size } = await file.stat();
       return new StoreReadAhead(file, Math.min(size, Math.max(0, end)), lead);
@@ -120,7 +116,16 @@ export class StoreReadAhead {
   }
 }
 
-/** An eighth of the machine's memory, and at least MIN_LEAD_BYTES. */
+/** The file at `path` opened for reading, or undefined when it cannot be. */
+async function openForReading(path: string): Promise<fs.FileHandle | undefined> {
+  try {
+    return await fs.open(path, 'r');
+  } catch {
+    return undefined;
+  }
+}
+
+/** A thirty-second of the machine's memory, and at least MIN_LEAD_BYTES. */
 function defaultLead(): number {
   return Math.max(MIN_LEAD_BYTES, Math.floor(os.totalmem() * LEAD_SHARE_OF_MEMORY));
 }
@@ -143,12 +148,8 @@ const FILE_HEADER_BYTES = 100;
  * out of range or of another kind). Pages newer in the write-ahead log are not looked at: a hint.
  */
 export async function endOfBTrees(path: string, rootPages: readonly number[]): Promise<number | undefined> {
-  let file: fs.FileHandle;
-  try {
-    file = await fs.open(path, 'r');
-  } catch {
-    return undefined;
-  }
+  const file = await openForReading(path);
+  if (file === undefined) return undefined;
   try {
     const header = Buffer.alloc(FILE_HEADER_BYTES);
     const { bytesRead } = await file.read(header, 0, FILE_HEADER_BYTES, 0);
