@@ -148,6 +148,8 @@ const FILE_HEADER_BYTES = 100;
  * out of range or of another kind). Pages newer in the write-ahead log are not looked at: a hint.
  */
 export async function endOfBTrees(path: string, rootPages: readonly number[]): Promise<number | undefined> {
+  // no tree, no end (0 would stop a read-ahead before it starts)
+  if (rootPages.length === 0) return undefined;
   const file = await openForReading(path);
   if (file === undefined) return undefined;
   try {

@@ -117,6 +117,7 @@ describe("where a SQLite file's b-trees end", () => {
     const pages = fs.statSync(file).size / 4096;
     expect(await endOfBTrees(file, [pages + 1])).toBeUndefined();
     expect(await endOfBTrees(file, [0])).toBeUndefined();
+    expect(await endOfBTrees(file, [])).toBeUndefined();
     expect(await endOfBTrees(path.join(dir, 'missing.sqlite'), [roots.assets!])).toBeUndefined();
     const notSqlite = path.join(dir, 'other.bin');
     fs.writeFileSync(notSqlite, Buffer.alloc(64 * 1024, 5));
