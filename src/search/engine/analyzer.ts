@@ -10,6 +10,7 @@ const COMBINING_MARKS = /\p{M}+/gu;
 const APOSTROPHES = /['\u2019\u02BC\u2018`]/g;
 const HAS_APOSTROPHE = /['\u2019\u02BC\u2018`]/;
 const TOKEN = /[\p{L}\p{N}]+/gu;
+const WHITE_SPACE = /\s/;
 
 /**
  * Lower-cased tokens of letters and digits. Diacritics are folded (NFKD, combining marks
@@ -302,13 +303,13 @@ export function parseQuery(phrase: string): ParsedQuery {
   const n = phrase.length;
   while (i < n && clauses.length < MAX_CLAUSES) {
     const char = phrase[i]!;
-    if (/\s/.test(char)) {
+    if (isSpace(char)) {
       i++;
       continue;
     }
     let excluded = false;
     let start = i;
-    if (char === '-' && i + 1 < n && !/\s/.test(phrase[i + 1]!)) {
+    if (char === '-' && i + 1 < n && !isSpace(phrase[i + 1]!)) {
       excluded = true;
       start = i + 1;
     }
@@ -321,7 +322,7 @@ export function parseQuery(phrase: string): ParsedQuery {
       continue;
     }
     let end = start;
-    while (end < n && !/\s/.test(phrase[end]!) && phrase[end] !== '"') end++;
+    while (end < n && !isSpace(phrase[end]!) && phrase[end] !== '"') end++;
     const tokens = tokenize(phrase.slice(start, end));
     if (tokens.length > 0) clauses.push({ tokens, quoted: false, excluded });
     i = end === start ? end + 1 : end;
@@ -342,6 +343,13 @@ export function parseQuery(phrase: string): ParsedQuery {
     }
   }
   return { terms, phrases, excluded, excludedPhrases, clauses };
+}
+
+/** Whether a character is white space as `\s` has it: ASCII by its code, the rest (rare in a query) by the expression. */
+function isSpace(char: string): boolean {
+  const code = char.charCodeAt(0);
+  if (code < 128) return code === 32 || (code >= 9 && code <= 13);
+  return WHITE_SPACE.test(char);
 }
 
 function pushUnique(list: string[], value: string): void {

@@ -298,7 +298,7 @@ export class IndexSearcher {
       // best_match, whose inverse (a place per base ordinal) settles it in one comparison
       const placement = scored && (query.sort ?? 'best_match') === 'best_match' ? this.index.orders.bestMatchPlacement(query) : null;
       const top = selectTop(set.ordinals, set.count, offset + limit, first, tieBreaks, this.index.ids, placement);
-      for (let i = offset; i < top.length; i++) ids.push(this.index.ids.get(top[i]!));
+      this.index.ids.getMany(top, offset, top.length, ids);
     }
     return { total, ids, facets };
   }

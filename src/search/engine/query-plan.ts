@@ -43,6 +43,8 @@ export interface Bm25Context {
   fields: number;
   /** length codes, `fields` per document */
   lengths: Uint8Array;
+  /** the same lengths as one 32-bit word per document, when there are four fields and the bytes are aligned for it */
+  lengthWords: Uint32Array | null;
   /**
    * `lengthNorms[f * 256 + code]` = normPerLength[f] × the length of the code: the length's
    * part of a field's denominator, one read per field instead of two and a product

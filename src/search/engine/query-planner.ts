@@ -38,11 +38,20 @@ export interface CompiledRangeFilter {
   max: number;
 }
 
+const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
+
+/** Four fields' length codes as a word a document, over the same memory; null where the bytes cannot be read so. */
+function lengthWordsOf(lengths: Uint8Array, fields: number): Uint32Array | null {
+  if (fields !== 4 || !LITTLE_ENDIAN || lengths.byteOffset % 4 !== 0) return null;
+  return new Uint32Array(lengths.buffer, lengths.byteOffset, lengths.length >>> 2);
+}
+
 /** BM25's context for an index of `fields` text fields, before its first refresh (refreshBm25Context). */
 export function newBm25Context(fields: number, lengths: Uint8Array): Bm25Context {
   return {
     fields,
     lengths,
+    lengthWords: lengthWordsOf(lengths, fields),
     lengthNorms: new Float64Array(fields * 256),
     lengthOfCount: LENGTH_OF_COUNT,
     minLengths: new Float64Array(fields),
@@ -147,7 +156,11 @@ export function refreshBm25Context(index: IndexView, context: Bm25Context): Bm25
     }
     context.minLengths[f] = LENGTH_OF_CODE[index.minLengthCode[f]!]!;
   }
-  context.lengths = index.lengths;
+  if (context.lengths !== index.lengths) {
+    const lengths = index.lengths;
+    context.lengths = lengths;
+    context.lengthWords = lengthWordsOf(lengths, index.fields);
+  }
   return context;
 }
 

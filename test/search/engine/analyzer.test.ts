@@ -115,6 +115,17 @@ describe('parseQuery', () => {
     expect(parseQuery('Red  Car').terms).toEqual(['red', 'car']);
   });
 
+  it('separates clauses at any white space, ASCII or not, and reads a minus before one as no exclusion', () => {
+    for (const space of [' ', '\t', '\n', '\v', '\f', '\r', '\u00a0', '\u2003', '\u3000', '\ufeff']) {
+      const parsed = parseQuery(`dog${space}-cat${space}"red${space}car"${space}-${space}sun`);
+      expect(parsed.terms).toEqual(['dog', 'sun']);
+      expect(parsed.excluded).toEqual(['cat']);
+      expect(parsed.phrases).toEqual([['red', 'car']]);
+    }
+    // not white space: a clause goes on through them
+    expect(parseQuery('dog\u200bcat').clauses).toHaveLength(1);
+  });
+
   it('keeps a quoted phrase together', () => {
     const parsed = parseQuery('beach "golden hour"');
     expect(parsed.terms).toEqual(['beach']);

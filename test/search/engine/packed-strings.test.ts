@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../../src/platform/seeded-random.js';
+import { decodeLatin1 } from '../../../src/search/engine/latin1-decode.js';
 import { PackedStrings } from '../../../src/search/engine/packed-strings.js';
 import { SnapshotReader, SnapshotWriter } from '../../../src/search/engine/snapshot-format.js';
 import { hashString, idOrderKey } from '../../../src/search/engine/typed-arrays.js';
@@ -108,6 +109,28 @@ describe('packed strings', () => {
     restored.append('new');
     expect(restored.get(strings.length)).toBe('Ω-new');
     expect(restored.get(strings.length + 1)).toBe('new');
+  });
+
+  it('give a page of entries at once as one by one, entries kept aside and empty ones included', () => {
+    const strings = [...SAMPLES, ...randomStrings(300, 7)];
+    const packed = PackedStrings.from(strings);
+    const page = Uint32Array.from({ length: 40 }, (_, j) => (j * 37) % strings.length);
+    const out = ['before'];
+    packed.getMany(page, 3, 40, out);
+    expect(out).toEqual(['before', ...Array.from(page.subarray(3), (i) => strings[i]!)]);
+    packed.getMany(page, 5, 5, out);
+    expect(out.length).toBe(38);
+  });
+
+  it('make Latin-1 strings of every length and every byte as Buffer decodes them', () => {
+    const random = seededRandom(0x1a71);
+    const bytes = Uint8Array.from({ length: 4_096 }, (_, i) => (i < 256 ? i : Math.floor(random() * 256)));
+    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    for (let length = 0; length <= 40; length++) {
+      for (const start of [0, 1, 200, 241, 4_096 - length]) {
+        expect(decodeLatin1(bytes, text, start, start + length)).toBe(text.toString('latin1', start, start + length));
+      }
+    }
   });
 
   it('refuse a snapshot whose offsets do not match its bytes', () => {

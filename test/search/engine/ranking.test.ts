@@ -268,3 +268,34 @@ describe('best_match of a word with several lists, after an excluded phrase drop
     ]);
   });
 });
+
+// Four text fields (the asset schema's) take a fast path that reads each candidate's four
+// length codes as one word, gathered before the scoring loop. A fifth field no document uses
+// adds 0 to every score: an index with it takes the general loop, the reference here. The
+// four-field index is searched before it grows, so a view of its old length array would show.
+describe('BM25 with four text fields, against the general loop', () => {
+  const FIVE_FIELDS = { ...FOUR_FIELDS, textFields: { ...FOUR_FIELDS.textFields, unused: 1 } };
+  const documents = [...syntheticDocuments(3_000, 11)].map((document, i) => ({
+    ...document,
+    text: { ...document.text, people: (document.text.keywords as readonly string[]).slice(i % 4, (i % 4) + 2) },
+  }));
+  const words = syntheticVocabulary();
+  const phrases = [words[40]!, words[300]!, words[900]!, `${words[20]} ${words[100]}`, words[5]!];
+
+  it('ranks every match as the general loop does, before and after the index grows', () => {
+    const four = new SearchIndex(FOUR_FIELDS);
+    four.upsertMany(documents.slice(0, 1_000));
+    const early = new SearchIndex(FIVE_FIELDS);
+    early.upsertMany(documents.slice(0, 1_000));
+    for (const phrase of phrases) expect(four.search({ phrase, limit: 5_000 })).toEqual(early.search({ phrase, limit: 5_000 }));
+
+    four.upsertMany(documents.slice(1_000));
+    const reference = new SearchIndex(FIVE_FIELDS);
+    reference.upsertMany(documents);
+    for (const phrase of phrases) {
+      const expected = reference.search({ phrase, limit: 5_000 });
+      expect(expected.total).toBeGreaterThan(5);
+      expect(four.search({ phrase, limit: 5_000 })).toEqual(expected);
+    }
+  });
+});
