@@ -1,5 +1,6 @@
 import { codeAt, type CodeEscapes, type TupleCodes } from './frequency-tuples.js';
 import { bitsAt, documentAt, gallopRun } from './compressed-lists.js';
+import { ExactBatch } from './exact-batch.js';
 import { RANK_GROUP_SHIFT } from './posting-store.js';
 import type { Bm25Context, Segment } from './query-plan.js';
 import { heapScratch, offerToMinHeap } from './top-k.js';
@@ -357,7 +358,7 @@ export function settle(
  * scoreBoundedAt for a single token whose list the candidates are most of (a one-word
  * best_match page), fused into one walk of the list: a candidate whose upper bound — its term frequencies
  * through tables that assume the shortest possible fields, no length read — is below the
- * k-th best exact score seen so far cannot make the page, and gets the bound as its score
+ * k-th best exact score seen so far (as of the last batch, see ExactBatch) cannot make the page, and gets the bound as its score
  * (still below every score of the final page, so it ranks where it would anyway). Most
  * candidates of a common word are settled that way. Writes the positions given exact scores
  * to `exact` (ascending) and returns how many: the page is among them.
@@ -374,11 +375,7 @@ export function scoreOneBounded(
 ): number {
   const { words, wordBase, width, mask, blocks, firstBlock, blockShift, codes, codeShift, escapes, tuples, start, end } = segment;
   const fields = bm25.fields;
-  // a min-heap of the k best exact scores so far; its root is the bar
-  const heap = heapScratch(k);
-  let filled = 0;
-  let bar = -Infinity;
-  let exactCount = 0;
+  const page = new ExactBatch(segment, bm25, best, exact, heapScratch(k), 0, k);
   let c = 0;
   let next = count > 0 ? ordinals[0]! : 0;
   for (let i = start; i < end && c < count; i++) {
@@ -386,7 +383,7 @@ export function scoreOneBounded(
     if (d < next) continue;
     while (next < d) {
       c++;
-      if (c === count) return exactCount;
+      if (c === count) return page.flush();
       next = ordinals[c]!;
     }
     if (next !== d) continue;
@@ -394,20 +391,13 @@ export function scoreOneBounded(
     const p = code * fields;
     let upper = 0;
     for (let f = 0; f < fields; f++) upper += bound[f * 256 + tuples[p + f]!]!;
-    if (upper < bar) {
-      best[c] = upper;
-    } else {
-      const score = postingScore(segment, i, d, bm25);
-      best[c] = score;
-      exact[exactCount++] = c;
-      filled = offerToMinHeap(heap, filled, k, score);
-      if (filled === k) bar = heap[0]!;
-    }
+    if (upper < page.bar) best[c] = upper;
+    else page.add(c, i, d);
     c++;
-    if (c === count) return exactCount;
+    if (c === count) return page.flush();
     next = ordinals[c]!;
   }
-  return exactCount;
+  return page.flush();
 }
 
 /**
@@ -433,10 +423,7 @@ export function scoreOneBoundedByBitmap(
   // candidates as many as the postings are the list itself (a word searched alone): the c-th
   // is the c-th posting, no rank to count
   const whole = count === segment.end - start;
-  const heap = heapScratch(k);
-  let filled = 0;
-  let bar = -Infinity;
-  let exactCount = 0;
+  const page = new ExactBatch(segment, bm25, best, exact, heapScratch(k), 0, k);
   for (let c = 0; c < count; c++) {
     const d = ordinals[c]!;
     let i = start + c;
@@ -450,17 +437,10 @@ export function scoreOneBoundedByBitmap(
     const p = code * fields;
     let upper = 0;
     for (let f = 0; f < fields; f++) upper += bound[f * 256 + tuples[p + f]!]!;
-    if (upper < bar) {
-      best[c] = upper;
-    } else {
-      const score = postingScore(segment, i, d, bm25);
-      best[c] = score;
-      exact[exactCount++] = c;
-      filled = offerToMinHeap(heap, filled, k, score);
-      if (filled === k) bar = heap[0]!;
-    }
+    if (upper < page.bar) best[c] = upper;
+    else page.add(c, i, d);
   }
-  return exactCount;
+  return page.flush();
 }
 
 /** The same when the lists are much longer than the set: each listed document found by galloping. */
@@ -565,7 +545,7 @@ export function scoreByRankBounded(
   const { words, wordBase, width, mask, blocks, firstBlock, blockShift, codes, codeShift, escapes, tuples, start, end } = segment;
   const fields = bm25.fields;
   const markWords = marks.length;
-  let bar = filled === k ? heap[0]! : -Infinity;
+  const page = new ExactBatch(segment, bm25, best, null, heap, filled, k);
   let skipped = 0;
   // the distance's bit moves on by the width each posting (no product per posting)
   for (let i = start, distanceBit = 0; i < end; i++, distanceBit += width) {
@@ -582,22 +562,14 @@ export function scoreByRankBounded(
     const p = code * fields;
     let upper = 0;
     for (let f = 0; f < fields; f++) upper += bound[f * 256 + tuples[p + f]!]!;
-    if (upper < bar) {
+    if (upper < page.bar) {
       skipped++;
       continue;
     }
-    const c = ranks[w]! + bitCount(word & ~(-1 << (d & 31)));
-    const score = postingScore(segment, i, d, bm25);
-    const previous = best[c]!;
-    if (score > previous) best[c] = score;
-    // 0: no exact score yet (a document scoring 0, in a field of weight 0 only, may join twice:
-    // an entry of 0 never raises a bar that bounds, all ≥ 0, must pass)
-    if (previous === 0) {
-      filled = offerToMinHeap(heap, filled, k, score);
-      if (filled === k) bar = heap[0]!;
-    }
+    page.add(ranks[w]! + bitCount(word & ~(-1 << (d & 31))), i, d);
   }
-  return { filled, skipped };
+  page.flush();
+  return { filled: page.filled, skipped };
 }
 
 /** scoreByRankBounded for a dense list, its listed documents found as scoreMarkedByBitmap finds them (the same order: ascending). */
@@ -618,7 +590,7 @@ export function scoreMarkedByBitmapBounded(
   const groups = segment.rankGroups!;
   const fields = bm25.fields;
   const words = Math.min(marks.length, bitmap.length);
-  let bar = filled === k ? heap[0]! : -Infinity;
+  const page = new ExactBatch(segment, bm25, best, null, heap, filled, k);
   let skipped = 0;
   for (let w = 0; w < words; w++) {
     const listed = bitmap[w]!;
@@ -634,21 +606,15 @@ export function scoreMarkedByBitmapBounded(
       const p = code * fields;
       let upper = 0;
       for (let f = 0; f < fields; f++) upper += bound[f * 256 + tuples[p + f]!]!;
-      if (upper < bar) {
+      if (upper < page.bar) {
         skipped++;
         continue;
       }
-      const c = ranks[w]! + bitCount(marked & below);
-      const score = postingScore(segment, i, base + 31 - Math.clz32(lowest), bm25);
-      const previous = best[c]!;
-      if (score > previous) best[c] = score;
-      if (previous === 0) {
-        filled = offerToMinHeap(heap, filled, k, score);
-        if (filled === k) bar = heap[0]!;
-      }
+      page.add(ranks[w]! + bitCount(marked & below), i, base + 31 - Math.clz32(lowest));
     }
   }
-  return { filled, skipped };
+  page.flush();
+  return { filled: page.filled, skipped };
 }
 
 /** Writes the positions whose value is ≥ `bar` to `out`, ascending; returns how many. */

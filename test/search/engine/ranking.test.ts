@@ -299,3 +299,24 @@ describe('BM25 with four text fields, against the general loop', () => {
     }
   });
 });
+
+// A one-word page scores most candidates by bound only and the rest exactly, a batch at a
+// time (ExactBatch): here the best documents come last, in the walk's final, unfilled batch —
+// for a word kept as a list and for one common enough to be kept as a bitmap.
+describe('one-word best_match pages whose best documents come last', () => {
+  const documents = [
+    ...filler(45_000),
+    ...Array.from({ length: 2_000 }, (_, i) => doc(`boat-${String(i).padStart(4, '0')}`, { caption: `a boat on calm water near the quay number ${i % 50}` })),
+    ...Array.from({ length: 1_200 }, (_, i) => doc(`harbour-${String(i).padStart(4, '0')}`, { caption: `the old harbour wall seen from the hill road ${i % 40}` })),
+    ...['e', 'd', 'c', 'b', 'a'].map((letter) => doc(`best-${letter}`, { title: 'harbour boat', keywords: ['harbour', 'boat'], caption: 'harbour boat' })),
+  ];
+  const index = indexOf(documents);
+
+  it('finds them, the list walk and the bitmap walk alike', () => {
+    for (const word of ['harbour', 'boat']) {
+      const page = index.search({ phrase: word, mode: 'precise', limit: 5 });
+      expect(page.total).toBeGreaterThan(1_000);
+      expect(page.ids).toEqual(['best-a', 'best-b', 'best-c', 'best-d', 'best-e']);
+    }
+  });
+});
