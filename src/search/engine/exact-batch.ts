@@ -1,3 +1,4 @@
+import { fourFieldScore } from './four-field-score.js';
 import { codeAt } from './frequency-tuples.js';
 import type { Bm25Context, Segment } from './query-plan.js';
 import { offerToMinHeap } from './top-k.js';
@@ -75,24 +76,9 @@ export class ExactBatch {
     if (words !== null) {
       // four fields: the lengths' loads alone first
       for (let j = 0; j < n; j++) batchLengths[j] = words[batchDocuments[j]!]!;
-      const c0 = coefficients[0]!;
-      const c1 = coefficients[1]!;
-      const c2 = coefficients[2]!;
-      const c3 = coefficients[3]!;
       for (let j = 0; j < n; j++) {
         const p = codeAt(codes, codeShift, escapes, batchPostings[j]!) << 2;
-        const w = batchLengths[j]!;
-        const t0 = tuples[p]!;
-        const t1 = tuples[p + 1]!;
-        const t2 = tuples[p + 2]!;
-        const t3 = tuples[p + 3]!;
-        // a field without the term adds 0, which leaves a sum's bits as they were
-        const score =
-          (c0 * t0) / (t0 + normConstant + lengthNorms[w & 255]!) +
-          (c1 * t1) / (t1 + normConstant + lengthNorms[256 + ((w >>> 8) & 255)]!) +
-          (c2 * t2) / (t2 + normConstant + lengthNorms[512 + ((w >>> 16) & 255)]!) +
-          (c3 * t3) / (t3 + normConstant + lengthNorms[768 + (w >>> 24)]!);
-        this.settle(batchPositions[j]!, score);
+        this.settle(batchPositions[j]!, fourFieldScore(coefficients, tuples, p, batchLengths[j]!, lengthNorms, normConstant));
       }
       return this.exactCount;
     }
