@@ -44,8 +44,9 @@
  * the same size and seed reuses it rather than writing it again (bench/fixtures/kept-store.ts).
  * `--server-only` (BENCH_SERVER_ONLY=1): steps 2 and 3 are skipped, the server alone is measured
  * (at ten million assets the in-process index and FTS5 take an hour more).
- * `--in-process-only` (BENCH_IN_PROCESS_ONLY=1): step 4 is skipped, the index in process and FTS5
- * alone are measured (at ten million assets the server's boot from the store takes 40 minutes).
+ * `--in-process-only` (BENCH_IN_PROCESS_ONLY=1): steps 1 and 4 are skipped, the index in process and
+ * FTS5 alone are measured, built from the generated records (at ten million assets writing the
+ * store takes 20 minutes, the server's boot from it 11 more).
  */
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -176,25 +177,12 @@ export async function searchBenchmark(): Promise<void> {
       STOCKROOM_THROTTLE_PER_DAY: '1000000000',
     };
 
-    // 1. The store, created and migrated by the real code, and a client the load cannot throttle.
+    // 1. The store, created and migrated by the real code, and a client the load cannot throttle:
+    // for the server. The index in process and FTS5 are built from the generated records, so a
+    // run of those alone writes no store (at ten million assets, 20 minutes and 24 GB).
     log(`temp dir ${tempDir}`);
     const catalogue = new SyntheticCatalogue(o.assets, o.seed);
-    const writeBar = progressBar('Writing the catalogue');
-    const { apiKey, written, reused } = await prepareCatalogueStore({
-      keptDir: o.store,
-      store: { dataDir, storeFile },
-      catalogue,
-      config: loadConfig(env),
-      clientName: 'search bench',
-      log,
-      onProgress: writeBar.update,
-    });
-    writeBar.stop();
-    const fidelity = await checkAgainstRepository(catalogue, storeFile, path.join(tempDir, 'scratch'), Math.min(SMOKE ? 50 : 300, o.assets));
-    // (it throws, naming what differs, when the bulk loader and the repository disagree)
-    fs.rmSync(path.join(tempDir, 'scratch'), { recursive: true, force: true });
-    log(`store written in ${seconds(written.seconds)}${reused ? ' (by an earlier run)' : ''}`);
-    const analyzeSeconds = o.analyze ? analyzeStore(storeFile) : undefined;
+    const store = o.inProcessOnly ? undefined : await writeStore(o, catalogue, { dataDir, storeFile }, env, tempDir);
 
     const classes = queryClasses(catalogue.words, o.queries);
     const results = new Map<string, Partial<ClassResult>>(classes.map((c) => [c.name, {}]));
@@ -202,7 +190,7 @@ export async function searchBenchmark(): Promise<void> {
     const inProcess = o.serverOnly ? undefined : await measureInProcess(o, catalogue, classes, results, tempDir, gc);
     const server = o.inProcessOnly
       ? undefined
-      : await measureServer({ o, classes, results, env, port, apiKey, dataDir, tempDir, children, indexTotals: inProcess?.indexTotals });
+      : await measureServer({ o, classes, results, env, port, apiKey: store!.apiKey, dataDir, tempDir, children, indexTotals: inProcess?.indexTotals });
 
     // 6. The report.
     print({
@@ -210,9 +198,7 @@ export async function searchBenchmark(): Promise<void> {
       classes,
       results: results as Map<string, ClassResult>,
       inProcess,
-      written,
-      fidelity,
-      analyzeSeconds,
+      store,
       server,
     });
   } finally {
@@ -486,9 +472,8 @@ interface Report {
   results: Map<string, ClassResult>;
   /** the in-process part (absent in a run of the server alone): noise, a fixed computation timed like the index's searches just before them */
   inProcess: { build: InProcessBuild; noise: { p50: number; p99: number } } | undefined;
-  written: LoadReport;
-  fidelity: Awaited<ReturnType<typeof checkAgainstRepository>>;
-  analyzeSeconds: number | undefined;
+  /** absent in a run of the index in process alone */
+  store: StoreReport | undefined;
   /** absent in a run of the index in process alone */
   server: ServerReport | undefined;
 }
@@ -512,7 +497,47 @@ interface ServerReport {
     mismatches: string[];
 }
 
-function print({ o, classes, results, inProcess, written, fidelity, analyzeSeconds, server }: Report): void {
+interface StoreReport {
+  apiKey: string;
+  written: LoadReport;
+  fidelity: Awaited<ReturnType<typeof checkAgainstRepository>>;
+  analyzeSeconds: number | undefined;
+}
+
+/** The catalogue written into the store (or a kept one reused), checked against the repository's own writes. */
+async function writeStore(o: Options, catalogue: SyntheticCatalogue, files: { dataDir: string; storeFile: string }, env: NodeJS.ProcessEnv, tempDir: string): Promise<StoreReport> {
+  const writeBar = progressBar('Writing the catalogue');
+  const { apiKey, written, reused } = await prepareCatalogueStore({
+    keptDir: o.store,
+    store: files,
+    catalogue,
+    config: loadConfig(env),
+    clientName: 'search bench',
+    log,
+    onProgress: writeBar.update,
+  });
+  writeBar.stop();
+  const fidelity = await checkAgainstRepository(catalogue, files.storeFile, path.join(tempDir, 'scratch'), Math.min(SMOKE ? 50 : 300, o.assets));
+  // (it throws, naming what differs, when the bulk loader and the repository disagree)
+  fs.rmSync(path.join(tempDir, 'scratch'), { recursive: true, force: true });
+  log(`store written in ${seconds(written.seconds)}${reused ? ' (by an earlier run)' : ''}`);
+  const analyzeSeconds = o.analyze ? analyzeStore(files.storeFile) : undefined;
+  return { apiKey, written, fidelity, analyzeSeconds };
+}
+
+function storeLines(o: Options, { written, fidelity, analyzeSeconds }: StoreReport): string[] {
+  return [
+    `catalogue write: ${seconds(written.seconds)} for ${count(written.assets)} assets, ${count(written.assetKeywords)} asset keywords, ` +
+      `${count(written.keywords)} keywords, ${count(written.artists)} artists, ${count(written.events)} events (bulk loader, record generation included); store ${mb(written.bytes)}`,
+    `  check: ${fidelity.identical} of ${fidelity.sample} sample records read back identical through CatalogRepository; ` +
+      `CatalogRepository.upsertAsset one by one: ${count(fidelity.repositoryAssetsPerSecond)} assets/s (${seconds(o.assets / fidelity.repositoryAssetsPerSecond)} for this catalogue)`,
+    analyzeSeconds === undefined
+      ? '  planner statistics: none, as the ingest leaves the store (BENCH_ANALYZE=1 runs ANALYZE before the server starts)'
+      : `  planner statistics: ANALYZE run on the store before the server started (BENCH_ANALYZE=1), ${seconds(analyzeSeconds)}; the ingest never runs it`,
+  ];
+}
+
+function print({ o, classes, results, inProcess, store, server }: Report): void {
   const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(a / b < 10 ? 1 : 0)}×` : '—');
   // Mean result counts over the searches FTS5 ran (it runs fewer than the index).
   const meanOver = (totals: Map<number, number>, positions: Iterable<number>) => {
@@ -571,13 +596,7 @@ function print({ o, classes, results, inProcess, written, fidelity, analyzeSecon
       ? 'the server alone (--server-only): no index in this process, no FTS5 reference'
       : `machine noise at the index's scale: a fixed computation (no memory traffic) timed ${o.samples} times as the searches are, ` +
         `just before them: p50 ${(inProcess.noise.p50 * 1000).toFixed(1)} µs, p99 ${(inProcess.noise.p99 * 1000).toFixed(1)} µs`,
-    `catalogue write: ${seconds(written.seconds)} for ${count(written.assets)} assets, ${count(written.assetKeywords)} asset keywords, ` +
-      `${count(written.keywords)} keywords, ${count(written.artists)} artists, ${count(written.events)} events (bulk loader, record generation included); store ${mb(written.bytes)}`,
-    `  check: ${fidelity.identical} of ${fidelity.sample} sample records read back identical through CatalogRepository; ` +
-      `CatalogRepository.upsertAsset one by one: ${count(fidelity.repositoryAssetsPerSecond)} assets/s (${seconds(o.assets / fidelity.repositoryAssetsPerSecond)} for this catalogue)`,
-    analyzeSeconds === undefined
-      ? '  planner statistics: none, as the ingest leaves the store (BENCH_ANALYZE=1 runs ANALYZE before the server starts)'
-      : `  planner statistics: ANALYZE run on the store before the server started (BENCH_ANALYZE=1), ${seconds(analyzeSeconds)}; the ingest never runs it`,
+    ...(store === undefined ? ['the index in process alone (--in-process-only): no store written (the index and FTS5 are built from the generated records)'] : storeLines(o, store)),
     ...(inProcess === undefined
       ? []
       : [
