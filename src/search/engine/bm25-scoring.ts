@@ -1,7 +1,7 @@
 import { codeAt, type CodeEscapes, type TupleCodes } from './frequency-tuples.js';
 import { bitsAt, documentAt, gallopRun } from './compressed-lists.js';
 import { ExactBatch } from './exact-batch.js';
-import { fourFieldScore } from './four-field-score.js';
+import { fourFieldScore, gatherLengthWords, postingScore } from './posting-score.js';
 import { RANK_GROUP_SHIFT } from './posting-store.js';
 import type { Bm25Context, Segment } from './query-plan.js';
 import { heapScratch, offerToMinHeap } from './top-k.js';
@@ -13,27 +13,6 @@ import { bitCount } from './typed-arrays.js';
  * ends right after it, for the reason bitmap-loops.ts gives.
  */
 
-/**
- * The BM25 contribution of posting `i` to document `d`, summed over text fields (each
- * saturated on its own, then weighted): Σ_f c_f · tf / (tf + k1·(1 − b) + k1·b·len_f / avglen_f).
- */
-function postingScore(segment: Segment, i: number, d: number, bm25: Bm25Context): number {
-  const fields = bm25.fields;
-  const tuples = segment.tuples;
-  const coefficients = segment.coefficients;
-  const lengths = bm25.lengths;
-  const lengthNorms = bm25.lengthNorms;
-  const constant = bm25.normConstant;
-  let score = 0;
-  const code = codeAt(segment.codes, segment.codeShift, segment.escapes, i);
-  const p = code * fields;
-  const l = d * fields;
-  for (let f = 0; f < fields; f++) {
-    const tf = tuples[p + f]!;
-    if (tf !== 0) score += (coefficients[f]! * tf) / (tf + constant + lengthNorms[(f << 8) + lengths[l + f]!]!);
-  }
-  return score;
-}
 
 /**
  * `best[c] = max(best[c], score)` for each listed document (`ordinals[c]`) that the segment
@@ -161,31 +140,6 @@ export function scoreAt(segment: Segment, ordinals: Uint32Array, count: number, 
     out[c] = add ? out[c]! + score : score;
   }
   return;
-}
-
-/** scoreAtFourFields' scratch: each candidate's four length codes as one word (searches run one at a time). */
-let gatheredLengths = new Uint32Array(256);
-
-/**
- * Each listed document's four length codes as one word (field f in bits 8f..8f+7), in list
- * order. The documents of a rare word lie far apart: a loop of nothing but these reads keeps
- * many cache misses in flight at once, where the scoring loop's divisions let only a few
- * overlap (a rare word's search 12% faster, measured).
- */
-export function gatherLengthWords(bm25: Bm25Context, ordinals: Uint32Array, count: number): Uint32Array {
-  if (gatheredLengths.length < count) gatheredLengths = new Uint32Array(Math.max(count, 2 * gatheredLengths.length));
-  const gathered = gatheredLengths;
-  const words = bm25.lengthWords;
-  if (words !== null) {
-    for (let c = 0; c < count; c++) gathered[c] = words[ordinals[c]!]!;
-    return gathered;
-  }
-  const lengths = bm25.lengths;
-  for (let c = 0; c < count; c++) {
-    const l = ordinals[c]! << 2;
-    gathered[c] = (lengths[l]! | (lengths[l + 1]! << 8) | (lengths[l + 2]! << 16) | (lengths[l + 3]! << 24)) >>> 0;
-  }
-  return gathered;
 }
 
 /** scoreAt for four text fields (the asset schema's): see fourFieldScore. */

@@ -1,19 +1,15 @@
-import { fourFieldScore } from './four-field-score.js';
 import { codeAt } from './frequency-tuples.js';
+import { fourFieldScore, gatherLengthWords, postingScore } from './posting-score.js';
 import type { Bm25Context, Segment } from './query-plan.js';
 import { offerToMinHeap } from './top-k.js';
 
 /** Candidates whose exact scores wait, at most: enough misses to overlap, a bar at most this stale. */
 const BATCH = 32;
 
-/*
- * The batch's candidates (searches run one at a time): list position, posting, document, and
- * the four length codes of the document as one word.
- */
+/* The batch's candidates (searches run one at a time): list position, posting, document. */
 const batchPositions = new Uint32Array(BATCH);
 const batchPostings = new Uint32Array(BATCH);
 const batchDocuments = new Uint32Array(BATCH);
-const batchLengths = new Uint32Array(BATCH);
 
 /**
  * The page's bar for a bounded walk over a token's list (scoreOneBounded, scoreByRankBounded
@@ -69,30 +65,18 @@ export class ExactBatch {
     const n = this.waiting;
     if (n === 0) return this.exactCount;
     this.waiting = 0;
-    const { codes, codeShift, escapes, tuples, coefficients } = this.segment;
+    const segment = this.segment;
     const bm25 = this.bm25;
-    const { lengthNorms, normConstant } = bm25;
-    const words = bm25.lengthWords;
-    if (words !== null) {
-      // four fields: the lengths' loads alone first
-      for (let j = 0; j < n; j++) batchLengths[j] = words[batchDocuments[j]!]!;
+    if (bm25.fields === 4) {
+      // the lengths' loads alone first
+      const { codes, codeShift, escapes, tuples, coefficients } = segment;
+      const lengthWords = gatherLengthWords(bm25, batchDocuments, n);
       for (let j = 0; j < n; j++) {
         const p = codeAt(codes, codeShift, escapes, batchPostings[j]!) << 2;
-        this.settle(batchPositions[j]!, fourFieldScore(coefficients, tuples, p, batchLengths[j]!, lengthNorms, normConstant));
+        this.settle(batchPositions[j]!, fourFieldScore(coefficients, tuples, p, lengthWords[j]!, bm25.lengthNorms, bm25.normConstant));
       }
-      return this.exactCount;
-    }
-    const fields = bm25.fields;
-    const lengths = bm25.lengths;
-    for (let j = 0; j < n; j++) {
-      const p = codeAt(codes, codeShift, escapes, batchPostings[j]!) * fields;
-      const l = batchDocuments[j]! * fields;
-      let score = 0;
-      for (let f = 0; f < fields; f++) {
-        const tf = tuples[p + f]!;
-        if (tf !== 0) score += (coefficients[f]! * tf) / (tf + normConstant + lengthNorms[(f << 8) + lengths[l + f]!]!);
-      }
-      this.settle(batchPositions[j]!, score);
+    } else {
+      for (let j = 0; j < n; j++) this.settle(batchPositions[j]!, postingScore(segment, batchPostings[j]!, batchDocuments[j]!, bm25));
     }
     return this.exactCount;
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../../src/platform/seeded-random.js';
-import { gatherLengthWords } from '../../../src/search/engine/bm25-scoring.js';
+import { gatherLengthWords } from '../../../src/search/engine/posting-score.js';
 import { newBm25Context } from '../../../src/search/engine/query-planner.js';
 
 describe("four fields' length codes gathered as words", () => {
